@@ -1,0 +1,60 @@
+import { commandHelp, parseCommandArgs, type Command } from "./command";
+import { asStudioError, toExitCode } from "@/lib/errors";
+
+/**
+ * `icstudio` subcommands, loaded on demand so that one command's dependencies never slow another.
+ * Add a command by adding its module here.
+ */
+const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
+};
+
+function mainHelp(): string {
+  const names = Object.keys(COMMANDS).sort();
+  return [
+    "usage: icstudio <command> [options]",
+    "",
+    "InterCode Studio: play, evaluate and study interactive coding benchmarks.",
+    "",
+    "commands:",
+    ...names.map((n) => `  ${n}`),
+    "",
+    "Run `icstudio <command> --help` for a command's options.",
+  ].join("\n");
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === "--help" || name === "-h" || name === "help") {
+    process.stdout.write(mainHelp() + "\n");
+    return name ? 0 : 2;
+  }
+  const load = COMMANDS[name];
+  if (!load) {
+    process.stderr.write(`icstudio: unknown command ${JSON.stringify(name)}\n\n${mainHelp()}\n`);
+    return 2;
+  }
+  const command = (await load()).default;
+  try {
+    const args = parseCommandArgs(command, rest);
+    if (args.values.help) {
+      process.stdout.write(commandHelp(command) + "\n");
+      return 0;
+    }
+    return (await command.run(args as Parameters<Command["run"]>[0])) ?? 0;
+  } catch (err) {
+    const e = asStudioError(err);
+    process.stderr.write(`icstudio ${name}: ${e.message}\n`);
+    if (e.code === "internal" && process.env.IC_DEBUG) process.stderr.write(String((err as Error).stack) + "\n");
+    return toExitCode(e);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    process.stderr.write(`icstudio: ${String(err?.stack ?? err)}\n`);
+    process.exitCode = 1;
+  },
+);
