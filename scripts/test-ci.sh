@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs and starts everything the test suites need on a fresh Debian machine (as root), then
+# runs every suite: types, unit + integration (local and docker sandboxes, SQLite and MariaDB),
+# the hardening suite, and the browser tests against a production build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n=== %s (%ss)\n' "$1" "$SECONDS"; }
+
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  step "apt packages"
+  need=()
+  for pkg in bubblewrap docker.io mariadb-server mmdebstrap chromium git iproute2 procps util-linux; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+  done
+  if [ "${#need[@]}" -gt 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  fi
+fi
+
+step "docker engine and images"
+bash scripts/start-dockerd.sh
+bash scripts/build-images.sh
+export IC_REQUIRE_DOCKER=1
+
+step "MariaDB"
+eval "$(bash scripts/start-mariadb.sh)"
+export IC_SQL_URL IC_REQUIRE_MYSQL=1
+
+step "InterCode task sets (from ../shared/intercode)"
+npm run --silent icstudio -- datasets fetch intercode --from ../shared/intercode
+
+step "typecheck"
+npm run --silent typecheck
+
+step "unit and integration tests"
+npm test
+
+step "hardening suite"
+npm run test:hardening
+
+step "production build"
+npm run --silent build
+
+step "browser tests"
+npm run test:e2e
+
+step "done"
