@@ -8,7 +8,7 @@ register(
     encodeURIComponent(`
 export async function resolve(specifier, context, next) {
   if (specifier === "server-only") {
-    return next("server-only/empty.js", context);
+    return { url: ${JSON.stringify(new URL("../node_modules/server-only/empty.js", import.meta.url).href)}, shortCircuit: true };
   }
   return next(specifier, context);
 }`),

@@ -1,0 +1,24 @@
+import "server-only";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The repository root (two levels above this file). */
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+/** The project's own task sets and file systems. */
+export const DATASETS_DIR = path.join(REPO_ROOT, "datasets");
+
+/** The writable state directory: `var/` in the repository, or IC_DATA_DIR. */
+export function varDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.IC_DATA_DIR ? path.resolve(env.IC_DATA_DIR) : path.join(REPO_ROOT, "var");
+}
+
+/** Where `icstudio datasets fetch intercode` puts InterCode's task sets (same layout as the published repository's data/). */
+export function intercodeDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(varDir(env), "datasets", "intercode");
+}
+
+/** The shared read-only copy of InterCode's data used by tests (`../shared/intercode`, or IC_INTERCODE_DIR). */
+export function sharedIntercodeDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.IC_INTERCODE_DIR ? path.resolve(env.IC_INTERCODE_DIR) : path.resolve(REPO_ROOT, "../shared/intercode");
+}
