@@ -1,0 +1,221 @@
+"use client";
+
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { parseSubmitAction, type PublicTask } from "@/lib/ws/protocol";
+import { CodeEditor } from "@/components/editor/code-editor";
+import { Console } from "@/components/terminal/console";
+import type { TerminalApi } from "@/components/terminal/use-terminal";
+import { Button } from "@/components/ui/button";
+import { TaskPanel } from "./task-panel";
+import { ResultPanel } from "./result-panel";
+import { useEpisode, type EpisodeOpenParams } from "./use-episode";
+import { Clock } from "./clock";
+
+const LANGUAGE: Record<string, string> = { bash: "shell", sql: "sql", python: "python", ctf: "shell" };
+const PROMPT: Record<string, string> = { bash: "$ ", sql: "sql> ", python: ">>> ", ctf: "$ " };
+const ANNOTATOR_KEY = "icstudio.annotator";
+
+export interface PlayViewProps {
+  task: PublicTask;
+  mode: "play" | "baseline";
+  feedback: "none" | "reward";
+  turnLimit: number;
+  studyId?: string;
+  /** Where "Next task" goes (the next task of the dataset or of the study). */
+  nextHref?: string;
+  /** Study progress, e.g. { position: 7, total: 40 }. */
+  progress?: { position: number; total: number; studyName: string };
+}
+
+/** The task page: task panel, editor, console, and after submit the reward beside the gold solution. */
+export function PlayView(props: PlayViewProps) {
+  const { task, mode } = props;
+  const [annotator, setAnnotator] = useState<string | null>(null);
+  const [annotatorLoaded, setAnnotatorLoaded] = useState(false);
+  const termRef = useRef<TerminalApi | null>(null);
+  const streamed = useRef("");
+  const [submitArg, setSubmitArg] = useState("");
+
+  useEffect(() => {
+    setAnnotator(window.localStorage.getItem(ANNOTATOR_KEY));
+    setAnnotatorLoaded(true);
+  }, []);
+
+  const needsAnnotator = mode === "baseline" && !annotator;
+  const params: EpisodeOpenParams | null = useMemo(() => {
+    if (!annotatorLoaded || needsAnnotator) return null;
+    return {
+      env: task.env,
+      taskRef: task.ref,
+      mode,
+      feedback: props.feedback,
+      turnLimit: props.turnLimit,
+      annotator: annotator ?? undefined,
+      studyId: props.studyId,
+    };
+  }, [annotatorLoaded, needsAnnotator, task.env, task.ref, mode, props.feedback, props.turnLimit, annotator, props.studyId]);
+
+  const ep = useEpisode(params, {
+    onOpened: (m) => {
+      const t = termRef.current;
+      if (!t) return;
+      t.clear();
+      for (const turn of m.turns) {
+        t.echoAction(turn.action);
+        t.write(turn.observation);
+        t.setBusy(true);
+        t.setBusy(false);
+      }
+      if (m.episode.replayed) t.notice(`episode restored: ${m.turns.length} action(s) replayed in a fresh sandbox`, "cyan");
+    },
+    onTurnStart: (_i, action, source) => {
+      streamed.current = "";
+      termRef.current?.setBusy(true);
+      if (source !== "console") termRef.current?.echoAction(action);
+    },
+    onOutput: (chunk) => {
+      streamed.current += chunk;
+      termRef.current?.write(chunk);
+    },
+    onTurnEnd: (m) => {
+      const t = termRef.current;
+      if (!t) return;
+      // The observation may hold more than what streamed (a timeout or truncation note).
+      if (m.observation.startsWith(streamed.current)) t.write(m.observation.slice(streamed.current.length));
+      else if (!streamed.current) t.write(m.observation);
+      if (typeof m.reward === "number") t.notice(`reward if submitted now: ${m.reward.toFixed(2)}`, "cyan");
+      t.setBusy(false);
+    },
+    onNotice: (text, kind) => termRef.current?.notice(text, kind === "error" ? "red" : kind === "limit" ? "yellow" : "gray"),
+  });
+
+  const live = ep.episode?.status === "running" && !ep.fatal;
+  // Submits are stored as the last turn; the count shows actions only.
+  const turnsTaken = ep.turns.filter((t) => parseSubmitAction(t.action) === null).length;
+
+  const runAction = useCallback(
+    (text: string, source: "console" | "editor") => {
+      if (!live) {
+        termRef.current?.notice("the episode has ended: restart or open the next task", "yellow");
+        return;
+      }
+      if (ep.running) {
+        termRef.current?.notice("an action is still running (Ctrl+C stops it)", "yellow");
+        return;
+      }
+      ep.act(text, source);
+    },
+    [ep, live],
+  );
+
+  const onTerminalReady = useCallback((api: TerminalApi | null) => {
+    termRef.current = api;
+  }, []);
+
+  const doSubmit = useCallback(() => {
+    if (!live || ep.running) return;
+    ep.submit(submitArg.trim() || undefined);
+  }, [ep, live, submitArg]);
+
+  if (needsAnnotator && annotatorLoaded) {
+    return <AnnotatorForm onSave={(name) => (window.localStorage.setItem(ANNOTATOR_KEY, name), setAnnotator(name))} />;
+  }
+
+  const needsArg = task.env === "ctf";
+  return (
+    <div className="flex h-[calc(100vh-41px)] min-h-0 flex-col">
+      <div className="flex flex-wrap items-center gap-3 border-b border-zinc-800 px-3 py-1.5 text-sm">
+        <span className="rounded bg-zinc-800 px-1.5 py-0.5 font-mono text-xs uppercase">{task.env}</span>
+        <span className="font-mono text-xs text-zinc-400">{task.ref}</span>
+        {props.progress && (
+          <span className="text-xs text-zinc-300" data-testid="study-progress">
+            {props.progress.studyName}: {props.progress.position} / {props.progress.total}
+          </span>
+        )}
+        <span data-testid="turns" className={`font-mono text-xs ${ep.limitReached ? "text-amber-400" : "text-zinc-300"}`}>
+          turns {turnsTaken} / {props.turnLimit}
+        </span>
+        {mode === "baseline" && <Clock startedAt={ep.episode?.firstActionAt ?? null} stopped={!live} />}
+        {mode === "baseline" && annotator && <span className="text-xs text-zinc-500">annotator: {annotator}</span>}
+        {props.feedback === "reward" && ep.lastReward !== null && !ep.submitted && (
+          <span className="text-xs text-cyan-300" data-testid="feedback-reward">
+            reward now {ep.lastReward.toFixed(2)}
+          </span>
+        )}
+        <span className="ml-auto flex items-center gap-2">
+          <span className={`text-xs ${ep.connection === "open" ? "text-emerald-500" : "text-amber-400"}`} data-testid="connection">
+            {ep.running ? "running…" : ep.connection}
+          </span>
+          {(needsArg || task.env === "python") && (
+            <input
+              aria-label={needsArg ? "flag to submit" : "function to submit"}
+              value={submitArg}
+              onChange={(e) => setSubmitArg(e.target.value)}
+              placeholder={needsArg ? "flag" : task.functionName ?? "function"}
+              className="w-32 rounded border border-zinc-700 bg-zinc-900 px-1.5 py-0.5 font-mono text-xs"
+            />
+          )}
+          <Button data-testid="submit" variant="primary" onClick={doSubmit} disabled={!live || ep.running}>
+            Submit
+          </Button>
+          <Button onClick={() => ep.restart()} disabled={ep.running || !ep.episode}>
+            Restart
+          </Button>
+          <Button onClick={() => ep.abandon(window.prompt("Why abandon (optional)?") ?? undefined)} disabled={!live}>
+            Abandon
+          </Button>
+          {props.nextHref && (
+            <a href={props.nextHref} className="rounded border border-zinc-700 px-2 py-0.5 text-xs hover:bg-zinc-800" data-testid="next">
+              Next task →
+            </a>
+          )}
+        </span>
+      </div>
+      <div className="grid min-h-0 flex-1 grid-cols-[minmax(260px,1fr)_2.2fr]">
+        <TaskPanel task={task} />
+        <div className="grid min-h-0 grid-rows-[minmax(120px,2fr)_3fr] border-l border-zinc-800">
+          <CodeEditor language={LANGUAGE[task.env] ?? "plaintext"} onRun={(text) => runAction(text, "editor")} disabled={!live} />
+          <div className="flex min-h-0 flex-col border-t border-zinc-800">
+            {ep.submitted && <ResultPanel env={task.env} result={ep.submitted} />}
+            <Console
+              prompt={PROMPT[task.env] ?? "> "}
+              onReady={onTerminalReady}
+              onLine={(text) => runAction(text, "console")}
+              onInterrupt={() => ep.interrupt()}
+            />
+          </div>
+        </div>
+      </div>
+      {ep.episode && ep.episode.status !== "running" && !ep.submitted && (
+        <div className="border-t border-zinc-800 px-3 py-1 text-xs text-amber-400">Episode {ep.episode.status}.</div>
+      )}
+    </div>
+  );
+}
+
+function AnnotatorForm({ onSave }: { onSave(name: string): void }) {
+  const [name, setName] = useState("");
+  return (
+    <form
+      className="mx-auto mt-16 max-w-sm space-y-3 rounded border border-zinc-800 p-4"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (name.trim()) onSave(name.trim());
+      }}
+    >
+      <h2 className="font-semibold">Human baseline</h2>
+      <p className="text-sm text-zinc-400">Your name or code is stored with every episode you play (kept in this browser).</p>
+      <input
+        autoFocus
+        aria-label="annotator name"
+        data-testid="annotator"
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+        className="w-full rounded border border-zinc-700 bg-zinc-900 px-2 py-1"
+      />
+      <Button type="submit" variant="primary">
+        Start
+      </Button>
+    </form>
+  );
+}

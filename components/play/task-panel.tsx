@@ -1,0 +1,61 @@
+import type { PublicTask } from "@/lib/ws/protocol";
+
+/** The task: its query, and what the environment lets a player know up front. */
+export function TaskPanel({ task }: { task: PublicTask }) {
+  return (
+    <aside className="min-h-0 overflow-auto p-3 text-sm" aria-label="task" data-testid="task">
+      <h2 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500">Task</h2>
+      <p className="whitespace-pre-wrap leading-relaxed text-zinc-100" data-testid="query">
+        {task.query}
+      </p>
+      {task.env === "sql" && task.tables && (
+        <section className="mt-4">
+          <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500">
+            Database <span className="font-mono normal-case text-zinc-300">{task.db}</span>
+            {task.hardness && <span className="ml-2 rounded bg-zinc-800 px-1 normal-case">{task.hardness}</span>}
+          </h3>
+          <ul className="space-y-1 font-mono text-xs" data-testid="schema">
+            {Object.entries(task.tables).map(([table, cols]) => (
+              <li key={table}>
+                <span className="text-emerald-400">{table}</span>
+                <span className="text-zinc-500">(</span>
+                <span className="text-zinc-300">{cols.join(", ")}</span>
+                <span className="text-zinc-500">)</span>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      {task.env === "bash" && (
+        <section className="mt-4">
+          <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500">
+            Working directory <span className="font-mono normal-case text-zinc-300">({task.fs})</span>
+          </h3>
+          {task.tree?.length ? (
+            <pre className="max-h-[60vh] overflow-auto font-mono text-xs leading-5 text-zinc-300" data-testid="tree">
+              {task.tree.map((p) => "  ".repeat(p.replace(/\/$/, "").split("/").length - 1) + p.replace(/\/$/, "").split("/").pop() + (p.endsWith("/") ? "/" : "")).join("\n")}
+            </pre>
+          ) : (
+            <p className="text-xs text-zinc-500">Explore it with ls and find.</p>
+          )}
+        </section>
+      )}
+      {task.env === "python" && (
+        <section className="mt-4 text-xs text-zinc-400">
+          <p>
+            Define <span className="font-mono text-emerald-400">{task.functionName ?? "the function"}</span>; hidden tests score it when you submit
+            (<span className="font-mono">submit</span> or <span className="font-mono">submit {task.functionName ?? "<function>"}</span>).
+          </p>
+        </section>
+      )}
+      {task.env === "ctf" && (
+        <section className="mt-4 text-xs text-zinc-400">
+          {task.tags?.length ? <p>Tags: {task.tags.join(", ")}</p> : null}
+          <p className="mt-1">
+            Submit the flag with <span className="font-mono">submit &lt;flag&gt;</span>.
+          </p>
+        </section>
+      )}
+    </aside>
+  );
+}

@@ -1,0 +1,190 @@
+"use client";
+
+import { useCallback, useEffect, useRef, useState } from "react";
+import {
+  parseServerMessage,
+  type ClientMessageInput,
+  type EpisodeView,
+  type PublicTask,
+  type ServerMessage,
+  type SubmittedPayload,
+  type TurnView,
+} from "@/lib/ws/protocol";
+
+export interface EpisodeOpenParams {
+  env: string;
+  taskRef: string;
+  mode: "play" | "baseline";
+  feedback: "none" | "reward";
+  turnLimit: number;
+  annotator?: string;
+  studyId?: string;
+}
+
+/** Streams of the episode the page shows in the console. */
+export interface EpisodeStreamHandlers {
+  onTurnStart?(index: number, action: string, source: string): void;
+  onOutput?(chunk: string): void;
+  onTurnEnd?(m: Extract<ServerMessage, { type: "turnEnd" }>): void;
+  onNotice?(text: string, kind: "error" | "status" | "limit"): void;
+  /** An episode was opened or resumed (turns so far included). */
+  onOpened?(m: Extract<ServerMessage, { type: "opened" }>): void;
+}
+
+export type ConnectionState = "connecting" | "open" | "reconnecting" | "closed";
+
+/**
+ * The browser side of the playground websocket: opens the episode (or resumes it, after a reload
+ * or a dropped connection, from the episode id kept in the URL), validates every server message
+ * against the shared protocol, and exposes the episode's state and actions.
+ */
+export function useEpisode(params: EpisodeOpenParams | null, handlers: EpisodeStreamHandlers) {
+  const handlersRef = useRef(handlers);
+  handlersRef.current = handlers;
+  const wsRef = useRef<WebSocket | null>(null);
+  const episodeIdRef = useRef<string | null>(null);
+  const [connection, setConnection] = useState<ConnectionState>("connecting");
+  const [episode, setEpisode] = useState<EpisodeView | null>(null);
+  const [task, setTask] = useState<PublicTask | null>(null);
+  const [turns, setTurns] = useState<TurnView[]>([]);
+  const [running, setRunning] = useState(false);
+  const [submitted, setSubmitted] = useState<SubmittedPayload | null>(null);
+  const [lastReward, setLastReward] = useState<number | null>(null);
+  const [limitReached, setLimitReached] = useState(false);
+  const [fatal, setFatal] = useState<string | null>(null);
+
+  const send = useCallback((msg: ClientMessageInput) => {
+    const ws = wsRef.current;
+    if (!ws || ws.readyState !== WebSocket.OPEN) {
+      handlersRef.current.onNotice?.("not connected to the server: reconnecting…", "error");
+      return false;
+    }
+    ws.send(JSON.stringify(msg));
+    return true;
+  }, []);
+
+  const paramsKey = params ? JSON.stringify(params) : null;
+
+  useEffect(() => {
+    if (!params) return;
+    let stopped = false;
+    let attempt = 0;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    episodeIdRef.current = new URL(window.location.href).searchParams.get("episode");
+
+    const onMessage = (m: ServerMessage) => {
+      const h = handlersRef.current;
+      switch (m.type) {
+        case "hello":
+          if (episodeIdRef.current) wsRef.current?.send(JSON.stringify({ type: "resume", episodeId: episodeIdRef.current }));
+          else wsRef.current?.send(JSON.stringify({ type: "open", ...params }));
+          return;
+        case "opened": {
+          episodeIdRef.current = m.episode.id;
+          const url = new URL(window.location.href);
+          if (url.searchParams.get("episode") !== m.episode.id) {
+            url.searchParams.set("episode", m.episode.id);
+            window.history.replaceState(window.history.state, "", url);
+          }
+          setEpisode(m.episode);
+          setTask(m.task);
+          setTurns(m.turns);
+          setSubmitted(m.submitted ?? null);
+          setRunning(false);
+          setFatal(null);
+          setLimitReached(m.episode.status === "running" && m.turns.length >= m.episode.turnLimit);
+          setLastReward([...m.turns].reverse().find((t) => typeof t.reward === "number")?.reward ?? null);
+          h.onOpened?.(m);
+          return;
+        }
+        case "turnStart":
+          setRunning(true);
+          setEpisode((e) => (e && e.firstActionAt === null ? { ...e, firstActionAt: Date.now() } : e));
+          h.onTurnStart?.(m.index, m.action, m.source);
+          return;
+        case "output":
+          h.onOutput?.(m.chunk);
+          return;
+        case "turnEnd":
+          setRunning(false);
+          setTurns((ts) => [...ts.filter((t) => t.index !== m.index), { index: m.index, action: "", observation: m.observation, ok: m.ok, reward: m.reward ?? null }]);
+          if (typeof m.reward === "number") setLastReward(m.reward);
+          h.onTurnEnd?.(m);
+          return;
+        case "submitted":
+          setRunning(false);
+          setSubmitted(m);
+          setEpisode((e) => (e ? { ...e, status: "submitted" } : e));
+          setTurns((ts) => [...ts, { index: ts.length, action: "submit", observation: m.agentObservation, ok: true, reward: m.reward }]);
+          return;
+        case "limitReached":
+          setLimitReached(true);
+          h.onNotice?.(m.message, "limit");
+          return;
+        case "abandoned":
+          setEpisode((e) => (e ? { ...e, status: "abandoned" } : e));
+          return;
+        case "status":
+          h.onNotice?.(m.message, "status");
+          return;
+        case "error":
+          setRunning(false);
+          if (m.fatal) setFatal(m.message);
+          h.onNotice?.(m.message, "error");
+          return;
+        case "pong":
+          return;
+      }
+    };
+
+    const connect = () => {
+      const proto = window.location.protocol === "https:" ? "wss:" : "ws:";
+      const ws = new WebSocket(`${proto}//${window.location.host}/ws`);
+      wsRef.current = ws;
+      ws.onopen = () => {
+        attempt = 0;
+        setConnection("open");
+      };
+      ws.onmessage = (ev) => {
+        const parsed = parseServerMessage(typeof ev.data === "string" ? ev.data : "");
+        if (!parsed.ok) {
+          handlersRef.current.onNotice?.(`bad message from the server: ${parsed.reason}`, "error");
+          return;
+        }
+        onMessage(parsed.message);
+      };
+      ws.onclose = () => {
+        if (wsRef.current === ws) wsRef.current = null;
+        setRunning(false);
+        if (stopped) return;
+        setConnection("reconnecting");
+        attempt++;
+        timer = setTimeout(connect, Math.min(5000, 250 * 2 ** Math.min(attempt, 5)));
+      };
+    };
+    connect();
+    return () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      wsRef.current?.close();
+      wsRef.current = null;
+      setConnection("closed");
+    };
+    // paramsKey stands for params.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [paramsKey]);
+
+  const act = useCallback((text: string, source: "console" | "editor") => send({ type: "action", text, source }), [send]);
+  const interrupt = useCallback(() => send({ type: "interrupt" }), [send]);
+  const submit = useCallback((arg?: string) => send({ type: "submit", arg }), [send]);
+  const restart = useCallback(() => {
+    setSubmitted(null);
+    setTurns([]);
+    setLimitReached(false);
+    setLastReward(null);
+    return send({ type: "restart" });
+  }, [send]);
+  const abandon = useCallback((reason?: string) => send({ type: "abandon", reason }), [send]);
+
+  return { connection, episode, task, turns, running, submitted, lastReward, limitReached, fatal, act, interrupt, submit, restart, abandon };
+}

@@ -1,0 +1,190 @@
+import "server-only";
+import { existsSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { DATASETS_DIR } from "@/lib/datasets/paths";
+import { findTask, getTask, listDatasets, loadDataset } from "@/lib/datasets/registry";
+import type { DatasetInfo, EnvName, Task } from "@/lib/datasets/types";
+import { BadInputError } from "@/lib/errors";
+import type { PublicTask } from "@/lib/ws/protocol";
+import { formatTaskRef, parseTaskRef } from "@/lib/ws/task-ref";
+
+/** Resolves `<dataset>:<id>` (or a bare id in the environment's datasets) to a task of `env`. */
+export function resolveTask(env: EnvName, ref: string): Task {
+  const { dataset, id } = parseTaskRef(ref);
+  if (!dataset) return findTask(env, id);
+  const task = getTask(dataset, id);
+  if (task.env !== env) throw new BadInputError(`task ${ref} is a ${task.env} task, not ${env}`, "task");
+  return task;
+}
+
+const TREE_MAX_ENTRIES = 300;
+const TREE_MAX_DEPTH = 4;
+
+/** Where a bash task's file system lives on the host, if the project ships it. */
+export function bashFsDir(fs: string): string | null {
+  const candidates = [path.join(DATASETS_DIR, "bash", fs), path.join(DATASETS_DIR, "bash", fs, "testbed")];
+  for (const c of candidates.reverse()) if (existsSync(c)) return c;
+  return null;
+}
+
+/** A listing of a directory (relative paths, directories ending in "/"), bounded in depth and size. */
+export function listTree(root: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string, rel: string, depth: number) => {
+    if (out.length >= TREE_MAX_ENTRIES || depth > TREE_MAX_DEPTH) return;
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (out.length >= TREE_MAX_ENTRIES) {
+        out.push("…");
+        return;
+      }
+      const p = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) {
+        out.push(`${p}/`);
+        walk(path.join(dir, e.name), p, depth + 1);
+      } else out.push(p);
+    }
+  };
+  walk(root, "", 1);
+  return out;
+}
+
+/**
+ * What a player may see of a task. Never the gold solution; for python never the hidden tests
+ * (only the name of the function they call).
+ */
+export function publicTask(task: Task): PublicTask {
+  const base = { env: task.env, dataset: task.dataset, id: task.id, index: task.index, ref: formatTaskRef(task.dataset, task.id), query: task.query };
+  switch (task.env) {
+    case "sql":
+      return { ...base, db: task.db, hardness: task.hardness, tables: task.tables };
+    case "bash": {
+      const dir = bashFsDir(task.fs);
+      return { ...base, fs: task.fs, tree: dir ? listTree(dir) : undefined };
+    }
+    case "python":
+      return { ...base, functionName: task.functionName ?? functionNameFromTests(task.tests) };
+    case "ctf":
+      return { ...base, tags: task.tags };
+  }
+}
+
+function functionNameFromTests(tests: string[]): string | undefined {
+  for (const t of tests) {
+    const m = /assert\s+(?:not\s+)?\(?\s*(?:(?:set|math\.isclose|abs|round|sorted|str|list|tuple)\()?\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(/.exec(t);
+    if (m && !["set", "sorted", "abs", "round", "math", "str", "list", "tuple", "len"].includes(m[1])) return m[1];
+  }
+  return undefined;
+}
+
+/** The gold solution as text, shown after submit. */
+export function goldText(task: Task): string {
+  switch (task.env) {
+    case "bash":
+      return Array.isArray(task.gold) ? task.gold.join("\n") : task.gold;
+    case "sql":
+    case "python":
+      return task.gold;
+    case "ctf":
+      return task.solution ? `${task.solution}\n# flag: ${task.gold}` : task.gold;
+  }
+}
+
+/** One row of the task picker (public fields only). */
+export interface TaskSummary {
+  env: EnvName;
+  dataset: string;
+  id: string;
+  index: number;
+  query: string;
+  hardness?: string;
+  db?: string;
+  fs?: string;
+}
+
+export interface TaskSearch {
+  env?: EnvName;
+  dataset?: string;
+  q?: string;
+  hardness?: string;
+  db?: string;
+  fs?: string;
+  offset?: number;
+  limit?: number;
+}
+
+/** Datasets, optionally of one environment. */
+export function datasetsFor(env?: EnvName): DatasetInfo[] {
+  const all = listDatasets();
+  return env ? all.filter((d) => d.env === env) : all;
+}
+
+function summary(t: Task): TaskSummary {
+  return {
+    env: t.env,
+    dataset: t.dataset,
+    id: t.id,
+    index: t.index,
+    query: t.query,
+    hardness: t.env === "sql" ? t.hardness : undefined,
+    db: t.env === "sql" ? t.db : undefined,
+    fs: t.env === "bash" ? t.fs : undefined,
+  };
+}
+
+/** Tasks matching a search, with the filter values available in the searched datasets. */
+export function searchTasks(s: TaskSearch): { total: number; tasks: TaskSummary[]; facets: { dbs: string[]; fss: string[]; hardness: string[] } } {
+  const sets = datasetsFor(s.env).filter((d) => !s.dataset || d.name === s.dataset);
+  const q = s.q?.trim().toLowerCase();
+  const matched: Task[] = [];
+  const dbs = new Set<string>();
+  const fss = new Set<string>();
+  const hardness = new Set<string>();
+  for (const d of sets) {
+    for (const t of loadDataset(d.name)) {
+      if (t.env === "sql") {
+        dbs.add(t.db);
+        if (t.hardness) hardness.add(t.hardness);
+      }
+      if (t.env === "bash") fss.add(t.fs);
+      if (q && !t.query.toLowerCase().includes(q) && t.id.toLowerCase() !== q) continue;
+      if (s.hardness && (t.env !== "sql" || t.hardness !== s.hardness)) continue;
+      if (s.db && (t.env !== "sql" || t.db !== s.db)) continue;
+      if (s.fs && (t.env !== "bash" || t.fs !== s.fs)) continue;
+      matched.push(t);
+    }
+  }
+  const offset = s.offset ?? 0;
+  const limit = s.limit ?? 50;
+  return {
+    total: matched.length,
+    tasks: matched.slice(offset, offset + limit).map(summary),
+    facets: { dbs: [...dbs].sort(), fss: [...fss].sort(), hardness: ["easy", "medium", "hard", "extra"].filter((h) => hardness.has(h)) },
+  };
+}
+
+/** A random task matching the search (seeded when `seed` is given). */
+export function randomTask(s: TaskSearch, seed?: number): TaskSummary | null {
+  const { total } = searchTasks({ ...s, limit: 0 });
+  if (total === 0) return null;
+  const r = seed === undefined ? Math.random() : mulberry32(seed)();
+  const i = Math.floor(r * total);
+  return searchTasks({ ...s, offset: i, limit: 1 }).tasks[0] ?? null;
+}
+
+/** A small seeded PRNG (mulberry32): same seed, same sequence. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,222 @@
+/**
+ * The playground's websocket protocol: every message in both directions, as zod schemas.
+ * The browser and the server import this same module, so it must stay free of server-only imports.
+ *
+ * One connection works one episode at a time. The client opens (or resumes) an episode, then sends
+ * actions; for each action the server streams `output` chunks as the sandbox produces them and ends
+ * the turn with `turnEnd` (sent only after the turn is committed to the store).
+ */
+import { z } from "zod";
+import { envNameSchema } from "@/lib/datasets/types";
+
+/** Largest action accepted (bytes of UTF-8). */
+export const MAX_ACTION_BYTES = 64 * 1024;
+/** Largest websocket message accepted by either side (bytes). */
+export const MAX_MESSAGE_BYTES = 96 * 1024;
+/** Largest message the server sends (observations are already capped by the sandbox limits). */
+export const MAX_SERVER_MESSAGE_BYTES = 4 * 1024 * 1024;
+/** Default number of turns an episode may take before only submit is allowed. */
+export const DEFAULT_TURN_LIMIT = 10;
+
+export const playModeSchema = z.enum(["play", "baseline"]);
+export type PlayMode = z.infer<typeof playModeSchema>;
+/** none: no reward until submit. reward: the reward a submit would get now, after every turn. */
+export const feedbackSchema = z.enum(["none", "reward"]);
+export type Feedback = z.infer<typeof feedbackSchema>;
+
+/** `<dataset>:<id>` (see docs in lib/server/task-ref.ts). */
+export const taskRefSchema = z.string().min(1).max(300);
+
+const actionText = z
+  .string()
+  .min(1, "the action is empty")
+  .refine((s) => new TextEncoder().encode(s).length <= MAX_ACTION_BYTES, {
+    message: `the action is larger than ${MAX_ACTION_BYTES / 1024} KiB`,
+  });
+
+// ---------- client → server ----------
+
+export const openMessageSchema = z.object({
+  type: z.literal("open"),
+  env: envNameSchema,
+  taskRef: taskRefSchema,
+  mode: playModeSchema.default("play"),
+  feedback: feedbackSchema.default("none"),
+  turnLimit: z.number().int().min(1).max(100).default(DEFAULT_TURN_LIMIT),
+  annotator: z.string().trim().min(1).max(100).optional(),
+  studyId: z.string().min(1).max(100).optional(),
+});
+
+export const resumeMessageSchema = z.object({ type: z.literal("resume"), episodeId: z.string().min(1).max(100) });
+export const actionMessageSchema = z.object({
+  type: z.literal("action"),
+  text: actionText,
+  source: z.enum(["console", "editor"]),
+});
+export const interruptMessageSchema = z.object({ type: z.literal("interrupt") });
+export const submitMessageSchema = z.object({ type: z.literal("submit"), arg: z.string().max(MAX_ACTION_BYTES).optional() });
+export const restartMessageSchema = z.object({ type: z.literal("restart") });
+export const abandonMessageSchema = z.object({ type: z.literal("abandon"), reason: z.string().max(500).optional() });
+export const pingMessageSchema = z.object({ type: z.literal("ping"), t: z.number() });
+
+export const clientMessageSchema = z.discriminatedUnion("type", [
+  openMessageSchema,
+  resumeMessageSchema,
+  actionMessageSchema,
+  interruptMessageSchema,
+  submitMessageSchema,
+  restartMessageSchema,
+  abandonMessageSchema,
+  pingMessageSchema,
+]);
+export type ClientMessage = z.infer<typeof clientMessageSchema>;
+export type ClientMessageInput = z.input<typeof clientMessageSchema>;
+export type OpenMessage = z.infer<typeof openMessageSchema>;
+
+// ---------- shared shapes ----------
+
+/** What a player may see of a task: never the gold solution, never python's tests. */
+export const publicTaskSchema = z.object({
+  env: envNameSchema,
+  dataset: z.string(),
+  id: z.string(),
+  index: z.number().int(),
+  /** `<dataset>:<id>`, the task's address in URLs and messages. */
+  ref: z.string(),
+  query: z.string(),
+  /** sql */
+  db: z.string().optional(),
+  hardness: z.string().optional(),
+  tables: z.record(z.string(), z.array(z.string())).optional(),
+  /** bash: file system name and a listing of its working directory (paths, "/" ending directories). */
+  fs: z.string().optional(),
+  tree: z.array(z.string()).optional(),
+  /** python: the function the hidden tests call. */
+  functionName: z.string().optional(),
+  /** ctf */
+  tags: z.array(z.string()).optional(),
+});
+export type PublicTask = z.infer<typeof publicTaskSchema>;
+
+export const turnViewSchema = z.object({
+  index: z.number().int().nonnegative(),
+  action: z.string(),
+  source: z.string().optional(),
+  observation: z.string(),
+  ok: z.boolean(),
+  reward: z.number().nullable().optional(),
+});
+export type TurnView = z.infer<typeof turnViewSchema>;
+
+export const episodeViewSchema = z.object({
+  id: z.string(),
+  status: z.enum(["running", "submitted", "abandoned", "interrupted", "error"]),
+  mode: playModeSchema,
+  feedback: feedbackSchema,
+  turnLimit: z.number().int(),
+  annotator: z.string().nullable().optional(),
+  studyId: z.string().nullable().optional(),
+  /** Milliseconds since the epoch of the first action (the baseline clock), or null. */
+  firstActionAt: z.number().nullable(),
+  /** Set when the episode was restored by replaying its stored actions into a fresh sandbox. */
+  replayed: z.boolean().optional(),
+});
+export type EpisodeView = z.infer<typeof episodeViewSchema>;
+
+export const breakdownSchema = z.record(z.string(), z.unknown()).and(z.object({ kind: envNameSchema }));
+
+export const submittedPayloadSchema = z.object({
+  reward: z.number(),
+  breakdown: breakdownSchema,
+  /** The gold solution (a command, query, function or flag), shown after submit. */
+  gold: z.string(),
+  goldObservation: z.string(),
+  agentObservation: z.string(),
+});
+export type SubmittedPayload = z.infer<typeof submittedPayloadSchema>;
+
+// ---------- server → client ----------
+
+export const serverMessageSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("hello"), version: z.literal(1) }),
+  z.object({
+    type: z.literal("opened"),
+    episode: episodeViewSchema,
+    task: publicTaskSchema,
+    turns: z.array(turnViewSchema),
+    /** Present when the episode is already finished (a resumed, submitted episode). */
+    submitted: submittedPayloadSchema.optional(),
+  }),
+  z.object({ type: z.literal("turnStart"), index: z.number().int(), action: z.string(), source: z.string() }),
+  z.object({ type: z.literal("output"), chunk: z.string() }),
+  z.object({
+    type: z.literal("turnEnd"),
+    index: z.number().int(),
+    ok: z.boolean(),
+    observation: z.string(),
+    timedOut: z.boolean().optional(),
+    aborted: z.boolean().optional(),
+    truncated: z.boolean().optional(),
+    /** Only in feedback mode "reward". */
+    reward: z.number().optional(),
+    durationMs: z.number(),
+  }),
+  z.object({ type: z.literal("submitted"), ...submittedPayloadSchema.shape }),
+  z.object({ type: z.literal("limitReached"), turns: z.number().int(), limit: z.number().int(), message: z.string() }),
+  z.object({ type: z.literal("abandoned") }),
+  z.object({ type: z.literal("status"), message: z.string() }),
+  z.object({
+    type: z.literal("error"),
+    code: z.string(),
+    message: z.string(),
+    /** The episode can go on (a rejected message) or not (the sandbox died). */
+    fatal: z.boolean().default(false),
+  }),
+  z.object({ type: z.literal("pong"), t: z.number() }),
+]);
+export type ServerMessage = z.infer<typeof serverMessageSchema>;
+export type ServerMessageInput = z.input<typeof serverMessageSchema>;
+
+/** Parses one raw client message; returns the message or a readable reason. */
+export function parseClientMessage(raw: string): { ok: true; message: ClientMessage } | { ok: false; reason: string } {
+  if (raw.length > MAX_MESSAGE_BYTES) return { ok: false, reason: `message larger than ${MAX_MESSAGE_BYTES / 1024} KiB` };
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch {
+    return { ok: false, reason: "message is not JSON" };
+  }
+  const parsed = clientMessageSchema.safeParse(data);
+  if (!parsed.success) return { ok: false, reason: describeIssues(parsed.error) };
+  return { ok: true, message: parsed.data };
+}
+
+/** Parses one raw server message (the browser side). */
+export function parseServerMessage(raw: string): { ok: true; message: ServerMessage } | { ok: false; reason: string } {
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch {
+    return { ok: false, reason: "message is not JSON" };
+  }
+  const parsed = serverMessageSchema.safeParse(data);
+  if (!parsed.success) return { ok: false, reason: describeIssues(parsed.error) };
+  return { ok: true, message: parsed.data };
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message))
+    .join("; ");
+}
+
+/**
+ * Recognises a typed submit: `submit`, `submit <function>` (python) or `submit <flag>` (ctf).
+ * Returns the argument ("" for a bare submit), or null when the text is not a submit.
+ */
+export function parseSubmitAction(text: string): string | null {
+  const m = /^\s*submit(?:\s+([\s\S]*?))?\s*$/.exec(text);
+  if (!m) return null;
+  return m[1] ?? "";
+}

@@ -1,0 +1,83 @@
+import "server-only";
+import type { WebSocket } from "ws";
+import { asStudioError } from "@/lib/errors";
+import type { EpisodeListener, LiveEpisode, LiveEpisodeManager } from "@/lib/server/live-episodes";
+import { parseClientMessage, serverMessageSchema, type ClientMessage, type ServerMessageInput } from "./protocol";
+
+/** Largest frame the socket accepts at all; between MAX_MESSAGE_BYTES and this, the client gets a clear error. */
+export const WS_MAX_PAYLOAD = 1024 * 1024;
+
+/**
+ * Serves one websocket connection: validates each client message, drives the episode it is
+ * attached to through the manager, and forwards the episode's messages (validated against the
+ * protocol) back. Errors are sent as `error` messages; the connection stays open.
+ */
+export function handlePlaygroundConnection(ws: WebSocket, manager: LiveEpisodeManager): void {
+  let episode: LiveEpisode | null = null;
+
+  const send: EpisodeListener = (message: ServerMessageInput) => {
+    if (ws.readyState !== ws.OPEN) return;
+    const checked = serverMessageSchema.parse(message);
+    ws.send(JSON.stringify(checked));
+  };
+  const sendError = (err: unknown) => {
+    const e = asStudioError(err);
+    send({ type: "error", code: e.code, message: e.message, fatal: false });
+  };
+
+  const handle = async (msg: ClientMessage): Promise<void> => {
+    switch (msg.type) {
+      case "ping":
+        send({ type: "pong", t: msg.t });
+        return;
+      case "open":
+        if (episode) manager.detach(episode, send);
+        episode = null;
+        episode = await manager.open(msg, send);
+        return;
+      case "resume":
+        if (episode) manager.detach(episode, send);
+        episode = null;
+        episode = await manager.resume(msg.episodeId, send);
+        return;
+    }
+    if (!episode) {
+      send({ type: "error", code: "bad_input", message: `no episode is open: send "open" or "resume" before "${msg.type}"`, fatal: false });
+      return;
+    }
+    switch (msg.type) {
+      case "action":
+        return manager.action(episode, msg.text, msg.source);
+      case "interrupt":
+        return manager.interrupt(episode);
+      case "submit":
+        return manager.submit(episode, msg.arg);
+      case "abandon":
+        return manager.abandon(episode, msg.reason);
+      case "restart":
+        episode = await manager.restart(episode, send);
+        return;
+    }
+  };
+
+  ws.on("message", (data, isBinary) => {
+    if (isBinary) {
+      send({ type: "error", code: "bad_input", message: "binary messages are not part of the protocol: send JSON text", fatal: false });
+      return;
+    }
+    const raw = Buffer.isBuffer(data) ? data.toString("utf8") : Array.isArray(data) ? Buffer.concat(data).toString("utf8") : Buffer.from(data).toString("utf8");
+    const parsed = parseClientMessage(raw);
+    if (!parsed.ok) {
+      send({ type: "error", code: parsed.reason.includes("larger than") ? "limit_reached" : "bad_input", message: `rejected message: ${parsed.reason}`, fatal: false });
+      return;
+    }
+    handle(parsed.message).catch(sendError);
+  });
+
+  ws.on("close", () => {
+    if (episode) manager.detach(episode, send);
+    episode = null;
+  });
+
+  send({ type: "hello", version: 1 });
+}

@@ -1,0 +1,70 @@
+/**
+ * InterCode Studio's one process: Next.js (pages and API routes) and the playground websocket
+ * (`/ws`) on one port, behind a single access check (lib/server/http.ts).
+ *
+ *   node --import tsx --import ./scripts/hooks.mjs server.ts [--dev]
+ *
+ * Environment: IC_HOST (127.0.0.1), IC_PORT (3000), IC_TOKEN (required off loopback),
+ * IC_IDLE_MS, IC_MAX_SANDBOXES, IC_SANDBOX (auto|local|docker), IC_DB, IC_TIMEOUT_MS.
+ */
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import next from "next";
+import { asStudioError } from "@/lib/errors";
+import { assertSafeBind } from "@/lib/server/auth";
+import { readServerConfig } from "@/lib/server/config";
+import { createStudioServer } from "@/lib/server/http";
+import { prepareStore, createLiveEpisodeManager } from "@/lib/server/wiring";
+
+async function main(): Promise<void> {
+  const dev = process.argv.includes("--dev");
+  const config = readServerConfig();
+  assertSafeBind(config.host, config.token);
+
+  const interrupted = await prepareStore();
+  if (interrupted > 0) console.log(`> marked ${interrupted} episode(s) interrupted (they resume by replay)`);
+
+  const dir = path.dirname(fileURLToPath(import.meta.url));
+  const app = next({ dev, dir, hostname: config.host, port: config.port });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  const upgrade = app.getUpgradeHandler();
+
+  const manager = createLiveEpisodeManager(config);
+  const { server } = createStudioServer({
+    token: config.token,
+    manager,
+    handle: (req, res) => handle(req, res),
+    upgrade: dev ? (req, socket, head) => upgrade(req, socket, head) : undefined,
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const addr = server.address();
+  const port = typeof addr === "object" && addr ? addr.port : config.port;
+  const shownHost = config.host.includes(":") ? `[${config.host}]` : config.host;
+  console.log(`> InterCode Studio ready on http://${shownHost}:${port}${dev ? " (dev)" : ""}${config.token ? " (token required)" : ""}`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`> ${signal}: closing sandboxes`);
+    await manager.shutdown();
+    server.close();
+    server.closeAllConnections();
+    await app.close().catch(() => {});
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+}
+
+main().catch((err) => {
+  const e = asStudioError(err);
+  console.error(`intercode studio: cannot start: ${e.message}`);
+  if (e.code === "internal") console.error(err);
+  process.exit(1);
+});
