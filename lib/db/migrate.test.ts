@@ -1,0 +1,70 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { applyMigrations, migrationsDir, readMigrations } from "./migrate";
+import { compareSchemaWithDatabase, parsePrismaSchema } from "./schema-match";
+import { openSqlite } from "./sqlite";
+
+const schemaPath = path.resolve(__dirname, "../../prisma/schema.prisma");
+const realMigrations = path.resolve(__dirname, "../../prisma/migrations");
+const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), "ic-migrate-"));
+
+describe("migrations", () => {
+  it("the migrated database matches schema.prisma: every model, field, index and foreign key", () => {
+    const db = new Database(":memory:");
+    applyMigrations(db, realMigrations);
+    const models = parsePrismaSchema(fs.readFileSync(schemaPath, "utf8"));
+    expect(models.map((m) => m.name).sort()).toEqual(["Annotation", "Episode", "GoldCache", "ImportedFile", "Run", "Study", "Turn"]);
+    expect(models.find((m) => m.name === "Episode")!.indexes.length).toBeGreaterThan(10);
+    expect(compareSchemaWithDatabase(schemaPath, db)).toEqual([]);
+  });
+
+  it("the comparison notices a column, an index or a table that differs", () => {
+    const db = new Database(":memory:");
+    applyMigrations(db, realMigrations);
+    db.exec(`DROP INDEX "Episode_model_idx"; ALTER TABLE "Episode" DROP COLUMN "errorReason"; CREATE TABLE "Stray" (x INTEGER)`);
+    const problems = compareSchemaWithDatabase(schemaPath, db);
+    expect(problems).toContain("index Episode_model_idx is missing");
+    expect(problems).toContain("Episode.errorReason: column missing");
+    expect(problems).toContain("table Stray is not in the schema");
+  });
+
+  it("applies once, records checksums, and refuses an applied migration that was edited", () => {
+    const dir = tmp();
+    for (const m of readMigrations(realMigrations)) {
+      fs.mkdirSync(path.join(dir, m.name));
+      fs.writeFileSync(path.join(dir, m.name, "migration.sql"), m.sql);
+    }
+    const file = path.join(dir, "t.db");
+    const db = new Database(file);
+    expect(applyMigrations(db, dir)).toEqual(readMigrations(realMigrations).map((m) => m.name));
+    expect(applyMigrations(db, dir)).toEqual([]);
+    const first = readMigrations(dir)[0];
+    fs.appendFileSync(path.join(dir, first.name, "migration.sql"), "\n-- edited\n");
+    expect(() => applyMigrations(db, dir)).toThrow(/edited after it was applied/);
+  });
+
+  it("a failing migration leaves nothing behind (one transaction each)", () => {
+    const dir = tmp();
+    fs.mkdirSync(path.join(dir, "20260101000000_ok"));
+    fs.writeFileSync(path.join(dir, "20260101000000_ok", "migration.sql"), `CREATE TABLE "A" (x INTEGER);`);
+    fs.mkdirSync(path.join(dir, "20260102000000_bad"));
+    fs.writeFileSync(path.join(dir, "20260102000000_bad", "migration.sql"), `CREATE TABLE "B" (x INTEGER); INSERT INTO "Nope" VALUES (1);`);
+    const db = new Database(":memory:");
+    expect(() => applyMigrations(db, dir)).toThrow(/Nope/);
+    const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type='table'`).all() as Array<{ name: string }>).map((r) => r.name);
+    expect(tables).toContain("A");
+    expect(tables).not.toContain("B");
+    expect((db.prepare(`SELECT name FROM _studio_migrations`).all() as Array<{ name: string }>).map((r) => r.name)).toEqual(["20260101000000_ok"]);
+  });
+
+  it("opens a fresh file in WAL mode with foreign keys on", () => {
+    const file = path.join(tmp(), "sub", "studio.db");
+    const db = openSqlite(file);
+    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(db.pragma("foreign_keys", { simple: true })).toBe(1);
+    expect(migrationsDir()).toBe(realMigrations);
+  });
+});

@@ -1,0 +1,71 @@
+import "server-only";
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { applyMigrations } from "./migrate";
+import { toStorageError } from "./storage-error";
+
+/** How long a writer waits for another connection's lock before failing (ms). */
+export const BUSY_TIMEOUT_MS = 5000;
+
+/** The database file: IC_DB, else ./var/studio.db under the working directory. */
+export function dbPath(): string {
+  return path.resolve(process.env.IC_DB ?? "var/studio.db");
+}
+
+/**
+ * Opens a SQLite connection with the Studio's settings (WAL, busy timeout, foreign keys) and
+ * applies pending migrations. Storage failures become StorageError.
+ */
+export function openSqlite(file = dbPath(), { migrate = true } = {}): Database.Database {
+  try {
+    if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
+    const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+    try {
+      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      if (file !== ":memory:" && db.pragma("journal_mode", { simple: true }) !== "wal") db.pragma("journal_mode = WAL");
+      db.pragma("foreign_keys = ON");
+      db.pragma("synchronous = NORMAL");
+      if (migrate) applyMigrations(db);
+      return db;
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+  } catch (err) {
+    throw toStorageError(err, file);
+  }
+}
+
+type Holder = { raw?: Database.Database; rawPath?: string };
+const holder: Holder = ((globalThis as Record<string, unknown>).__icStudioSqlite ??= {}) as Holder;
+
+/**
+ * The process's raw connection, for the few queries that need prepared statements for speed
+ * (bulk import, statistics, the episode list with full-text search). Only lib/db uses it.
+ */
+export function getRawDb(): Database.Database {
+  const file = dbPath();
+  if (holder.raw && holder.rawPath === file && holder.raw.open) return holder.raw;
+  holder.raw?.close();
+  holder.raw = openSqlite(file);
+  holder.rawPath = file;
+  return holder.raw;
+}
+
+/** Closes the raw connection (tests, shutdown). */
+export function closeRawDb(): void {
+  holder.raw?.close();
+  holder.raw = undefined;
+  holder.rawPath = undefined;
+}
+
+/** Runs a synchronous unit of work on the raw connection, mapping storage failures. */
+export function withRaw<T>(fn: (db: Database.Database) => T): T {
+  const db = getRawDb();
+  try {
+    return fn(db);
+  } catch (err) {
+    throw toStorageError(err, holder.rawPath ?? dbPath());
+  }
+}
