@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { parseAction } from "./parse-action";
+
+describe("parseAction", () => {
+  it("takes the first fenced block, and the text before it as the thought", () => {
+    const r = parseAction("I will count.\n```sql\nSELECT count(*) FROM singer;\n```\nthen\n```sql\nSELECT 2\n```");
+    expect(r).toEqual({ kind: "action", action: "SELECT count(*) FROM singer;", thought: "I will count." });
+  });
+
+  it("reads an inline action line and a fenced block after the label", () => {
+    expect(parseAction("Thought: list files\nAction: ls -la /testbed", { actionLabel: "Action", thoughtLabel: "Thought" })).toEqual({
+      kind: "action",
+      action: "ls -la /testbed",
+      thought: "list files",
+    });
+    expect(parseAction("Thought: t\nAction:\n```bash\nfind . -name '*.txt'\n```", { actionLabel: "Action", thoughtLabel: "Thought" })).toEqual({
+      kind: "action",
+      action: "find . -name '*.txt'",
+      thought: "t",
+    });
+    expect(parseAction("**Action:** `pwd`", { actionLabel: "Action" })).toMatchObject({ kind: "action", action: "pwd" });
+  });
+
+  it("uses the last action line", () => {
+    const r = parseAction("Format is Action: <cmd>\nThought: go\nAction: echo hi", { actionLabel: "Action" });
+    expect(r).toMatchObject({ kind: "action", action: "echo hi" });
+  });
+
+  it("recognises submit with and without an argument, and skip", () => {
+    expect(parseAction("```\nsubmit\n```")).toEqual({ kind: "submit" });
+    expect(parseAction("Action: submit picoCTF{x_y}", { actionLabel: "Action" })).toMatchObject({ kind: "submit", arg: "picoCTF{x_y}" });
+    expect(parseAction("submit")).toEqual({ kind: "submit" });
+    expect(parseAction("SKIP")).toEqual({ kind: "skip" });
+    expect(parseAction("```bash\nsubmitted_files=1\n```")).toMatchObject({ kind: "action", action: "submitted_files=1" });
+  });
+
+  it("reports a reply with no usable action, with a reason for the model", () => {
+    const r = parseAction("I think the answer is probably the singers table.", { fenceLanguage: "sql" });
+    expect(r.kind).toBe("invalid");
+    if (r.kind === "invalid") expect(r.reason).toMatch(/no action found.*```sql/);
+    expect(parseAction("   ")).toMatchObject({ kind: "invalid", reason: "your reply was empty" });
+    expect(parseAction("```sql\n\n```")).toMatchObject({ kind: "invalid", reason: "the action was empty" });
+    expect(parseAction("Action:", { actionLabel: "Action" })).toMatchObject({ kind: "invalid" });
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * Turns a model's reply into an action. An action is the content of a fenced code block, or what
+ * follows the policy's action line (`Action: ...`). `submit` (optionally with an argument) and
+ * `skip` end the episode. A reply with nothing usable is an invalid turn: `reason` is written to be
+ * shown to the model so it can correct itself.
+ */
+export type ParsedReply =
+  | { kind: "action"; action: string; thought?: string }
+  | { kind: "submit"; arg?: string; thought?: string }
+  | { kind: "skip"; thought?: string }
+  | { kind: "invalid"; reason: string; thought?: string };
+
+export interface ParseOptions {
+  /** Label of the action line, e.g. "Action" (matched case-insensitively at the start of a line). */
+  actionLabel?: string;
+  /** Label of the thought line, e.g. "Thought"; its text is returned as the thought. */
+  thoughtLabel?: string;
+  /** Language shown in the error message's example fence (sql, bash, python). */
+  fenceLanguage?: string;
+}
+
+const FENCE = /```[ \t]*([\w+-]*)[^\n]*\n([\s\S]*?)```/;
+const FENCE_G = /```[ \t]*([\w+-]*)[^\n]*\n([\s\S]*?)```/g;
+
+function classify(raw: string, thought: string | undefined): ParsedReply {
+  const action = raw.trim();
+  if (!action) return { kind: "invalid", reason: "the action was empty", thought };
+  const m = /^(submit|skip)\b[ \t]*([\s\S]*)$/i.exec(action);
+  if (m) {
+    const verb = m[1]!.toLowerCase();
+    const arg = m[2]!.trim();
+    if (verb === "skip" && !arg) return { kind: "skip", thought };
+    if (verb === "submit") return arg ? { kind: "submit", arg, thought } : { kind: "submit", thought };
+  }
+  return { kind: "action", action, thought };
+}
+
+function cleanThought(text: string, thoughtLabel: string | undefined): string | undefined {
+  let t = text.trim();
+  if (thoughtLabel) t = t.replace(new RegExp(`^\\s*${escapeRe(thoughtLabel)}\\s*:\\s*`, "i"), "");
+  return t ? t : undefined;
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** Parses a reply; never throws. */
+export function parseAction(reply: string, options: ParseOptions = {}): ParsedReply {
+  const text = reply.replace(/\r\n/g, "\n");
+  const fenceLang = options.fenceLanguage ?? "";
+  const label = options.actionLabel;
+
+  if (label) {
+    // The last action line wins: models sometimes restate the format before answering.
+    const lineRe = new RegExp(`^[ \\t>*_]*${escapeRe(label)}[*_]*\\s*:[*_]*[ \\t]*(.*)$`, "gim");
+    let last: RegExpExecArray | null = null;
+    for (let m = lineRe.exec(text); m; m = lineRe.exec(text)) last = m;
+    if (last) {
+      const before = text.slice(0, last.index);
+      const thought = cleanThought(before, options.thoughtLabel);
+      const after = text.slice(last.index + last[0].length - last[1]!.length);
+      const fence = FENCE.exec(after);
+      // A fence right after the label (on the same line or the next) holds the action.
+      if (fence && after.slice(0, fence.index).trim() === "") return classify(fence[2]!, thought);
+      const inline = last[1]!.trim().replace(/^`(.*)`$/, "$1");
+      if (inline) return classify(inline, thought);
+      return { kind: "invalid", reason: `the "${label}:" line had no action after it`, thought };
+    }
+  }
+
+  const fences = [...text.matchAll(FENCE_G)];
+  if (fences.length > 0) {
+    const first = fences[0]!;
+    const thought = cleanThought(text.slice(0, first.index), options.thoughtLabel);
+    return classify(first[2]!, thought);
+  }
+
+  const bare = text.trim();
+  if (/^(submit|skip)\b/i.test(bare) && !bare.includes("\n")) return classify(bare, undefined);
+
+  const example = label ? `a line "${label}: <your ${fenceLang || "command"}>" or a fenced block` : "a fenced block";
+  const reason = bare
+    ? `no action found in your reply: give the command in ${example} such as \`\`\`${fenceLang}\\n...\\n\`\`\`, or reply "submit" when you are done`
+    : "your reply was empty";
+  return { kind: "invalid", reason, thought: cleanThought(text, options.thoughtLabel) };
+}

@@ -1,0 +1,28 @@
+import { FENCE_LANGUAGE, feedbackText, settingText, submitText, taskText } from "./prompts";
+import type { Policy } from "./types";
+
+/** ReAct: each reply is a thought and then an action; the thought is stored with the turn. */
+export const reactPolicy: Policy = {
+  name: "react",
+  summary: "a thought, then an action, each turn",
+  start(ctx) {
+    const lang = FENCE_LANGUAGE[ctx.env];
+    return {
+      name: "react",
+      maxTurns: ctx.maxTurns,
+      system: [
+        settingText(ctx.env),
+        `Work step by step, with at most ${ctx.maxTurns} actions. Each reply has two parts:\n` +
+          "Thought: what you know so far and what you will do next, in a sentence or two.\n" +
+          `Action: the one action to run, on the same line or in a \`\`\`${lang} block right after it.\n` +
+          "You will then see what the action printed, and write your next Thought and Action.",
+        `${submitText(ctx.env)} (Write it as the Action.)`,
+      ].join("\n\n"),
+      opening: taskText(ctx.task, ctx.handicap),
+      parse: { fenceLanguage: lang, actionLabel: "Action", thoughtLabel: "Thought" },
+      stopOnSolved: false,
+      scoresTurn: () => false,
+      afterTurn: (_i, fb) => ({ kind: "continue", message: feedbackText(ctx.env, fb) }),
+    };
+  },
+};

@@ -1,0 +1,37 @@
+import { FENCE_LANGUAGE, feedbackText, fenceInstruction, settingText, submitText, taskText } from "./prompts";
+import type { Policy } from "./types";
+
+/**
+ * Try Again: up to N actions; after each, the model sees the output and the score a submit would
+ * get now. Ends at a perfect score, at the limit, or when the model submits or skips. In python,
+ * only actions that define a function are scored, and the model learns only whether the hidden
+ * tests passed.
+ */
+export const tryAgainPolicy: Policy = {
+  name: "try-again",
+  summary: "up to N actions, each followed by its output and the current score",
+  start(ctx) {
+    const scoring =
+      ctx.env === "python"
+        ? "After an action that defines a function you will be told whether the hidden tests pass with it."
+        : ctx.env === "ctf"
+          ? "Your answer is only checked when you submit a flag."
+          : "After each action you will also see the score your work would get if you submitted it at that moment, from 0.00 to 1.00 (solved).";
+    return {
+      name: "try-again",
+      maxTurns: ctx.maxTurns,
+      system: [
+        settingText(ctx.env),
+        `You may take up to ${ctx.maxTurns} actions. After each one you will see what it printed. ${scoring} ` +
+          "The episode ends as soon as the task is solved, when you submit or skip, or when the actions run out.",
+        fenceInstruction(ctx.env),
+        submitText(ctx.env),
+      ].join("\n\n"),
+      opening: taskText(ctx.task, ctx.handicap),
+      parse: { fenceLanguage: FENCE_LANGUAGE[ctx.env] },
+      stopOnSolved: true,
+      scoresTurn: () => true,
+      afterTurn: (_i, fb) => ({ kind: "continue", message: feedbackText(ctx.env, fb) }),
+    };
+  },
+};

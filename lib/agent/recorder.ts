@@ -1,0 +1,67 @@
+import type { EnvName, Task } from "@/lib/datasets/types";
+import type { RewardBreakdown } from "@/lib/reward/types";
+
+/** One turn as the agent loop records it (model or human). */
+export interface AgentTurn {
+  /** 0-based. */
+  index: number;
+  actor: "model" | "human";
+  /** The action run; "" for an invalid turn (no usable action in the reply). */
+  action: string;
+  /** What the environment printed (as stored, before the budget cut), or why the reply was invalid. */
+  observation: string;
+  ok: boolean;
+  /** True when the reply had no usable action. */
+  invalid: boolean;
+  /** The reward a submit would have got after this turn, when the policy scored it. */
+  reward: number | null;
+  thought: string | null;
+  rawReply: string | null;
+  tokensIn: number | null;
+  tokensOut: number | null;
+  /** Model latency (retries and back-off included), ms. */
+  latencyMs: number | null;
+  /** Time the action took in the environment, ms. */
+  actionMs: number;
+  costUsd: number | null;
+  timedOut: boolean;
+  aborted: boolean;
+  startedAt: Date;
+}
+
+export type EpisodeEndStatus = "submitted" | "abandoned" | "error" | "interrupted";
+
+export interface EpisodeStart {
+  task: Task;
+  env: EnvName;
+  model: string;
+  policy: string;
+  turnLimit: number;
+  /** "eval" for batch runs, "play" for the playground. */
+  mode: "eval" | "play";
+  /** Whether the model is shown rewards while it plays. */
+  feedback: "reward" | "none";
+  backend?: string;
+  runId?: string;
+}
+
+export interface EpisodeEnd {
+  status: EpisodeEndStatus;
+  reward: number | null;
+  breakdown?: RewardBreakdown;
+  success: boolean;
+  solvedAtTurn: number | null;
+  goldObservation?: string;
+  agentObservation?: string;
+  errorReason?: string;
+}
+
+/**
+ * Where the loop writes an episode. The loop calls `appendTurn` and waits for it before it reports
+ * the turn to anyone, so a crash loses at most the action in flight.
+ */
+export interface EpisodeRecorder {
+  startEpisode(start: EpisodeStart): Promise<string>;
+  appendTurn(episodeId: string, turn: AgentTurn): Promise<void>;
+  finishEpisode(episodeId: string, end: EpisodeEnd): Promise<void>;
+}
