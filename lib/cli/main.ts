@@ -6,6 +6,9 @@ import { asStudioError, toExitCode } from "@/lib/errors";
  * Add a command by adding its module here.
  */
 const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
+  datasets: () => import("./commands/datasets"),
+  play: () => import("./commands/play"),
+  "gold-check": () => import("./commands/gold-check"),
 };
 
 function mainHelp(): string {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { BadInputError, NotFoundError, StudioError } from "@/lib/errors";
 import { parseDatasetFile } from "./formats";
 import { pathToFileURL } from "node:url";
-import { intercodeDataDir, REPO_ROOT } from "./paths";
+import { intercodeDataDir, REPO_ROOT, spiderSqliteDir } from "./paths";
 import { clearDatasetCache, INTERCODE_SETS } from "./registry";
 
 /** The published InterCode repository's raw files (data/ of the main branch). */
@@ -105,12 +105,14 @@ async function convertSpider(dump: string, log: (msg: string) => void): Promise<
     log(`Spider conversion skipped: lib/sql/convert-mysql-dump is not available (${(err as Error).message})`);
     return undefined;
   }
-  const fn = (mod.convertSpiderDump ?? mod.convertMysqlDump ?? mod.convertDump ?? mod.default) as ((...a: unknown[]) => unknown) | undefined;
+  type Convert = (o: { dumpPath: string; outDir: string }) => unknown;
+  const fn = (mod.ensureConverted ?? mod.convertMysqlDump) as Convert | undefined;
   if (typeof fn !== "function") {
     log("Spider conversion skipped: lib/sql/convert-mysql-dump exports no conversion function");
     return undefined;
   }
-  log("converting the Spider databases to SQLite");
-  const out = await fn(dump);
-  return typeof out === "string" ? out : JSON.stringify(out ?? null);
+  const outDir = typeof mod.spiderSqliteDir === "function" ? (mod.spiderSqliteDir as () => string)() : spiderSqliteDir();
+  log(`converting the Spider databases to SQLite in ${outDir}`);
+  await fn({ dumpPath: dump, outDir });
+  return outDir;
 }

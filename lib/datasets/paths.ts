@@ -22,3 +22,8 @@ export function intercodeDataDir(env: NodeJS.ProcessEnv = process.env): string {
 export function sharedIntercodeDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.IC_INTERCODE_DIR ? path.resolve(env.IC_INTERCODE_DIR) : path.resolve(REPO_ROOT, "../shared/intercode");
 }
+
+/** Where the Spider databases converted to SQLite go after a fetch (`<db>.sqlite` and catalog.json). */
+export function spiderSqliteDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(intercodeDataDir(env), "sql", "spider", "sqlite");
+}

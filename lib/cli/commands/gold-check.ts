@@ -1,0 +1,174 @@
+import { defineCommand, log, printJson } from "../command";
+import { ProgressBar } from "../progress";
+import { BadInputError } from "@/lib/errors";
+import { envNameSchema, type Task } from "@/lib/datasets/types";
+import type { Environment, EnvironmentOptions, SubmitResult } from "@/lib/env/types";
+import type { RewardBreakdown } from "@/lib/reward/types";
+
+/** One task's gold check. */
+export interface GoldCheckOutcome {
+  taskId: string;
+  reward: number;
+  reason?: string;
+}
+
+/** The report `gold-check --json` prints. */
+export interface GoldCheckReport {
+  tasks: number;
+  perfect: number;
+  meanReward: number;
+  failures: { taskId: string; reward: number; reason: string }[];
+}
+
+/** Why a submission fell short of 1.0, from its breakdown. */
+export function failureReason(b: RewardBreakdown, r: SubmitResult): string {
+  switch (b.kind) {
+    case "bash": {
+      const parts: string[] = [];
+      if (b.missing.length) parts.push(`paths changed only by gold: ${b.missing.join(", ")}`);
+      if (b.extra.length) parts.push(`paths changed only by the agent: ${b.extra.join(", ")}`);
+      if (b.wrong.length) parts.push(`paths with different contents: ${b.wrong.join(", ")}`);
+      if (b.output < 0.33) parts.push(`output similarity ${b.output}/0.33 (agent ${JSON.stringify(r.agentObservation.slice(0, 120))} vs gold ${JSON.stringify(r.goldObservation.slice(0, 120))})`);
+      return parts.join("; ") || "score below 1";
+    }
+    case "sql":
+      return b.error ? `query failed: ${b.error}` : `row overlap ${b.overlap}, order ${b.order}`;
+    case "python": {
+      const bad = b.tests.filter((t) => !t.agree);
+      return b.error ?? bad.map((t) => `${t.test.slice(0, 100)}: gold ${t.gold}, submitted ${t.agent}${t.detail ? ` (${t.detail})` : ""}`).join("; ");
+    }
+    case "ctf":
+      return `flag ${JSON.stringify(b.submitted)} does not match`;
+  }
+}
+
+/** Plays one task with its gold solution as the agent's answer. */
+export async function goldCheckTask(env: Environment, task: Task): Promise<GoldCheckOutcome> {
+  await env.reset(task);
+  let result: SubmitResult;
+  switch (task.env) {
+    case "bash": {
+      const action = Array.isArray(task.gold) ? task.gold.join(";") : task.gold;
+      await env.step(action);
+      result = await env.submit();
+      break;
+    }
+    case "sql":
+      await env.step(task.gold);
+      result = await env.submit();
+      break;
+    case "python": {
+      const step = await env.step(task.gold);
+      if (!step.ok) return { taskId: task.id, reward: 0, reason: `gold code failed to run: ${step.observation.slice(0, 300)}` };
+      result = await env.submit(task.functionName);
+      break;
+    }
+    case "ctf":
+      result = await env.submit(task.gold);
+      break;
+  }
+  const out: GoldCheckOutcome = { taskId: task.id, reward: result.reward };
+  if (result.reward < 1) out.reason = failureReason(result.breakdown, result);
+  return out;
+}
+
+/** Gold-checks a list of tasks with `concurrency` environments working in parallel. */
+export async function goldCheck(
+  tasks: Task[],
+  opts: EnvironmentOptions & { concurrency?: number; onTask?: (o: GoldCheckOutcome) => void } = {},
+): Promise<GoldCheckReport> {
+  const { createEnvironment } = await import("@/lib/env/index");
+  const outcomes: GoldCheckOutcome[] = new Array(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    if (next >= tasks.length) return;
+    const env = await createEnvironment(tasks[0]!.env, opts);
+    try {
+      while (next < tasks.length) {
+        const i = next++;
+        const task = tasks[i]!;
+        let o: GoldCheckOutcome;
+        try {
+          o = await goldCheckTask(env, task);
+        } catch (err) {
+          o = { taskId: task.id, reward: 0, reason: `error: ${(err as Error).message}` };
+        }
+        outcomes[i] = o;
+        opts.onTask?.(o);
+      }
+    } finally {
+      await env.close();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 1) }, worker));
+  const sum = outcomes.reduce((s, o) => s + o.reward, 0);
+  return {
+    tasks: outcomes.length,
+    perfect: outcomes.filter((o) => o.reward >= 1).length,
+    meanReward: outcomes.length ? Math.round((sum / outcomes.length) * 10_000) / 10_000 : 0,
+    failures: outcomes.filter((o) => o.reward < 1).map((o) => ({ taskId: o.taskId, reward: o.reward, reason: o.reason ?? "score below 1" })),
+  };
+}
+
+export default defineCommand({
+  name: "gold-check",
+  summary: "Submit each task's gold solution as the agent's answer and report how many score 1.0.",
+  usage: "gold-check --env <bash|sql|python|ctf> --dataset <name-or-path> [--backend local|docker] [--limit N] [--concurrency N] [--json]",
+  help: [
+    "  --env ENV          the environment (bash, sql, python, ctf)",
+    "  --dataset D        a dataset name (see `icstudio datasets`) or a task file path; default demo-<env>",
+    "  --backend B        sandbox backend: local, docker or auto (default auto)",
+    "  --sql-url URL      sql: a MySQL-compatible server (default: $IC_SQL_URL, else embedded SQLite)",
+    "  --limit N          only the first N tasks",
+    "  --concurrency N    episodes run in parallel (default 2)",
+    "  --json             print {tasks, perfect, meanReward, failures: [{taskId, reward, reason}]} only",
+  ].join("\n"),
+  options: {
+    env: { type: "string" },
+    dataset: { type: "string" },
+    backend: { type: "string" },
+    "sql-url": { type: "string" },
+    limit: { type: "string" },
+    concurrency: { type: "string" },
+    json: { type: "boolean" },
+  },
+  async run({ values }) {
+    const envParsed = envNameSchema.safeParse(values.env);
+    if (!envParsed.success) throw new BadInputError("--env must be one of bash, sql, python, ctf", "--env");
+    const env = envParsed.data;
+    const backend = (values.backend as string | undefined) ?? "auto";
+    if (!["local", "docker", "auto"].includes(backend)) throw new BadInputError("--backend must be local, docker or auto", "--backend");
+    const int = (name: string, v: unknown, dflt: number) => {
+      if (v === undefined) return dflt;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1) throw new BadInputError("must be a positive integer", `--${name}`);
+      return n;
+    };
+    const limit = int("limit", values.limit, Infinity);
+    const concurrency = int("concurrency", values.concurrency, 2);
+    const { loadDataset } = await import("@/lib/datasets/registry");
+    const dataset = (values.dataset as string | undefined) ?? `demo-${env}`;
+    let tasks = loadDataset(dataset);
+    if (tasks.length && tasks[0]!.env !== env) throw new BadInputError(`dataset ${dataset} holds ${tasks[0]!.env} tasks, not ${env}`, "--dataset");
+    if (Number.isFinite(limit)) tasks = tasks.slice(0, limit);
+    const bar = new ProgressBar(`gold-check ${env} ${dataset}`, tasks.length);
+    let perfect = 0;
+    const report = await goldCheck(tasks, {
+      backend: backend as EnvironmentOptions["backend"],
+      sqlUrl: (values["sql-url"] as string | undefined) ?? process.env.IC_SQL_URL,
+      concurrency,
+      onTask: (o) => {
+        if (o.reward >= 1) perfect++;
+        bar.tick(1, `perfect ${perfect}`);
+      },
+    });
+    if (values.json) {
+      printJson(report);
+    } else {
+      process.stdout.write(`tasks ${report.tasks}\nperfect ${report.perfect}\nmeanReward ${report.meanReward}\n`);
+      for (const f of report.failures) process.stdout.write(`failure ${f.taskId} reward ${f.reward}: ${f.reason}\n`);
+    }
+    if (report.failures.length) log(`${report.failures.length} task(s) below 1.0`);
+    return 0;
+  },
+});
