@@ -120,8 +120,8 @@ function contentText(content: unknown): string {
 
 const TASK_MARKER = /\[task:([^\]\s]+)\]/;
 
-/** Starts the server on 127.0.0.1 and a free port. */
-export async function startScriptedServer(initial: Script): Promise<ScriptedServer> {
+/** Starts the server on 127.0.0.1, on `port` or a free one. */
+export async function startScriptedServer(initial: Script, options: { port?: number } = {}): Promise<ScriptedServer> {
   let script = initial;
   let attempts = new Map<string, number>();
   const requests: ScriptedServer["requests"] = [];
@@ -262,7 +262,7 @@ export async function startScriptedServer(initial: Script): Promise<ScriptedServ
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
 

@@ -9,6 +9,9 @@ const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
   datasets: () => import("./commands/datasets"),
   play: () => import("./commands/play"),
   "gold-check": () => import("./commands/gold-check"),
+  eval: () => import("./commands/eval"),
+  models: () => import("./commands/models"),
+  "scripted-server": () => import("./commands/scripted-server"),
 };
 
 function mainHelp(): string {
