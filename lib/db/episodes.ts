@@ -1,0 +1,351 @@
+import "server-only";
+import { BadInputError, ConflictError, NotFoundError } from "@/lib/errors";
+import { withPrisma } from "./client";
+import { buildEpisodeWhere, type EpisodeFilters } from "./episode-filters";
+import type { Annotation, Episode, Turn } from "./generated/client";
+import { withWriteLock } from "./lock";
+import { withRaw } from "./sqlite";
+
+export type { Episode, Turn } from "./generated/client";
+export type { EpisodeFilters } from "./episode-filters";
+
+/** The fields a new live episode needs (played in the Studio, by a person or a model). */
+export interface NewEpisodeInput {
+  environment: string;
+  dataset: string;
+  taskId: string;
+  taskIndex?: number | null;
+  query: string;
+  gold?: string | null;
+  playerKind: "human" | "model" | "imported";
+  annotator?: string | null;
+  model?: string | null;
+  policy?: string | null;
+  turnLimit: number;
+  mode?: "play" | "baseline" | "eval" | "import";
+  feedback?: "none" | "reward";
+  backend?: string | null;
+  hardness?: string | null;
+  db?: string | null;
+  runId?: string | null;
+  studyId?: string | null;
+  /** Lineage when the episode continues another one from a given turn. */
+  parentEpisodeId?: string | null;
+  branchTurn?: number | null;
+}
+
+/** Creates a running episode. */
+export async function createEpisode(input: NewEpisodeInput): Promise<Episode> {
+  if (!Number.isInteger(input.turnLimit) || input.turnLimit < 1) throw new BadInputError("must be a positive integer", "turnLimit");
+  if ((input.parentEpisodeId == null) !== (input.branchTurn == null))
+    throw new BadInputError("a branched episode needs both parentEpisodeId and branchTurn", "parentEpisodeId");
+  return withPrisma((prisma) =>
+    prisma.episode.create({
+      data: {
+        environment: input.environment,
+        dataset: input.dataset,
+        taskId: input.taskId,
+        taskIndex: input.taskIndex ?? null,
+        query: input.query,
+        gold: input.gold ?? null,
+        playerKind: input.playerKind,
+        annotator: input.annotator ?? null,
+        model: input.model ?? null,
+        policy: input.policy ?? null,
+        turnLimit: input.turnLimit,
+        mode: input.mode ?? "play",
+        feedback: input.feedback ?? "reward",
+        backend: input.backend ?? null,
+        hardness: input.hardness ?? null,
+        db: input.db ?? null,
+        runId: input.runId ?? null,
+        studyId: input.studyId ?? null,
+        parentEpisodeId: input.parentEpisodeId ?? null,
+        branchTurn: input.branchTurn ?? null,
+        status: "running",
+      },
+    }),
+  );
+}
+
+/** One turn as the environment produced it. */
+export interface NewTurnInput {
+  index: number;
+  actor: "human" | "model";
+  action: string;
+  observation: string;
+  ok?: boolean | null;
+  reward?: number | null;
+  rawReply?: string | null;
+  thought?: string | null;
+  tokensIn?: number | null;
+  tokensOut?: number | null;
+  durationMs?: number | null;
+  costUsd?: number | null;
+  source?: string | null;
+  timedOut?: boolean;
+  aborted?: boolean;
+  startedAt?: Date | null;
+}
+
+/**
+ * Stores a turn and updates the episode's counters in one transaction. It resolves only once the
+ * transaction has committed, so a caller that awaits it before showing the observation loses at
+ * most the action in flight on a crash. Refuses (ConflictError) a turn for an episode that is not
+ * running, or a turn index already stored.
+ */
+export async function appendTurn({ episodeId, turn }: { episodeId: string; turn: NewTurnInput }): Promise<Turn> {
+  if (!Number.isInteger(turn.index) || turn.index < 0) throw new BadInputError("must be a non-negative integer", "turn.index");
+  const ok = turn.ok ?? null;
+  const startedAt = turn.startedAt ?? new Date();
+  return withWriteLock(() =>
+    withPrisma(async (prisma) => {
+      const current = await prisma.episode.findUnique({ where: { id: episodeId }, select: { status: true, turnCount: true, firstActionAt: true } });
+      if (!current) throw new NotFoundError(`episode ${episodeId}`);
+      if (current.status !== "running") throw new ConflictError(`episode ${episodeId} is ${current.status}, not running: it takes no more turns`);
+      try {
+        const [, created] = await prisma.$transaction([
+          prisma.episode.update({
+            where: { id: episodeId, status: "running" },
+            data: {
+              turnCount: { increment: 1 },
+              invalidCount: { increment: ok === false ? 1 : 0 },
+              checkedCount: { increment: ok === null ? 0 : 1 },
+              ...(current.firstActionAt ? {} : { firstActionAt: startedAt }),
+            },
+          }),
+          prisma.turn.create({
+            data: {
+              episodeId,
+              index: turn.index,
+              actor: turn.actor,
+              action: turn.action,
+              observation: turn.observation,
+              ok,
+              reward: turn.reward ?? null,
+              rawReply: turn.rawReply ?? null,
+              thought: turn.thought ?? null,
+              tokensIn: turn.tokensIn ?? null,
+              tokensOut: turn.tokensOut ?? null,
+              durationMs: turn.durationMs ?? null,
+              costUsd: turn.costUsd ?? null,
+              source: turn.source ?? null,
+              timedOut: turn.timedOut ?? false,
+              aborted: turn.aborted ?? false,
+              startedAt,
+            },
+          }),
+        ]);
+        return created;
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if (code === "P2002") throw new ConflictError(`episode ${episodeId} already has turn ${turn.index}`);
+        if (code === "P2025") throw new ConflictError(`episode ${episodeId} stopped running while the turn was stored`);
+        throw err;
+      }
+    }),
+  );
+}
+
+/** How an episode ended. */
+export type EpisodeOutcome =
+  | { status: "submitted"; reward: number; breakdown?: unknown; success?: boolean; goldObservation?: string | null; agentObservation?: string | null }
+  | { status: "abandoned"; reason?: string | null }
+  | { status: "error"; reason: string };
+
+/**
+ * Ends a running (or interrupted) episode: status, reward and breakdown, success (reward 1.0
+ * reached unless given), the turn at which it was solved, end time and duration.
+ */
+export async function finishEpisode({ episodeId, outcome }: { episodeId: string; outcome: EpisodeOutcome }): Promise<Episode> {
+  return withWriteLock(() =>
+    withPrisma(async (prisma) => {
+      const ep = await prisma.episode.findUnique({ where: { id: episodeId }, select: { status: true, startedAt: true, turnCount: true } });
+      if (!ep) throw new NotFoundError(`episode ${episodeId}`);
+      if (ep.status !== "running" && ep.status !== "interrupted") throw new ConflictError(`episode ${episodeId} already ended (${ep.status})`);
+      const endedAt = new Date();
+      const base = { endedAt, durationMs: endedAt.getTime() - ep.startedAt.getTime(), status: outcome.status };
+      let data;
+      if (outcome.status === "submitted") {
+        if (!(outcome.reward >= 0 && outcome.reward <= 1)) throw new BadInputError("must be within [0, 1]", "reward");
+        const success = outcome.success ?? outcome.reward >= 1;
+        data = {
+          ...base,
+          reward: outcome.reward,
+          breakdown: outcome.breakdown === undefined ? null : JSON.stringify(outcome.breakdown),
+          success,
+          solvedAtTurn: success ? Math.max(1, ep.turnCount) : null,
+          goldObservation: outcome.goldObservation ?? null,
+          agentObservation: outcome.agentObservation ?? null,
+        };
+      } else {
+        data = { ...base, errorReason: outcome.status === "error" ? outcome.reason : (outcome.reason ?? null) };
+      }
+      return prisma.episode.update({ where: { id: episodeId }, data });
+    }),
+  );
+}
+
+/** An episode with its turns (in order) and its annotations. */
+export type EpisodeWithTurns = Episode & { turns: Turn[]; annotations: Annotation[] };
+
+/** One episode with its turns and annotations, or null. */
+export async function getEpisodeById({ id }: { id: string }): Promise<EpisodeWithTurns | null> {
+  return withPrisma((prisma) =>
+    prisma.episode.findUnique({
+      where: { id },
+      include: { turns: { orderBy: { index: "asc" } }, annotations: { orderBy: { createdAt: "asc" } } },
+    }),
+  );
+}
+
+/** Every episode of one task, newest first (the task page and the compare view). */
+export async function listEpisodesByTask({ environment, dataset, taskId }: { environment: string; dataset: string; taskId: string }): Promise<Episode[]> {
+  return withPrisma((prisma) => prisma.episode.findMany({ where: { environment, dataset, taskId }, orderBy: { startedAt: "desc" } }));
+}
+
+/** Episodes branched from one episode. */
+export async function listEpisodesByParent({ parentEpisodeId }: { parentEpisodeId: string }): Promise<Episode[]> {
+  return withPrisma((prisma) => prisma.episode.findMany({ where: { parentEpisodeId }, orderBy: { startedAt: "asc" } }));
+}
+
+/**
+ * At start-up: every episode still marked running was cut off by a crash or a stop. Marks them
+ * interrupted (they keep every stored turn and can be resumed). Returns how many.
+ */
+export async function markInterruptedEpisodes(): Promise<number> {
+  return withWriteLock(() =>
+    withPrisma(async (prisma) => (await prisma.episode.updateMany({ where: { status: "running" }, data: { status: "interrupted" } })).count),
+  );
+}
+
+/** Marks an interrupted episode running again; returns it with its turns so play can go on. */
+export async function resumeEpisode({ id }: { id: string }): Promise<EpisodeWithTurns> {
+  await withWriteLock(() =>
+    withPrisma(async (prisma) => {
+      const r = await prisma.episode.updateMany({ where: { id, status: "interrupted" }, data: { status: "running" } });
+      if (r.count === 0) {
+        const ep = await prisma.episode.findUnique({ where: { id }, select: { status: true } });
+        if (!ep) throw new NotFoundError(`episode ${id}`);
+        throw new ConflictError(`episode ${id} is ${ep.status}: only an interrupted episode can be resumed`);
+      }
+    }),
+  );
+  return (await getEpisodeById({ id }))!;
+}
+
+/** Deletes an episode with its turns and annotations. */
+export async function deleteEpisodeById({ id }: { id: string }): Promise<void> {
+  await withWriteLock(() =>
+    withPrisma(async (prisma) => {
+      const r = await prisma.episode.deleteMany({ where: { id } });
+      if (r.count === 0) throw new NotFoundError(`episode ${id}`);
+    }),
+  );
+}
+
+/** The columns the episode list can sort on. */
+export const EPISODE_SORT_KEYS = [
+  "startedAt",
+  "endedAt",
+  "reward",
+  "success",
+  "turnCount",
+  "invalidCount",
+  "durationMs",
+  "taskId",
+  "taskIndex",
+  "environment",
+  "dataset",
+  "model",
+  "policy",
+  "annotator",
+  "status",
+  "hardness",
+] as const;
+export type EpisodeSortKey = (typeof EPISODE_SORT_KEYS)[number];
+
+/** One row of the episode list: what the table shows, without the heavy text fields. */
+export interface EpisodeListRow {
+  id: string;
+  environment: string;
+  dataset: string;
+  taskId: string;
+  taskIndex: number | null;
+  query: string;
+  playerKind: string;
+  annotator: string | null;
+  model: string | null;
+  policy: string | null;
+  status: string;
+  reward: number | null;
+  success: boolean;
+  turnCount: number;
+  invalidCount: number;
+  turnLimit: number;
+  durationMs: number | null;
+  hardness: string | null;
+  tags: string[];
+  startedAt: Date;
+  parentEpisodeId: string | null;
+  runId: string | null;
+}
+
+export interface ListEpisodesInput {
+  filters?: EpisodeFilters;
+  sort?: { key: EpisodeSortKey; dir?: "asc" | "desc" };
+  /** 1-based. */
+  page?: number;
+  pageSize?: number;
+  /** Full-text search (also accepted inside filters). */
+  search?: string;
+}
+
+export interface EpisodePage {
+  rows: EpisodeListRow[];
+  total: number;
+  page: number;
+  pageSize: number;
+}
+
+/** Largest page the list serves. */
+export const MAX_PAGE_SIZE = 500;
+
+/**
+ * One page of the episode list, filtered, searched (FTS5 over query, actions and observations)
+ * and sorted on the server, with the total count of matching episodes.
+ */
+export async function listEpisodes(input: ListEpisodesInput = {}): Promise<EpisodePage> {
+  const page = input.page ?? 1;
+  const pageSize = input.pageSize ?? 50;
+  if (!Number.isInteger(page) || page < 1) throw new BadInputError("must be a positive integer", "page");
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) throw new BadInputError(`must be 1..${MAX_PAGE_SIZE}`, "pageSize");
+  const key = input.sort?.key ?? "startedAt";
+  if (!EPISODE_SORT_KEYS.includes(key)) throw new BadInputError(`unknown sort key; one of ${EPISODE_SORT_KEYS.join(", ")}`, "sort");
+  const dir = input.sort?.dir === "asc" ? "ASC" : "DESC";
+  const { sql: where, params } = buildEpisodeWhere({ ...input.filters, ...(input.search !== undefined ? { search: input.search } : {}) });
+  return withRaw((db) => {
+    const total = (db.prepare(`SELECT COUNT(*) AS n FROM "Episode" e ${where}`).get(params) as { n: number }).n;
+    const rows = db
+      .prepare(
+        `SELECT e."id", e."environment", e."dataset", e."taskId", e."taskIndex", e."query", e."playerKind", e."annotator", e."model",
+                e."policy", e."status", e."reward", e."success", e."turnCount", e."invalidCount", e."turnLimit", e."durationMs",
+                e."hardness", e."tags", e."startedAt", e."parentEpisodeId", e."runId"
+         FROM "Episode" e ${where}
+         ORDER BY e."${key}" ${dir} NULLS LAST, e."id" ${dir}
+         LIMIT @limit OFFSET @offset`,
+      )
+      .all({ ...params, limit: pageSize, offset: (page - 1) * pageSize }) as Array<Record<string, unknown>>;
+    return {
+      total,
+      page,
+      pageSize,
+      rows: rows.map((r) => ({
+        ...(r as unknown as EpisodeListRow),
+        success: r.success === 1,
+        tags: r.tags ? String(r.tags).split(" ").filter(Boolean) : [],
+        startedAt: new Date(Number(r.startedAt)),
+      })),
+    };
+  });
+}

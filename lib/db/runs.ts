@@ -1,0 +1,63 @@
+import "server-only";
+import { ConflictError, NotFoundError } from "@/lib/errors";
+import { withPrisma } from "./client";
+import type { Run } from "./generated/client";
+import { withWriteLock } from "./lock";
+
+export type { Run } from "./generated/client";
+
+/** Creates a pending batch run; its name must be unique. */
+export async function createRun({ name, config, total = 0 }: { name: string; config: unknown; total?: number }): Promise<Run> {
+  return withPrisma(async (prisma) => {
+    try {
+      return await prisma.run.create({ data: { name, config: JSON.stringify(config), total } });
+    } catch (err) {
+      if ((err as { code?: string }).code === "P2002") throw new ConflictError(`a run named ${JSON.stringify(name)} already exists`);
+      throw err;
+    }
+  });
+}
+
+export async function getRunById({ id }: { id: string }): Promise<Run | null> {
+  return withPrisma((prisma) => prisma.run.findUnique({ where: { id } }));
+}
+
+export async function getRunByName({ name }: { name: string }): Promise<Run | null> {
+  return withPrisma((prisma) => prisma.run.findUnique({ where: { name } }));
+}
+
+/** Runs, newest first. */
+export async function listRuns({ limit = 100 }: { limit?: number } = {}): Promise<Run[]> {
+  return withPrisma((prisma) => prisma.run.findMany({ orderBy: { createdAt: "desc" }, take: limit }));
+}
+
+/** Sets a run's status (pending, running, done, failed, cancelled), stamping start and end times. */
+export async function updateRunStatus({ id, status }: { id: string; status: "pending" | "running" | "done" | "failed" | "cancelled" }): Promise<Run> {
+  return withPrisma(async (prisma) => {
+    try {
+      return await prisma.run.update({
+        where: { id },
+        data: {
+          status,
+          ...(status === "running" ? { startedAt: new Date() } : {}),
+          ...(["done", "failed", "cancelled"].includes(status) ? { endedAt: new Date() } : {}),
+        },
+      });
+    } catch (err) {
+      if ((err as { code?: string }).code === "P2025") throw new NotFoundError(`run ${id}`);
+      throw err;
+    }
+  });
+}
+
+/** Adds one finished episode to a run's counts. */
+export async function recordRunEpisode({ id, solved, errored }: { id: string; solved: boolean; errored: boolean }): Promise<Run> {
+  return withWriteLock(() =>
+    withPrisma((prisma) =>
+      prisma.run.update({
+        where: { id },
+        data: { done: { increment: 1 }, solved: { increment: solved ? 1 : 0 }, errors: { increment: errored ? 1 : 0 } },
+      }),
+    ),
+  );
+}

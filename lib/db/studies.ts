@@ -1,0 +1,26 @@
+import "server-only";
+import { ConflictError } from "@/lib/errors";
+import { withPrisma } from "./client";
+import type { Study } from "./generated/client";
+
+export type { Study } from "./generated/client";
+
+/** Creates a human baseline study (its task list and conditions live in `config`). */
+export async function createStudy({ name, config }: { name: string; config: unknown }): Promise<Study> {
+  return withPrisma(async (prisma) => {
+    try {
+      return await prisma.study.create({ data: { name, config: JSON.stringify(config) } });
+    } catch (err) {
+      if ((err as { code?: string }).code === "P2002") throw new ConflictError(`a study named ${JSON.stringify(name)} already exists`);
+      throw err;
+    }
+  });
+}
+
+export async function getStudyById({ id }: { id: string }): Promise<Study | null> {
+  return withPrisma((prisma) => prisma.study.findUnique({ where: { id } }));
+}
+
+export async function listStudies(): Promise<Study[]> {
+  return withPrisma((prisma) => prisma.study.findMany({ orderBy: { createdAt: "desc" } }));
+}
