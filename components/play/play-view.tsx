@@ -35,6 +35,7 @@ export function PlayView(props: PlayViewProps) {
   const termRef = useRef<TerminalApi | null>(null);
   const streamed = useRef("");
   const [submitArg, setSubmitArg] = useState("");
+  const skipping = useRef(false);
 
   useEffect(() => {
     setAnnotator(window.localStorage.getItem(ANNOTATOR_KEY));
@@ -90,6 +91,9 @@ export function PlayView(props: PlayViewProps) {
   });
 
   const live = ep.episode?.status === "running" && !ep.fatal;
+  useEffect(() => {
+    if (skipping.current && ep.episode?.status === "abandoned" && props.nextHref) window.location.assign(props.nextHref);
+  }, [ep.episode?.status, props.nextHref]);
   // Submits are stored as the last turn; the count shows actions only.
   const turnsTaken = ep.turns.filter((t) => parseSubmitAction(t.action) === null).length;
 
@@ -164,6 +168,20 @@ export function PlayView(props: PlayViewProps) {
           <Button onClick={() => ep.abandon(window.prompt("Why abandon (optional)?") ?? undefined)} disabled={!live}>
             Abandon
           </Button>
+          {props.studyId && (
+            <Button
+              data-testid="skip"
+              onClick={() => {
+                const reason = window.prompt("Why skip this task?");
+                if (reason === null) return;
+                skipping.current = true;
+                ep.abandon(`skip: ${reason || "no reason given"}`);
+              }}
+              disabled={!live}
+            >
+              Skip
+            </Button>
+          )}
           {props.nextHref && (
             <a href={props.nextHref} className="rounded border border-zinc-700 px-2 py-0.5 text-xs hover:bg-zinc-800" data-testid="next">
               Next task →

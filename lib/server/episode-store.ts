@@ -44,6 +44,12 @@ export interface NewEpisode {
   dataset: string;
   taskId: string;
   taskIndex: number;
+  query: string;
+  /** The gold solution as text (stored for the viewer; never sent before submit). */
+  gold: string;
+  hardness: string | null;
+  /** SQL database or bash file system. */
+  db: string | null;
   mode: "play" | "baseline";
   feedback: "none" | "reward";
   turnLimit: number;

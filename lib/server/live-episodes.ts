@@ -138,6 +138,10 @@ export class LiveEpisodeManager {
         dataset: task.dataset,
         taskId: task.id,
         taskIndex: task.index,
+        query: task.query,
+        gold: this.deps.goldText(task),
+        hardness: task.env === "sql" ? (task.hardness ?? null) : null,
+        db: task.env === "sql" ? task.db : task.env === "bash" ? task.fs : null,
         mode: msg.mode,
         feedback: msg.feedback,
         turnLimit: msg.turnLimit,
@@ -352,7 +356,7 @@ export class LiveEpisodeManager {
     ep.status = "submitted";
     ep.submitted = {
       reward: result.reward,
-      breakdown: result.breakdown as SubmittedPayload["breakdown"],
+      breakdown: result.breakdown as unknown as SubmittedPayload["breakdown"],
       gold: this.deps.goldText(ep.task),
       goldObservation: result.goldObservation,
       agentObservation: result.agentObservation,
@@ -482,7 +486,7 @@ export class LiveEpisodeManager {
     if (stored.reward === null || !stored.breakdown) return undefined;
     return {
       reward: stored.reward,
-      breakdown: stored.breakdown as SubmittedPayload["breakdown"],
+      breakdown: stored.breakdown as unknown as SubmittedPayload["breakdown"],
       gold: this.deps.goldText(task),
       goldObservation: stored.goldObservation ?? "",
       agentObservation: stored.agentObservation ?? "",

@@ -1,7 +1,7 @@
 import "server-only";
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { DATASETS_DIR } from "@/lib/datasets/paths";
+import { ensureFileSystem } from "@/lib/datasets/bash-fs";
 import { findTask, getTask, listDatasets, loadDataset } from "@/lib/datasets/registry";
 import type { DatasetInfo, EnvName, Task } from "@/lib/datasets/types";
 import { BadInputError } from "@/lib/errors";
@@ -20,11 +20,15 @@ export function resolveTask(env: EnvName, ref: string): Task {
 const TREE_MAX_ENTRIES = 300;
 const TREE_MAX_DEPTH = 4;
 
-/** Where a bash task's file system lives on the host, if the project ships it. */
-export function bashFsDir(fs: string): string | null {
-  const candidates = [path.join(DATASETS_DIR, "bash", fs), path.join(DATASETS_DIR, "bash", fs, "testbed")];
-  for (const c of candidates.reverse()) if (existsSync(c)) return c;
-  return null;
+/** The host directory of a bash task's working tree (/testbed in the sandbox), built on first use. */
+export async function bashTreeDir(fs: string): Promise<string | null> {
+  try {
+    const root = await ensureFileSystem(fs);
+    const testbed = path.join(root, "testbed");
+    return existsSync(testbed) ? testbed : root;
+  } catch {
+    return null;
+  }
 }
 
 /** A listing of a directory (relative paths, directories ending in "/"), bounded in depth and size. */
@@ -39,6 +43,7 @@ export function listTree(root: string): string[] {
       return;
     }
     for (const e of entries) {
+      if (e.name === ".git") continue;
       if (out.length >= TREE_MAX_ENTRIES) {
         out.push("…");
         return;
@@ -58,14 +63,14 @@ export function listTree(root: string): string[] {
  * What a player may see of a task. Never the gold solution; for python never the hidden tests
  * (only the name of the function they call).
  */
-export function publicTask(task: Task): PublicTask {
+export async function publicTask(task: Task): Promise<PublicTask> {
   const base = { env: task.env, dataset: task.dataset, id: task.id, index: task.index, ref: formatTaskRef(task.dataset, task.id), query: task.query };
   switch (task.env) {
     case "sql":
       return { ...base, db: task.db, hardness: task.hardness, tables: task.tables };
     case "bash": {
-      const dir = bashFsDir(task.fs);
-      return { ...base, fs: task.fs, tree: dir ? listTree(dir) : undefined };
+      const dir = await bashTreeDir(task.fs);
+      return { ...base, fs: task.fs, tree: dir ? listTree(dir).map((p) => `testbed/${p}`) : undefined };
     }
     case "python":
       return { ...base, functionName: task.functionName ?? functionNameFromTests(task.tests) };

@@ -1,0 +1,6 @@
+import { z } from "zod";
+import { newStudySchema } from "@/lib/server/studies";
+
+/** POST /api/studies body: a study's name, dataset, task selection and conditions. */
+export const createStudyBodySchema = newStudySchema;
+export type CreateStudyBody = z.infer<typeof createStudyBodySchema>;

@@ -1,0 +1,114 @@
+import "server-only";
+import { z } from "zod";
+import { listEpisodes } from "@/lib/db/episodes";
+import { createStudy, getStudyById, listStudies, type Study } from "@/lib/db/studies";
+import { loadDataset } from "@/lib/datasets/registry";
+import { envNameSchema } from "@/lib/datasets/types";
+import { BadInputError, NotFoundError } from "@/lib/errors";
+import { DEFAULT_TURN_LIMIT } from "@/lib/ws/protocol";
+import { playUrl } from "@/lib/ws/task-ref";
+import { mulberry32 } from "./tasks";
+
+/** How a study picks its tasks: a slice of a dataset, or a seeded random sample of it. */
+export const studySelectionSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("slice"), from: z.number().int().min(0).default(0), count: z.number().int().min(1).max(2000) }),
+  z.object({ kind: z.literal("random"), count: z.number().int().min(1).max(2000), seed: z.number().int() }),
+]);
+
+/** What the Study row's `config` JSON holds. */
+export const studyConfigSchema = z.object({
+  env: envNameSchema,
+  dataset: z.string().min(1),
+  selection: studySelectionSchema,
+  feedback: z.enum(["none", "reward"]).default("none"),
+  turnLimit: z.number().int().min(1).max(100).default(DEFAULT_TURN_LIMIT),
+  /** Task ids in the order annotators work them. */
+  tasks: z.array(z.string().min(1)).min(1),
+});
+export type StudyConfig = z.infer<typeof studyConfigSchema>;
+
+export const newStudySchema = studyConfigSchema.omit({ tasks: true }).extend({ name: z.string().trim().min(1).max(200) });
+export type NewStudy = z.input<typeof newStudySchema>;
+
+/** Picks the study's tasks from its dataset. */
+export function selectStudyTasks(dataset: string, env: string, selection: z.infer<typeof studySelectionSchema>): string[] {
+  const tasks = loadDataset(dataset);
+  if (tasks.length && tasks[0].env !== env) throw new BadInputError(`dataset ${dataset} holds ${tasks[0].env} tasks, not ${env}`, "dataset");
+  if (selection.kind === "slice") {
+    const ids = tasks.slice(selection.from, selection.from + selection.count).map((t) => t.id);
+    if (!ids.length) throw new BadInputError(`the slice starts past the end of ${dataset} (${tasks.length} tasks)`, "selection.from");
+    return ids;
+  }
+  // Seeded Fisher-Yates, then the first `count`.
+  const rnd = mulberry32(selection.seed);
+  const ids = tasks.map((t) => t.id);
+  for (let i = ids.length - 1; i > 0; i--) {
+    const j = Math.floor(rnd() * (i + 1));
+    [ids[i], ids[j]] = [ids[j], ids[i]];
+  }
+  return ids.slice(0, selection.count);
+}
+
+/** Creates a study with its task list fixed at creation. */
+export async function createStudyFromSelection(input: NewStudy): Promise<Study> {
+  const parsed = newStudySchema.parse(input);
+  const tasks = selectStudyTasks(parsed.dataset, parsed.env, parsed.selection);
+  const { name, ...rest } = parsed;
+  return createStudy({ name, config: { ...rest, tasks } satisfies StudyConfig });
+}
+
+export interface StudyView {
+  id: string;
+  name: string;
+  config: StudyConfig;
+  createdAt: Date;
+}
+
+function view(s: Study): StudyView {
+  const config = studyConfigSchema.parse(JSON.parse(s.config));
+  return { id: s.id, name: s.name, config, createdAt: s.createdAt };
+}
+
+export async function getStudy(id: string): Promise<StudyView | null> {
+  const s = await getStudyById({ id });
+  return s ? view(s) : null;
+}
+
+export async function listStudyViews(): Promise<StudyView[]> {
+  return (await listStudies()).map(view);
+}
+
+/** Conditions and size of a study, for a task page played within it. */
+export async function getStudyProgress(id: string, position: number) {
+  const s = await getStudy(id);
+  if (!s) return null;
+  return {
+    name: s.name,
+    total: s.config.tasks.length,
+    feedback: s.config.feedback,
+    turnLimit: s.config.turnLimit,
+    position,
+    nextHref: `/play/study/${encodeURIComponent(id)}`,
+  };
+}
+
+/**
+ * Where an annotator goes next in a study: the first task (in study order) without a finished
+ * episode (submitted, or abandoned = skipped) by that annotator. `href` is null when all are done.
+ */
+export async function nextStudyTask(id: string, annotator: string): Promise<{ position: number; total: number; done: number; href: string | null }> {
+  const s = await getStudy(id);
+  if (!s) throw new NotFoundError(`study ${id}`);
+  const finished = new Set<string>();
+  for (let page = 1; ; page++) {
+    const res = await listEpisodes({ filters: { studyId: id, annotator, status: ["submitted", "abandoned"] }, page, pageSize: 500 });
+    for (const r of res.rows) finished.add(r.taskId);
+    if (page * res.pageSize >= res.total) break;
+  }
+  const tasks = s.config.tasks;
+  const position = tasks.findIndex((t) => !finished.has(t));
+  const done = tasks.filter((t) => finished.has(t)).length;
+  if (position < 0) return { position: tasks.length, total: tasks.length, done, href: null };
+  const q = new URLSearchParams({ study: id, i: String(position) });
+  return { position, total: tasks.length, done, href: `${playUrl(s.config.env, s.config.dataset, tasks[position])}?${q}` };
+}
