@@ -1,0 +1,406 @@
+/**
+ * The in-sandbox agent (Python 3, run as PID 1 of every sandbox by both backends): starts commands,
+ * streams their output, kills them, reads and writes files; JSON lines on stdin/stdout.
+ * Kept as a string so it ships with the server bundle; `agent-client.ts` is its other half.
+ */
+export const AGENT_SOURCE = String.raw`# The in-sandbox agent: one long-lived process per sandbox (PID 1 of its PID namespace) that
+# starts commands, streams their output, kills them and reads/writes files, driven by JSON lines
+# on stdin and answering with JSON lines on stdout. Both backends run it, so exec() costs a
+# fork+exec instead of a bwrap start or a docker exec.
+#
+# Host -> agent: {"op": ..., "id": n, ...}; agent -> host: {"ev": ..., "id": n, ...}.
+# Binary data travels base64-encoded in "d".
+import base64, ctypes, errno, io, json, os, resource, selectors, signal, sys, tarfile
+
+OUT = sys.stdout.buffer
+IN_FD = sys.stdin.fileno()
+
+# Not dumpable: code in the sandbox (same uid) can neither ptrace the agent nor open
+# /proc/1/fd/* to forge protocol messages.
+try:
+    ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+except Exception:
+    pass
+
+
+def send(msg):
+    OUT.write(json.dumps(msg, separators=(",", ":")).encode() + b"\n")
+    OUT.flush()
+
+
+def b64(data):
+    return base64.b64encode(data).decode("ascii")
+
+
+sel = selectors.DefaultSelector()
+tasks = {}  # id -> Task
+by_pid = {}  # pid -> Task
+
+
+class Task:
+    def __init__(self, tid, pid, fin, fout, ferr, cap):
+        self.id, self.pid, self.cap = tid, pid, cap
+        self.fin, self.fout, self.ferr = fin, fout, ferr
+        self.sent = 0
+        self.trunc = False
+        self.status = None  # (code, sig) once reaped
+        self.pending = b""  # stdin bytes not written yet
+        self.close_in = False
+
+    def emit(self, stream, data):
+        if self.cap is not None:
+            room = self.cap - self.sent
+            if room <= 0:
+                self.trunc = True
+                return
+            if len(data) > room:
+                data, self.trunc = data[:room], True
+        self.sent += len(data)
+        send({"ev": "out", "id": self.id, "s": stream, "d": b64(data)})
+
+
+def set_nonblock(fd):
+    os.set_blocking(fd, False)
+
+
+RLIMITS = (("as", resource.RLIMIT_AS), ("fsize", resource.RLIMIT_FSIZE), ("nproc", resource.RLIMIT_NPROC))
+RESET_SIGNALS = (signal.SIGPIPE, signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGHUP, signal.SIGQUIT)
+
+
+def set_oom(value):
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write(value)
+    except OSError:
+        pass
+
+
+def spawn_child(msg, fin_r, out_w, err_w):
+    # posix_spawn (vfork) is several times cheaper than fork here. What it cannot set for the
+    # child (working directory, limits, OOM score) the agent sets on itself around the call and
+    # restores: the child inherits them. Limits are soft (the cgroup / container is the hard cap).
+    lim = msg.get("limits") or {}
+    saved = []
+    cwd = os.getcwd()
+    set_oom("1000")  # the OOM killer takes sandboxed code first, never the agent
+    try:
+        for name, res in RLIMITS:
+            if lim.get(name):
+                old = resource.getrlimit(res)
+                saved.append((res, old))
+                hard = old[1]
+                resource.setrlimit(res, (lim[name] if hard == resource.RLIM_INFINITY else min(lim[name], hard), hard))
+        os.chdir(msg.get("cwd") or "/")
+        return os.posix_spawnp(
+            msg["argv"][0], msg["argv"], msg.get("env") or {},
+            file_actions=[(os.POSIX_SPAWN_DUP2, fin_r, 0), (os.POSIX_SPAWN_DUP2, out_w, 1), (os.POSIX_SPAWN_DUP2, err_w, 2)],
+            setsid=True, setsigmask=(), setsigdef=RESET_SIGNALS,
+        )
+    finally:
+        os.chdir(cwd)
+        for res, old in saved:
+            resource.setrlimit(res, old)
+        set_oom("0")
+
+
+def start(msg):
+    tid = msg["id"]
+    fin_r, fin_w = os.pipe()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    failure = None
+    try:
+        pid = spawn_child(msg, fin_r, out_w, err_w)
+    except OSError as e:
+        pid, failure = None, e
+    for fd in (fin_r, out_w, err_w):
+        os.close(fd)
+    if pid is None:
+        for fd in (fin_w, out_r, err_r):
+            os.close(fd)
+        if isinstance(failure, (FileNotFoundError, PermissionError, NotADirectoryError)):
+            # what a shell would say: the command or its directory is missing
+            send({"ev": "started", "id": tid})
+            send({"ev": "out", "id": tid, "s": 2, "d": b64(("%s: %s\n" % (failure.filename or msg["argv"][0], failure.strerror)).encode())})
+            send({"ev": "exit", "id": tid, "code": 127 if isinstance(failure, FileNotFoundError) else 126, "sig": None, "trunc": False})
+            return
+        raise failure
+    for fd in (fin_w, out_r, err_r):
+        set_nonblock(fd)
+    t = Task(tid, pid, fin_w, out_r, err_r, msg.get("cap"))
+    tasks[tid] = t
+    by_pid[pid] = t
+    sel.register(out_r, selectors.EVENT_READ, ("out", t, 1))
+    sel.register(err_r, selectors.EVENT_READ, ("out", t, 2))
+    send({"ev": "started", "id": tid})
+    if msg.get("input"):
+        t.pending = base64.b64decode(msg["input"])
+    if not msg.get("keep"):
+        t.close_in = True
+    flush_stdin(t)
+
+
+def flush_stdin(t):
+    if t.fin is None:
+        return
+    try:
+        while t.pending:
+            n = os.write(t.fin, t.pending)
+            t.pending = t.pending[n:]
+    except BlockingIOError:
+        pass
+    except OSError:  # the reader is gone (EPIPE): drop what is left
+        t.pending = b""
+    want = bool(t.pending)
+    key = sel.get_map().get(t.fin)
+    if want and key is None:
+        sel.register(t.fin, selectors.EVENT_WRITE, ("in", t, 0))
+    elif not want and key is not None:
+        sel.unregister(t.fin)
+    if not t.pending and t.close_in:
+        os.close(t.fin)
+        t.fin = None
+
+
+def read_stream(t, stream, fd):
+    try:
+        data = os.read(fd, 65536)
+    except BlockingIOError:
+        return
+    except OSError:
+        data = b""
+    if data:
+        t.emit(stream, data)
+    else:
+        sel.unregister(fd)
+        os.close(fd)
+        if stream == 1:
+            t.fout = None
+        else:
+            t.ferr = None
+        maybe_finish(t)
+
+
+def drain(t):
+    # The process is gone: take what it left in the pipes, then stop listening (a background
+    # child that still holds the pipe does not keep the call open).
+    for stream in (1, 2):
+        fd = t.fout if stream == 1 else t.ferr
+        if fd is None:
+            continue
+        while True:
+            try:
+                data = os.read(fd, 65536)
+            except (BlockingIOError, OSError):
+                break
+            if not data:
+                break
+            t.emit(stream, data)
+        sel.unregister(fd)
+        os.close(fd)
+    t.fout = t.ferr = None
+
+
+def maybe_finish(t):
+    if t.status is None or tasks.get(t.id) is not t:
+        return
+    drain(t)
+    if t.fin is not None:
+        if sel.get_map().get(t.fin) is not None:
+            sel.unregister(t.fin)
+        os.close(t.fin)
+        t.fin = None
+    del tasks[t.id]
+    code, sig = t.status
+    send({"ev": "exit", "id": t.id, "code": code, "sig": sig, "trunc": t.trunc})
+
+
+def reap():
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        t = by_pid.pop(pid, None)
+        if t is None:
+            continue  # an orphan re-parented to us (we are PID 1): just reaped
+        if os.WIFSIGNALED(status):
+            t.status = (None, os.WTERMSIG(status))
+        else:
+            t.status = (os.WEXITSTATUS(status), None)
+        maybe_finish(t)
+
+
+def proc_pids():
+    out = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            out.append(int(name))
+    return out
+
+
+def ppid_of(pid):
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            stat = f.read()
+        return int(stat[stat.rindex(b")") + 2:].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def descendants(root):
+    children = {}
+    for pid in proc_pids():
+        pp = ppid_of(pid)
+        if pp is not None:
+            children.setdefault(pp, []).append(pid)
+    out, todo = [], [root]
+    while todo:
+        p = todo.pop()
+        for c in children.get(p, []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def kill_task(t, sig):
+    # Freeze the tree first so a fork bomb cannot outrun the kill, then kill it.
+    for _ in range(3):
+        targets = [t.pid] + descendants(t.pid)
+        for s in ((signal.SIGSTOP, sig) if sig == signal.SIGKILL else (sig,)):
+            try:
+                os.killpg(t.pid, s)
+            except OSError:
+                pass
+            for p in targets:
+                try:
+                    os.kill(p, s)
+                except OSError:
+                    pass
+        if sig != signal.SIGKILL:
+            return
+
+
+def kill_strays(keep_ids):
+    me = os.getpid()
+    keep = {me, 1}
+    for tid in keep_ids:
+        t = tasks.get(tid)
+        if t is not None:
+            keep.add(t.pid)
+    for _ in range(50):
+        victims = [p for p in proc_pids() if p not in keep]
+        if not victims:
+            return
+        for s in (signal.SIGSTOP, signal.SIGKILL):
+            for p in victims:
+                try:
+                    os.kill(p, s)
+                except OSError:
+                    pass
+        reap()
+
+
+def file_op(msg):
+    op, path = msg["op"], msg["path"]
+    try:
+        if op == "read":
+            with open(path, "rb") as f:
+                return {"d": b64(f.read())}
+        if op == "write_file":
+            parent = os.path.dirname(path)
+            if parent:
+                os.makedirs(parent, exist_ok=True)
+            with open(path, "wb") as f:
+                f.write(base64.b64decode(msg["d"]))
+            return {}
+        if op == "untar":
+            os.makedirs(path, exist_ok=True)
+            with tarfile.open(fileobj=io.BytesIO(base64.b64decode(msg["d"]))) as tf:
+                tf.extractall(path, numeric_owner=True)
+            return {}
+    except OSError as e:
+        return {"err": errno.errorcode.get(e.errno, "EIO"), "msg": "%s: %s" % (path, e.strerror)}
+    except Exception as e:
+        return {"err": "EIO", "msg": "%s: %s" % (path, e)}
+
+
+def handle(msg):
+    op, tid = msg.get("op"), msg.get("id")
+    if op == "run":
+        try:
+            start(msg)
+        except OSError as e:
+            send({"ev": "err", "id": tid, "err": "ESPAWN", "msg": str(e)})
+    elif op == "write":
+        t = tasks.get(tid)
+        if t is not None and t.fin is not None:
+            t.pending += base64.b64decode(msg["d"])
+            flush_stdin(t)
+    elif op == "eof":
+        t = tasks.get(tid)
+        if t is not None and t.fin is not None:
+            t.close_in = True
+            flush_stdin(t)
+    elif op == "kill":
+        t = tasks.get(tid)
+        if t is not None and t.status is None:
+            kill_task(t, msg.get("sig") or signal.SIGKILL)
+    elif op == "strays":
+        kill_strays(msg.get("keep") or [])
+        send({"ev": "ok", "id": tid})
+    elif op in ("read", "write_file", "untar"):
+        res = file_op(msg)
+        res.update({"ev": "err" if "err" in res else "ok", "id": tid})
+        send(res)
+    elif op == "ping":
+        send({"ev": "ok", "id": tid})
+
+
+def main():
+    rfd, wfd = os.pipe()
+    set_nonblock(rfd)
+    set_nonblock(wfd)
+    signal.set_wakeup_fd(wfd)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    set_nonblock(IN_FD)
+    sel.register(IN_FD, selectors.EVENT_READ, ("ctl", None, 0))
+    sel.register(rfd, selectors.EVENT_READ, ("sig", None, 0))
+    buf = b""
+    send({"ev": "ready", "pid": os.getpid()})
+    while True:
+        for key, mask in sel.select():
+            kind, t, stream = key.data
+            if kind == "ctl":
+                try:
+                    data = os.read(IN_FD, 1 << 20)
+                except BlockingIOError:
+                    continue
+                if not data:
+                    return  # the host is gone: PID 1 exits and the kernel kills the rest
+                buf += data
+                while b"\n" in buf:
+                    line, buf = buf.split(b"\n", 1)
+                    if line.strip():
+                        handle(json.loads(line))
+            elif kind == "sig":
+                try:
+                    while os.read(rfd, 4096):
+                        pass
+                except BlockingIOError:
+                    pass
+                reap()
+            elif kind == "out":
+                read_stream(t, stream, key.fd)
+            elif kind == "in":
+                flush_stdin(t)
+
+
+main()
+`;
+
+/** Starts the agent: reads its source as one JSON-encoded line from stdin, then serves. */
+export const AGENT_BOOTSTRAP = ["python3", "-c", "import sys,json;exec(json.loads(sys.stdin.buffer.readline()))"];

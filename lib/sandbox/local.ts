@@ -1,0 +1,257 @@
+import "server-only";
+
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+import { BadInputError, SandboxError, SandboxUnavailableError } from "@/lib/errors";
+import { AgentClient, BASE_ENV } from "./agent-client";
+import { AGENT_BOOTSTRAP } from "./agent-source";
+import { createSandboxCgroup, cgroupSupport, type SandboxCgroup } from "./cgroup";
+import { resolveLimits, type Limits } from "./limits";
+import type { ExecOptions, ExecResult, Sandbox, SandboxBackend, SandboxProcess, SandboxSpec, SpawnOptions } from "./types";
+
+const BWRAP = process.env.IC_BWRAP ?? "bwrap";
+const START_TIMEOUT_MS = 15_000;
+
+/** /etc files the sandbox may see (no secrets: no shadow, no host passwd, no ssh, no machine-id). */
+const ETC_FILES = ["ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "nsswitch.conf", "magic", "magic.mime", "mime.types", "bash.bashrc", "inputrc", "profile"];
+/** Top-level system directories shared read-only (or as the symlinks they are on merged-/usr hosts). */
+const SYSTEM_DIRS = ["bin", "sbin", "lib", "lib32", "lib64", "libx32"];
+/** Mount points the task's files may not replace. */
+const RESERVED = ["/", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc", "/proc", "/dev", "/tmp", "/root"];
+
+const PASSWD = "root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n";
+const GROUP = "root:x:0:\nnogroup:x:65534:\n";
+const GITCONFIG = "[safe]\n\tdirectory = *\n[user]\n\temail = sandbox@intercode.local\n\tname = sandbox\n";
+
+/** Checks `spec.files.mountAt` / `workdir`: absolute, normalised, not a system directory. */
+export function checkMountPoint(mountAt: string, where: string): void {
+  if (!path.isAbsolute(mountAt) || path.normalize(mountAt) !== mountAt || mountAt.endsWith("/")) {
+    throw new BadInputError(`must be an absolute, normalised path, got ${JSON.stringify(mountAt)}`, where);
+  }
+  if (RESERVED.includes(mountAt) || mountAt.startsWith("/proc/") || mountAt.startsWith("/dev/") || mountAt.startsWith("/usr/")) {
+    throw new BadInputError(`${mountAt} is a system directory and cannot hold task files`, where);
+  }
+}
+
+function run(cmd: string, args: string[]): { ok: boolean; out: string } {
+  const r = spawnSync(cmd, args, { encoding: "utf8", timeout: 60_000 });
+  return { ok: r.status === 0, out: `${r.stdout ?? ""}${r.stderr ?? ""}${r.error ? String(r.error) : ""}`.trim() };
+}
+
+function bwrapArgs(root: string, spec: SandboxSpec): string[] {
+  const a = ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--as-pid-1", "--cap-drop", "ALL", "--clearenv"];
+  for (const [k, v] of Object.entries(BASE_ENV)) a.push("--setenv", k, v);
+  a.push("--hostname", "sandbox");
+  a.push("--ro-bind", "/usr", "/usr");
+  // /usr/local holds host-installed tools (docker, node...): not part of the environment.
+  if (existsSync("/usr/local")) a.push("--tmpfs", "/usr/local", "--remount-ro", "/usr/local");
+  for (const d of SYSTEM_DIRS) {
+    const p = `/${d}`;
+    let st;
+    try {
+      st = lstatSync(p);
+    } catch {
+      continue;
+    }
+    if (st.isSymbolicLink()) a.push("--symlink", readlinkSync(p), p);
+    else if (st.isDirectory()) a.push("--ro-bind", p, p);
+  }
+  a.push("--dir", "/etc");
+  for (const f of ETC_FILES) if (existsSync(`/etc/${f}`)) a.push("--ro-bind", `/etc/${f}`, `/etc/${f}`);
+  for (const f of readdirSync("/etc")) if (/^python3(\.\d+)?$/.test(f)) a.push("--ro-bind", `/etc/${f}`, `/etc/${f}`);
+  for (const f of ["passwd", "group", "gitconfig", "hostname"]) a.push("--ro-bind", path.join(root, "etc", f), `/etc/${f}`);
+  a.push("--proc", "/proc", "--dev", "/dev");
+  a.push("--bind", path.join(root, "tmp"), "/tmp", "--bind", path.join(root, "home"), "/root");
+  if (spec.files) a.push("--bind", path.join(root, "files"), spec.files.mountAt);
+  a.push("--dir", "/var/tmp", "--dir", "/run");
+  a.push("--remount-ro", "/");
+  a.push("--chdir", spec.files ? spec.files.mountAt : "/");
+  return [...a, "--", ...AGENT_BOOTSTRAP];
+}
+
+/** A bubblewrap sandbox: one bwrap per sandbox running the agent as PID 1 of a new PID namespace. */
+class LocalSandbox implements Sandbox {
+  readonly backend = "local" as const;
+  private closing: Promise<void> | null = null;
+
+  constructor(
+    readonly id: string,
+    readonly limits: Limits,
+    private readonly child: ChildProcess,
+    private readonly client: AgentClient,
+    private readonly root: string,
+    private readonly mounted: boolean,
+    private readonly cgroup: SandboxCgroup | null,
+  ) {}
+
+  private alive(): void {
+    if (this.closing) throw new SandboxError(`local sandbox ${this.id} is closed`);
+  }
+
+  async exec(command: string | string[], options?: ExecOptions): Promise<ExecResult> {
+    this.alive();
+    return this.client.exec(command, options);
+  }
+
+  spawn(argv: string[], options?: SpawnOptions): SandboxProcess {
+    this.alive();
+    return this.client.spawn(argv, options);
+  }
+
+  async killStrays(): Promise<void> {
+    this.alive();
+    await this.client.killStrays();
+  }
+
+  async readFile(p: string): Promise<Buffer> {
+    this.alive();
+    return this.client.readFile(p);
+  }
+
+  async writeFile(p: string, data: string | Buffer): Promise<void> {
+    this.alive();
+    await this.client.writeFile(p, data);
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.client.markClosed("sandbox closed");
+      const exited = new Promise<void>((r) => (this.child.exitCode !== null || this.child.signalCode !== null ? r() : this.child.once("exit", () => r())));
+      this.child.kill("SIGKILL");
+      await exited;
+      await this.cgroup?.destroy();
+      if (this.mounted) run("umount", ["-l", this.root]);
+      rmSync(this.root, { recursive: true, force: true });
+    })();
+    return this.closing;
+  }
+}
+
+async function startLocal(spec: SandboxSpec): Promise<LocalSandbox> {
+  const limits = resolveLimits(spec.limits);
+  if (spec.files) {
+    checkMountPoint(spec.files.mountAt, "sandbox spec files.mountAt");
+    let st;
+    try {
+      st = statSync(spec.files.hostDir);
+    } catch {
+      throw new BadInputError(`directory ${spec.files.hostDir} does not exist`, "sandbox spec files.hostDir");
+    }
+    if (!st.isDirectory()) throw new BadInputError(`${spec.files.hostDir} is not a directory`, "sandbox spec files.hostDir");
+  }
+  const workdir = spec.workdir ?? spec.files?.mountAt ?? "/";
+  const id = randomBytes(6).toString("hex");
+  const root = mkdtempSync(path.join(os.tmpdir(), `ic-sandbox-${id}-`));
+  // One size-capped tmpfs holds everything writable (task files, /tmp, $HOME): filling it
+  // cannot fill the host's disk. Needs root; elsewhere a plain directory.
+  const mounted = process.getuid?.() === 0 && run("mount", ["-t", "tmpfs", "-o", `size=${limits.diskBytes},mode=0755`, "ic-sandbox", root]).ok;
+  let cgroup: SandboxCgroup | null = null;
+  try {
+    for (const d of ["etc", "tmp", "home", "files"]) mkdirSync(path.join(root, d), { recursive: true });
+    spawnSync("chmod", ["1777", path.join(root, "tmp")]);
+    writeFileSync(path.join(root, "etc", "passwd"), PASSWD);
+    writeFileSync(path.join(root, "etc", "group"), GROUP);
+    writeFileSync(path.join(root, "etc", "gitconfig"), GITCONFIG);
+    writeFileSync(path.join(root, "etc", "hostname"), "sandbox\n");
+    if (spec.files) {
+      // cp -a keeps modes, mtimes, symlinks and .git.
+      const cp = run("cp", ["-a", "--", `${spec.files.hostDir}/.`, path.join(root, "files")]);
+      if (!cp.ok) throw new SandboxError(`could not copy ${spec.files.hostDir} into the sandbox: ${cp.out}`);
+    }
+    cgroup = createSandboxCgroup(`ic-sandbox-${id}`, { processes: limits.processes, memoryBytes: limits.memoryBytes });
+    // The wrapper joins the cgroups and shields bwrap and the agent from the OOM killer
+    // (the agent raises it back to 1000 for every command), then becomes bwrap.
+    const join = 'for f in "$@"; do case "$f" in --) shift; break;; esac; echo $$ > "$f"; shift; done; echo -1000 > /proc/self/oom_score_adj; exec "$@"';
+    const child = spawn("/bin/sh", ["-c", join, "sh", ...(cgroup?.procsFiles ?? []), "--", BWRAP, ...bwrapArgs(root, spec)], {
+      stdio: ["pipe", "pipe", "pipe"],
+      env: {},
+    });
+    let stderr = "";
+    child.stderr!.on("data", (d: Buffer) => {
+      if (stderr.length < 4096) stderr += d.toString("utf8");
+    });
+    child.stdin!.on("error", () => undefined);
+    const closeListeners: ((reason: string) => void)[] = [];
+    child.on("exit", (code, signal) => {
+      const why = `the sandbox process ended (${signal ?? `exit ${code}`})${stderr ? `: ${stderr.trim()}` : ""}`;
+      for (const l of closeListeners) l(why);
+    });
+    child.on("error", (err) => {
+      for (const l of closeListeners) l(`could not start bwrap: ${err.message}`);
+    });
+    const client = new AgentClient(
+      {
+        write: (data) => {
+          child.stdin!.write(data);
+        },
+        onData: (listener) => child.stdout!.on("data", listener),
+        onClose: (listener) => closeListeners.push(listener),
+      },
+      limits,
+      { workdir, label: `local sandbox ${id}` },
+    );
+    const sandbox = new LocalSandbox(id, limits, child, client, root, mounted, cgroup);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        client.ready,
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new SandboxError(`local sandbox ${id} did not start within ${START_TIMEOUT_MS / 1000} s: ${stderr.trim()}`)), START_TIMEOUT_MS);
+        }),
+      ]);
+    } catch (err) {
+      await sandbox.close();
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+    return sandbox;
+  } catch (err) {
+    if (!(err instanceof SandboxError || err instanceof BadInputError)) {
+      await cgroup?.destroy();
+      if (mounted) run("umount", ["-l", root]);
+      rmSync(root, { recursive: true, force: true });
+      throw new SandboxError(`could not create a local sandbox: ${(err as Error).message}`, undefined, { cause: err });
+    }
+    if (existsSync(root)) {
+      await cgroup?.destroy();
+      if (mounted) run("umount", ["-l", root]);
+      rmSync(root, { recursive: true, force: true });
+    }
+    throw err;
+  }
+}
+
+let availability: Promise<{ ok: true } | { ok: false; reason: string }> | undefined;
+
+async function checkAvailable(): Promise<{ ok: true } | { ok: false; reason: string }> {
+  const probe = run(BWRAP, ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--as-pid-1", "--cap-drop", "ALL", "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev", "--", "/usr/bin/true"]);
+  if (!probe.ok) {
+    return { ok: false, reason: `bubblewrap cannot start a sandbox here (${probe.out || "bwrap not found"}); install it with: apt-get install -y bubblewrap` };
+  }
+  if (!existsSync("/usr/bin/python3")) return { ok: false, reason: "the local sandbox runs its agent with /usr/bin/python3: apt-get install -y python3" };
+  if (cgroupSupport() === null && process.env.IC_SANDBOX_ALLOW_NO_CGROUP !== "1") {
+    return {
+      ok: false,
+      reason: "no writable cgroup (v1 pids+memory or v2) for the local sandbox's process and memory caps: run as root with /sys/fs/cgroup writable, or set IC_SANDBOX_ALLOW_NO_CGROUP=1 to run without them",
+    };
+  }
+  return { ok: true };
+}
+
+/** The bubblewrap backend. */
+export function createLocalBackend(): SandboxBackend {
+  return {
+    kind: "local",
+    available: () => (availability ??= checkAvailable()),
+    async create(spec) {
+      const a = await (availability ??= checkAvailable());
+      if (!a.ok) throw new SandboxUnavailableError(a.reason);
+      return startLocal(spec);
+    },
+  };
+}
