@@ -18,7 +18,7 @@ describe("models config", () => {
   });
 
   it("lists a model whose key is missing as unavailable, with the reason, and refuses to resolve it", () => {
-    const env = { OPENAI_API_KEY: "" } as NodeJS.ProcessEnv;
+    const env = { OPENAI_API_KEY: "" };
     const gpt = listModels({ env }).find((m) => m.id === "gpt-4o")!;
     expect(gpt.available).toBe(false);
     expect(gpt.reason).toMatch(/OPENAI_API_KEY/);

@@ -16,6 +16,9 @@ import { BadInputError, NotFoundError } from "@/lib/errors";
  * variable each model names, never from the file.
  */
 
+/** Environment variables as read here (process.env or a test's own). */
+export type EnvVars = Record<string, string | undefined>;
+
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
 export const PROVIDERS = ["openai", "anthropic", "google", "openai-compatible"] as const;
@@ -54,7 +57,7 @@ export interface ModelInfo extends ModelConfig {
 }
 
 /** Path of the models file in use. */
-export function modelsConfigPath(env: NodeJS.ProcessEnv = process.env): string {
+export function modelsConfigPath(env: EnvVars = process.env): string {
   return env.IC_MODELS_CONFIG ? path.resolve(env.IC_MODELS_CONFIG) : path.join(REPO_ROOT, "models.config.json");
 }
 
@@ -79,7 +82,7 @@ export function loadModelsConfig(file = modelsConfigPath()): ModelConfig[] {
   return parsed.data.models;
 }
 
-function availability(m: ModelConfig, env: NodeJS.ProcessEnv): { available: boolean; reason?: string } {
+function availability(m: ModelConfig, env: EnvVars): { available: boolean; reason?: string } {
   if (m.apiKeyEnv && !m.apiKeyOptional && !env[m.apiKeyEnv]) {
     return { available: false, reason: `set ${m.apiKeyEnv} to use this model` };
   }
@@ -87,7 +90,7 @@ function availability(m: ModelConfig, env: NodeJS.ProcessEnv): { available: bool
 }
 
 /** Every configured model, each marked available or not (with the reason). Never throws for a missing key. */
-export function listModels(options: { env?: NodeJS.ProcessEnv; file?: string } = {}): ModelInfo[] {
+export function listModels(options: { env?: EnvVars; file?: string } = {}): ModelInfo[] {
   const env = options.env ?? process.env;
   return loadModelsConfig(options.file ?? modelsConfigPath(env)).map((m) => ({ ...m, ...availability(m, env) }));
 }
@@ -136,7 +139,7 @@ export function adHocModelInfo(adhoc: AdHocModel): ModelInfo {
  */
 export function resolveModel(
   id: string | undefined,
-  options: { adhoc?: AdHocModel; env?: NodeJS.ProcessEnv; file?: string } = {},
+  options: { adhoc?: AdHocModel; env?: EnvVars; file?: string } = {},
 ): ResolvedModel {
   const env = options.env ?? process.env;
   if (options.adhoc) {

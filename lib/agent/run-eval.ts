@@ -1,0 +1,145 @@
+import "server-only";
+import type { EnvName, Task } from "@/lib/datasets/types";
+import type { EnvironmentOptions } from "@/lib/env/types";
+import type { RetryPolicy } from "./call-model";
+import { EpisodeController } from "./controller";
+import type { ResolvedModel } from "./models";
+import type { PolicyName } from "./policies/types";
+import type { EpisodeRecorder } from "./recorder";
+import { runEpisode, type EpisodeOutcome } from "./run-episode";
+
+/** A batch run's configuration, stored with the Run; resuming requires the same one. */
+export interface EvalConfig {
+  env: EnvName;
+  dataset: string;
+  model: string;
+  policy: PolicyName;
+  turns: number;
+  handicap: boolean;
+  refineTurns: number;
+}
+
+/** The paper's measures over a run's episodes (latest finished episode per task). */
+export interface EvalSummary {
+  run: string;
+  episodes: number;
+  solved: number;
+  successRate: number;
+  meanTurns: number;
+  errorRate: number;
+}
+
+/** What a batch run needs from the store. */
+export interface RunStore {
+  /**
+   * The run with this name, created when new. An existing run with another configuration is a
+   * ConflictError. Episodes it left running (a crash) are marked interrupted.
+   */
+  openRun(name: string, config: EvalConfig, total: number): Promise<{ id: string; resumed: boolean }>;
+  /** Ids of the tasks that already have a finished episode (submitted, abandoned or error) in the run. */
+  finishedTaskIds(runId: string): Promise<Set<string>>;
+  updateRun(runId: string, patch: { status?: "running" | "done" | "cancelled" | "failed"; total?: number; done?: number; solved?: number; errors?: number }): Promise<void>;
+  summarizeRun(runId: string, name: string): Promise<EvalSummary & { providerErrors: number }>;
+}
+
+export interface RunEvalOptions {
+  runName: string;
+  config: EvalConfig;
+  tasks: Task[];
+  model: ResolvedModel;
+  recorder: EpisodeRecorder;
+  store: RunStore;
+  concurrency: number;
+  /** Aborting stops cleanly: running episodes end interrupted, finished ones are kept. */
+  signal?: AbortSignal;
+  retry?: Partial<RetryPolicy>;
+  envOptions?: EnvironmentOptions;
+  stream?: boolean;
+  /** Called after each episode with counts so far (the progress bar). */
+  onProgress?: (p: { done: number; total: number; solved: number; errors: number; skipped: number }) => void;
+  onEpisode?: (task: Task, outcome: EpisodeOutcome) => void;
+}
+
+export interface RunEvalResult {
+  runId: string;
+  summary: EvalSummary & { providerErrors: number };
+  /** Tasks skipped because a previous run of the same name finished them. */
+  skipped: number;
+  /** Episodes run now. */
+  ran: number;
+  interrupted: boolean;
+  outcomes: EpisodeOutcome[];
+}
+
+/**
+ * Runs a model over tasks with a bounded number of episodes at once, recording every episode in
+ * a named Run. Running it again with the same name skips the tasks already finished.
+ */
+export async function runEval(options: RunEvalOptions): Promise<RunEvalResult> {
+  const { store, config } = options;
+  const { id: runId } = await store.openRun(options.runName, config, options.tasks.length);
+  const finished = await store.finishedTaskIds(runId);
+  const todo = options.tasks.filter((t) => !finished.has(t.id));
+  const skipped = options.tasks.length - todo.length;
+  const counts = { done: skipped, total: options.tasks.length, solved: 0, errors: 0, skipped };
+  await store.updateRun(runId, { status: "running", total: options.tasks.length });
+
+  const controllers = new Set<EpisodeController>();
+  const onAbort = () => {
+    for (const c of controllers) c.stop("interrupted");
+  };
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+
+  const outcomes: EpisodeOutcome[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (!options.signal?.aborted) {
+      const task = todo[next++];
+      if (!task) return;
+      const controller = new EpisodeController();
+      controllers.add(controller);
+      try {
+        const outcome = await runEpisode({
+          task,
+          model: options.model,
+          policy: config.policy,
+          maxTurns: config.turns,
+          handicap: config.handicap,
+          refineTurns: config.refineTurns,
+          recorder: options.recorder,
+          controller,
+          envOptions: options.envOptions,
+          retry: options.retry,
+          stream: options.stream,
+          runId,
+          mode: "eval",
+        });
+        outcomes.push(outcome);
+        if (outcome.status !== "interrupted") {
+          counts.done++;
+          if (outcome.success) counts.solved++;
+          if (outcome.status === "error") counts.errors++;
+          await store.updateRun(runId, { done: counts.done });
+        }
+        options.onEpisode?.(task, outcome);
+        options.onProgress?.({ ...counts });
+      } finally {
+        controllers.delete(controller);
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, todo.length || 1)) }, worker));
+  } finally {
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+  const interrupted = Boolean(options.signal?.aborted);
+  const summary = await store.summarizeRun(runId, options.runName);
+  await store.updateRun(runId, {
+    status: interrupted ? "cancelled" : "done",
+    done: summary.episodes,
+    solved: summary.solved,
+    errors: summary.providerErrors,
+  });
+  return { runId, summary, skipped, ran: outcomes.length, interrupted, outcomes };
+}

@@ -1,0 +1,156 @@
+import { z } from "zod";
+import { defineCommand, log, printJson } from "../command";
+import { ProgressBar } from "../progress";
+import { BadInputError } from "@/lib/errors";
+import { envNameSchema } from "@/lib/datasets/types";
+import { policyNameSchema } from "@/lib/agent/policies/types";
+
+const flagsSchema = z.object({
+  env: envNameSchema,
+  dataset: z.string().min(1).optional(),
+  model: z.string().min(1).optional(),
+  policy: policyNameSchema.default("try-again"),
+  turns: z.coerce.number().int().min(1).max(100).default(10),
+  limit: z.coerce.number().int().min(1).optional(),
+  tasks: z.string().optional(),
+  concurrency: z.coerce.number().int().min(1).max(64).default(4),
+  run: z.string().min(1).max(200).optional(),
+  "base-url": z.string().url().optional(),
+  "api-key": z.string().optional(),
+  handicap: z.boolean().default(false),
+  refine: z.coerce.number().int().min(0).max(20).default(0),
+  backend: z.enum(["docker", "local", "auto"]).optional(),
+  stream: z.boolean().default(false),
+  json: z.boolean().default(false),
+});
+
+function pct(x: number): string {
+  return `${(x * 100).toFixed(2)}%`;
+}
+
+export default defineCommand({
+  name: "eval",
+  summary: "Run a model under a policy over a dataset; record every episode in a Run; print the paper's measures.",
+  usage:
+    "eval --env sql --dataset spider-dev --model <id> [--policy try-again] [--turns 10] [--limit N] [--tasks a,b,c]\n" +
+    "       [--concurrency 4] [--run NAME] [--base-url URL --api-key KEY] [--handicap] [--refine N] [--json]",
+  help: [
+    "--env ENV          bash | sql | python | ctf",
+    "--dataset NAME     a dataset name or task file (default demo-<env>)",
+    "--model ID         a model from models.config.json (`icstudio models`); with --base-url, the model name to request",
+    "--policy P         single-turn | try-again | react | plan-solve (default try-again)",
+    "--turns N          turn limit (default 10)",
+    "--limit N          only the first N tasks;  --tasks a,b,c  only these task ids",
+    "--concurrency N    episodes at once (default 4)",
+    "--run NAME         the Run to record into (default <dataset>.<model>.<policy>.<turns>); the same name again",
+    "                   resumes it: finished tasks are skipped, interrupted ones run again",
+    "--base-url URL     an OpenAI-compatible endpoint (vLLM, Ollama, OpenRouter...) without editing the config",
+    "--api-key KEY      its key",
+    "--handicap         give the SQL schema up front",
+    "--refine N         plan-solve: refine turns after the plan (default 0)",
+    "--backend B        sandbox backend: docker | local | auto",
+    "--stream           stream replies from the model",
+    "--json             print only {run, episodes, solved, successRate, meanTurns, errorRate} on stdout",
+    "Ctrl+C stops cleanly: finished episodes are kept, running ones are marked interrupted.",
+  ].join("\n"),
+  options: {
+    env: { type: "string" },
+    dataset: { type: "string" },
+    model: { type: "string" },
+    policy: { type: "string" },
+    turns: { type: "string" },
+    limit: { type: "string" },
+    tasks: { type: "string" },
+    concurrency: { type: "string" },
+    run: { type: "string" },
+    "base-url": { type: "string" },
+    "api-key": { type: "string" },
+    handicap: { type: "boolean" },
+    refine: { type: "string" },
+    backend: { type: "string" },
+    stream: { type: "boolean" },
+    json: { type: "boolean" },
+  },
+  async run({ values }) {
+    const parsed = flagsSchema.safeParse(values);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new BadInputError(issue.message, `--${String(issue.path[0] ?? "")}`);
+    }
+    const f = parsed.data;
+    const { loadDataset } = await import("@/lib/datasets/registry");
+    const { resolveModel } = await import("@/lib/agent/models");
+    const { runEval } = await import("@/lib/agent/run-eval");
+    const { dbRecorder, dbRunStore } = await import("@/lib/agent/db-store");
+
+    const dataset = f.dataset ?? `demo-${f.env}`;
+    let tasks = loadDataset(dataset);
+    const wrongEnv = tasks.find((t) => t.env !== f.env);
+    if (wrongEnv) throw new BadInputError(`dataset ${dataset} holds ${wrongEnv.env} tasks, not ${f.env}`, "--dataset");
+    if (f.tasks) {
+      const ids = f.tasks.split(",").map((s) => s.trim()).filter(Boolean);
+      const byId = new Map(tasks.map((t) => [t.id, t]));
+      const missing = ids.filter((id) => !byId.has(id));
+      if (missing.length) throw new BadInputError(`no such task in ${dataset}: ${missing.join(", ")}`, "--tasks");
+      tasks = ids.map((id) => byId.get(id)!);
+    }
+    if (f.limit) tasks = tasks.slice(0, f.limit);
+    if (tasks.length === 0) throw new BadInputError("no tasks to run", "--dataset");
+
+    if (f["api-key"] && !f["base-url"]) throw new BadInputError("--api-key needs --base-url", "--api-key");
+    const model = resolveModel(f.model, f["base-url"] ? { adhoc: { baseURL: f["base-url"], apiKey: f["api-key"], model: f.model } } : {});
+    const config = { env: f.env, dataset, model: model.info.id, policy: f.policy, turns: f.policy === "single-turn" ? 1 : f.turns, handicap: f.handicap, refineTurns: f.refine };
+    const runName = f.run ?? `${dataset}.${model.info.id}.${config.policy}.${config.turns}`;
+
+    const abort = new AbortController();
+    let sigints = 0;
+    const onSigint = () => {
+      sigints++;
+      if (sigints > 1) process.exit(130);
+      log("\nstopping: finishing the bookkeeping (Ctrl+C again to quit at once)");
+      abort.abort();
+    };
+    process.on("SIGINT", onSigint);
+    process.on("SIGTERM", onSigint);
+
+    const bar = new ProgressBar(`eval ${runName}`, tasks.length);
+    try {
+      const result = await runEval({
+        runName,
+        config,
+        tasks,
+        model,
+        recorder: dbRecorder(),
+        store: dbRunStore(),
+        concurrency: f.concurrency,
+        signal: abort.signal,
+        envOptions: f.backend ? { backend: f.backend } : undefined,
+        stream: f.stream,
+        onProgress: (p) => bar.update(p.done, `solved ${p.solved} · errors ${p.errors}${p.skipped ? ` · resumed ${p.skipped}` : ""}`),
+      });
+      const s = result.summary;
+      if (f.json) {
+        printJson({ run: s.run, episodes: s.episodes, solved: s.solved, successRate: s.successRate, meanTurns: s.meanTurns, errorRate: s.errorRate });
+      } else {
+        const rows: [string, string][] = [
+          ["run", s.run],
+          ["model", `${config.model} · ${config.policy} · ${config.turns} turns${config.handicap ? " · handicap" : ""}`],
+          ["episodes", String(s.episodes)],
+          ["solved", `${s.solved} (${pct(s.successRate)})`],
+          ["mean turns", s.meanTurns.toFixed(2)],
+          ["error rate", pct(s.errorRate)],
+          ["provider errors", String(s.providerErrors)],
+          ["this time", `${result.ran} run, ${result.skipped} already done${result.interrupted ? ", interrupted" : ""}`],
+        ];
+        const w = Math.max(...rows.map(([k]) => k.length));
+        process.stdout.write(rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join("\n") + "\n");
+      }
+      return result.interrupted ? 130 : 0;
+    } finally {
+      process.off("SIGINT", onSigint);
+      process.off("SIGTERM", onSigint);
+      const { closeStore } = await import("@/lib/db/client");
+      await closeStore();
+    }
+  },
+});
