@@ -44,4 +44,11 @@ export interface RewardResult<B extends RewardBreakdown = RewardBreakdown> {
   /** In [0, 1], rounded like Python's round(x, 2). */
   reward: number;
   breakdown: B;
+  /**
+   * The number InterCode itself would have recorded, before our final rounding and clamping: its
+   * bash and python rewards are unrounded floats (0.6900000000000001, 0.3333333333333333) and its
+   * SQL reward is unrounded when no order correction applies, and can go below 0 (tau < 0).
+   * Use it to compare with InterCode's logs; `reward` is what the Studio scores with.
+   */
+  raw?: number;
 }
