@@ -1,0 +1,284 @@
+import { createHash } from "node:crypto";
+import path from "node:path";
+import { z } from "zod";
+import type { JsonlEpisode } from "./jsonl-schema";
+
+/** An episode read from any log format, ready for the store. */
+export type ParsedEpisode = Omit<JsonlEpisode, "format" | "version" | "id"> & { id?: string; sourceKey: string };
+
+/** What a file's name says (or the user's flags override): who played, how, on what. */
+export interface LogMeta {
+  environment?: "bash" | "sql" | "python" | "ctf";
+  dataset?: string;
+  model?: string | null;
+  policy?: string | null;
+  turnLimit?: number;
+  human?: boolean;
+}
+
+const POLICY_TOKENS: Array<[RegExp, string]> = [
+  [/(^|_)plan_?solve(_|$)/, "plan-solve"],
+  [/(^|_)react(_|$)/, "react"],
+  [/(^|_)single_?turn(_|$)/, "single-turn"],
+  [/(^|_)multi_?turn(_|$)/, "try-again"],
+];
+
+/**
+ * Reads model, policy, turn limit, environment and dataset from an InterCode results file name:
+ * `ic_sql_multiturn_gpt-4_10_turns.json` → sql, gpt-4, try-again, 10 turns;
+ * `ic_bash_multiturn_gpt-4_10_turns_fs_4.json` → dataset nl2bash-fs4; `react` and `plan_solve`
+ * name those policies, `singleturn` a single turn; `human` in place of a model is a person.
+ */
+export function inferMetaFromFileName(file: string): LogMeta {
+  let rest = path.basename(file).replace(/\.(json|jsonl)$/i, "");
+  const meta: LogMeta = {};
+  const env = rest.match(/^ic_(bash|sql|python|ctf)(_|$)/);
+  if (env) {
+    meta.environment = env[1] as LogMeta["environment"];
+    rest = rest.slice(env[0].length);
+  }
+  const fs = rest.match(/(^|_)fs_?(\d+)(_|$)/);
+  if (fs) {
+    meta.dataset = `nl2bash-fs${fs[2]}`;
+    rest = rest.replace(fs[0], "_");
+  }
+  const turns = rest.match(/(^|_)(\d+)_turns?(_|$)/);
+  if (turns) {
+    meta.turnLimit = Number(turns[2]);
+    rest = rest.replace(turns[0], "_");
+  }
+  for (const [re, policy] of POLICY_TOKENS) {
+    const m = rest.match(re);
+    if (m) {
+      meta.policy = policy;
+      rest = rest.replace(m[0], "_");
+      break;
+    }
+  }
+  const model = rest.replace(/^_+|_+$/g, "").replace(/__+/g, "_");
+  if (/^human(s)?$/i.test(model)) {
+    meta.human = true;
+    meta.model = null;
+    meta.policy = null;
+  } else if (model) {
+    meta.model = model;
+  }
+  if (meta.policy === "single-turn" && meta.turnLimit === undefined) meta.turnLimit = 1;
+  if (!meta.human && meta.model && meta.policy === undefined) meta.policy = meta.turnLimit === 1 ? "single-turn" : "try-again";
+  return meta;
+}
+
+const DATASET_BY_FILE: Array<[RegExp, string]> = [
+  [/nl2bash_fs_?(\d)/, "nl2bash-fs$1"],
+  [/test_queries/, "nl2bash-test"],
+  [/spider/, "spider-dev"],
+  [/mbpp/, "mbpp"],
+  [/ctf/, "ctf"],
+];
+const DEFAULT_DATASET: Record<string, string> = { bash: "nl2bash-fs1", sql: "spider-dev", python: "mbpp", ctf: "ctf" };
+
+function datasetFromRecordPath(p: string | undefined): string | undefined {
+  if (!p) return undefined;
+  const base = path.basename(p);
+  for (const [re, name] of DATASET_BY_FILE) {
+    const m = base.match(re);
+    if (m) return name.replace("$1", m[1] ?? "");
+  }
+  return undefined;
+}
+
+const envName = z.string().transform((s, ctx) => {
+  const e = s.replace(/^ic_/, "");
+  if (!["bash", "sql", "python", "ctf"].includes(e)) {
+    ctx.addIssue({ code: "custom", message: `unknown environment ${JSON.stringify(s)}` });
+    return z.NEVER;
+  }
+  return e as "bash" | "sql" | "python" | "ctf";
+});
+const text = z.union([z.string(), z.array(z.string()), z.record(z.string(), z.unknown())]).transform((v) => (typeof v === "string" ? v : JSON.stringify(v)));
+const numberLike = z.union([z.number(), z.boolean()]).transform(Number);
+
+/** InterCode's results format: one record per task, the turn history as parallel arrays. */
+export const resultsRecordSchema = z.looseObject({
+  environment: envName,
+  dataset: z.string().optional(),
+  task_id: z.union([z.number(), z.string()]).optional(),
+  query: z.string(),
+  gold: text.optional(),
+  hardness: z.string().optional(),
+  db: z.string().optional(),
+  turn_history: z.looseObject({
+    actions: z.array(z.string()),
+    observations: z.array(z.unknown()),
+    rewards: z.array(numberLike.nullable()).optional(),
+    valid_action: z.array(z.boolean().nullable()).optional(),
+  }),
+  info: z.unknown().optional(),
+  summary: z.looseObject({
+    max_reward: numberLike,
+    max_reward_idx: z.number().int().nullable().optional(),
+    turns_taken: z.number().int().nonnegative().optional(),
+    turns_max: z.number().int().positive().optional(),
+  }),
+});
+
+/** InterCode's environment log format (its human-study files): the trajectory as a list of steps. */
+export const envLogRecordSchema = z.looseObject({
+  environment: envName,
+  query_idx: z.union([z.number(), z.string()]).optional(),
+  task_id: z.union([z.number(), z.string()]).optional(),
+  query: z.string(),
+  gold: text.optional(),
+  hardness: z.string().optional(),
+  db: z.string().optional(),
+  reward: numberLike,
+  trajectory: z.array(z.looseObject({ action: z.string(), observation: z.unknown() })),
+  info: z.unknown().optional(),
+});
+
+function obsText(v: unknown): string {
+  if (typeof v === "string") return v;
+  if (v === null || v === undefined) return "";
+  return JSON.stringify(v);
+}
+
+function zodReason(err: z.ZodError): string {
+  const i = err.issues[0];
+  return `${i.path.length ? i.path.join(".") + ": " : ""}${i.message}${err.issues.length > 1 ? ` (and ${err.issues.length - 1} more problems)` : ""}`;
+}
+
+/** A record that cannot be imported, with where and why. */
+export class RecordError extends Error {}
+
+function keyOf(format: string, meta: LogMeta, recordKey: string, record: unknown): string {
+  return createHash("sha256")
+    .update(JSON.stringify([format, meta.environment ?? null, meta.dataset ?? null, meta.model ?? null, meta.policy ?? null, meta.turnLimit ?? null, meta.human ?? false, recordKey]))
+    .update("\0")
+    .update(JSON.stringify(record))
+    .digest("hex")
+    .slice(0, 40);
+}
+
+function clampReward(r: number, where: string): number {
+  if (!Number.isFinite(r) || r < 0 || r > 1) throw new RecordError(`${where}: reward ${r} is outside [0, 1]`);
+  return r;
+}
+
+function infoParts(info: unknown): { breakdown?: unknown; agentObservation: string | null; goldObservation: string | null } {
+  if (!info || typeof info !== "object") return { agentObservation: null, goldObservation: null };
+  const o = info as Record<string, unknown>;
+  return {
+    breakdown: o.reward && typeof o.reward === "object" ? o.reward : undefined,
+    agentObservation: o.agent_obs === undefined ? null : obsText(o.agent_obs),
+    goldObservation: o.eval_obs === undefined ? null : obsText(o.eval_obs),
+  };
+}
+
+/** Which InterCode format a record is in, or null when it is neither (e.g. a run configuration). */
+export function detectRecordFormat(v: unknown): "results" | "envlog" | null {
+  if (!v || typeof v !== "object" || Array.isArray(v)) return null;
+  const o = v as Record<string, unknown>;
+  if ("turn_history" in o || "summary" in o) return "results";
+  if ("trajectory" in o) return "envlog";
+  return null;
+}
+
+/**
+ * Converts one record of an InterCode log into an episode. `meta` is what the flags and the file
+ * name say (flags first). Throws RecordError with the reason when the record is unusable.
+ */
+export function parseInterCodeRecord(recordKey: string, value: unknown, meta: LogMeta, sourceFile: string, importedAt: Date): ParsedEpisode {
+  const format = detectRecordFormat(value);
+  if (!format) throw new RecordError("neither a results record (turn_history, summary) nor an environment-log record (trajectory)");
+  const common = (environment: "bash" | "sql" | "python" | "ctf", datasetPath: string | undefined) => {
+    if (meta.environment && meta.environment !== environment) throw new RecordError(`environment ${environment} differs from the file's (${meta.environment})`);
+    const human = meta.human === true;
+    return {
+      environment,
+      dataset: meta.dataset ?? datasetFromRecordPath(datasetPath) ?? DEFAULT_DATASET[environment],
+      playerKind: human ? ("human" as const) : meta.model ? ("model" as const) : ("imported" as const),
+      annotator: null,
+      model: human ? null : (meta.model ?? null),
+      policy: human ? null : (meta.policy ?? null),
+      mode: "import" as const,
+      status: "submitted" as const,
+      startedAt: importedAt.toISOString(),
+      sourceFile,
+      sourceKey: keyOf(format, meta, recordKey, value),
+    };
+  };
+  const idx = Number(recordKey);
+  const taskIndex = Number.isInteger(idx) && idx >= 0 ? idx : null;
+
+  if (format === "results") {
+    const parsed = resultsRecordSchema.safeParse(value);
+    if (!parsed.success) throw new RecordError(zodReason(parsed.error));
+    const r = parsed.data;
+    const th = r.turn_history;
+    const n = th.actions.length;
+    if (th.observations.length !== n) throw new RecordError(`turn_history: ${n} actions but ${th.observations.length} observations`);
+    if (th.rewards && th.rewards.length !== n) throw new RecordError(`turn_history: ${n} actions but ${th.rewards.length} rewards`);
+    if (th.valid_action && th.valid_action.length !== n) throw new RecordError(`turn_history: ${n} actions but ${th.valid_action.length} valid_action flags`);
+    const reward = clampReward(r.summary.max_reward, "summary.max_reward");
+    const success = reward >= 1;
+    let solvedAtTurn: number | null = null;
+    if (success) {
+      const first = (th.rewards ?? []).findIndex((x) => x !== null && x >= 1);
+      solvedAtTurn = first >= 0 ? first + 1 : Math.min(n, (r.summary.max_reward_idx ?? n - 1) + 1) || 1;
+    }
+    const c = common(r.environment, r.dataset);
+    const turnLimit = meta.turnLimit ?? r.summary.turns_max ?? Math.max(1, n);
+    return {
+      ...c,
+      taskId: String(r.task_id ?? recordKey),
+      taskIndex,
+      query: r.query,
+      gold: r.gold ?? null,
+      hardness: r.hardness ?? null,
+      db: r.db ?? (c.dataset.startsWith("nl2bash-") ? c.dataset.slice("nl2bash-".length) : null),
+      turnLimit,
+      reward,
+      success,
+      solvedAtTurn,
+      ...infoParts(r.info),
+      turns: th.actions.map((action, i) => ({
+        index: i,
+        actor: c.playerKind === "human" ? ("human" as const) : ("model" as const),
+        action,
+        observation: obsText(th.observations[i]),
+        ok: th.valid_action ? (th.valid_action[i] ?? null) : null,
+        reward: th.rewards ? (th.rewards[i] === null ? null : clampReward(th.rewards[i] as number, `turn_history.rewards[${i}]`)) : null,
+      })),
+    };
+  }
+
+  const parsed = envLogRecordSchema.safeParse(value);
+  if (!parsed.success) throw new RecordError(zodReason(parsed.error));
+  const r = parsed.data;
+  const reward = clampReward(r.reward, "reward");
+  const n = r.trajectory.length;
+  const c = common(r.environment, undefined);
+  const info = infoParts(r.info);
+  return {
+    ...c,
+    taskId: String(r.task_id ?? r.query_idx ?? recordKey),
+    taskIndex: r.query_idx !== undefined && Number.isInteger(Number(r.query_idx)) ? Number(r.query_idx) : taskIndex,
+    query: r.query,
+    gold: r.gold ?? null,
+    hardness: r.hardness ?? null,
+    db: r.db ?? null,
+    turnLimit: meta.turnLimit ?? Math.max(1, n),
+    reward,
+    success: reward >= 1,
+    solvedAtTurn: reward >= 1 ? Math.max(1, n) : null,
+    ...info,
+    turns: r.trajectory.map((s, i) => ({
+      index: i,
+      actor: c.playerKind === "model" ? ("model" as const) : ("human" as const),
+      action: s.action,
+      observation: obsText(s.observation),
+      ok: null,
+      reward: null,
+    })),
+  };
+}

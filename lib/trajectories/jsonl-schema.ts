@@ -1,0 +1,88 @@
+import { z } from "zod";
+
+/**
+ * The project's own trajectory format: one episode per line of a JSONL file (`icstudio export
+ * --format jsonl`). It carries everything the store knows about an episode, so data moves between
+ * installations without loss; `docs/episode.schema.json` is generated from this schema
+ * (`npm run icstudio -- export --json-schema`), and a test keeps the two in step.
+ */
+export const EPISODE_FORMAT_VERSION = 1 as const;
+
+const nullableString = z.string().nullable().optional();
+const nullableInt = z.number().int().nullable().optional();
+const nullableNumber = z.number().nullable().optional();
+/** Timestamps as ISO 8601 strings. */
+const isoDate = z.iso.datetime({ offset: true });
+
+export const jsonlTurnSchema = z
+  .object({
+    index: z.number().int().nonnegative().describe("0-based position in the episode"),
+    actor: z.enum(["human", "model"]).describe("who chose the action"),
+    action: z.string(),
+    observation: z.string().describe("what the environment answered"),
+    ok: z.boolean().nullable().optional().describe("whether the action executed without error; null when unknown"),
+    reward: nullableNumber.describe("the reward after this turn, if evaluated"),
+    rawReply: nullableString.describe("a model's full reply"),
+    thought: nullableString.describe("a model's reasoning (ReAct)"),
+    tokensIn: nullableInt,
+    tokensOut: nullableInt,
+    durationMs: nullableInt,
+    costUsd: nullableNumber,
+    source: nullableString.describe("editor | terminal | model | replay"),
+    timedOut: z.boolean().optional(),
+    aborted: z.boolean().optional(),
+    startedAt: isoDate.nullable().optional(),
+  })
+  .describe("One action and its observation");
+
+export const jsonlEpisodeSchema = z
+  .object({
+    format: z.literal("icstudio.episode").describe("marks a line of this format"),
+    version: z.literal(EPISODE_FORMAT_VERSION),
+    id: z.string().min(1).describe("the episode's id in the installation that exported it"),
+    environment: z.enum(["bash", "sql", "python", "ctf"]),
+    dataset: z.string().min(1).describe("dataset name, e.g. nl2bash-fs4, spider-dev, mbpp, ctf"),
+    taskId: z.string().min(1),
+    taskIndex: nullableInt.describe("position of the task in its dataset file"),
+    query: z.string(),
+    gold: nullableString.describe("the gold solution (a JSON array when there are several)"),
+    hardness: nullableString,
+    db: nullableString.describe("the SQL database or bash file system"),
+    playerKind: z.enum(["human", "model", "imported"]),
+    annotator: nullableString,
+    model: nullableString,
+    policy: nullableString.describe("try-again | react | plan-solve | single-turn"),
+    turnLimit: z.number().int().positive(),
+    mode: z.enum(["play", "baseline", "eval", "import"]).optional(),
+    feedback: z.enum(["none", "reward"]).optional(),
+    status: z.enum(["running", "submitted", "abandoned", "error", "interrupted"]),
+    errorReason: nullableString,
+    reward: z.number().min(0).max(1).nullable().describe("final reward in [0, 1]; null when never evaluated"),
+    breakdown: z.unknown().optional().describe("the reward's components, as the environment reported them"),
+    success: z.boolean().describe("the reward reached 1.0"),
+    solvedAtTurn: z.number().int().positive().nullable().optional().describe("1-based turn at which the reward first reached 1.0"),
+    goldObservation: nullableString,
+    agentObservation: nullableString,
+    startedAt: isoDate,
+    endedAt: isoDate.nullable().optional(),
+    durationMs: nullableInt,
+    sourceFile: nullableString.describe("the log file an imported episode came from"),
+    sourceKey: nullableString.describe("idempotency key: importing the same episode twice stores it once"),
+    parentEpisodeId: nullableString.describe("lineage: the episode this one was branched from"),
+    branchTurn: nullableInt.describe("lineage: how many of the parent's turns were replayed"),
+    tags: z.array(z.string()).optional(),
+    turns: z.array(jsonlTurnSchema),
+  })
+  .describe("One InterCode Studio episode (one line of an icstudio JSONL export)");
+
+export type JsonlEpisode = z.infer<typeof jsonlEpisodeSchema>;
+export type JsonlTurn = z.infer<typeof jsonlTurnSchema>;
+
+/** The JSON Schema (draft 2020-12) of one JSONL line, as committed in docs/episode.schema.json. */
+export function episodeJsonSchema(): Record<string, unknown> {
+  return {
+    $id: "https://intercode-studio.local/schemas/episode.schema.json",
+    title: "InterCode Studio episode",
+    ...z.toJSONSchema(jsonlEpisodeSchema, { target: "draft-2020-12", io: "input" }),
+  };
+}
