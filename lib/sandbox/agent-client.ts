@@ -55,7 +55,7 @@ const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIG
  */
 export class AgentClient {
   private nextId = 1;
-  private buf = Buffer.alloc(0);
+  private buf: Buffer = Buffer.alloc(0);
   private readonly tasks = new Map<number, TaskHandlers>();
   private readonly requests = new Map<number, { resolve(ev: AgentEvent): void; reject(err: Error): void }>();
   private readonly spawned = new Set<number>();

@@ -373,6 +373,9 @@ def main():
     send({"ev": "ready", "pid": os.getpid()})
     while True:
         for key, mask in sel.select():
+            current = sel.get_map().get(key.fd)
+            if current is None or current.data is not key.data:
+                continue  # closed (or its fd reused) while handling an earlier event of this batch
             kind, t, stream = key.data
             if kind == "ctl":
                 try:

@@ -168,7 +168,7 @@ async function startLocal(spec: SandboxSpec): Promise<LocalSandbox> {
     const join = 'for f in "$@"; do case "$f" in --) shift; break;; esac; echo $$ > "$f"; shift; done; echo -1000 > /proc/self/oom_score_adj; exec "$@"';
     const child = spawn("/bin/sh", ["-c", join, "sh", ...(cgroup?.procsFiles ?? []), "--", BWRAP, ...bwrapArgs(root, spec)], {
       stdio: ["pipe", "pipe", "pipe"],
-      env: {},
+      env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } as unknown as NodeJS.ProcessEnv,
     });
     let stderr = "";
     child.stderr!.on("data", (d: Buffer) => {

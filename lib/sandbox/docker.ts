@@ -1,0 +1,320 @@
+import "server-only";
+
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { statSync } from "node:fs";
+import os from "node:os";
+import { PassThrough, type Duplex } from "node:stream";
+
+import Docker from "dockerode";
+
+import { BadInputError, SandboxError, SandboxUnavailableError } from "@/lib/errors";
+import { AgentClient } from "./agent-client";
+import { AGENT_BOOTSTRAP } from "./agent-source";
+import { checkMountPoint } from "./local";
+import { resolveLimits, type Limits } from "./limits";
+import type { ExecOptions, ExecResult, Sandbox, SandboxBackend, SandboxImage, SandboxProcess, SandboxSpec, SpawnOptions } from "./types";
+
+/** Every environment image the backend needs (`scripts/build-images.sh` builds them). */
+export const SANDBOX_IMAGES: readonly SandboxImage[] = ["bash", "python", "sql", "ctf"];
+/** The image a sandbox of `image` runs. */
+export const imageTag = (image: SandboxImage): string => `intercode-studio/${image}:latest`;
+
+const LABEL = "org.intercode-studio.sandbox";
+const OWNER_LABEL = "org.intercode-studio.owner";
+const START_TIMEOUT_MS = 30_000;
+const AVAILABLE_CACHE_MS = 3_000;
+
+/** Options of the docker backend (defaults from the environment). */
+export interface DockerBackendOptions {
+  /** Engine socket; default DOCKER_HOST's unix path or /var/run/docker.sock. */
+  socketPath?: string;
+  /** Started containers kept ready per (image, files, limits); default IC_DOCKER_POOL or 2. 0 disables the pool. */
+  poolSize?: number;
+}
+
+function socketFromEnv(): string {
+  const host = process.env.DOCKER_HOST;
+  if (host?.startsWith("unix://")) return host.slice("unix://".length);
+  return "/var/run/docker.sock";
+}
+
+function engineMessage(err: unknown): string {
+  const e = err as NodeJS.ErrnoException & { statusCode?: number; json?: { message?: string } };
+  if (e?.code === "ENOENT" || e?.code === "ECONNREFUSED") return `the Docker engine does not answer (${e.code}); start it with: bash scripts/start-dockerd.sh`;
+  return e?.json?.message ?? e?.message ?? String(err);
+}
+
+const tarCache = new Map<string, Buffer>();
+
+/** The task's files as a tar (owner root, mtimes and .git kept), cached per directory. */
+function tarOf(hostDir: string): Buffer {
+  let tar = tarCache.get(hostDir);
+  if (!tar) {
+    const r = spawnSync("tar", ["-C", hostDir, "--owner=0", "--group=0", "--numeric-owner", "-cf", "-", "."], { maxBuffer: 1 << 30 });
+    if (r.status !== 0) throw new SandboxError(`could not pack ${hostDir} for the sandbox: ${r.stderr?.toString() ?? r.error}`);
+    tar = r.stdout;
+    tarCache.set(hostDir, tar);
+  }
+  return tar;
+}
+
+/** A container running the agent as PID 1; exec/spawn go through the agent on one attach stream. */
+class DockerSandbox implements Sandbox {
+  readonly backend = "docker" as const;
+  private closing: Promise<void> | null = null;
+
+  constructor(
+    readonly id: string,
+    readonly limits: Limits,
+    readonly client: AgentClient,
+    private readonly container: Docker.Container,
+    private readonly stream: Duplex,
+  ) {}
+
+  private alive(): void {
+    if (this.closing) throw new SandboxError(`docker sandbox ${this.id} is closed`);
+  }
+
+  get broken(): boolean {
+    return this.client.closed;
+  }
+
+  async exec(command: string | string[], options?: ExecOptions): Promise<ExecResult> {
+    this.alive();
+    return this.client.exec(command, options);
+  }
+
+  spawn(argv: string[], options?: SpawnOptions): SandboxProcess {
+    this.alive();
+    return this.client.spawn(argv, options);
+  }
+
+  async killStrays(): Promise<void> {
+    this.alive();
+    await this.client.killStrays();
+  }
+
+  async readFile(p: string): Promise<Buffer> {
+    this.alive();
+    return this.client.readFile(p);
+  }
+
+  async writeFile(p: string, data: string | Buffer): Promise<void> {
+    this.alive();
+    await this.client.writeFile(p, data);
+  }
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.client.markClosed("sandbox closed");
+      this.stream.destroy();
+      await this.container.remove({ force: true }).catch(() => undefined);
+    })();
+    return this.closing;
+  }
+}
+
+async function startContainer(docker: Docker, spec: SandboxSpec, limits: Limits): Promise<DockerSandbox> {
+  const id = randomBytes(6).toString("hex");
+  const workdir = spec.workdir ?? spec.files?.mountAt ?? "/";
+  const tmpfs = (mode: string) => `rw,exec,nosuid,size=${limits.diskBytes},mode=${mode}`;
+  const mounts: Record<string, string> = { "/tmp": tmpfs("1777"), "/var/tmp": tmpfs("1777"), "/root": tmpfs("700"), "/run": tmpfs("755") };
+  if (spec.files) mounts[spec.files.mountAt] = tmpfs("755");
+  if (spec.workdir && !mounts[spec.workdir] && spec.workdir !== "/") mounts[spec.workdir] ??= tmpfs("755");
+  let container: Docker.Container;
+  try {
+    container = await docker.createContainer({
+      name: `ic-sandbox-${id}`,
+      Image: imageTag(spec.image),
+      Cmd: AGENT_BOOTSTRAP,
+      Env: [],
+      WorkingDir: workdir,
+      Hostname: "sandbox",
+      OpenStdin: true,
+      StdinOnce: false,
+      AttachStdin: true,
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: false,
+      Labels: { [LABEL]: "1", [OWNER_LABEL]: `${os.hostname()}:${process.pid}` },
+      HostConfig: {
+        NetworkMode: "none",
+        Memory: limits.memoryBytes,
+        MemorySwap: limits.memoryBytes,
+        PidsLimit: limits.processes,
+        ReadonlyRootfs: true,
+        Tmpfs: mounts,
+        CapDrop: ["ALL"],
+        SecurityOpt: ["no-new-privileges"],
+        IpcMode: "private",
+      },
+    });
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode === 404) {
+      throw new SandboxUnavailableError(`image ${imageTag(spec.image)} is missing: build it with bash scripts/build-images.sh`);
+    }
+    throw new SandboxError(`could not create a docker sandbox: ${engineMessage(err)}`, undefined, { cause: err });
+  }
+  let stream: Duplex | undefined;
+  try {
+    stream = (await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as unknown as Duplex;
+    const out = new PassThrough();
+    const errOut = new PassThrough();
+    let agentStderr = "";
+    errOut.on("data", (d: Buffer) => {
+      if (agentStderr.length < 4096) agentStderr += d.toString("utf8");
+    });
+    docker.modem.demuxStream(stream, out, errOut);
+    const closeListeners: ((reason: string) => void)[] = [];
+    const closed = (why: string) => {
+      for (const l of closeListeners.splice(0)) l(`${why}${agentStderr ? `: ${agentStderr.trim()}` : ""}`);
+    };
+    stream.on("end", () => closed("the container or the Docker engine stopped"));
+    stream.on("close", () => closed("the container or the Docker engine stopped"));
+    stream.on("error", (err) => closed(`the connection to the Docker engine failed (${err.message})`));
+    const s = stream;
+    const client = new AgentClient(
+      {
+        write: (data) => {
+          s.write(data);
+        },
+        onData: (listener) => out.on("data", listener),
+        onClose: (listener) => closeListeners.push(listener),
+      },
+      limits,
+      { workdir, label: `docker sandbox ${id}` },
+    );
+    await container.start();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        client.ready,
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new SandboxError(`docker sandbox ${id} did not start within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (spec.files) await client.untar(spec.files.mountAt, tarOf(spec.files.hostDir));
+    return new DockerSandbox(id, limits, client, container, stream);
+  } catch (err) {
+    stream?.destroy();
+    await container.remove({ force: true }).catch(() => undefined);
+    if (err instanceof SandboxError || err instanceof SandboxUnavailableError) throw err;
+    throw new SandboxError(`could not start a docker sandbox: ${engineMessage(err)}`, undefined, { cause: err });
+  }
+}
+
+function checkSpec(spec: SandboxSpec): void {
+  if (!SANDBOX_IMAGES.includes(spec.image)) throw new BadInputError(`unknown image ${JSON.stringify(spec.image)}`, "sandbox spec image");
+  if (spec.files) {
+    checkMountPoint(spec.files.mountAt, "sandbox spec files.mountAt");
+    let st;
+    try {
+      st = statSync(spec.files.hostDir);
+    } catch {
+      throw new BadInputError(`directory ${spec.files.hostDir} does not exist`, "sandbox spec files.hostDir");
+    }
+    if (!st.isDirectory()) throw new BadInputError(`${spec.files.hostDir} is not a directory`, "sandbox spec files.hostDir");
+  }
+}
+
+/** Removes containers a dead process on this host left behind (it was killed before close()). */
+async function removeOrphans(docker: Docker): Promise<void> {
+  const list = await docker.listContainers({ all: true, filters: { label: [LABEL] } });
+  const me = os.hostname();
+  for (const c of list) {
+    const [host, pid] = (c.Labels[OWNER_LABEL] ?? "").split(":");
+    if (host !== me || !pid) continue;
+    let alive = true;
+    try {
+      process.kill(Number(pid), 0);
+    } catch {
+      alive = false;
+    }
+    if (!alive) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+  }
+}
+
+/** The Docker backend: one container per sandbox, a warm pool of started ones per (image, files, limits). */
+export function createDockerBackend(options: DockerBackendOptions = {}): SandboxBackend {
+  const docker = new Docker({ socketPath: options.socketPath ?? socketFromEnv() });
+  const poolSize = options.poolSize ?? Number(process.env.IC_DOCKER_POOL ?? 2);
+  const pools = new Map<string, Promise<DockerSandbox>[]>();
+  let cached: { at: number; result: { ok: true } | { ok: false; reason: string } } | null = null;
+  let orphansChecked = false;
+  let down = false;
+
+  async function available(): Promise<{ ok: true } | { ok: false; reason: string }> {
+    if (cached && Date.now() - cached.at < AVAILABLE_CACHE_MS) return cached.result;
+    let result: { ok: true } | { ok: false; reason: string };
+    try {
+      await Promise.race([docker.ping(), new Promise((_, reject) => setTimeout(() => reject(Object.assign(new Error("ping timed out after 3 s"), { code: "ETIMEDOUT" })), 3000).unref())]);
+      const images = await docker.listImages({ filters: { reference: ["intercode-studio/*"] } });
+      const tags = new Set(images.flatMap((i) => i.RepoTags ?? []));
+      const missing = SANDBOX_IMAGES.filter((i) => !tags.has(imageTag(i)));
+      result = missing.length ? { ok: false, reason: `images missing (${missing.map(imageTag).join(", ")}): build them with bash scripts/build-images.sh` } : { ok: true };
+      if (!orphansChecked) {
+        orphansChecked = true;
+        await removeOrphans(docker).catch(() => undefined);
+      }
+    } catch (err) {
+      result = { ok: false, reason: engineMessage(err) };
+    }
+    if (!result.ok) pools.clear();
+    cached = { at: Date.now(), result };
+    return result;
+  }
+
+  function warm(key: string, spec: SandboxSpec, limits: Limits): void {
+    if (down || poolSize <= 0) return;
+    const pool = pools.get(key) ?? [];
+    pools.set(key, pool);
+    while (pool.length < poolSize) {
+      const p = startContainer(docker, spec, limits);
+      p.catch(() => {
+        const i = pool.indexOf(p);
+        if (i >= 0) pool.splice(i, 1);
+      });
+      pool.push(p);
+    }
+  }
+
+  return {
+    kind: "docker",
+    available,
+    async create(spec) {
+      checkSpec(spec);
+      down = false;
+      const limits = resolveLimits(spec.limits);
+      const key = JSON.stringify([spec.image, spec.files?.hostDir, spec.files?.mountAt, spec.workdir, limits]);
+      const pool = pools.get(key);
+      while (pool?.length) {
+        const candidate = await pool.shift()!.catch(() => null);
+        if (candidate && !candidate.broken) {
+          warm(key, spec, limits);
+          return candidate;
+        }
+        await candidate?.close();
+      }
+      try {
+        const sandbox = await startContainer(docker, spec, limits);
+        warm(key, spec, limits);
+        return sandbox;
+      } catch (err) {
+        cached = null;
+        const a = await available();
+        if (!a.ok) throw new SandboxError(`docker sandbox unavailable: ${a.reason}`, undefined, { cause: err });
+        throw err;
+      }
+    },
+    async shutdown() {
+      down = true;
+      const all = [...pools.values()].flat();
+      pools.clear();
+      await Promise.all(all.map((p) => p.then((s) => s.close()).catch(() => undefined)));
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import "server-only";
+
+import { BadInputError, SandboxUnavailableError } from "@/lib/errors";
+import type { SandboxBackend } from "./types";
+
+/** Which backend to use: explicit, or "auto" (docker when it answers and its images exist, else local). */
+export type BackendChoice = "docker" | "local" | "auto";
+
+const backends = new Map<"docker" | "local", Promise<SandboxBackend>>();
+
+async function load(kind: "docker" | "local"): Promise<SandboxBackend> {
+  let p = backends.get(kind);
+  if (!p) {
+    p = kind === "local" ? import("./local").then((m) => m.createLocalBackend()) : import("./docker").then((m) => m.createDockerBackend());
+    backends.set(kind, p);
+  }
+  return p;
+}
+
+function parseChoice(raw: string | undefined, where: string): BackendChoice {
+  const v = (raw ?? "auto").trim() || "auto";
+  if (v === "docker" || v === "local" || v === "auto") return v;
+  throw new BadInputError(`must be docker, local or auto, got ${JSON.stringify(raw)}`, where);
+}
+
+/**
+ * The sandbox backend to run code with. An explicit choice returns that backend (check its
+ * `available()`; `create` throws SandboxUnavailableError when it cannot run). "auto" (the default,
+ * or `IC_SANDBOX`) returns docker when the engine answers and the images exist, else local when
+ * bubblewrap works, and otherwise throws SandboxUnavailableError saying how to install one —
+ * code is never run unsandboxed.
+ */
+export async function getSandboxBackend(choice?: BackendChoice | string | { backend?: BackendChoice | string }): Promise<SandboxBackend> {
+  const raw = typeof choice === "object" ? choice.backend : choice;
+  const fromEnv = raw === undefined || raw === "auto";
+  const picked = parseChoice(fromEnv ? (process.env.IC_SANDBOX ?? raw) : raw, fromEnv && process.env.IC_SANDBOX ? "IC_SANDBOX" : "sandbox backend");
+  if (picked !== "auto") return load(picked);
+  const docker = await load("docker");
+  const d = await docker.available();
+  if (d.ok) return docker;
+  const local = await load("local");
+  const l = await local.available();
+  if (l.ok) return local;
+  throw new SandboxUnavailableError(
+    "no sandbox can run here, so no code will be run. Either install bubblewrap (apt-get install -y bubblewrap) " +
+      "for the local sandbox, or Docker (apt-get install -y docker.io; bash scripts/start-dockerd.sh; bash scripts/build-images.sh). " +
+      `docker: ${d.reason}; local: ${l.reason}`,
+    { docker: d.reason, local: l.reason },
+  );
+}
+
+/** Frees every backend's shared resources (warm container pools). */
+export async function shutdownSandboxBackends(): Promise<void> {
+  for (const p of backends.values()) {
+    const b = await p.catch(() => null);
+    await b?.shutdown?.();
+  }
+}
