@@ -1,0 +1,69 @@
+import { execFileSync } from "node:child_process";
+import { promises as fsp } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { BadInputError } from "@/lib/errors";
+import { cloneFileSystem, ensureFileSystem, FS_NAMES } from "./bash-fs";
+import { checkGold, intercodeDir, loadGoldExceptions, mapLimit, readNl2BashTasks } from "./fs-check";
+import { parseManifest } from "./fs-manifest";
+
+const repo = path.resolve(__dirname, "../..");
+
+describe("file system manifests", () => {
+  it("rejects a bad entry, naming the file and the entry", () => {
+    const raw = { name: "x", description: "d", roots: ["testbed"], defaultMtime: "-1d", entries: [{ path: "../escape", type: "file", content: "" }] };
+    expect(() => parseManifest(raw, "x.json")).toThrow(BadInputError);
+    expect(() => parseManifest(raw, "x.json")).toThrow(/x\.json: entries\.0 \(\.\.\/escape\)/);
+    const badTime = { ...raw, entries: [{ path: "a", type: "file", mtime: "yesterday" }] };
+    expect(() => parseManifest(badTime, "y.json")).toThrow(/y\.json: entries\.0\.mtime/);
+  });
+
+  it("builds each tree once, with its git repository at the root, and clones it with the manifest's times", async () => {
+    const dir = await ensureFileSystem("fs1");
+    expect(await ensureFileSystem("fs1")).toBe(dir);
+    const log = execFileSync("git", ["-C", dir, "log", "--format=%an %ad", "--date=iso-strict"], { encoding: "utf8" });
+    expect(log.trim()).toBe("InterCode Studio 2024-01-01T00:00:00+00:00");
+    const dest = await fsp.mkdtemp(path.join(os.tmpdir(), "ic-fs-test-"));
+    try {
+      const now = Date.UTC(2030, 0, 1);
+      await cloneFileSystem("fs1", dest, { nowMs: now });
+      const status = execFileSync("git", ["-C", dest, "status", "--short"], { encoding: "utf8" });
+      expect(status).toBe("");
+      const fresh = await fsp.stat(path.join(dest, "testbed/dir3/subdir1/subsubdir1/tmp/session_new.tmp"));
+      expect(fresh.mtimeMs).toBe(now - 3600_000);
+      const old = await fsp.stat(path.join(dest, "testbed/Hello.java"));
+      expect(old.mtime.toISOString()).toBe("2015-06-01T12:00:00.000Z");
+      expect((await fsp.stat(path.join(dest, "testbed/dir1/locked.sh"))).mode & 0o7777).toBe(0o553);
+      expect(await fsp.readlink(path.join(dest, "testbed/dir3/latest.log"))).toBe("/testbed/dir3/server.log");
+      expect((await fsp.readdir(path.join(dest, "testbed/dir3/empty_dir"))).length).toBe(0);
+    } finally {
+      await fsp.rm(dest, { recursive: true, force: true });
+    }
+  });
+});
+
+/**
+ * Every NL2Bash gold command must print something or change a file, exit 0, write nothing to
+ * stderr and give the same result twice, unless datasets/bash/gold-exceptions.json explains why not.
+ */
+describe("NL2Bash gold commands on the project's file systems", async () => {
+  const exceptions = await loadGoldExceptions();
+  const nowMs = Date.now();
+  for (const fs of FS_NAMES) {
+    it(`${fs}: every gold runs cleanly or is a documented exception`, { timeout: 900_000 }, async () => {
+      await ensureFileSystem(fs);
+      const tasks = await readNl2BashTasks(intercodeDir(repo), Number(fs.slice(2)) as 1 | 2 | 3 | 4);
+      const checks = await mapLimit(tasks, 2, (t, i) => checkGold(fs, i, t, nowMs));
+      const unexplained = checks
+        .map((c) => ({ c, allowed: exceptions[fs]?.[String(c.index)]?.allow ?? [] }))
+        .filter(({ c, allowed }) => c.issues.some((x) => !allowed.includes(x)))
+        .map(({ c }) => `${fs}:${c.index} [${c.issues.join(",")}] ${JSON.stringify(c.run.stderr.slice(0, 200))}`);
+      expect(unexplained).toEqual([]);
+      const clean = checks.filter((c) => c.issues.length === 0).length;
+      const documented = Object.keys(exceptions[fs] ?? {}).length;
+      // At least every task without a documented exception is clean.
+      expect(clean).toBeGreaterThanOrEqual(tasks.length - documented);
+    });
+  }
+});
