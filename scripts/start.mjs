@@ -3,7 +3,7 @@
 //   2. the Next.js build is current (rebuilt only when a source file is newer than .next/BUILD_ID);
 //   3. a sandbox can run (bubblewrap for the local backend; installed with apt-get when we are root);
 //   4. server.ts runs with NODE_ENV=production (migrations and interrupted episodes are handled there).
-// Flags: --no-build (never build), --force-build.
+// Flags: --no-build (never build), --force-build, --build-only (stop after step 2; the e2e setup uses it).
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -60,6 +60,8 @@ if (args.has("--force-build") || (!args.has("--no-build") && !buildIsCurrent()))
 } else {
   log("the build is current");
 }
+
+if (args.has("--build-only")) process.exit(0);
 
 // 3. A sandbox
 function has(cmd) {

@@ -4,7 +4,8 @@
  * these keeps the bundle small (the full package also carries TypeScript, CSS, HTML and JSON
  * language services and 80 other languages). Loaded in the browser only.
  */
-import "monaco-editor/base/browser/ui/codicons/codicon/codicon.css";
+// The package exports map hides CSS files, so the icon font stylesheet is imported by path.
+import "../../node_modules/monaco-editor/esm/vs/base/browser/ui/codicons/codicon/codicon.css";
 import "monaco-editor/editor/browser/coreCommands";
 import "monaco-editor/editor/contrib/bracketMatching/browser/bracketMatching";
 import "monaco-editor/editor/contrib/clipboard/browser/clipboard";

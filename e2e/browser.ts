@@ -1,0 +1,36 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { chromium, type Browser, type BrowserContext } from "playwright-core";
+
+/** Debian's chromium, headless, with everything that phones home turned off and a fresh profile. */
+export async function launchBrowser(): Promise<{ browser: BrowserContext; close(): Promise<void> }> {
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), "ic-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.IC_CHROMIUM ?? "/usr/bin/chromium",
+    headless: true,
+    viewport: { width: 1400, height: 900 },
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-dev-shm-usage",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+      "--no-default-browser-check",
+      "--disable-default-apps",
+      "--disable-extensions",
+      "--metrics-recording-only",
+    ],
+  });
+  return {
+    browser: context,
+    close: async () => {
+      await context.close();
+      fs.rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+export type { Browser };

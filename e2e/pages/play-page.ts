@@ -1,0 +1,89 @@
+import type { Page } from "playwright-core";
+
+/** The task page of the playground, as a test drives it. */
+export class PlayPage {
+  constructor(
+    readonly page: Page,
+    readonly baseUrl: string,
+  ) {}
+
+  /** Opens a task (`/play/<env>/<dataset>:<id>`) and waits until the episode is open and the console ready. */
+  async open(env: string, dataset: string, id: string, query = ""): Promise<void> {
+    await this.page.goto(`${this.baseUrl}/play/${env}/${encodeURIComponent(`${dataset}:${id}`)}${query}`);
+    await this.waitReady();
+  }
+
+  async waitReady(): Promise<void> {
+    await this.page.waitForSelector('[data-testid="terminal"][data-ready="1"]');
+    await this.page.waitForFunction(() => new URL(location.href).searchParams.has("episode"), undefined, { timeout: 60_000 });
+    await this.page.waitForSelector('[data-testid="connection"]:has-text("open")');
+  }
+
+  /** The episode id kept in the URL. */
+  episodeId(): string {
+    return new URL(this.page.url()).searchParams.get("episode") ?? "";
+  }
+
+  /** Types a line in the console and presses Enter (one action). */
+  async typeInConsole(line: string): Promise<void> {
+    await this.page.click('[data-testid="terminal"]');
+    await this.page.keyboard.type(line);
+    await this.page.keyboard.press("Enter");
+  }
+
+  /** Replaces the editor's text and runs it with Ctrl+Enter. */
+  async runInEditor(text: string): Promise<void> {
+    await this.page.waitForSelector('[data-testid="editor"][data-ready="1"] .monaco-editor');
+    await this.page.click('[data-testid="editor"] .monaco-editor .view-lines');
+    await this.page.keyboard.press("Control+A");
+    await this.page.keyboard.press("Delete");
+    await this.page.keyboard.insertText(text);
+    await this.page.keyboard.press("Control+Enter");
+  }
+
+  /** Waits until `n` actions are counted ("turns n / limit"). */
+  async waitTurns(n: number, timeout = 60_000): Promise<void> {
+    await this.page.waitForFunction(
+      (want) => new RegExp(`turns ${want} /`).test(document.querySelector('[data-testid="turns"]')?.textContent ?? ""),
+      n,
+      { timeout },
+    );
+    await this.page.waitForSelector('[data-testid="connection"]:has-text("open")');
+  }
+
+  async turnsText(): Promise<string> {
+    return (await this.page.textContent('[data-testid="turns"]')) ?? "";
+  }
+
+  /** The console's text (xterm's rows). */
+  async consoleText(): Promise<string> {
+    return this.page.evaluate(() => Array.from(document.querySelectorAll('[data-testid="terminal"] .xterm-rows > div')).map((d) => d.textContent ?? "").join("\n"));
+  }
+
+  async waitConsole(re: RegExp, timeout = 30_000): Promise<void> {
+    await this.page.waitForFunction(
+      ([src, flags]) => new RegExp(src, flags).test(Array.from(document.querySelectorAll('[data-testid="terminal"] .xterm-rows > div')).map((d) => d.textContent ?? "").join("\n")),
+      [re.source, re.flags] as const,
+      { timeout },
+    );
+  }
+
+  async submit(): Promise<number> {
+    await this.page.click('[data-testid="submit"]');
+    return this.reward();
+  }
+
+  /** Waits for the reward to appear and returns it. */
+  async reward(): Promise<number> {
+    const el = await this.page.waitForSelector('[data-testid="reward"]', { timeout: 60_000 });
+    return Number(await el.getAttribute("data-reward"));
+  }
+
+  async breakdown(): Promise<string> {
+    return (await this.page.textContent('[data-testid="breakdown"]')) ?? "";
+  }
+
+  async gold(): Promise<string> {
+    return (await this.page.textContent('[data-testid="gold"]')) ?? "";
+  }
+}
