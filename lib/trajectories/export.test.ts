@@ -1,0 +1,79 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { closeStore } from "@/lib/db/client";
+import { exportEpisodes } from "./export";
+import { importLogText, importPaths } from "./import";
+import { episodeJsonSchema, jsonlEpisodeSchema } from "./jsonl-schema";
+import { computeStats, type StatsResult } from "./stats";
+import { intercodeDir, useFreshDb } from "./test-helpers";
+
+const sample = path.join(intercodeDir(), "results-sample");
+const GROUP = ["env", "dataset", "actor", "model", "policy", "hardness"] as const;
+
+async function exportText(format: "jsonl" | "intercode", filters = {}): Promise<string> {
+  let out = "";
+  await exportEpisodes({ format, filters, write: (c) => void (out += c) });
+  return out;
+}
+
+const stats = (): StatsResult => computeStats({ groupBy: [...GROUP] });
+
+afterAll(() => closeStore());
+
+describe("export", () => {
+  it("docs/episode.schema.json is generated from the zod schema and up to date", () => {
+    const file = path.resolve(__dirname, "../../docs/episode.schema.json");
+    expect(JSON.parse(fs.readFileSync(file, "utf8"))).toEqual(episodeJsonSchema());
+  });
+
+  it("round trip: import → export JSONL → import into a fresh database leaves the statistics unchanged", async () => {
+    useFreshDb("rt1");
+    await importPaths([sample]);
+    const before = stats();
+    expect(before.groups.length).toBe(4);
+    const jsonl = await exportText("jsonl");
+    const lines = jsonl.trim().split("\n");
+    expect(lines).toHaveLength(163);
+    for (const l of lines) jsonlEpisodeSchema.parse(JSON.parse(l));
+    // the same export imported into the same database adds nothing
+    expect((await importLogText("again.jsonl", jsonl)).added).toBe(0);
+
+    await closeStore();
+    useFreshDb("rt2");
+    const rep = await importLogText("export.jsonl", jsonl);
+    expect(rep).toMatchObject({ format: "jsonl", added: 163, rejected: [] });
+    expect(stats()).toEqual(before);
+    expect(await exportText("jsonl")).toBe(jsonl);
+  });
+
+  it("round trip through InterCode's results format keeps the statistics of a results file", async () => {
+    await closeStore();
+    useFreshDb("rt3");
+    const name = "ic_bash_multiturn_gpt-4_10_turns_fs_4.json";
+    await importPaths([path.join(sample, "bash", name)]);
+    const before = stats();
+    const text = await exportText("intercode", { environment: "bash" });
+    const orig = JSON.parse(fs.readFileSync(path.join(sample, "bash", name), "utf8"));
+    const back = JSON.parse(text);
+    expect(Object.keys(back).sort()).toEqual(Object.keys(orig).sort());
+    expect(back["0"].turn_history).toEqual(orig["0"].turn_history);
+    expect(back["0"].summary).toEqual(orig["0"].summary);
+    await closeStore();
+    useFreshDb("rt4");
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-rt-"));
+    fs.writeFileSync(path.join(dir, name), text);
+    await importPaths([dir]);
+    expect(stats()).toEqual(before);
+  });
+
+  it("filters the exported set", async () => {
+    await closeStore();
+    useFreshDb("rt5");
+    await importPaths([sample]);
+    const solvedPython = (await exportText("jsonl", { environment: "python", success: true })).trim().split("\n");
+    expect(solvedPython).toHaveLength(69);
+    expect(await exportText("intercode", { model: "nobody" })).toBe("{}\n");
+  });
+});

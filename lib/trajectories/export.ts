@@ -1,0 +1,153 @@
+import "server-only";
+import type { EpisodeFilters } from "@/lib/db/episode-filters";
+import type { Episode, Turn } from "@/lib/db/episodes";
+import { iterateEpisodesWithTurns } from "@/lib/db/export-queries";
+import { EPISODE_FORMAT_VERSION, type JsonlEpisode } from "./jsonl-schema";
+
+export type ExportFormat = "jsonl" | "intercode";
+
+function parseJson(s: string | null): unknown {
+  if (s === null) return undefined;
+  try {
+    return JSON.parse(s);
+  } catch {
+    return s;
+  }
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** One stored episode as a line of the project's JSONL format. */
+export function toJsonlEpisode(e: Episode & { turns: Turn[] }): JsonlEpisode {
+  return {
+    format: "icstudio.episode",
+    version: EPISODE_FORMAT_VERSION,
+    id: e.id,
+    environment: e.environment as JsonlEpisode["environment"],
+    dataset: e.dataset,
+    taskId: e.taskId,
+    taskIndex: e.taskIndex,
+    query: e.query,
+    gold: e.gold,
+    hardness: e.hardness,
+    db: e.db,
+    playerKind: e.playerKind as JsonlEpisode["playerKind"],
+    annotator: e.annotator,
+    model: e.model,
+    policy: e.policy,
+    turnLimit: e.turnLimit,
+    mode: e.mode as JsonlEpisode["mode"],
+    feedback: e.feedback as JsonlEpisode["feedback"],
+    status: e.status as JsonlEpisode["status"],
+    errorReason: e.errorReason,
+    reward: e.reward,
+    ...(e.breakdown !== null ? { breakdown: parseJson(e.breakdown) } : {}),
+    success: e.success,
+    solvedAtTurn: e.solvedAtTurn,
+    goldObservation: e.goldObservation,
+    agentObservation: e.agentObservation,
+    startedAt: e.startedAt.toISOString(),
+    endedAt: iso(e.endedAt),
+    durationMs: e.durationMs,
+    sourceFile: e.sourceFile,
+    sourceKey: e.sourceKey,
+    parentEpisodeId: e.parentEpisodeId,
+    branchTurn: e.branchTurn,
+    tags: e.tags ? e.tags.split(" ").filter(Boolean) : [],
+    turns: e.turns.map((t) => ({
+      index: t.index,
+      actor: t.actor as "human" | "model",
+      action: t.action,
+      observation: t.observation,
+      ok: t.ok,
+      reward: t.reward,
+      rawReply: t.rawReply,
+      thought: t.thought,
+      tokensIn: t.tokensIn,
+      tokensOut: t.tokensOut,
+      durationMs: t.durationMs,
+      costUsd: t.costUsd,
+      source: t.source,
+      timedOut: t.timedOut,
+      aborted: t.aborted,
+      startedAt: iso(t.startedAt),
+    })),
+  };
+}
+
+/** One stored episode as a record of InterCode's results format. */
+export function toInterCodeRecord(e: Episode & { turns: Turn[] }): Record<string, unknown> {
+  const rewards = e.turns.map((t) => t.reward);
+  const reward = e.reward ?? 0;
+  let maxIdx = e.turns.length ? e.turns.length - 1 : 0;
+  if (e.success && e.solvedAtTurn) maxIdx = e.solvedAtTurn - 1;
+  else if (rewards.some((r) => r !== null)) maxIdx = rewards.reduce<number>((best, r, i) => ((r ?? -1) > (rewards[best] ?? -1) ? i : best), 0);
+  const info: Record<string, unknown> = {};
+  if (e.breakdown !== null) info.reward = parseJson(e.breakdown);
+  if (e.agentObservation !== null) info.agent_obs = e.agentObservation;
+  if (e.goldObservation !== null) info.eval_obs = e.goldObservation;
+  return {
+    environment: `ic_${e.environment}`,
+    dataset: e.dataset,
+    task_id: /^\d+$/.test(e.taskId) ? Number(e.taskId) : e.taskId,
+    query: e.query,
+    ...(e.gold !== null ? { gold: e.gold } : {}),
+    ...(e.hardness !== null ? { hardness: e.hardness } : {}),
+    ...(e.db !== null ? { db: e.db } : {}),
+    turn_history: {
+      actions: e.turns.map((t) => t.action),
+      observations: e.turns.map((t) => t.observation),
+      rewards,
+      valid_action: e.turns.map((t) => t.ok),
+    },
+    ...(Object.keys(info).length ? { info } : {}),
+    summary: { max_reward: reward, max_reward_idx: maxIdx, turns_taken: e.turns.length, turns_max: e.turnLimit },
+  };
+}
+
+/** What an export wrote. */
+export interface ExportSummary {
+  episodes: number;
+  /** InterCode format only: records whose task index was already used got a suffixed key. */
+  renamedKeys: number;
+}
+
+/**
+ * Streams the episodes matching `filters` to `write`: JSONL one episode per line, or one
+ * InterCode results object (keyed by task index, as InterCode's files are; that format holds
+ * one episode per task, so a second episode of a task gets the key `<index>_<n>`).
+ */
+export async function exportEpisodes({
+  filters = {},
+  format,
+  write,
+}: {
+  filters?: EpisodeFilters;
+  format: ExportFormat;
+  write: (chunk: string) => void | Promise<void>;
+}): Promise<ExportSummary> {
+  let episodes = 0;
+  let renamedKeys = 0;
+  if (format === "jsonl") {
+    for (const e of iterateEpisodesWithTurns({ filters })) {
+      await write(JSON.stringify(toJsonlEpisode(e)) + "\n");
+      episodes++;
+    }
+    return { episodes, renamedKeys };
+  }
+  const used = new Map<string, number>();
+  await write("{");
+  for (const e of iterateEpisodesWithTurns({ filters })) {
+    let key = String(e.taskIndex ?? e.taskId);
+    const n = (used.get(key) ?? 0) + 1;
+    used.set(key, n);
+    if (n > 1) {
+      key = `${key}_${n}`;
+      renamedKeys++;
+    }
+    await write(`${episodes ? "," : ""}\n  ${JSON.stringify(key)}: ${JSON.stringify(toInterCodeRecord(e))}`);
+    episodes++;
+  }
+  await write(episodes ? "\n}\n" : "}\n");
+  return { episodes, renamedKeys };
+}
