@@ -59,10 +59,13 @@ export function buildDir(): string {
   return process.env.IC_FS_DIR ?? path.join(repoRoot(), "var", "fs");
 }
 
+/** Files in datasets/bash/ that are not manifests. */
+const NOT_MANIFESTS = new Set(["gold-exceptions.json"]);
+
 /** Names of every file system with a manifest: fs1..fs4 and the demo ones. */
 export async function listFileSystems(): Promise<string[]> {
   const files = await fsp.readdir(manifestDir());
-  return files.filter((f) => f.endsWith(".json")).map((f) => f.slice(0, -5)).sort();
+  return files.filter((f) => f.endsWith(".json") && !NOT_MANIFESTS.has(f)).map((f) => f.slice(0, -5)).sort();
 }
 
 const manifestCache = new Map<string, Promise<FsManifest>>();

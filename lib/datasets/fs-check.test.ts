@@ -7,6 +7,7 @@ import { BadInputError } from "@/lib/errors";
 import { cloneFileSystem, ensureFileSystem, FS_NAMES } from "./bash-fs";
 import { checkGold, intercodeDir, loadGoldExceptions, mapLimit, readNl2BashTasks } from "./fs-check";
 import { parseManifest } from "./fs-manifest";
+import { bashTaskSchema } from "./types";
 
 const repo = path.resolve(__dirname, "../..");
 
@@ -66,4 +67,21 @@ describe("NL2Bash gold commands on the project's file systems", async () => {
       expect(clean).toBeGreaterThanOrEqual(tasks.length - documented);
     });
   }
+});
+
+/** The project's own bash tasks: every gold must run cleanly (no exceptions allowed). */
+describe("demo bash tasks", () => {
+  it("has at least 20 valid tasks whose golds all print or change something, cleanly and deterministically", { timeout: 600_000 }, async () => {
+    const raw = JSON.parse(await fsp.readFile(path.join(repo, "datasets/demo-bash.json"), "utf8")) as { tasks: Record<string, unknown>[] };
+    const tasks = raw.tasks.map((t, index) => bashTaskSchema.parse({ ...t, env: "bash", dataset: "demo-bash", index }));
+    expect(tasks.length).toBeGreaterThanOrEqual(20);
+    expect(new Set(tasks.map((t) => t.id)).size).toBe(tasks.length);
+    const nowMs = Date.now();
+    const checks = await mapLimit(tasks, 2, (t, i) => checkGold(t.fs, i, t, nowMs));
+    const bad = checks.filter((c) => c.issues.length > 0).map((c) => `${tasks[c.index]!.id} [${c.issues.join(",")}] ${c.run.stderr.slice(0, 200)}`);
+    expect(bad).toEqual([]);
+    // Both kinds of task are there: some answer with output, some change files.
+    expect(checks.filter((c) => c.run.status !== "").length).toBeGreaterThanOrEqual(6);
+    expect(checks.filter((c) => c.run.stdout.trim() !== "").length).toBeGreaterThanOrEqual(12);
+  });
 });
