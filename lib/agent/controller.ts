@@ -95,7 +95,7 @@ export class EpisodeController {
 
   /**
    * Runs a person's action in the episode (after takeOver). Resolves with the recorded turn, or
-   * null when the episode stopped first. An action of "submit" ends the episode.
+   * null when the action ended the episode ("submit", "skip") or the episode stopped first.
    * @throws ConflictError when the episode is not in human mode.
    */
   humanAction(action: string): Promise<AgentTurn | null> {

@@ -1,7 +1,7 @@
 import "server-only";
 import type { Task } from "@/lib/datasets/types";
 import type { Environment, EnvironmentOptions, SubmitResult } from "@/lib/env/types";
-import { asStudioError, ProviderError } from "@/lib/errors";
+import { asStudioError } from "@/lib/errors";
 import { callModel, type ChatMessage, type RetryPolicy } from "./call-model";
 import { EpisodeController } from "./controller";
 import { fitToContext } from "./conversation";
@@ -69,6 +69,14 @@ export interface RunEpisodeOptions {
   mode?: "eval" | "play";
 }
 
+interface TurnMeta {
+  rawReply: string;
+  thought: string | null;
+  tokensIn: number;
+  tokensOut: number;
+  latencyMs: number;
+}
+
 const DEF_RE = /^def[ \t]+([A-Za-z_]\w*)[ \t]*\(/gm;
 
 /** The functions an action defines at top level, in order. */
@@ -114,7 +122,7 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
     }
   };
 
-  const env = options.environment ?? (await timed(() => createEnv(task, options.envOptions)));
+  let env: Environment | undefined = options.environment;
   let episodeId = "";
   let turns = 0;
   let solvedAtTurn: number | null = null;
@@ -150,8 +158,15 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
     return undefined;
   };
 
-  const submit = async (explicit?: string): Promise<EpisodeOutcome> => {
-    const r: SubmitResult = await timed(() => env.submit(submitArg(explicit)));
+  /** Scores the episode; when the player typed the submit, it is stored as their last turn. */
+  const submit = async (explicit?: string, typed?: { actor: "model" | "human"; meta: TurnMeta | null; startedAt: Date }): Promise<EpisodeOutcome> => {
+    const r: SubmitResult = await timed(() => env!.submit(submitArg(explicit)));
+    if (typed) {
+      const action = explicit ? `submit ${explicit}` : "submit";
+      const turn = turnRecord(turns, typed.actor, action, `Submitted: reward ${r.reward.toFixed(2)}`, true, typed.startedAt, typed.meta, 0);
+      await recordTurn({ ...turn, reward: r.reward });
+      turns++;
+    }
     return finish({
       status: "submitted",
       reward: r.reward,
@@ -164,7 +179,6 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
   };
 
   try {
-    await timed(() => env.reset(task));
     episodeId = await recorder.startEpisode({
       task,
       env: task.env,
@@ -176,6 +190,10 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
       runId: options.runId,
     });
     emit({ type: "episode-start", episodeId, taskId: task.id, policy: options.policy, model: model.info.id, maxTurns });
+    // Created and reset after the episode is stored, so a sandbox that fails is recorded as the episode's error.
+    env ??= await timed(() => createEnv(task, options.envOptions));
+    const liveEnv = env;
+    await timed(() => liveEnv.reset(task));
 
     const messages: ChatMessage[] = [];
     let pending = session.opening;
@@ -226,9 +244,14 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
         try {
           emit({ type: "turn-start", index, actor: "human" });
           const parsed = parseAction(gate.action.trim().match(/^(submit|skip)\b/i) ? gate.action : "```\n" + gate.action + "\n```");
-          if (parsed.kind === "submit" || parsed.kind === "skip") {
+          if (parsed.kind === "skip") {
             gate.resolve(null);
-            return parsed.kind === "skip" ? await finish(abandoned()) : await submit(parsed.arg);
+            return await finish(abandoned());
+          }
+          if (parsed.kind === "submit") {
+            const out = await submit(parsed.arg, { actor: "human", meta: null, startedAt });
+            gate.resolve(null);
+            return out;
           }
           const action = gate.action;
           emit({ type: "action", index, actor: "human", action, thought: null });
@@ -261,11 +284,7 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
       carried = { tokensIn: 0, tokensOut: 0, latencyMs: 0, raw: "", thought: "" };
 
       if (parsed.kind === "skip") return await finish(abandoned());
-      if (parsed.kind === "submit") {
-        const turn = turnRecord(index, "model", parsed.arg ? `submit ${parsed.arg}` : "submit", "", true, startedAt, meta, 0);
-        await recordTurn(turn);
-        return await submit(parsed.arg);
-      }
+      if (parsed.kind === "submit") return await submit(parsed.arg, { actor: "model", meta, startedAt });
       if (parsed.kind === "invalid") {
         const turn = { ...turnRecord(index, "model", "", parsed.reason, false, startedAt, meta, 0), invalid: true };
         stats.failedTurns++;
@@ -288,14 +307,11 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
   } catch (err) {
     if (controller.signal.aborted) return await finish(interrupted("stopped")).catch(() => fallbackOutcome("interrupted"));
     const e = asStudioError(err);
-    if (e.code === "storage" || !episodeId) {
-      // Nothing we can record to (or the episode never started): let the caller see it.
-      if (!episodeId && e instanceof ProviderError) throw e;
-      if (e.code === "storage") throw e;
-    }
+    // Without a store to write to (or an episode to write into) the caller must see the failure.
+    if (e.code === "storage" || !episodeId) throw e;
     return await finish({ status: "error", reward: null, success: false, solvedAtTurn: null, errorReason: `${e.code}: ${e.message}` });
   } finally {
-    await env.close().catch(() => {});
+    await env?.close().catch(() => {});
   }
 
   function interrupted(reason: string): EpisodeEnd {
@@ -320,7 +336,7 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
     observation: string,
     ok: boolean,
     startedAt: Date,
-    meta: { rawReply: string; thought: string | null; tokensIn: number; tokensOut: number; latencyMs: number } | null,
+    meta: TurnMeta | null,
     actionMs: number,
   ): AgentTurn {
     return {
@@ -353,7 +369,7 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
     meta: Parameters<typeof turnRecord>[6],
   ): Promise<{ turn: AgentTurn; feedback: TurnFeedback }> {
     const s = performance.now();
-    const step = await timed(() => env.step(action, { signal: controller.signal, onOutput: (chunk) => emit({ type: "output", index, chunk }) }));
+    const step = await timed(() => env!.step(action, { signal: controller.signal, onOutput: (chunk) => emit({ type: "output", index, chunk }) }));
     const actionMs = performance.now() - s;
     if (controller.signal.aborted) throw controller.signal.reason;
     const defined = task.env === "python" ? definedFunctions(action) : [];
@@ -366,12 +382,12 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
     if (session.scoresTurn(index)) {
       if (task.env === "python") {
         if (defined.length > 0) {
-          const ev = await timed(() => env.evaluate(lastFunction));
+          const ev = await timed(() => env!.evaluate(lastFunction));
           reward = ev.reward;
           testsPassed = ev.reward === 1;
         }
       } else if (task.env !== "ctf") {
-        reward = (await timed(() => env.evaluate())).reward;
+        reward = (await timed(() => env!.evaluate())).reward;
       }
     }
     if (reward === 1 && solvedAtTurn === null) solvedAtTurn = index + 1;
