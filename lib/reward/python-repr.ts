@@ -66,8 +66,16 @@ export interface PyList {
   items: readonly PyValue[];
 }
 
-/** `repr()` of one value. Never throws: an unknown object prints as its JSON, quoted. */
+/** `repr()` of one value. Never throws: an unknown or malformed object prints as its JSON, quoted. */
 export function pyRepr(value: PyValue): string {
+  try {
+    return reprValue(value);
+  } catch {
+    return pyReprString(Object.prototype.toString.call(value));
+  }
+}
+
+function reprValue(value: PyValue): string {
   if (value === null || value === undefined) return "None";
   switch (typeof value) {
     case "boolean":
@@ -87,23 +95,23 @@ export function pyRepr(value: PyValue): string {
   const tagged = value as Exclude<PyValue, null | undefined | boolean | bigint | number | string | Uint8Array | Date | readonly PyValue[]>;
   switch (tagged.py) {
     case "float":
-      return pyReprFloat(tagged.value);
+      return pyReprFloat(Number(tagged.value));
     case "decimal":
       return `Decimal(${pyReprString(String(tagged.text))})`;
     case "datetime":
       return reprDateTime(tagged);
     case "date":
-      return `datetime.date(${tagged.year}, ${tagged.month}, ${tagged.day})`;
+      return `datetime.date(${int(tagged.year)}, ${int(tagged.month)}, ${int(tagged.day)})`;
     case "timedelta":
       return reprTimedelta(tagged);
     case "list":
-      return `[${tagged.items.map(pyRepr).join(", ")}]`;
+      return Array.isArray(tagged.items) ? `[${tagged.items.map(pyRepr).join(", ")}]` : "[]";
     default: {
       let json: string;
       try {
         json = JSON.stringify(value) ?? String(value);
       } catch {
-        json = String(value);
+        json = Object.prototype.toString.call(value);
       }
       return pyReprString(json);
     }
@@ -197,6 +205,12 @@ function intText(n: number): string {
   return Math.abs(n) < 1e21 ? String(n) : BigInt(n).toString();
 }
 
+/** A whole number for the datetime reprs: missing or non-finite fields read as 0. */
+function int(v: unknown): number {
+  const n = Math.trunc(Number(v ?? 0));
+  return Number.isFinite(n) ? n : 0;
+}
+
 function hex(n: number, width: number): string {
   return n.toString(16).padStart(width, "0");
 }
@@ -209,7 +223,7 @@ function isUnprintable(ch: string): boolean {
 }
 
 function reprDateTime(d: PyDateTime): string {
-  const fields = [d.year, d.month, d.day, d.hour ?? 0, d.minute ?? 0, d.second ?? 0, d.microsecond ?? 0];
+  const fields = [d.year, d.month, d.day, d.hour, d.minute, d.second, d.microsecond].map(int);
   // datetime's repr drops microsecond when 0, then second when 0; hour and minute always stay.
   if (fields[6] === 0) {
     fields.pop();
@@ -234,7 +248,7 @@ function reprDate(date: Date): string {
 
 /** timedelta normalises to days, 0 <= seconds < 86400, 0 <= microseconds < 10^6, then names the non-zero parts. */
 function reprTimedelta(t: PyTimedelta): string {
-  const totalMicro = BigInt(Math.trunc(t.days ?? 0)) * 86_400_000_000n + BigInt(Math.trunc(t.seconds ?? 0)) * 1_000_000n + BigInt(Math.trunc(t.microseconds ?? 0));
+  const totalMicro = BigInt(int(t.days)) * 86_400_000_000n + BigInt(int(t.seconds)) * 1_000_000n + BigInt(int(t.microseconds));
   const dayMicro = 86_400_000_000n;
   let days = totalMicro / dayMicro;
   let rest = totalMicro % dayMicro;
