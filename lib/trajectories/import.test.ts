@@ -99,3 +99,15 @@ describe("import of InterCode's published logs", () => {
     expect(parsed.episodes[0]).toMatchObject({ model: "claude", policy: "react", turnLimit: 15, environment: "ctf", dataset: "ctf" });
   });
 });
+
+describe("environment logs", () => {
+  it("read whether a SQL action executed from the environment's error message", async () => {
+    const text = fs.readFileSync(path.join(sample, "sql/ic_sql_multiturn_human_10_turns.json"), "utf8");
+    const parsed = parseLogText("ic_sql_multiturn_human_10_turns.json", text);
+    const turns = parsed.episodes.flatMap((e) => e.turns);
+    const failed = turns.filter((t) => t.observation.startsWith("Error executing query"));
+    expect(failed.length).toBeGreaterThan(0);
+    expect(turns.filter((t) => t.ok === false)).toEqual(failed);
+    expect(parsed.episodes.every((e) => e.playerKind === "human" && e.turns.every((t) => t.actor === "human"))).toBe(true);
+  });
+});

@@ -147,6 +147,16 @@ function zodReason(err: z.ZodError): string {
   return `${i.path.length ? i.path.join(".") + ": " : ""}${i.message}${err.issues.length > 1 ? ` (and ${err.issues.length - 1} more problems)` : ""}`;
 }
 
+/**
+ * Environment logs record no valid_action flag. For SQL the environment's own failure message is
+ * unambiguous (it starts "Error executing query"), so whether the action executed is read from
+ * it; for the other environments it stays unknown (null) rather than guessed.
+ */
+export function executedOk(environment: string, observation: string): boolean | null {
+  if (environment === "sql") return !/^Error executing query/.test(observation);
+  return null;
+}
+
 /** A record that cannot be imported, with where and why. */
 export class RecordError extends Error {}
 
@@ -277,7 +287,7 @@ export function parseInterCodeRecord(recordKey: string, value: unknown, meta: Lo
       actor: c.playerKind === "model" ? ("model" as const) : ("human" as const),
       action: s.action,
       observation: obsText(s.observation),
-      ok: null,
+      ok: executedOk(c.environment, obsText(s.observation)),
       reward: null,
     })),
   };

@@ -1,0 +1,67 @@
+import "server-only";
+import { defineCommand, log, printJson } from "../command";
+import { ProgressBar } from "../progress";
+import { BadInputError } from "@/lib/errors";
+import { importPaths } from "@/lib/trajectories/import";
+
+/** `icstudio import`: InterCode logs (results files, environment logs) and the project's JSONL. */
+export default defineCommand({
+  name: "import",
+  summary: "Import trajectory logs (InterCode results files and environment logs, or this project's JSONL) into the store.",
+  usage: "import <files or folders...> [--model M] [--policy P] [--turns N] [--dataset D] [--json]",
+  help: `Folders are searched for .json and .jsonl files. Model, policy, turn limit and dataset are read
+from InterCode's file names (ic_sql_multiturn_gpt-4_10_turns.json, ..._fs_4.json) unless given.
+Importing the same file again stores nothing new. A damaged file or record is reported and the
+rest goes on; the exit status is 0 when every file was read, 1 when some records or files were rejected.
+  --model M     the model that played (\`human\` for people)
+  --policy P    try-again | react | plan-solve | single-turn
+  --turns N     the turn limit
+  --dataset D   the dataset name (e.g. nl2bash-fs2, spider-dev, mbpp)
+  --json        print the report as JSON
+Database: IC_DB (default ./var/studio.db).`,
+  options: {
+    model: { type: "string" },
+    policy: { type: "string" },
+    turns: { type: "string" },
+    dataset: { type: "string" },
+    json: { type: "boolean" },
+  },
+  allowPositionals: true,
+  async run({ values, positionals }) {
+    if (!positionals.length) throw new BadInputError("name at least one file or folder", "icstudio import");
+    let turnLimit: number | undefined;
+    if (values.turns !== undefined) {
+      turnLimit = Number(values.turns);
+      if (!Number.isInteger(turnLimit) || turnLimit < 1) throw new BadInputError("must be a positive integer", "--turns");
+    }
+    let bar: ProgressBar | undefined;
+    let added = 0;
+    let rejected = 0;
+    const report = await importPaths(positionals, {
+      model: values.model as string | undefined,
+      policy: values.policy as string | undefined,
+      dataset: values.dataset as string | undefined,
+      turnLimit,
+      onFile: (f, done, total) => {
+        added += f.added;
+        rejected += f.rejected.length + (f.error ? 1 : 0);
+        if (process.stderr.isTTY) {
+          bar ??= new ProgressBar("import", total);
+          bar.update(done, `added ${added} · rejected ${rejected}`);
+        }
+      },
+    });
+    if (values.json) printJson(report);
+    else {
+      for (const f of report.files) {
+        if (f.error) log(`${f.file}: not imported: ${f.error}`);
+        for (const r of f.rejected) log(`${r.file}: record ${r.record} (#${r.index}): ${r.reason}`);
+      }
+      const t = report.totals;
+      process.stdout.write(
+        `files ${t.files} (${t.failedFiles} not readable) · episodes added ${t.added} · skipped ${t.skipped} (already stored) · rejected ${t.rejected}\n`,
+      );
+    }
+    return report.totals.failedFiles || report.totals.rejected ? 1 : 0;
+  },
+});
