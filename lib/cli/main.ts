@@ -6,6 +6,9 @@ import { asStudioError, toExitCode } from "@/lib/errors";
  * Add a command by adding its module here.
  */
 const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
+  import: () => import("./commands/import"),
+  export: () => import("./commands/export"),
+  stats: () => import("./commands/stats"),
   datasets: () => import("./commands/datasets"),
   play: () => import("./commands/play"),
   "gold-check": () => import("./commands/gold-check"),
