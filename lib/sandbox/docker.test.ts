@@ -1,5 +1,9 @@
 import { execFileSync } from "node:child_process";
 
+import { describe, expect, it } from "vitest";
+
+import { SandboxError } from "@/lib/errors";
+
 import { createDockerBackend } from "./docker";
 import { registerSandboxConformance } from "./conformance";
 
@@ -16,3 +20,39 @@ function engineAnswers(): boolean {
 const skip = process.env.IC_REQUIRE_DOCKER !== "1" && !engineAnswers() ? "no Docker engine answers (set IC_REQUIRE_DOCKER=1 to fail instead)" : false;
 
 registerSandboxConformance({ name: "docker", backend: () => createDockerBackend({ poolSize: 1 }), skip });
+
+describe.skipIf(Boolean(skip))("docker backend: engine and container failures", () => {
+  it("reports an engine that does not answer, and create fails with a clear SandboxError", async () => {
+    const backend = createDockerBackend({ socketPath: "/nonexistent/docker.sock", poolSize: 0 });
+    const a = await backend.available();
+    expect(a.ok).toBe(false);
+    expect(a.ok ? "" : a.reason).toContain("start-dockerd.sh");
+    const err = await backend.create({ image: "bash" }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SandboxError);
+    expect((err as Error).message).toMatch(/does not answer/);
+  });
+
+  it("fails calls with SandboxError when its container disappears, and the next sandbox works", async () => {
+    const backend = createDockerBackend({ poolSize: 0 });
+    const s = await backend.create({ image: "bash" });
+    try {
+      const name = `ic-sandbox-${s.id}`;
+      execFileSync("docker", ["rm", "-f", name], { stdio: "ignore" });
+      const err = await s.exec("echo hi").catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(SandboxError);
+      expect((err as Error).message).toMatch(/container or the Docker engine stopped/);
+      const next = await backend.create({ image: "bash" });
+      expect((await next.exec("echo back")).output).toBe("back\n");
+      await next.close();
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("rejects an unknown image and a task directory that does not exist, naming the field", async () => {
+    const backend = createDockerBackend({ poolSize: 0 });
+    await expect(backend.create({ image: "nope" as never })).rejects.toThrow(/sandbox spec image/);
+    await expect(backend.create({ image: "bash", files: { hostDir: "/no/such/dir", mountAt: "/testbed" } })).rejects.toThrow(/files.hostDir/);
+    await expect(backend.create({ image: "bash", files: { hostDir: "/tmp", mountAt: "/usr" } })).rejects.toThrow(/files.mountAt/);
+  });
+});
