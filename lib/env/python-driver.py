@@ -90,6 +90,7 @@ def _report(exc):
 
 
 def main():
+    global _REAL
     while True:
         try:
             req = _read_request()
@@ -97,6 +98,9 @@ def main():
             continue
         except EOFError:
             return
+        if _REAL[2].closed:
+            # exit() and quit() close sys.stdin before raising SystemExit.
+            _REAL = (_REAL[0], _REAL[1], open(os.devnull))
         sys.stdout, sys.stderr, sys.stdin = _REAL
         result = {"ok": True}
         try:

@@ -31,7 +31,7 @@ export interface ShellRunOptions {
  * hanging). After it, the loop writes a frame on stdout — a per-session random nonce, the exit
  * status, the working directory and `export -p` — and a mark on stderr, so both streams are known
  * to be drained. The frame keeps what is needed to rebuild the shell (cwd and exported variables)
- * when a command stuck the shell itself (`while :; do :; done`) and it had to be killed.
+ * after an action is stopped (time limit, Ctrl+C, endless output): the shell is killed with it.
  */
 export class ShellSession {
   private proc: SandboxProcess | null = null;
@@ -40,6 +40,7 @@ export class ShellSession {
   private cwd: string;
   private exports = "";
   private busy = false;
+  private closed = false;
 
   constructor(
     private readonly sandbox: Sandbox,
@@ -91,7 +92,12 @@ export class ShellSession {
       const proc = this.start();
       const r = await exchange(proc, command.replace(/\u0000/g, "") + "\u0000", this.marks, {
         ...o,
+        // Stopping an action stops all of it: the shell goes too (a killed command would otherwise
+        // let the rest of its line run). The next action starts a fresh shell with the last cwd
+        // and exported variables.
         interrupt: () => {
+          if (this.proc === proc) this.proc = null;
+          proc.kill("SIGKILL");
           this.sandbox.killStrays().catch(() => {});
         },
         kill: () => {
@@ -106,6 +112,8 @@ export class ShellSession {
         this.exports = exp.join("\u0000");
         exitCode = r.timedOut || r.aborted ? null : Number(status);
       }
+      // Start the replacement shell now, so that the next action does not wait for it.
+      if (r.died && !this.closed) this.start();
       return { output: r.output, exitCode, timedOut: r.timedOut, aborted: r.aborted, truncated: r.truncated, restarted: r.died };
     } finally {
       this.busy = false;
@@ -118,6 +126,7 @@ export class ShellSession {
   }
 
   close(): void {
+    this.closed = true;
     const p = this.proc;
     this.proc = null;
     p?.kill("SIGKILL");

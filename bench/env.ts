@@ -1,0 +1,169 @@
+/**
+ * `npm run bench -- env [--backend local|docker|all] [--steps N] [--resets N]`: step, reset and
+ * reward latency (median, p95) of each environment on each sandbox backend, each beside a bare
+ * baseline measured in the same run: `bwrap ... true` (local), `docker exec <container> true`
+ * (docker) and a plain SQLite query (sql), with the ratio to it.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { parseArgs } from "node:util";
+import Database from "better-sqlite3";
+import type { EnvName, Task } from "@/lib/datasets/types";
+import type { EnvironmentOptions } from "@/lib/env/types";
+
+interface Row {
+  env: string;
+  backend: string;
+  what: string;
+  median: number;
+  p95: number;
+  n: number;
+  baseline?: string;
+  baselineMedian?: number;
+}
+
+/** Median and 95th percentile of a list of milliseconds. */
+export function stats(ms: number[]): { median: number; p95: number } {
+  const s = [...ms].sort((a, b) => a - b);
+  const at = (q: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
+  return { median: s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2, p95: at(0.95) };
+}
+
+async function time(n: number, fn: (i: number) => unknown): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn(i);
+    out.push(performance.now() - t);
+  }
+  return out;
+}
+
+/** `bwrap` with read-only system directories, private /tmp, no network, new PID namespace, running `true`. */
+function bwrapBaseline(n: number): Promise<number[]> {
+  const args = ["--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--unshare-all", "--die-with-parent", "true"];
+  return time(n, () => spawnSync("bwrap", args));
+}
+
+/** `docker exec <container> true` against a running container of the bash image. */
+async function dockerBaseline(n: number): Promise<number[] | null> {
+  let id = "";
+  try {
+    id = execFileSync("docker", ["run", "-d", "--rm", "--network", "none", "intercode-studio/bash:latest", "sleep", "600"], { encoding: "utf8" }).trim();
+    return await time(n, () => spawnSync("docker", ["exec", id, "true"]));
+  } catch {
+    return null;
+  } finally {
+    if (id) spawnSync("docker", ["rm", "-f", id]);
+  }
+}
+
+function sqliteBaseline(n: number): Promise<number[]> {
+  const db = new Database(":memory:");
+  db.exec("CREATE TABLE t (a INTEGER, b TEXT); INSERT INTO t VALUES (1, 'x'), (2, 'y'), (3, 'z')");
+  const stmt = db.prepare("SELECT a, b FROM t WHERE a > 1 ORDER BY a");
+  return time(n, () => stmt.all());
+}
+
+const STEP_ACTION: Record<EnvName, string> = { bash: "ls /testbed", python: "1 + 1", sql: "SELECT 1", ctf: "ls" };
+
+async function benchEnv(env: EnvName, tasks: Task[], backend: "local" | "docker", opts: { steps: number; resets: number }, rows: Row[], baseline: { name: string; median: number } | null) {
+  const { createEnvironment } = await import("@/lib/env/index");
+  const options: EnvironmentOptions = { backend };
+  const e = await createEnvironment(env, options);
+  try {
+    const resets = await time(opts.resets, (i) => e.reset(tasks[i % tasks.length]!));
+    const steps = await time(opts.steps, () => e.step(STEP_ACTION[env]));
+    // Reward: the first evaluation of a task waits for gold's run (started by reset); the second hits the gold cache.
+    const first: number[] = [];
+    const cached: number[] = [];
+    for (let i = 0; i < Math.min(10, tasks.length); i++) {
+      for (const into of [first, cached]) {
+        await e.reset(tasks[opts.resets + i < tasks.length ? opts.resets + i : i]!);
+        await e.step(STEP_ACTION[env]);
+        const t = performance.now();
+        await e.evaluate();
+        into.push(performance.now() - t);
+      }
+    }
+    const add = (what: string, ms: number[], b?: { name: string; median: number } | null) =>
+      rows.push({ env, backend: env === "sql" ? "sqlite" : backend, what, ...stats(ms), n: ms.length, ...(b ? { baseline: b.name, baselineMedian: b.median } : {}) });
+    add("reset", resets, baseline);
+    add("step", steps, baseline);
+    add("reward (first: waits for gold)", first);
+    add("reward (gold cached)", cached);
+  } finally {
+    await e.close();
+  }
+}
+
+function printTable(rows: Row[]): void {
+  const header = ["env", "backend", "measure", "median ms", "p95 ms", "n", "baseline", "baseline median ms", "ratio"];
+  const body = rows.map((r) => [
+    r.env,
+    r.backend,
+    r.what,
+    r.median.toFixed(2),
+    r.p95.toFixed(2),
+    String(r.n),
+    r.baseline ?? "-",
+    r.baselineMedian !== undefined ? r.baselineMedian.toFixed(2) : "-",
+    r.baselineMedian ? (r.median / r.baselineMedian).toFixed(2) + "×" : "-",
+  ]);
+  const all = [header, ...body];
+  const w = header.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
+  for (const r of all) process.stdout.write(r.map((c, i) => c.padEnd(w[i]!)).join("  ").trimEnd() + "\n");
+}
+
+export default async function benchEnvMain(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { backend: { type: "string", default: "all" }, steps: { type: "string", default: "50" }, resets: { type: "string", default: "20" }, env: { type: "string", default: "bash,python,ctf,sql" } },
+  });
+  const steps = Number(values.steps);
+  const resets = Number(values.resets);
+  const envs = String(values.env).split(",") as EnvName[];
+  const { getSandboxBackend } = await import("@/lib/sandbox");
+  const { loadDataset } = await import("@/lib/datasets/registry");
+  const backends: ("local" | "docker")[] = [];
+  for (const b of values.backend === "all" ? (["local", "docker"] as const) : [values.backend as "local" | "docker"]) {
+    const backend = await getSandboxBackend(b).catch(() => null);
+    const ok = backend ? await backend.available() : { ok: false as const, reason: "unknown backend" };
+    if (ok.ok) backends.push(b);
+    else process.stderr.write(`bench env: skipping ${b}: ${"reason" in ok ? ok.reason : ""}\n`);
+  }
+  const rows: Row[] = [];
+  const taskSets: Record<EnvName, string[]> = { bash: ["nl2bash-fs1", "demo-bash"], python: ["demo-python"], ctf: ["demo-ctf"], sql: ["demo-sql", "spider-dev"] };
+  const tasksFor = (env: EnvName): Task[] => {
+    for (const name of taskSets[env]) {
+      try {
+        return loadDataset(name).slice(0, resets + 10);
+      } catch {
+        /* try the next one */
+      }
+    }
+    return [];
+  };
+  for (const backend of backends) {
+    const base = backend === "local" ? await bwrapBaseline(steps) : await dockerBaseline(Math.min(steps, 30));
+    const baseline = base ? { name: backend === "local" ? "bwrap true" : "docker exec true", median: stats(base).median } : null;
+    if (base) rows.push({ env: "-", backend, what: baseline!.name, ...stats(base), n: base.length });
+    for (const env of envs.filter((e) => e !== "sql")) {
+      const tasks = tasksFor(env);
+      if (!tasks.length) {
+        process.stderr.write(`bench env: no ${env} tasks, skipped\n`);
+        continue;
+      }
+      process.stderr.write(`bench env: ${env} on ${backend}\n`);
+      await benchEnv(env, tasks, backend, { steps, resets }, rows, baseline);
+    }
+  }
+  if (envs.includes("sql")) {
+    const base = await sqliteBaseline(steps * 4);
+    const baseline = { name: "plain SQLite query", median: stats(base).median };
+    rows.push({ env: "-", backend: "sqlite", what: baseline.name, ...stats(base), n: base.length });
+    const tasks = tasksFor("sql");
+    if (tasks.length) await benchEnv("sql", tasks, "local", { steps, resets }, rows, baseline).catch((err) => process.stderr.write(`bench env: sql failed: ${(err as Error).message}\n`));
+  }
+  printTable(rows);
+  return 0;
+}

@@ -1,0 +1,118 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { timeoutNote, truncationNote } from "@/lib/sandbox/limits";
+import type { BashBreakdown } from "@/lib/reward/types";
+import { BashEnvironment, INTERRUPT_NOTE } from "./bash";
+import { backendsUnderTest, sharedTask } from "./testing";
+
+const backends = await backendsUnderTest();
+const fs1 = (id: string) => sharedTask("nl2bash/nl2bash_fs_1.json", "nl2bash-fs1", id);
+const open: BashEnvironment[] = [];
+function env(options: ConstructorParameters<typeof BashEnvironment>[0] = {}) {
+  const e = new BashEnvironment(options);
+  open.push(e);
+  return e;
+}
+afterAll(async () => {
+  await Promise.all(open.map((e) => e.close()));
+});
+
+describe.each(backends)("bash environment on %s", (backend) => {
+  it("starts in / with the task's query, and keeps cd and variables between actions", async () => {
+    const e = env({ backend });
+    const task = fs1("0");
+    expect((await e.reset(task)).observation).toBe(task.query);
+    expect((await e.step("pwd")).observation).toBe("/\n");
+    expect(await e.step("cd /testbed && export GREETING=hello && LOCAL=1")).toMatchObject({ ok: true, done: false });
+    const r = await e.step("pwd; echo $GREETING $LOCAL");
+    expect(r.observation).toBe("/testbed\nhello 1\n");
+    expect((await e.step("ls /no/such/dir")).ok).toBe(false);
+    expect((await e.step("false")).ok).toBe(false);
+    // A command reading stdin sees end of input instead of hanging.
+    const t0 = Date.now();
+    expect((await e.step("cat; read x; echo read:$?")).observation).toBe("read:1\n");
+    expect(Date.now() - t0).toBeLessThan(3000);
+  });
+
+  it("stops an action at the time limit, then goes on; a stuck shell is replaced with its cwd and exports", async () => {
+    const e = env({ backend, limits: { timeoutMs: 1500 } });
+    await e.reset(fs1("0"));
+    await e.step("cd /testbed && export KEEP=yes");
+    const slow = await e.step("echo started; sleep 30; echo never");
+    expect(slow).toMatchObject({ ok: false, timedOut: true });
+    expect(slow.observation).toBe("started\n" + timeoutNote(1500).replace(/^\n/, "\n"));
+    expect((await e.step("echo alive")).observation).toBe("alive\n");
+    const stuck = await e.step("while :; do :; done");
+    expect(stuck.timedOut).toBe(true);
+    const after = await e.step("pwd; echo $KEEP");
+    expect(after).toMatchObject({ ok: true, observation: "/testbed\nyes\n" });
+  });
+
+  it("aborts the running action on Ctrl+C and keeps the episode", async () => {
+    const e = env({ backend });
+    await e.reset(fs1("0"));
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 300);
+    const t0 = Date.now();
+    const r = await e.step("sleep 20", { signal: ac.signal });
+    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(r.aborted).toBe(true);
+    expect(r.observation.endsWith(INTERRUPT_NOTE)).toBe(true);
+    expect((await e.step("echo ok")).observation).toBe("ok\n");
+  });
+
+  it("keeps only the first bytes of a long output and says so; streams output", async () => {
+    const e = env({ backend, limits: { outputBytes: 1024 } });
+    await e.reset(fs1("0"));
+    const chunks: string[] = [];
+    const r = await e.step("seq 1 100000", { onOutput: (c) => chunks.push(c) });
+    expect(r.truncated).toBe(true);
+    expect(r.observation.endsWith(truncationNote(1024))).toBe(true);
+    expect(Buffer.byteLength(r.observation.slice(0, -truncationNote(1024).length))).toBe(1024);
+    expect(chunks.join("")).toBe(r.observation.slice(0, -truncationNote(1024).length));
+    const endless = await e.step("yes");
+    expect(endless.truncated).toBe(true);
+    expect((await e.step("echo next")).observation).toBe("next\n");
+  });
+
+  it("gives gold 1.0 and a wrong answer its lower reward with a breakdown", async () => {
+    const e = env({ backend });
+    for (const id of ["0", "44", "45"]) {
+      const task = fs1(id);
+      await e.reset(task);
+      await e.step(task.gold as string);
+      const r = await e.submit();
+      expect(r.reward, `task ${id}: ${JSON.stringify(r.breakdown)}`).toBe(1);
+    }
+    // Task 44 creates abc.txt under dir1: doing nothing misses that change and the output.
+    await e.reset(fs1("44"));
+    await e.step("echo nothing here");
+    const wrong = await e.submit();
+    const b = wrong.breakdown as BashBreakdown;
+    expect(wrong.reward).toBeLessThan(1);
+    expect(b.kind).toBe("bash");
+    expect(b.missing.length).toBeGreaterThan(0);
+    expect(b.fileChanges).toBeLessThan(0.33);
+    // Right files, wrong contents.
+    const task45 = fs1("45");
+    await e.reset(task45);
+    await e.step("echo junk > /backup1.tar");
+    const partial = await e.evaluate();
+    expect((partial.breakdown as BashBreakdown).wrong).toEqual(["backup1.tar"]);
+    expect(partial.reward).toBeLessThan(1);
+    // Typing submit ends the episode like submit().
+    const s = await e.step("submit");
+    expect(s.done).toBe(true);
+    expect(s.submitted?.reward).toBe(partial.reward);
+  });
+
+  it("isolates episodes: one episode's changes never reach another", async () => {
+    const a = env({ backend });
+    const b = env({ backend });
+    await a.reset(fs1("0"));
+    await b.reset(fs1("0"));
+    await a.step("rm -rf /testbed/dir1 && touch /testbed/only-in-a && export SECRET=a");
+    expect((await b.step("ls -d /testbed/dir1; ls /testbed/only-in-a; echo [$SECRET]")).observation).toMatch(/^\/testbed\/dir1\n[\s\S]*No such file[\s\S]*\[\]\n$/);
+    await a.reset(fs1("0"));
+    expect((await a.step("ls -d /testbed/dir1 && ls /testbed/only-in-a")).ok).toBe(false);
+  });
+});

@@ -1,0 +1,224 @@
+import "server-only";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { cloneFileSystem, ensureFileSystem } from "@/lib/datasets/bash-fs";
+import { varDir } from "@/lib/datasets/paths";
+import type { BashTask, Task } from "@/lib/datasets/types";
+import { BadInputError } from "@/lib/errors";
+import { bashReward } from "@/lib/reward/bash";
+import type { BashBreakdown } from "@/lib/reward/types";
+import { timeoutNote, truncationNote } from "@/lib/sandbox/limits";
+import type { Sandbox } from "@/lib/sandbox/types";
+import { snapshotTestbed, type FsSnapshot } from "./bash-score";
+import { openSandbox, parseSubmit } from "./sandbox";
+import { ShellSession } from "./shell-session";
+import type { Environment, EnvironmentOptions, StepOptions, StepResult, SubmitResult } from "./types";
+
+/**
+ * The task's file system is the sandbox's root: the built tree (testbed/ and the rest, with the
+ * git repository of its initial state at "/") becomes a private copy at "/", and actions start in
+ * "/" as InterCode's do.
+ */
+export const FS_MOUNT = "/";
+
+/**
+ * Manifest times ("3 days old") are resolved against one clock, renewed hourly and shared by the
+ * agent's and gold's copies. Each (file system, clock) gets one host copy with those times set
+ * (the sandbox's copy keeps them), so a reset pays nothing for them.
+ */
+const CLOCK_PERIOD_MS = 3_600_000;
+function fsClock(): number {
+  return Math.floor(Date.now() / CLOCK_PERIOD_MS) * CLOCK_PERIOD_MS;
+}
+const timedCopies = new Map<string, Promise<string>>();
+
+/** The host directory of file system `fs` with its times set for `nowMs` (made once, then reused). */
+export function fileSystemAt(fs: string, nowMs: number): Promise<string> {
+  const key = `${fs}@${nowMs}`;
+  let hit = timedCopies.get(key);
+  if (!hit) {
+    hit = (async () => {
+      await ensureFileSystem(fs);
+      const base = path.join(varDir(), "fs-times");
+      const dest = path.join(base, key);
+      // The "done" mark sits beside the copy: inside it, git status would list it.
+      const mark = `${dest}.ready`;
+      if (!existsSync(mark) || !existsSync(dest)) {
+        await mkdir(base, { recursive: true });
+        const tmp = await mkdtemp(path.join(base, `.${key}-`));
+        try {
+          await cloneFileSystem(fs, tmp, { nowMs });
+          await rm(dest, { recursive: true, force: true });
+          await rename(tmp, dest);
+          await writeFile(mark, "");
+        } catch (err) {
+          await rm(tmp, { recursive: true, force: true });
+          throw err;
+        }
+      }
+      // Copies two clock periods old are no longer used by new episodes.
+      for (const name of await readdir(base)) {
+        const m = /^(.+)@(\d+)(\.ready)?$/.exec(name);
+        if (m && m[1] === fs && Number(m[2]) < nowMs - 2 * CLOCK_PERIOD_MS) {
+          timedCopies.delete(`${m[1]}@${m[2]}`);
+          await rm(path.join(base, name), { recursive: true, force: true });
+        }
+      }
+      return dest;
+    })();
+    hit.catch(() => timedCopies.delete(key));
+    timedCopies.set(key, hit);
+  }
+  return hit;
+}
+
+/** Opens a sandbox over file system `fs` (its tree becomes the sandbox's root, a private copy). */
+async function openFsSandbox(hostDir: string, options: EnvironmentOptions): Promise<Sandbox> {
+  return openSandbox({ image: "bash", files: { hostDir, mountAt: FS_MOUNT }, workdir: "/" }, options);
+}
+
+/** The note an observation carries when Ctrl+C stopped its action. */
+export const INTERRUPT_NOTE = "\n^C [action interrupted]";
+
+/** What gold printed and changed, computed once per task, file system and backend. */
+interface GoldResult {
+  output: string;
+  snapshot: FsSnapshot;
+}
+const goldCache = new Map<string, Promise<GoldResult>>();
+
+/** Runs the gold command(s) in a fresh sandbox over the task's file system (InterCode joins a list with ";"). */
+async function runGold(task: BashTask, hostDir: string, options: EnvironmentOptions): Promise<GoldResult> {
+  const sandbox = await openFsSandbox(hostDir, options);
+  try {
+    const gold = Array.isArray(task.gold) ? task.gold.join(";") : task.gold;
+    const r = await sandbox.exec(["bash", "-c", gold], { cwd: "/" });
+    const snapshot = await snapshotTestbed(sandbox);
+    return { output: r.output, snapshot };
+  } finally {
+    await sandbox.close();
+  }
+}
+
+function goldFor(task: BashTask, hostDir: string, sandbox: Sandbox, options: EnvironmentOptions): Promise<GoldResult> {
+  const key = `${sandbox.backend}\0${hostDir}\0${JSON.stringify(task.gold)}`;
+  let hit = goldCache.get(key);
+  if (!hit) {
+    hit = runGold(task, hostDir, options);
+    hit.catch(() => goldCache.delete(key));
+    goldCache.set(key, hit);
+  }
+  return hit;
+}
+
+/** Formats a shell result as the observation the agent sees. */
+export function observationOf(r: { output: string; timedOut: boolean; aborted: boolean; truncated: boolean }, limits: { timeoutMs: number; outputBytes: number }): string {
+  let obs = r.output;
+  if (r.truncated) obs += truncationNote(limits.outputBytes);
+  if (r.timedOut) obs += timeoutNote(limits.timeoutMs);
+  if (r.aborted) obs += INTERRUPT_NOTE;
+  return obs;
+}
+
+/**
+ * The bash environment: a persistent shell per episode over a private copy of the task's file
+ * system (/testbed and the rest), started in /. Reward as InterCode computes it, from `git status` of
+ * the agent's sandbox and of gold's own fresh sandbox, md5s of paths both changed, and the tf-idf
+ * similarity of the agent's last observation with gold's output.
+ */
+export class BashEnvironment implements Environment {
+  readonly env = "bash" as const;
+  task: BashTask | null = null;
+  private sandbox: Sandbox | null = null;
+  private shell: ShellSession | null = null;
+  private hostDir = "";
+  private lastObservation = "";
+  private done = false;
+
+  constructor(private readonly options: EnvironmentOptions = {}) {}
+
+  async reset(task: Task): Promise<{ observation: string }> {
+    if (task.env !== "bash") throw new BadInputError(`a ${task.env} task cannot run in the bash environment`, "task");
+    await this.close();
+    this.task = task;
+    this.done = false;
+    this.lastObservation = "";
+    this.hostDir = await fileSystemAt(task.fs, fsClock());
+    this.sandbox = await openFsSandbox(this.hostDir, this.options);
+    this.shell = new ShellSession(this.sandbox, { cwd: "/" });
+    await this.shell.ready();
+    // Start gold early; its result is cached for the task.
+    goldFor(task, this.hostDir, this.sandbox, this.options).catch(() => {});
+    return { observation: task.query };
+  }
+
+  private live(): { sandbox: Sandbox; shell: ShellSession; task: BashTask } {
+    if (!this.sandbox || !this.shell || !this.task) throw new BadInputError("the episode has not started (call reset first)", "episode");
+    if (this.done) throw new BadInputError("the episode has ended (it was submitted)", "episode");
+    return { sandbox: this.sandbox, shell: this.shell, task: this.task };
+  }
+
+  async step(action: string, options: StepOptions = {}): Promise<StepResult> {
+    const { sandbox, shell } = this.live();
+    const submit = parseSubmit(action);
+    if (submit) {
+      const submitted = await this.submit();
+      return { observation: submitted.agentObservation, ok: true, done: true, submitted };
+    }
+    const r = await shell.run(action, {
+      timeoutMs: sandbox.limits.timeoutMs,
+      maxOutputBytes: sandbox.limits.outputBytes,
+      onOutput: options.onOutput,
+      signal: options.signal,
+    });
+    const observation = observationOf(r, sandbox.limits);
+    this.lastObservation = observation;
+    return {
+      observation,
+      ok: r.exitCode === 0,
+      done: false,
+      ...(r.timedOut ? { timedOut: true } : {}),
+      ...(r.truncated ? { truncated: true } : {}),
+      ...(r.aborted ? { aborted: true } : {}),
+    };
+  }
+
+  async evaluate(): Promise<SubmitResult> {
+    const { sandbox, task } = this.live();
+    const [gold, agent] = await Promise.all([goldFor(task, this.hostDir, sandbox, this.options), snapshotTestbed(sandbox)]);
+    const { reward, breakdown } = scoreBash(this.lastObservation, gold.output, agent, gold.snapshot);
+    return { reward, breakdown, goldObservation: gold.output, agentObservation: this.lastObservation };
+  }
+
+  async submit(): Promise<SubmitResult> {
+    const result = await this.evaluate();
+    this.done = true;
+    return result;
+  }
+
+  async close(): Promise<void> {
+    this.shell?.close();
+    this.shell = null;
+    const s = this.sandbox;
+    this.sandbox = null;
+    await s?.close();
+  }
+}
+
+/** Scores an agent against gold with lib/reward/bash. */
+export function scoreBash(agentObs: string, goldObs: string, agent: FsSnapshot, gold: FsSnapshot): { reward: number; breakdown: BashBreakdown } {
+  return bashReward({
+    agentStatus: agent.status,
+    goldStatus: gold.status,
+    agentHashes: agent.hashes,
+    goldHashes: gold.hashes,
+    agentObservation: agentObs,
+    goldObservation: goldObs,
+  });
+}
+
+/** Starts a bash environment (call reset to begin an episode). */
+export function createBashEnvironment(options: EnvironmentOptions = {}): BashEnvironment {
+  return new BashEnvironment(options);
+}

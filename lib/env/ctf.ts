@@ -1,0 +1,132 @@
+import "server-only";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { DATASETS_DIR, intercodeDataDir } from "@/lib/datasets/paths";
+import type { CtfTask, Task } from "@/lib/datasets/types";
+import { BadInputError } from "@/lib/errors";
+import { ctfReward } from "@/lib/reward/ctf";
+import type { Sandbox } from "@/lib/sandbox/types";
+import { observationOf } from "./bash";
+import { openSandbox, parseSubmit } from "./sandbox";
+import { ShellSession } from "./shell-session";
+import type { Environment, EnvironmentOptions, StepOptions, StepResult, SubmitResult } from "./types";
+
+/** Where a CTF task's files are mounted, and where the shell starts. */
+export const CTF_WORKDIR = "/ctf";
+
+/**
+ * The host directory of a task's files: `task.files` under datasets/ (demo tasks), or InterCode's
+ * fetched assets (task_assets/<id>) when present. Undefined when the task has none here.
+ */
+export function ctfFilesDir(task: CtfTask): string | undefined {
+  const candidates = [
+    task.files ? path.resolve(DATASETS_DIR, task.files) : undefined,
+    path.join(intercodeDataDir(), "ctf", "task_assets", task.id),
+  ];
+  return candidates.find((d): d is string => Boolean(d && existsSync(d)));
+}
+
+const solutionCache = new Map<string, Promise<string>>();
+
+/**
+ * The CTF environment: a persistent bash shell over the task's files at /ctf. `submit <flag>` ends
+ * the episode; the reward is 1 when the flag matches ignoring case, else 0.
+ */
+export class CtfEnvironment implements Environment {
+  readonly env = "ctf" as const;
+  task: CtfTask | null = null;
+  private sandbox: Sandbox | null = null;
+  private shell: ShellSession | null = null;
+  private filesDir: string | undefined;
+  private lastObservation = "";
+  private done = false;
+
+  constructor(private readonly options: EnvironmentOptions = {}) {}
+
+  async reset(task: Task): Promise<{ observation: string }> {
+    if (task.env !== "ctf") throw new BadInputError(`a ${task.env} task cannot run in the ctf environment`, "task");
+    await this.close();
+    this.task = task;
+    this.done = false;
+    this.lastObservation = "";
+    this.filesDir = ctfFilesDir(task);
+    this.sandbox = await this.open();
+    // Without files there is no /ctf mount; start in /tmp (private and writable) instead.
+    this.shell = new ShellSession(this.sandbox, { cwd: this.filesDir ? CTF_WORKDIR : "/tmp" });
+    await this.shell.ready();
+    return { observation: task.query };
+  }
+
+  private open(): Promise<Sandbox> {
+    return openSandbox(
+      this.filesDir ? { image: "ctf", files: { hostDir: this.filesDir, mountAt: CTF_WORKDIR }, workdir: CTF_WORKDIR } : { image: "ctf", workdir: "/tmp" },
+      this.options,
+    );
+  }
+
+  private live(): { sandbox: Sandbox; shell: ShellSession; task: CtfTask } {
+    if (!this.sandbox || !this.shell || !this.task) throw new BadInputError("the episode has not started (call reset first)", "episode");
+    if (this.done) throw new BadInputError("the episode has ended (it was submitted)", "episode");
+    return { sandbox: this.sandbox, shell: this.shell, task: this.task };
+  }
+
+  async step(action: string, options: StepOptions = {}): Promise<StepResult> {
+    const { sandbox, shell } = this.live();
+    const submit = parseSubmit(action);
+    if (submit) {
+      const submitted = await this.submit(submit.arg);
+      return { observation: submitted.agentObservation, ok: true, done: true, submitted };
+    }
+    const r = await shell.run(action, { timeoutMs: sandbox.limits.timeoutMs, maxOutputBytes: sandbox.limits.outputBytes, onOutput: options.onOutput, signal: options.signal });
+    const observation = observationOf(r, sandbox.limits);
+    this.lastObservation = observation;
+    return { observation, ok: r.exitCode === 0, done: false, ...(r.timedOut ? { timedOut: true } : {}), ...(r.truncated ? { truncated: true } : {}), ...(r.aborted ? { aborted: true } : {}) };
+  }
+
+  /** The gold observation: the output of the task's solution command when known, else the flag. */
+  private goldObservation(task: CtfTask, backend: string): Promise<string> {
+    if (!task.solution) return Promise.resolve(task.gold);
+    const key = `${backend}\0${task.dataset}\0${task.id}`;
+    let hit = solutionCache.get(key);
+    if (!hit) {
+      hit = (async () => {
+        const sandbox = await this.open();
+        try {
+          const r = await sandbox.exec(["bash", "-c", task.solution!], { cwd: this.filesDir ? CTF_WORKDIR : "/tmp" });
+          return r.output;
+        } finally {
+          await sandbox.close();
+        }
+      })();
+      hit.catch(() => solutionCache.delete(key));
+      solutionCache.set(key, hit);
+    }
+    return hit;
+  }
+
+  async evaluate(arg?: string): Promise<SubmitResult> {
+    const { sandbox, task } = this.live();
+    const submitted = (arg ?? this.lastObservation).trim();
+    const { reward, breakdown } = ctfReward({ submitted, flag: task.gold });
+    return { reward, breakdown, goldObservation: await this.goldObservation(task, sandbox.backend), agentObservation: submitted };
+  }
+
+  async submit(arg?: string): Promise<SubmitResult> {
+    const r = await this.evaluate(arg);
+    this.done = true;
+    return r;
+  }
+
+  async close(): Promise<void> {
+    this.shell?.close();
+    this.shell = null;
+    const s = this.sandbox;
+    this.sandbox = null;
+    await s?.close();
+  }
+}
+
+/** Starts a ctf environment (call reset to begin an episode). */
+export function createCtfEnvironment(options: EnvironmentOptions = {}): CtfEnvironment {
+  return new CtfEnvironment(options);
+}
