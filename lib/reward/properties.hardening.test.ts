@@ -25,8 +25,9 @@ const outcome = fc.constantFrom("pass", "fail", "error") as fc.Arbitrary<"pass" 
 const tagged: fc.Arbitrary<PyValue> = fc.oneof(
   fc.record({ py: fc.constant("float" as const), value: fc.oneof(fc.double(), fc.anything() as fc.Arbitrary<number>) }),
   fc.record({ py: fc.constant("decimal" as const), text: fc.string() }),
-  fc.record({ py: fc.constantFrom("datetime", "date", "timedelta", "list") as fc.Arbitrary<"datetime">, year: fc.anything() as fc.Arbitrary<number>, month: fc.integer(), day: fc.double(), items: fc.anything() as fc.Arbitrary<number> } as never),
-);
+  // Tagged values with missing, wrongly typed or non-finite fields.
+  fc.record({ py: fc.constantFrom("datetime", "date", "timedelta", "list"), year: fc.anything(), month: fc.integer(), day: fc.double(), items: fc.anything() }) as unknown as fc.Arbitrary<PyValue>,
+) as fc.Arbitrary<PyValue>;
 const value: fc.Arbitrary<PyValue> = fc.oneof(
   fc.constant(null),
   fc.boolean(),
