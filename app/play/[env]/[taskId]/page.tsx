@@ -7,6 +7,7 @@ import { publicTask, resolveTask } from "@/lib/server/tasks";
 import { getStudyProgress } from "@/lib/server/studies";
 import { playUrl } from "@/lib/ws/task-ref";
 import { PlayView } from "@/components/play/play-view";
+import { AgentView } from "@/components/agent/agent-view";
 import { playParamsSchema, playQuery } from "../../search-params";
 
 export const dynamic = "force-dynamic";
@@ -31,7 +32,10 @@ export default async function TaskPage({ params, searchParams }: Props) {
     if (err instanceof StudioError && (err.code === "not_found" || err.code === "bad_input")) notFound();
     throw err;
   }
-  const play = playParamsSchema.parse(await searchParams);
+  const rawParams = await searchParams;
+  // ?agent=1: watch a model work the task (and take over from it) instead of playing it yourself.
+  if (rawParams.agent === "1") return <AgentView task={await publicTask(task)} turnLimit={Number(rawParams.limit) || 10} />;
+  const play = playParamsSchema.parse(rawParams);
 
   let nextHref: string | undefined;
   let progress: { position: number; total: number; studyName: string } | undefined;

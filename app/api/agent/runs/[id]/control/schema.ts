@@ -1,0 +1,1 @@
+export { agentControlSchema as controlBodySchema } from "@/lib/agent/live-agents";

@@ -1,0 +1,51 @@
+import { NextResponse, type NextRequest } from "next/server";
+import { BadInputError, toHttp } from "@/lib/errors";
+import { getAgent, type LoggedEvent } from "@/lib/agent/live-agents";
+import { eventsQuerySchema } from "./schema";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * GET /api/agent/runs/<id>/events: a server-sent event stream of the model episode, each event
+ * `{seq, event}`, from `from` on (a reconnect resumes from the last seq seen). Ends with the episode.
+ */
+export async function GET(req: NextRequest, ctx: { params: Promise<{ id: string }> }) {
+  try {
+    const { id } = await ctx.params;
+    const q = eventsQuerySchema.safeParse(Object.fromEntries(req.nextUrl.searchParams));
+    if (!q.success) throw new BadInputError(q.error.issues[0]!.message, "query parameter from");
+    const agent = getAgent(id);
+    const enc = new TextEncoder();
+    let unsubscribe = () => {};
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        let closed = false;
+        const send = (e: LoggedEvent) => {
+          if (closed) return;
+          controller.enqueue(enc.encode(`data: ${JSON.stringify(e)}\n\n`));
+          if (e.event.type === "episode-end" || e.event.type === "failed") {
+            closed = true;
+            unsubscribe();
+            controller.close();
+          }
+        };
+        for (const e of agent.log.slice(q.data.from)) send(e);
+        if (!closed) unsubscribe = agent.subscribe(send);
+        req.signal.addEventListener("abort", () => {
+          unsubscribe();
+          if (!closed) {
+            closed = true;
+            controller.close();
+          }
+        });
+      },
+      cancel() {
+        unsubscribe();
+      },
+    });
+    return new Response(stream, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", connection: "keep-alive" } });
+  } catch (err) {
+    const { status, body } = toHttp(err);
+    return NextResponse.json(body, { status });
+  }
+}

@@ -1,0 +1,161 @@
+"use client";
+
+import { useCallback, useEffect, useRef, useState } from "react";
+
+/** A turn as the agent view shows it. */
+export interface AgentTurnView {
+  index: number;
+  actor: "model" | "human";
+  action: string;
+  observation: string;
+  ok: boolean;
+  reward: number | null;
+  thought: string | null;
+  tokensIn: number | null;
+  tokensOut: number | null;
+  latencyMs: number | null;
+  costUsd: number | null;
+}
+
+export type AgentMode = "running" | "paused" | "human" | "stopped";
+
+export interface AgentRunState {
+  runId: string | null;
+  episodeId: string | null;
+  mode: AgentMode | null;
+  turns: AgentTurnView[];
+  /** The action of the turn in flight (or the last one). */
+  currentAction: { seq: number; text: string; actor: "model" | "human" } | null;
+  /** The model's reply as it streams. */
+  replyDraft: string;
+  plan: string[] | null;
+  outcome: { status: string; reward: number | null; success: boolean; errorReason?: string } | null;
+  error: string | null;
+}
+
+type Logged = { seq: number; event: { type: string } & Record<string, unknown> };
+
+export interface AgentRunHandlers {
+  onOutput?(chunk: string): void;
+  onAction?(text: string, actor: "model" | "human"): void;
+  onTurnEnd?(turn: AgentTurnView): void;
+}
+
+const EMPTY: AgentRunState = { runId: null, episodeId: null, mode: null, turns: [], currentAction: null, replyDraft: "", plan: null, outcome: null, error: null };
+
+async function postJson(url: string, body: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const json = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+  if (!res.ok) throw new Error(String((json.error as { message?: string } | undefined)?.message ?? `HTTP ${res.status}`));
+  return json;
+}
+
+/**
+ * Starts a model on a task and follows its events (a server-sent event stream, resumed from the
+ * last event seen if the connection drops); exposes the controls.
+ */
+export function useAgentRun(handlers: AgentRunHandlers) {
+  const [state, setState] = useState<AgentRunState>(EMPTY);
+  const handlersRef = useRef(handlers);
+  handlersRef.current = handlers;
+  const lastSeq = useRef(-1);
+  const abortRef = useRef<AbortController | null>(null);
+
+  const apply = useCallback((l: Logged) => {
+    if (l.seq <= lastSeq.current) return;
+    lastSeq.current = l.seq;
+    const e = l.event;
+    setState((s) => {
+      switch (e.type) {
+        case "episode-start":
+          return { ...s, episodeId: String(e.episodeId), mode: s.mode ?? "running" };
+        case "mode":
+          return { ...s, mode: e.mode as AgentMode };
+        case "plan":
+          return { ...s, plan: e.steps as string[] };
+        case "turn-start":
+          return { ...s, replyDraft: "" };
+        case "reply-delta":
+          return { ...s, replyDraft: s.replyDraft + String(e.text) };
+        case "action":
+          return { ...s, currentAction: { seq: l.seq, text: String(e.action), actor: e.actor as "model" | "human" } };
+        case "turn-end":
+          return { ...s, turns: [...s.turns, e.turn as AgentTurnView] };
+        case "episode-end": {
+          const o = e.outcome as AgentRunState["outcome"];
+          return { ...s, outcome: o, mode: "stopped" };
+        }
+        case "failed":
+          return { ...s, error: String(e.message), mode: "stopped" };
+        default:
+          return s;
+      }
+    });
+    if (e.type === "output") handlersRef.current.onOutput?.(String(e.chunk));
+    if (e.type === "action") handlersRef.current.onAction?.(String(e.action), e.actor as "model" | "human");
+    if (e.type === "turn-end") handlersRef.current.onTurnEnd?.(e.turn as AgentTurnView);
+  }, []);
+
+  const follow = useCallback(
+    async (runId: string) => {
+      const abort = new AbortController();
+      abortRef.current = abort;
+      for (let attempt = 0; attempt < 20 && !abort.signal.aborted; attempt++) {
+        try {
+          const res = await fetch(`/api/agent/runs/${runId}/events?from=${lastSeq.current + 1}`, { signal: abort.signal });
+          if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
+          const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+          let buf = "";
+          for (;;) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            buf += value;
+            let i;
+            while ((i = buf.indexOf("\n\n")) >= 0) {
+              const chunk = buf.slice(0, i);
+              buf = buf.slice(i + 2);
+              if (chunk.startsWith("data: ")) apply(JSON.parse(chunk.slice(6)) as Logged);
+            }
+          }
+          return; // the stream ends with the episode
+        } catch {
+          if (abort.signal.aborted) return;
+          await new Promise((r) => setTimeout(r, 500 * (attempt + 1)));
+        }
+      }
+    },
+    [apply],
+  );
+
+  useEffect(() => () => abortRef.current?.abort(), []);
+
+  const start = useCallback(
+    async (body: { env: string; taskRef: string; model: string; policy: string; turnLimit: number; handicap: boolean; paused?: boolean }) => {
+      abortRef.current?.abort();
+      lastSeq.current = -1;
+      setState(EMPTY);
+      try {
+        const { id } = await postJson("/api/agent/runs", body);
+        setState((s) => ({ ...s, runId: String(id) }));
+        void follow(String(id));
+      } catch (err) {
+        setState((s) => ({ ...s, error: (err as Error).message }));
+      }
+    },
+    [follow],
+  );
+
+  const control = useCallback(
+    async (body: { op: string; text?: string }) => {
+      if (!state.runId) return;
+      try {
+        await postJson(`/api/agent/runs/${state.runId}/control`, body);
+      } catch (err) {
+        setState((s) => ({ ...s, error: (err as Error).message }));
+      }
+    },
+    [state.runId],
+  );
+
+  return { state, start, control };
+}

@@ -1,0 +1,161 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import type { Task } from "@/lib/datasets/types";
+import type { EnvironmentOptions } from "@/lib/env/types";
+import { ConflictError, LimitReachedError, NotFoundError } from "@/lib/errors";
+import { EpisodeController, type ControllerMode } from "./controller";
+import { dbRecorder } from "./db-store";
+import { resolveModel, type AdHocModel } from "./models";
+import { policyNameSchema } from "./policies/types";
+import type { EpisodeRecorder } from "./recorder";
+import { runEpisode, type AgentEvent, type EpisodeOutcome } from "./run-episode";
+
+/**
+ * Model episodes running in the server for the playground: each has a controller (pause, step,
+ * resume, stop, take over, hand back) and a log of its events that any number of viewers can
+ * follow from any position (so a reload or a second tab picks up where it is).
+ */
+
+export const startAgentSchema = z.object({
+  model: z.string().min(1).max(200),
+  policy: policyNameSchema.default("try-again"),
+  turnLimit: z.number().int().min(1).max(50).default(10),
+  handicap: z.boolean().default(false),
+  refineTurns: z.number().int().min(0).max(10).default(0),
+  /** Start paused (the first turn waits for step or resume). */
+  paused: z.boolean().default(false),
+});
+export type StartAgentInput = z.infer<typeof startAgentSchema>;
+
+export const agentControlSchema = z.discriminatedUnion("op", [
+  z.object({ op: z.enum(["pause", "resume", "step", "stop", "takeOver", "handBack"]) }),
+  z.object({ op: z.literal("action"), text: z.string().min(1).max(64 * 1024) }),
+]);
+export type AgentControl = z.infer<typeof agentControlSchema>;
+
+/** One logged event, numbered from 0. */
+export type LoggedEvent = { seq: number; event: AgentEvent | { type: "mode"; mode: ControllerMode } | { type: "failed"; message: string } };
+
+/** Most model episodes running at once in one server. */
+export const MAX_LIVE_AGENTS = 4;
+
+export interface LiveAgent {
+  id: string;
+  task: Task;
+  controller: EpisodeController;
+  log: LoggedEvent[];
+  done: Promise<EpisodeOutcome | null>;
+  finished: boolean;
+  episodeId: string | null;
+  subscribe(listener: (e: LoggedEvent) => void): () => void;
+}
+
+type Registry = { agents: Map<string, LiveAgent> };
+const registry: Registry = ((globalThis as Record<string, unknown>).__icStudioAgents ??= { agents: new Map() }) as Registry;
+
+/**
+ * Starts a model on a task. The episode is stored like any other (mode "play", player kind model).
+ * @throws LimitReachedError when MAX_LIVE_AGENTS are running; BadInputError/NotFoundError for the model.
+ */
+export function startAgent(
+  task: Task,
+  input: StartAgentInput,
+  options: { adhoc?: AdHocModel; envOptions?: EnvironmentOptions; recorder?: EpisodeRecorder } = {},
+): LiveAgent {
+  const running = [...registry.agents.values()].filter((a) => !a.finished).length;
+  if (running >= MAX_LIVE_AGENTS) throw new LimitReachedError(`${MAX_LIVE_AGENTS} model episodes are already running; stop one first`);
+  const model = resolveModel(input.model, options.adhoc ? { adhoc: options.adhoc } : {});
+  const controller = new EpisodeController({ paused: input.paused });
+  const listeners = new Set<(e: LoggedEvent) => void>();
+  const log: LoggedEvent[] = [];
+  const push = (event: LoggedEvent["event"]) => {
+    const entry = { seq: log.length, event };
+    log.push(entry);
+    for (const l of listeners) l(entry);
+  };
+  const agent: LiveAgent = {
+    id: randomUUID(),
+    task,
+    controller,
+    log,
+    finished: false,
+    episodeId: null,
+    done: Promise.resolve(null),
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+  controller.onChange((mode) => push({ type: "mode", mode }));
+  agent.done = runEpisode({
+    task,
+    model,
+    policy: input.policy,
+    maxTurns: input.turnLimit,
+    handicap: input.handicap,
+    refineTurns: input.refineTurns,
+    recorder: options.recorder ?? dbRecorder(),
+    controller,
+    envOptions: options.envOptions,
+    stream: true,
+    mode: "play",
+    onEvent: (e) => {
+      if (e.type === "episode-start") agent.episodeId = e.episodeId;
+      push(e);
+    },
+  })
+    .catch((err: unknown) => {
+      push({ type: "failed", message: err instanceof Error ? err.message : String(err) });
+      return null;
+    })
+    .finally(() => {
+      agent.finished = true;
+      // Keep the log a while for late viewers, then forget the agent.
+      setTimeout(() => registry.agents.delete(agent.id), 10 * 60_000).unref();
+    });
+  registry.agents.set(agent.id, agent);
+  return agent;
+}
+
+/** @throws NotFoundError */
+export function getAgent(id: string): LiveAgent {
+  const a = registry.agents.get(id);
+  if (!a) throw new NotFoundError(`model episode ${id}`);
+  return a;
+}
+
+/**
+ * Applies a control to a running agent. For "action" (a person's turn after takeOver) resolves once
+ * the turn is stored.
+ * @throws ConflictError when the episode has finished or is not in the right mode.
+ */
+export async function controlAgent(id: string, control: AgentControl): Promise<{ mode: ControllerMode }> {
+  const a = getAgent(id);
+  if (a.finished) throw new ConflictError("the episode has ended");
+  const c = a.controller;
+  switch (control.op) {
+    case "pause":
+      c.pause();
+      break;
+    case "resume":
+      c.resume();
+      break;
+    case "step":
+      c.step();
+      break;
+    case "stop":
+      c.stop();
+      break;
+    case "takeOver":
+      c.takeOver();
+      break;
+    case "handBack":
+      c.handBack();
+      break;
+    case "action":
+      await c.humanAction(control.text);
+      break;
+  }
+  return { mode: c.state };
+}
