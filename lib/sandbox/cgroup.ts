@@ -1,6 +1,6 @@
 import "server-only";
 
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 /**
@@ -162,4 +162,26 @@ export function createSandboxCgroup(name: string, caps: { processes: number; mem
       await removeDir(dir);
     },
   };
+}
+
+/** Removes sandbox groups (named `ic-sandbox-<pid>-...`) whose creating process is gone. */
+export async function removeOrphanCgroups(isDead: (pid: number) => boolean): Promise<void> {
+  if (cgroupSupport() === null) return;
+  const l = layout!;
+  const parents = l.kind === "v1" ? [l.pids, l.memory] : [l.base];
+  for (const parent of parents) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(parent);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const m = /^ic-sandbox-(\d+)-/.exec(name);
+      if (!m || !isDead(Number(m[1]))) continue;
+      const dir = path.join(parent, name);
+      killAll(path.join(dir, "cgroup.procs"));
+      await removeDir(dir);
+    }
+  }
 }

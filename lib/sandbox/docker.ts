@@ -2,16 +2,16 @@ import "server-only";
 
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { statSync } from "node:fs";
 import os from "node:os";
 import { PassThrough, type Duplex } from "node:stream";
 
 import Docker from "dockerode";
 
-import { BadInputError, SandboxError, SandboxUnavailableError } from "@/lib/errors";
+import { SandboxError, SandboxUnavailableError } from "@/lib/errors";
 import { AgentClient } from "./agent-client";
 import { AGENT_BOOTSTRAP } from "./agent-source";
-import { checkMountPoint } from "./local";
+import { checkSpec } from "./local";
+import { WarmPool } from "./pool";
 import { resolveLimits, type Limits } from "./limits";
 import type { ExecOptions, ExecResult, Sandbox, SandboxBackend, SandboxImage, SandboxProcess, SandboxSpec, SpawnOptions } from "./types";
 
@@ -207,20 +207,6 @@ async function startContainer(docker: Docker, spec: SandboxSpec, limits: Limits)
   }
 }
 
-function checkSpec(spec: SandboxSpec): void {
-  if (!SANDBOX_IMAGES.includes(spec.image)) throw new BadInputError(`unknown image ${JSON.stringify(spec.image)}`, "sandbox spec image");
-  if (spec.files) {
-    checkMountPoint(spec.files.mountAt, "sandbox spec files.mountAt");
-    let st;
-    try {
-      st = statSync(spec.files.hostDir);
-    } catch {
-      throw new BadInputError(`directory ${spec.files.hostDir} does not exist`, "sandbox spec files.hostDir");
-    }
-    if (!st.isDirectory()) throw new BadInputError(`${spec.files.hostDir} is not a directory`, "sandbox spec files.hostDir");
-  }
-}
-
 /** Removes containers a dead process on this host left behind (it was killed before close()). */
 async function removeOrphans(docker: Docker): Promise<void> {
   const list = await docker.listContainers({ all: true, filters: { label: [LABEL] } });
@@ -242,10 +228,9 @@ async function removeOrphans(docker: Docker): Promise<void> {
 export function createDockerBackend(options: DockerBackendOptions = {}): SandboxBackend {
   const docker = new Docker({ socketPath: options.socketPath ?? socketFromEnv() });
   const poolSize = options.poolSize ?? Number(process.env.IC_DOCKER_POOL ?? 2);
-  const pools = new Map<string, Promise<DockerSandbox>[]>();
+  const pool = new WarmPool<DockerSandbox>(poolSize);
   let cached: { at: number; result: { ok: true } | { ok: false; reason: string } } | null = null;
   let orphansChecked = false;
-  let down = false;
 
   async function available(): Promise<{ ok: true } | { ok: false; reason: string }> {
     if (cached && Date.now() - cached.at < AVAILABLE_CACHE_MS) return cached.result;
@@ -263,23 +248,9 @@ export function createDockerBackend(options: DockerBackendOptions = {}): Sandbox
     } catch (err) {
       result = { ok: false, reason: engineMessage(err) };
     }
-    if (!result.ok) pools.clear();
+    if (!result.ok) pool.forget();
     cached = { at: Date.now(), result };
     return result;
-  }
-
-  function warm(key: string, spec: SandboxSpec, limits: Limits): void {
-    if (down || poolSize <= 0) return;
-    const pool = pools.get(key) ?? [];
-    pools.set(key, pool);
-    while (pool.length < poolSize) {
-      const p = startContainer(docker, spec, limits);
-      p.catch(() => {
-        const i = pool.indexOf(p);
-        if (i >= 0) pool.splice(i, 1);
-      });
-      pool.push(p);
-    }
   }
 
   return {
@@ -287,22 +258,10 @@ export function createDockerBackend(options: DockerBackendOptions = {}): Sandbox
     available,
     async create(spec) {
       checkSpec(spec);
-      down = false;
       const limits = resolveLimits(spec.limits);
       const key = JSON.stringify([spec.image, spec.files?.hostDir, spec.files?.mountAt, spec.workdir, limits]);
-      const pool = pools.get(key);
-      while (pool?.length) {
-        const candidate = await pool.shift()!.catch(() => null);
-        if (candidate && !candidate.broken) {
-          warm(key, spec, limits);
-          return candidate;
-        }
-        await candidate?.close();
-      }
       try {
-        const sandbox = await startContainer(docker, spec, limits);
-        warm(key, spec, limits);
-        return sandbox;
+        return await pool.take(key, () => startContainer(docker, spec, limits));
       } catch (err) {
         cached = null;
         const a = await available();
@@ -311,10 +270,7 @@ export function createDockerBackend(options: DockerBackendOptions = {}): Sandbox
       }
     },
     async shutdown() {
-      down = true;
-      const all = [...pools.values()].flat();
-      pools.clear();
-      await Promise.all(all.map((p) => p.then((s) => s.close()).catch(() => undefined)));
+      await pool.drain();
     },
   };
 }

@@ -9,8 +9,9 @@ import path from "node:path";
 import { BadInputError, SandboxError, SandboxUnavailableError } from "@/lib/errors";
 import { AgentClient, BASE_ENV } from "./agent-client";
 import { AGENT_BOOTSTRAP } from "./agent-source";
-import { createSandboxCgroup, cgroupSupport, type SandboxCgroup } from "./cgroup";
+import { cgroupSupport, createSandboxCgroup, removeOrphanCgroups, type SandboxCgroup } from "./cgroup";
 import { resolveLimits, type Limits } from "./limits";
+import { WarmPool } from "./pool";
 import type { ExecOptions, ExecResult, Sandbox, SandboxBackend, SandboxProcess, SandboxSpec, SpawnOptions } from "./types";
 
 const BWRAP = process.env.IC_BWRAP ?? "bwrap";
@@ -34,6 +35,22 @@ export function checkMountPoint(mountAt: string, where: string): void {
   }
   if (RESERVED.includes(mountAt) || mountAt.startsWith("/proc/") || mountAt.startsWith("/dev/") || mountAt.startsWith("/usr/")) {
     throw new BadInputError(`${mountAt} is a system directory and cannot hold task files`, where);
+  }
+}
+
+/** Checks a spec's task files and workdir before anything is started; bad ones get BadInputError naming the field. */
+export function checkSpec(spec: SandboxSpec): void {
+  if (!["bash", "python", "sql", "ctf"].includes(spec.image)) throw new BadInputError(`unknown image ${JSON.stringify(spec.image)}`, "sandbox spec image");
+  if (spec.workdir !== undefined && !path.isAbsolute(spec.workdir)) throw new BadInputError(`must be an absolute path, got ${JSON.stringify(spec.workdir)}`, "sandbox spec workdir");
+  if (spec.files) {
+    checkMountPoint(spec.files.mountAt, "sandbox spec files.mountAt");
+    let st;
+    try {
+      st = statSync(spec.files.hostDir);
+    } catch {
+      throw new BadInputError(`directory ${spec.files.hostDir} does not exist`, "sandbox spec files.hostDir");
+    }
+    if (!st.isDirectory()) throw new BadInputError(`${spec.files.hostDir} is not a directory`, "sandbox spec files.hostDir");
   }
 }
 
@@ -68,6 +85,9 @@ function bwrapArgs(root: string, spec: SandboxSpec): string[] {
   a.push("--bind", path.join(root, "tmp"), "/tmp", "--bind", path.join(root, "home"), "/root");
   if (spec.files) a.push("--bind", path.join(root, "files"), spec.files.mountAt);
   a.push("--dir", "/var/tmp", "--dir", "/run");
+  const workdir = spec.workdir ?? spec.files?.mountAt ?? "/";
+  const writable = ["/tmp", "/root", spec.files?.mountAt].filter(Boolean) as string[];
+  if (!writable.some((w) => workdir === w || workdir.startsWith(`${w}/`))) a.push("--dir", workdir);
   a.push("--remount-ro", "/");
   a.push("--chdir", spec.files ? spec.files.mountAt : "/");
   return [...a, "--", ...AGENT_BOOTSTRAP];
@@ -90,6 +110,11 @@ class LocalSandbox implements Sandbox {
 
   private alive(): void {
     if (this.closing) throw new SandboxError(`local sandbox ${this.id} is closed`);
+  }
+
+  /** The sandbox's process died (it cannot be used). */
+  get broken(): boolean {
+    return this.client.closed;
   }
 
   async exec(command: string | string[], options?: ExecOptions): Promise<ExecResult> {
@@ -133,19 +158,9 @@ class LocalSandbox implements Sandbox {
 
 async function startLocal(spec: SandboxSpec): Promise<LocalSandbox> {
   const limits = resolveLimits(spec.limits);
-  if (spec.files) {
-    checkMountPoint(spec.files.mountAt, "sandbox spec files.mountAt");
-    let st;
-    try {
-      st = statSync(spec.files.hostDir);
-    } catch {
-      throw new BadInputError(`directory ${spec.files.hostDir} does not exist`, "sandbox spec files.hostDir");
-    }
-    if (!st.isDirectory()) throw new BadInputError(`${spec.files.hostDir} is not a directory`, "sandbox spec files.hostDir");
-  }
   const workdir = spec.workdir ?? spec.files?.mountAt ?? "/";
   const id = randomBytes(6).toString("hex");
-  const root = mkdtempSync(path.join(os.tmpdir(), `ic-sandbox-${id}-`));
+  const root = mkdtempSync(path.join(os.tmpdir(), `ic-sandbox-${process.pid}-${id}-`));
   // One size-capped tmpfs holds everything writable (task files, /tmp, $HOME): filling it
   // cannot fill the host's disk. Needs root; elsewhere a plain directory.
   const mounted = process.getuid?.() === 0 && run("mount", ["-t", "tmpfs", "-o", `size=${limits.diskBytes},mode=0755`, "ic-sandbox", root]).ok;
@@ -162,7 +177,7 @@ async function startLocal(spec: SandboxSpec): Promise<LocalSandbox> {
       const cp = run("cp", ["-a", "--", `${spec.files.hostDir}/.`, path.join(root, "files")]);
       if (!cp.ok) throw new SandboxError(`could not copy ${spec.files.hostDir} into the sandbox: ${cp.out}`);
     }
-    cgroup = createSandboxCgroup(`ic-sandbox-${id}`, { processes: limits.processes, memoryBytes: limits.memoryBytes });
+    cgroup = createSandboxCgroup(`ic-sandbox-${process.pid}-${id}`, { processes: limits.processes, memoryBytes: limits.memoryBytes });
     // The wrapper joins the cgroups and shields bwrap and the agent from the OOM killer
     // (the agent raises it back to 1000 for every command), then becomes bwrap.
     const join = 'for f in "$@"; do case "$f" in --) shift; break;; esac; echo $$ > "$f"; shift; done; echo -1000 > /proc/self/oom_score_adj; exec "$@"';
@@ -228,7 +243,29 @@ async function startLocal(spec: SandboxSpec): Promise<LocalSandbox> {
 
 let availability: Promise<{ ok: true } | { ok: false; reason: string }> | undefined;
 
+function isDead(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}
+
+/** Frees what sandboxes of killed processes left: their tmpfs mounts, directories and cgroups. */
+async function removeOrphans(): Promise<void> {
+  for (const name of readdirSync(os.tmpdir())) {
+    const m = /^ic-sandbox-(\d+)-[0-9a-f]+-/.exec(name);
+    if (!m || !isDead(Number(m[1]))) continue;
+    const dir = path.join(os.tmpdir(), name);
+    run("umount", ["-l", dir]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  await removeOrphanCgroups(isDead);
+}
+
 async function checkAvailable(): Promise<{ ok: true } | { ok: false; reason: string }> {
+  await removeOrphans().catch(() => undefined);
   const probe = run(BWRAP, ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--as-pid-1", "--cap-drop", "ALL", "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev", "--", "/usr/bin/true"]);
   if (!probe.ok) {
     return { ok: false, reason: `bubblewrap cannot start a sandbox here (${probe.out || "bwrap not found"}); install it with: apt-get install -y bubblewrap` };
@@ -243,15 +280,25 @@ async function checkAvailable(): Promise<{ ok: true } | { ok: false; reason: str
   return { ok: true };
 }
 
+/** Options of the local backend. */
+export interface LocalBackendOptions {
+  /** Started sandboxes kept ready per (image, files, limits); default IC_LOCAL_POOL or 1. 0 disables the pool. */
+  poolSize?: number;
+}
+
 /** The bubblewrap backend. */
-export function createLocalBackend(): SandboxBackend {
+export function createLocalBackend(options: LocalBackendOptions = {}): SandboxBackend {
+  const pool = new WarmPool<LocalSandbox>(options.poolSize ?? Number(process.env.IC_LOCAL_POOL ?? 1));
   return {
     kind: "local",
     available: () => (availability ??= checkAvailable()),
     async create(spec) {
       const a = await (availability ??= checkAvailable());
       if (!a.ok) throw new SandboxUnavailableError(a.reason);
-      return startLocal(spec);
+      checkSpec(spec);
+      const key = JSON.stringify([spec.image, spec.files?.hostDir, spec.files?.mountAt, spec.workdir, resolveLimits(spec.limits)]);
+      return pool.take(key, () => startLocal(spec));
     },
+    shutdown: () => pool.drain(),
   };
 }

@@ -1,0 +1,62 @@
+import "server-only";
+
+/** What the pool needs of a sandbox: whether it died while waiting, and how to free it. */
+export interface Poolable {
+  readonly broken: boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * Started sandboxes kept ready per key (image, files, limits), so a reset takes one instead of
+ * starting one. `take` hands out a ready one (or starts one when none is) and refills in the
+ * background; a sandbox that died while waiting is dropped.
+ */
+export class WarmPool<T extends Poolable> {
+  private readonly pools = new Map<string, Promise<T>[]>();
+  private stopped = false;
+
+  constructor(private readonly size: number) {}
+
+  async take(key: string, start: () => Promise<T>): Promise<T> {
+    this.stopped = false;
+    const pool = this.pools.get(key);
+    while (pool?.length) {
+      const candidate = await pool.shift()!.catch(() => null);
+      if (candidate && !candidate.broken) {
+        this.fill(key, start);
+        return candidate;
+      }
+      await candidate?.close();
+    }
+    const fresh = await start();
+    this.fill(key, start);
+    return fresh;
+  }
+
+  private fill(key: string, start: () => Promise<T>): void {
+    if (this.stopped || this.size <= 0) return;
+    const pool = this.pools.get(key) ?? [];
+    this.pools.set(key, pool);
+    while (pool.length < this.size) {
+      const p = start();
+      p.catch(() => {
+        const i = pool.indexOf(p);
+        if (i >= 0) pool.splice(i, 1);
+      });
+      pool.push(p);
+    }
+  }
+
+  /** Forgets every waiting sandbox without closing it (its engine is gone). */
+  forget(): void {
+    this.pools.clear();
+  }
+
+  /** Closes every waiting sandbox; later `take`s start filling again. */
+  async drain(): Promise<void> {
+    this.stopped = true;
+    const all = [...this.pools.values()].flat();
+    this.pools.clear();
+    await Promise.all(all.map((p) => p.then((s) => s.close()).catch(() => undefined)));
+  }
+}
