@@ -63,9 +63,17 @@ export async function goldCheckTask(env: Environment, task: Task): Promise<GoldC
       result = await env.submit(task.functionName);
       break;
     }
-    case "ctf":
-      result = await env.submit(task.gold);
+    case "ctf": {
+      // With a known solution command, its output is the answer (this checks the task's files too).
+      if (task.solution) {
+        const step = await env.step(task.solution);
+        if (!step.ok) return { taskId: task.id, reward: 0, reason: `the solution command failed: ${step.observation.slice(0, 300)}` };
+        result = await env.submit(step.observation.trim());
+      } else {
+        result = await env.submit(task.gold);
+      }
       break;
+    }
   }
   const out: GoldCheckOutcome = { taskId: task.id, reward: result.reward };
   if (result.reward < 1) out.reason = failureReason(result.breakdown, result);
