@@ -1,5 +1,5 @@
 import "server-only";
-import { randomUUID } from "node:crypto";
+import { uuidv7 } from "./ids";
 import type Database from "better-sqlite3";
 import { withWriteLock } from "./lock";
 import { withRaw } from "./sqlite";
@@ -122,7 +122,7 @@ export async function insertEpisodesBulk({
         const addedIds: string[] = [];
         const now = Date.now();
         for (const e of episodes) {
-          const id = e.id ?? randomUUID();
+          const id = e.id ?? uuidv7();
           let invalid = 0;
           let checked = 0;
           for (const t of e.turns) {

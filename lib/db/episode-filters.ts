@@ -31,20 +31,20 @@ export interface EpisodeFilters {
 const LIST_COLUMNS = ["environment", "dataset", "model", "policy", "playerKind", "annotator", "status", "hardness", "taskId"] as const;
 
 /**
- * Turns free text into an FTS5 query: each whitespace-separated word becomes a quoted phrase
- * (so punctuation such as `-`, `*` or `:` is searched literally) and all must match; a word
- * ending in `*` stays a prefix search.
+ * Turns free text into an FTS5 query: every word (letters and digits, as SQLite's unicode61
+ * tokenizer splits them) must occur in the same document (the query, or one turn's action and
+ * observation); a trailing `*` makes the last word a prefix. Punctuation is ignored, so user
+ * input can never be FTS syntax. The index keeps no positions (detail=column), so there are no
+ * phrase searches.
  */
 export function toFtsQuery(text: string): string | null {
-  const words = text.split(/\s+/).filter(Boolean).slice(0, 16);
-  if (!words.length) return null;
-  return words
-    .map((w) => {
-      const prefix = w.length > 1 && w.endsWith("*");
-      const body = (prefix ? w.slice(0, -1) : w).replace(/"/g, '""');
-      return `"${body}"${prefix ? "*" : ""}`;
-    })
-    .join(" ");
+  const out: string[] = [];
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    const prefix = word.length > 1 && word.endsWith("*");
+    const tokens = word.normalize("NFKC").split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+    tokens.forEach((t, i) => out.push(`"${t}"${prefix && i === tokens.length - 1 ? "*" : ""}`));
+  }
+  return out.length ? out.slice(0, 32).join(" ") : null;
 }
 
 /** Builds a parameterised WHERE clause over `Episode` aliased `e`. */

@@ -26,6 +26,10 @@ export function openSqlite(file = dbPath(), { migrate = true } = {}): Database.D
       if (file !== ":memory:" && db.pragma("journal_mode", { simple: true }) !== "wal") db.pragma("journal_mode = WAL");
       db.pragma("foreign_keys = ON");
       db.pragma("synchronous = NORMAL");
+      // Bulk import touches many index pages (17 on Episode, the FTS b-trees); a bigger page
+      // cache than the 2 MB default keeps them in memory across a file's transaction.
+      db.pragma("cache_size = -65536");
+      db.pragma("temp_store = MEMORY");
       if (migrate) applyMigrations(db);
       return db;
     } catch (err) {
