@@ -123,6 +123,9 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
   };
 
   let env: Environment | undefined = options.environment;
+  let envReady: Promise<Environment> | null = null;
+  /** The environment once created and reset (only time spent waiting for it counts as environment time). */
+  const ready = (): Promise<Environment> => timed(() => envReady ?? Promise.reject(new Error("the environment was not started")));
   let episodeId = "";
   let turns = 0;
   let solvedAtTurn: number | null = null;
@@ -160,7 +163,8 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
 
   /** Scores the episode; when the player typed the submit, it is stored as their last turn. */
   const submit = async (explicit?: string, typed?: { actor: "model" | "human"; meta: TurnMeta | null; startedAt: Date }): Promise<EpisodeOutcome> => {
-    const r: SubmitResult = await timed(() => env!.submit(submitArg(explicit)));
+    const e = await ready();
+    const r: SubmitResult = await timed(() => e.submit(submitArg(explicit)));
     if (typed) {
       const action = explicit ? `submit ${explicit}` : "submit";
       const turn = turnRecord(turns, typed.actor, action, `Submitted: reward ${r.reward.toFixed(2)}`, true, typed.startedAt, typed.meta, 0);
@@ -190,10 +194,14 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
       runId: options.runId,
     });
     emit({ type: "episode-start", episodeId, taskId: task.id, policy: options.policy, model: model.info.id, maxTurns });
-    // Created and reset after the episode is stored, so a sandbox that fails is recorded as the episode's error.
-    env ??= await timed(() => createEnv(task, options.envOptions));
-    const liveEnv = env;
-    await timed(() => liveEnv.reset(task));
+    // The sandbox starts while the model thinks about its first reply; a sandbox that fails is
+    // recorded as the episode's error when the first action needs it.
+    envReady = (async () => {
+      env ??= await createEnv(task, options.envOptions);
+      await env.reset(task);
+      return env;
+    })();
+    envReady.catch(() => {});
 
     const messages: ChatMessage[] = [];
     let pending = session.opening;
@@ -311,7 +319,8 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
     if (e.code === "storage" || !episodeId) throw e;
     return await finish({ status: "error", reward: null, success: false, solvedAtTurn: null, errorReason: `${e.code}: ${e.message}` });
   } finally {
-    await env?.close().catch(() => {});
+    if (envReady) await envReady.then((e) => e.close()).catch(() => env?.close().catch(() => {}));
+    else await env?.close().catch(() => {});
   }
 
   function interrupted(reason: string): EpisodeEnd {
@@ -368,8 +377,9 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
     startedAt: Date,
     meta: Parameters<typeof turnRecord>[6],
   ): Promise<{ turn: AgentTurn; feedback: TurnFeedback }> {
+    const liveEnv = await ready();
     const s = performance.now();
-    const step = await timed(() => env!.step(action, { signal: controller.signal, onOutput: (chunk) => emit({ type: "output", index, chunk }) }));
+    const step = await timed(() => liveEnv.step(action, { signal: controller.signal, onOutput: (chunk) => emit({ type: "output", index, chunk }) }));
     const actionMs = performance.now() - s;
     if (controller.signal.aborted) throw controller.signal.reason;
     const defined = task.env === "python" ? definedFunctions(action) : [];
@@ -382,12 +392,12 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
     if (session.scoresTurn(index)) {
       if (task.env === "python") {
         if (defined.length > 0) {
-          const ev = await timed(() => env!.evaluate(lastFunction));
+          const ev = await timed(() => liveEnv.evaluate(lastFunction));
           reward = ev.reward;
           testsPassed = ev.reward === 1;
         }
       } else if (task.env !== "ctf") {
-        reward = (await timed(() => env!.evaluate())).reward;
+        reward = (await timed(() => liveEnv.evaluate())).reward;
       }
     }
     if (reward === 1 && solvedAtTurn === null) solvedAtTurn = index + 1;

@@ -1,0 +1,57 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadDataset } from "@/lib/datasets/registry";
+import { closeStore } from "@/lib/db/client";
+import { getEpisodeById } from "@/lib/db/episodes";
+import { ConflictError } from "@/lib/errors";
+import { controlAgent, getAgent, startAgent, type LoggedEvent } from "./live-agents";
+import { wrongAction } from "./scripts";
+import { startScriptedServer, type ScriptedServer } from "./scripted-server";
+
+/** The playground's live model episodes, on a real python sandbox, store and scripted server. */
+
+let server: ScriptedServer;
+beforeAll(async () => {
+  process.env.IC_DB = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ic-live-agents-")), "studio.db");
+  server = await startScriptedServer({ rules: [] });
+});
+afterAll(async () => {
+  await server?.close();
+  await closeStore();
+});
+
+async function until(check: () => boolean, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe("live model episodes", () => {
+  it("starts paused, steps, lets a person take over and submit; the log replays from any point", async () => {
+    const task = loadDataset("demo-python")[0]!;
+    if (task.env !== "python") throw new Error("expected python");
+    server.setScript({ rules: [{ match: task.query, replies: ["```python\n" + wrongAction(task) + "\n```"] }] });
+    const agent = startAgent(task, { model: "scripted", policy: "react", turnLimit: 5, handicap: false, refineTurns: 0, paused: true }, { adhoc: { baseURL: server.baseURL } });
+    expect(getAgent(agent.id)).toBe(agent);
+    const seen: LoggedEvent[] = [];
+    agent.subscribe((e) => seen.push(e));
+    await until(() => agent.log.some((e) => e.event.type === "episode-start"));
+    await controlAgent(agent.id, { op: "step" });
+    await until(() => agent.log.some((e) => e.event.type === "turn-end"));
+    await controlAgent(agent.id, { op: "takeOver" });
+    await expect(controlAgent(agent.id, { op: "action", text: task.gold })).resolves.toEqual({ mode: "human" });
+    await controlAgent(agent.id, { op: "action", text: `submit ${task.functionName ?? ""}`.trim() });
+    const outcome = await agent.done;
+    expect(outcome).toMatchObject({ status: "submitted", success: true });
+    expect(agent.log.map((e) => e.seq)).toEqual(agent.log.map((_, i) => i));
+    expect(seen.at(-1)!.event.type).toBe("episode-end");
+    const ep = await getEpisodeById({ id: agent.episodeId! });
+    expect(ep!.turns.map((t) => t.actor)).toEqual(["model", "human", "human"]);
+    expect(ep!.mode).toBe("play");
+    await expect(controlAgent(agent.id, { op: "pause" })).rejects.toBeInstanceOf(ConflictError);
+  });
+});
