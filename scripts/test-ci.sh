@@ -10,9 +10,11 @@ step() { printf '\n=== %s (%ss)\n' "$1" "$SECONDS"; }
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   step "apt packages"
   need=()
-  # tree..jq: tools the NL2Bash gold commands call (lib/datasets/fs-check.test.ts).
+  # tree..psmisc: tools the NL2Bash gold commands call (lib/datasets/fs-check.test.ts);
+  # xxd..python3: tools the demo CTF solutions use (lib/datasets/demo-ctf.test.ts).
   for pkg in bubblewrap docker.io mariadb-server mmdebstrap chromium git iproute2 procps util-linux \
-    tree cpio rename ncal bind9-dnsutils iputils-ping ncompress hashdeep jq psmisc; do
+    tree cpio rename ncal bind9-dnsutils iputils-ping ncompress hashdeep jq psmisc \
+    xxd unzip sqlite3 binutils python3; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
   done
   if [ "${#need[@]}" -gt 0 ]; then
