@@ -46,6 +46,18 @@ export const BASE_ENV: Readonly<Record<string, string>> = Object.freeze({
   SHELL: "/bin/bash",
 });
 
+/** Runs a caller's listener; its exceptions must not break the protocol stream. */
+function safely(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // the listener's own bug: ignored here
+  }
+}
+
+/** How long a killed command may take to report its end before the sandbox counts as broken. */
+const KILL_GRACE_MS = 10_000;
+
 const SIGNAL_NAMES: Record<number, NodeJS.Signals> = { 1: "SIGHUP", 2: "SIGINT", 9: "SIGKILL", 15: "SIGTERM", 6: "SIGABRT", 11: "SIGSEGV", 13: "SIGPIPE", 24: "SIGXCPU", 25: "SIGXFSZ" };
 const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGUSR1: 10, SIGUSR2: 12, SIGTERM: 15, SIGCONT: 18, SIGSTOP: 19 };
 
@@ -184,17 +196,30 @@ export class AgentClient {
       const kill = () => {
         if (!this.closed) this.send({ op: "kill", id, sig: 9 });
       };
+      let grace: NodeJS.Timeout | undefined;
+      const stuck = () => {
+        // The kill was sent but no exit came back: the sandbox no longer answers.
+        grace ??= setTimeout(() => {
+          if (settled) return;
+          this.tasks.delete(id);
+          cleanup();
+          reject(new SandboxError(`${this.defaults.label}: the command did not stop within ${KILL_GRACE_MS / 1000} s of being killed; the sandbox is not answering`));
+        }, KILL_GRACE_MS);
+      };
       const timer = setTimeout(() => {
         timedOut = true;
         kill();
+        stuck();
       }, timeoutMs);
       const onAbort = () => {
         aborted = true;
         kill();
+        stuck();
       };
       const cleanup = () => {
         settled = true;
         clearTimeout(timer);
+        clearTimeout(grace);
         options.signal?.removeEventListener("abort", onAbort);
       };
       this.tasks.set(id, {
@@ -204,7 +229,7 @@ export class AgentClient {
           (stream === "stdout" ? stdout : stderr).push(chunk);
           if (options.onOutput) {
             const text = decoder.write(chunk);
-            if (text) options.onOutput(text);
+            if (text) safely(() => options.onOutput!(text));
           }
         },
         exit: (code, _sig, truncated) => {
@@ -257,7 +282,7 @@ export class AgentClient {
     let done = false;
     this.tasks.set(id, {
       out: (chunk, stream) => {
-        for (const l of listeners) l(chunk, stream);
+        for (const l of listeners) safely(() => l(chunk, stream));
       },
       exit: (code, sig) => {
         done = true;

@@ -127,7 +127,7 @@ export function registerSandboxConformance(target: ConformanceTarget): void {
       expect(r.exitCode).toBeNull();
       expect(r.output).not.toContain("never");
       expect(r.durationMs).toBeLessThan(5000);
-      const after = await sb.exec("echo alive; ps -eo comm | grep -c '^sleep$' || true");
+      const after = await sb.exec("echo alive; for i in $(seq 30); do ps -eo comm | grep -q '^sleep$' || break; sleep 0.1; done; ps -eo comm | grep -c '^sleep$' || true");
       expect(after.output).toBe("alive\n0\n");
     });
 
@@ -294,7 +294,8 @@ export function registerSandboxConformance(target: ConformanceTarget): void {
       sh.write("echo __UP__\n");
       await readUntil(sh, "__UP__");
       await sb.exec("nohup sleep 100 >/dev/null 2>&1 & setsid sleep 101 >/dev/null 2>&1 &");
-      expect((await sb.exec("ps -eo comm | grep -c '^sleep$'")).output).toBe("2\n");
+      // wait until both have exec'd (their names are nohup/setsid/sh until then)
+      expect((await sb.exec("for i in $(seq 50); do [ $(ps -eo comm | grep -c '^sleep$') = 2 ] && break; sleep 0.1; done; ps -eo comm | grep -c '^sleep$'")).output).toBe("2\n");
       await sb.killStrays();
       expect((await sb.exec("ps -eo comm | grep -c '^sleep$' || true")).output).toBe("0\n");
       sh.write("echo still-here; echo __UP2__\n");
