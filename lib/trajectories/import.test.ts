@@ -16,10 +16,18 @@ describe("file names", () => {
     expect(inferMetaFromFileName("ic_sql_multiturn_gpt-4_10_turns.json")).toEqual({ environment: "sql", model: "gpt-4", policy: "try-again", turnLimit: 10 });
     expect(inferMetaFromFileName("ic_bash_multiturn_gpt-4_10_turns_fs_4.json")).toMatchObject({ environment: "bash", dataset: "nl2bash-fs4", model: "gpt-4", policy: "try-again", turnLimit: 10 });
     expect(inferMetaFromFileName("ic_sql_react_gpt-3.5_10_turns.json")).toMatchObject({ model: "gpt-3.5", policy: "react", turnLimit: 10 });
-    expect(inferMetaFromFileName("ic_sql_plan_solve_gpt-3.5_turns_5.json").policy).toBe("plan-solve");
+    expect(inferMetaFromFileName("ic_sql_plan_solve_gpt-3.5_turns_5.json")).toMatchObject({ policy: "plan-solve", model: "gpt-3.5", turnLimit: 5 });
     expect(inferMetaFromFileName("ic_sql_singleturn_text-bison-001.json")).toMatchObject({ model: "text-bison-001", policy: "single-turn", turnLimit: 1 });
     expect(inferMetaFromFileName("ic_sql_multiturn_human_10_turns.json")).toMatchObject({ human: true, model: null, policy: null, turnLimit: 10 });
     expect(inferMetaFromFileName("ic_ctf_gpt-4_25_turns.json")).toMatchObject({ environment: "ctf", model: "gpt-4", policy: "try-again", turnLimit: 25 });
+    // names as InterCode's published results folder has them
+    expect(inferMetaFromFileName("results/bash/gpt-3.5/ic_bash_plan_solve_fs_1.json")).toEqual({ environment: "bash", dataset: "nl2bash-fs1", model: "gpt-3.5", policy: "plan-solve" });
+    expect(inferMetaFromFileName("results/bash/gpt-3.5/ic_bash_react_10_turns_fs_2.json")).toEqual({ environment: "bash", dataset: "nl2bash-fs2", model: "gpt-3.5", policy: "react", turnLimit: 10 });
+    expect(inferMetaFromFileName("gpt-3.5/ic_sql_plan_solve_refine_3_turns.json")).toMatchObject({ model: "gpt-3.5", policy: "plan-solve-refine", turnLimit: 3 });
+    expect(inferMetaFromFileName("sql/gpt-3.5/ic_sql_multiturn_gpt-3.5-1_turns.json")).toMatchObject({ model: "gpt-3.5", policy: "single-turn", turnLimit: 1 });
+    expect(inferMetaFromFileName("ic_sql_multiturn_gpt-4_1_turns.json")).toMatchObject({ model: "gpt-4", policy: "single-turn", turnLimit: 1 });
+    expect(inferMetaFromFileName("ic_sql_multiturn_text-bison-001_10_turns_handicap.json")).toMatchObject({ model: "text-bison-001", policy: "try-again-handicap", turnLimit: 10 });
+    expect(inferMetaFromFileName("results/ic_sql_plan_solve.json")).toEqual({ environment: "sql", policy: "plan-solve" });
   });
 });
 

@@ -17,17 +17,24 @@ export interface LogMeta {
 }
 
 const POLICY_TOKENS: Array<[RegExp, string]> = [
+  [/(^|_)plan_?solve_refine(_|$)/, "plan-solve-refine"],
   [/(^|_)plan_?solve(_|$)/, "plan-solve"],
   [/(^|_)react(_|$)/, "react"],
   [/(^|_)single_?turn(_|$)/, "single-turn"],
   [/(^|_)multi_?turn(_|$)/, "try-again"],
 ];
+/** Run variants named in file names; they qualify the policy (`try-again-handicap`). */
+const VARIANT_TOKENS = ["handicap"];
+const NOT_A_MODEL = /^(results?|logs?|data|bash|sql|python|ctf|ic_\w+|\.|)$/i;
 
 /**
  * Reads model, policy, turn limit, environment and dataset from an InterCode results file name:
  * `ic_sql_multiturn_gpt-4_10_turns.json` → sql, gpt-4, try-again, 10 turns;
- * `ic_bash_multiturn_gpt-4_10_turns_fs_4.json` → dataset nl2bash-fs4; `react` and `plan_solve`
- * name those policies, `singleturn` a single turn; `human` in place of a model is a person.
+ * `ic_bash_multiturn_gpt-4_10_turns_fs_4.json` → dataset nl2bash-fs4; `react`, `plan_solve` and
+ * `plan_solve_refine` name those policies, `singleturn` or a 1-turn limit a single turn;
+ * `human` in place of a model is a person. InterCode keeps some files in a folder named after
+ * the model with no model in the file name (`gpt-3.5/ic_bash_react_10_turns_fs_1.json`): then
+ * the folder's name is the model.
  */
 export function inferMetaFromFileName(file: string): LogMeta {
   let rest = path.basename(file).replace(/\.(json|jsonl)$/i, "");
@@ -42,7 +49,7 @@ export function inferMetaFromFileName(file: string): LogMeta {
     meta.dataset = `nl2bash-fs${fs[2]}`;
     rest = rest.replace(fs[0], "_");
   }
-  const turns = rest.match(/(^|_)(\d+)_turns?(_|$)/);
+  const turns = rest.match(/(^|[_-])(\d+)_turns?(_|$)/) ?? rest.match(/(^|_)turns?_(\d+)(_|$)/);
   if (turns) {
     meta.turnLimit = Number(turns[2]);
     rest = rest.replace(turns[0], "_");
@@ -55,16 +62,30 @@ export function inferMetaFromFileName(file: string): LogMeta {
       break;
     }
   }
-  const model = rest.replace(/^_+|_+$/g, "").replace(/__+/g, "_");
+  const variants: string[] = [];
+  for (const v of VARIANT_TOKENS) {
+    const m = rest.match(new RegExp(`(^|_)${v}(_|$)`));
+    if (m) {
+      variants.push(v);
+      rest = rest.replace(m[0], "_");
+    }
+  }
+  let model = rest.replace(/^_+|_+$/g, "").replace(/__+/g, "_");
+  if (!model) {
+    const folder = path.basename(path.dirname(file));
+    if (!NOT_A_MODEL.test(folder)) model = folder;
+  }
   if (/^human(s)?$/i.test(model)) {
     meta.human = true;
     meta.model = null;
     meta.policy = null;
-  } else if (model) {
-    meta.model = model;
+    return meta;
   }
+  if (model) meta.model = model;
   if (meta.policy === "single-turn" && meta.turnLimit === undefined) meta.turnLimit = 1;
-  if (!meta.human && meta.model && meta.policy === undefined) meta.policy = meta.turnLimit === 1 ? "single-turn" : "try-again";
+  if (meta.turnLimit === 1 && (meta.policy === undefined || meta.policy === "try-again")) meta.policy = "single-turn";
+  if (meta.model && meta.policy === undefined) meta.policy = "try-again";
+  if (meta.policy && variants.length) meta.policy = [meta.policy, ...variants].join("-");
   return meta;
 }
 
