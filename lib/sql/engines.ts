@@ -1,0 +1,33 @@
+import "server-only";
+import { BadInputError } from "@/lib/errors";
+import type { SqlEngine } from "./types";
+
+/**
+ * Process-wide SQL engines, one per kind and server, so episodes share warm processes, database
+ * images, connections and gold caches.
+ */
+
+const engines = new Map<string, Promise<SqlEngine>>();
+
+/** The engine for `url` (mysql://...), else IC_SQL_URL, else embedded SQLite. */
+export function getSqlEngine(url: string | undefined = process.env.IC_SQL_URL || undefined): Promise<SqlEngine> {
+  const key = url ? `mysql:${url}` : "sqlite";
+  let hit = engines.get(key);
+  if (!hit) {
+    hit = (async (): Promise<SqlEngine> => {
+      if (!url) return (await import("./sqlite-engine")).createSqliteEngine();
+      if (!/^mysql:\/\//.test(url)) throw new BadInputError(`expected mysql://user:password@host:port, got ${JSON.stringify(url)}`, "IC_SQL_URL");
+      return (await import("./mysql-engine")).createMysqlEngine({ url });
+    })();
+    hit.catch(() => engines.delete(key));
+    engines.set(key, hit);
+  }
+  return hit;
+}
+
+/** Closes every shared engine (tests, shutdown). */
+export async function closeSqlEngines(): Promise<void> {
+  const all = [...engines.values()];
+  engines.clear();
+  await Promise.all(all.map(async (p) => (await p.catch(() => null))?.close()));
+}
