@@ -18,8 +18,11 @@ const run = promisify(execFile);
  * printed and which paths it changed. Used by fs-check.test.ts and `scripts/fs-check.mjs`.
  */
 
-/** What can be wrong with a gold run. */
-export const GOLD_ISSUES = ["exit", "stderr", "empty", "nondeterministic", "timeout"] as const;
+/**
+ * What can be wrong with a gold run. "trivial": the output is what the command prints when it
+ * found nothing (a bare 0, or the md5 of empty input), a sign that the tree lacks what it looks for.
+ */
+export const GOLD_ISSUES = ["exit", "stderr", "empty", "trivial", "nondeterministic", "timeout"] as const;
 export type GoldIssue = (typeof GOLD_ISSUES)[number];
 
 /** One run of a gold command. */
@@ -116,6 +119,14 @@ export async function runGold(fs: string, gold: string | string[], opts: { nowMs
   }
 }
 
+const EMPTY_MD5 = "d41d8cd98f00b204e9800998ecf8427e";
+
+/** Output a command gives when its input was empty: only zeros, or the md5 of nothing. */
+export function isTrivialOutput(stdout: string): boolean {
+  const t = stdout.trim();
+  return /^0(\s+0)*$/.test(t) || t === `${EMPTY_MD5}  -`;
+}
+
 function fingerprint(r: GoldRun): string {
   return JSON.stringify([r.stdout, r.stderr, r.exitCode, r.status, r.changesDigest]);
 }
@@ -131,14 +142,22 @@ export interface GoldCheck {
 }
 
 /** Runs a gold command twice on fresh copies and lists its issues. */
-export async function checkGold(fs: string, index: number, task: { query: string; gold: string | string[] }, nowMs: number): Promise<GoldCheck> {
-  const a = await runGold(fs, task.gold, { nowMs });
-  const b = await runGold(fs, task.gold, { nowMs });
+export async function checkGold(
+  fs: string,
+  index: number,
+  task: { query: string; gold: string | string[] },
+  nowMs: number,
+  timeoutMs = 10_000,
+): Promise<GoldCheck> {
+  const a = await runGold(fs, task.gold, { nowMs, timeoutMs });
+  // A run that timed out says enough; do not wait for it twice.
+  const b = a.timedOut ? a : await runGold(fs, task.gold, { nowMs, timeoutMs });
   const issues: GoldIssue[] = [];
   if (a.timedOut) issues.push("timeout");
   else if (a.exitCode !== 0) issues.push("exit");
   if (a.stderr.trim() !== "") issues.push("stderr");
   if (a.stdout.trim() === "" && a.status.trim() === "") issues.push("empty");
+  else if (a.status.trim() === "" && isTrivialOutput(a.stdout)) issues.push("trivial");
   if (fingerprint(a) !== fingerprint(b)) issues.push("nondeterministic");
   return { fs, index, query: task.query, gold: task.gold, run: a, issues };
 }
