@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
   eval: () => import("./commands/eval"),
   models: () => import("./commands/models"),
   "scripted-server": () => import("./commands/scripted-server"),
+  recheck: () => import("./commands/recheck"),
 };
 
 function mainHelp(): string {

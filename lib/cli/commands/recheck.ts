@@ -1,0 +1,149 @@
+import "server-only";
+import fs from "node:fs";
+import { defineCommand, log, printJson } from "../command";
+import { getReplayDataById } from "@/lib/db/viewer-queries";
+import { loadDataset } from "@/lib/datasets/registry";
+import type { Task } from "@/lib/datasets/types";
+import { BadInputError } from "@/lib/errors";
+import { parseLogText } from "@/lib/trajectories/import";
+import { createViewerEnvironment, taskForEpisode } from "@/lib/viewer/episode-task";
+import { checkEpisodeReplay, summarizeChecks, type EpisodeCheck, type RecordedTurn } from "@/lib/viewer/replay-check";
+
+/** One file's (or the stored episodes') agreement, as `--json` prints it. */
+export interface RecheckFileReport {
+  file: string;
+  episodes: number;
+  turns: number;
+  /** Share of turns whose replayed observation equals the recorded one. */
+  observationAgree: number | null;
+  /** Share of compared rewards that agree (within 0.01). */
+  rewardAgree: number | null;
+  rewardCompared: number;
+  /** Episodes whose task's query differs from the logged one (a sign the index points elsewhere). */
+  queryMismatch: number;
+  /** Episodes whose replay failed part-way (their checked turns still count). */
+  errors: number;
+  skipped: number;
+}
+
+type Job = { label: string; task: Task; turns: RecordedTurn[]; finalReward: number | null; queryMismatch: boolean };
+
+/** `icstudio recheck`: replays recorded actions in fresh sandboxes and reports how many turns agree. */
+export default defineCommand({
+  name: "recheck",
+  summary: "Replay recorded episodes (stored episode ids or InterCode log files) in fresh sandboxes and report the share of turns whose observation and reward agree.",
+  usage: "recheck <episode ids or log files...> [--dataset NAME] [--backend local|docker|auto] [--limit N] [--json]",
+  help: `Log files (InterCode results files and environment logs, or JSONL) are read without importing them;
+each logged episode's task is found by its index in the dataset named by --dataset (InterCode keys
+its results by task index). Episode ids are read from the store (IC_DB) and use their own dataset.
+  --dataset NAME   dataset of the log files' tasks (nl2bash-fs4, spider-dev, mbpp, ...); required for files
+  --backend B      sandbox backend (default IC_SANDBOX, else auto)
+  --limit N        check at most N episodes per file
+  --json           print {files: [{file, episodes, turns, observationAgree, rewardAgree, ...}]} (fractions)`,
+  options: {
+    dataset: { type: "string" },
+    backend: { type: "string" },
+    limit: { type: "string" },
+    json: { type: "boolean" },
+  },
+  allowPositionals: true,
+  async run({ values, positionals }) {
+    if (!positionals.length) throw new BadInputError("name at least one episode id or log file", "icstudio recheck");
+    const backend = values.backend as string | undefined;
+    if (backend !== undefined && !["local", "docker", "auto"].includes(backend)) throw new BadInputError("must be local, docker or auto", "--backend");
+    let limit = Infinity;
+    if (values.limit !== undefined) {
+      limit = Number(values.limit);
+      if (!Number.isInteger(limit) || limit < 1) throw new BadInputError("must be a positive integer", "--limit");
+    }
+    const dataset = values.dataset as string | undefined;
+    const groups: { file: string; jobs: Job[]; skipped: number }[] = [];
+    const ids: string[] = [];
+    for (const p of positionals) {
+      if (fs.existsSync(p) && fs.statSync(p).isFile()) groups.push(jobsFromFile(p, dataset, limit));
+      else ids.push(p);
+    }
+    if (ids.length) groups.push(jobsFromStore(ids));
+    const files: RecheckFileReport[] = [];
+    for (const g of groups) {
+      const checks: EpisodeCheck[] = [];
+      let mismatch = 0;
+      for (const [i, job] of g.jobs.entries()) {
+        if (job.queryMismatch) mismatch++;
+        const env = await createViewerEnvironment(job.task.env, backend as "local" | "docker" | "auto" | undefined);
+        const c = await checkEpisodeReplay({ task: job.task, turns: job.turns, finalReward: job.finalReward, env });
+        if (c.error) log(`${g.file}: ${job.label}: replay stopped: ${c.error}`);
+        checks.push(c);
+        if (!values.json && process.stderr.isTTY) process.stderr.write(`\r${g.file}: ${i + 1}/${g.jobs.length}`);
+      }
+      if (!values.json && process.stderr.isTTY) process.stderr.write("\n");
+      const s = summarizeChecks(checks);
+      files.push({ file: g.file, episodes: s.episodes, turns: s.turns, observationAgree: s.observationAgree, rewardAgree: s.rewardAgree, rewardCompared: s.rewardCompared, queryMismatch: mismatch, errors: s.errors, skipped: g.skipped });
+    }
+    if (values.json) printJson({ files });
+    else {
+      const pct = (v: number | null) => (v === null ? "n/a" : `${(v * 100).toFixed(1)}%`);
+      for (const f of files) {
+        console.log(
+          `${f.file}: ${f.episodes} episodes, ${f.turns} turns: observation agrees ${pct(f.observationAgree)}, reward agrees ${pct(f.rewardAgree)} (of ${f.rewardCompared})` +
+            (f.queryMismatch ? `, ${f.queryMismatch} task queries differ` : "") +
+            (f.errors ? `, ${f.errors} replays stopped` : "") +
+            (f.skipped ? `, ${f.skipped} skipped` : ""),
+        );
+      }
+    }
+    return 0;
+  },
+});
+
+function jobsFromFile(file: string, dataset: string | undefined, limit: number): { file: string; jobs: Job[]; skipped: number } {
+  if (!dataset) throw new BadInputError("give the dataset of the log's tasks (e.g. --dataset nl2bash-fs4)", "--dataset");
+  const tasks = loadDataset(dataset);
+  const parsed = parseLogText(file, fs.readFileSync(file, "utf8"), { dataset });
+  if (parsed.error) throw new BadInputError(parsed.error, file);
+  const jobs: Job[] = [];
+  let skipped = parsed.rejected.length;
+  for (const e of parsed.episodes) {
+    if (jobs.length >= limit) {
+      skipped++;
+      continue;
+    }
+    const idx = e.taskIndex ?? (/^\d+$/.test(e.taskId) ? Number(e.taskId) : null);
+    const task = idx === null ? undefined : tasks[idx];
+    if (!task) {
+      log(`${file}: episode of task ${e.taskId}: no task at index ${idx} in ${dataset}; skipped`);
+      skipped++;
+      continue;
+    }
+    jobs.push({
+      label: `task ${idx}`,
+      task,
+      turns: e.turns.map((t) => ({ index: t.index, action: t.action, observation: t.observation, reward: t.reward ?? null })),
+      finalReward: e.reward ?? null,
+      queryMismatch: task.query.trim() !== e.query.trim(),
+    });
+  }
+  return { file, jobs, skipped };
+}
+
+function jobsFromStore(ids: string[]): { file: string; jobs: Job[]; skipped: number } {
+  const jobs: Job[] = [];
+  let skipped = 0;
+  for (const id of ids) {
+    const d = getReplayDataById({ id });
+    if (!d) {
+      log(`episode ${id}: not in the store (nor a file); skipped`);
+      skipped++;
+      continue;
+    }
+    const task = taskForEpisode(d.episode);
+    jobs.push({
+      label: `episode ${id}`,
+      task,
+      turns: d.turns.map((t) => ({ index: t.index, action: t.action, observation: t.observation, reward: t.reward })),
+      finalReward: d.episode.reward,
+      queryMismatch: task.query.trim() !== d.episode.query.trim(),
+    });
+  }
+  return { file: "(stored episodes)", jobs, skipped };
+}

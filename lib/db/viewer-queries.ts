@@ -1,0 +1,371 @@
+import "server-only";
+import type Database from "better-sqlite3";
+import { BadInputError } from "@/lib/errors";
+import { buildEpisodeWhere, type EpisodeFilters } from "./episode-filters";
+import { withRaw } from "./sqlite";
+
+/** Filters of the viewer: the store's, plus a minimum count of invalid actions. */
+export type ViewerFilters = EpisodeFilters & { invalidMin?: number };
+
+function whereOf(f: ViewerFilters): { sql: string; params: Record<string, unknown> } {
+  const { invalidMin, ...rest } = f;
+  const w = buildEpisodeWhere(rest);
+  if (invalidMin === undefined) return w;
+  const cond = `e."invalidCount" >= @invalidMin`;
+  return { sql: w.sql ? `${w.sql} AND ${cond}` : `WHERE ${cond}`, params: { ...w.params, invalidMin } };
+}
+
+/** Sort keys of the viewer list → SQL expression over `e`. */
+export const VIEWER_SORT_SQL = {
+  startedAt: `e."startedAt"`,
+  taskId: `e."taskId"`,
+  environment: `e."environment"`,
+  dataset: `e."dataset"`,
+  annotator: `COALESCE(e."annotator", e."model")`,
+  model: `e."model"`,
+  policy: `e."policy"`,
+  reward: `e."reward"`,
+  success: `e."success"`,
+  turnCount: `e."turnCount"`,
+  invalidCount: `e."invalidCount"`,
+  durationMs: `e."durationMs"`,
+  status: `e."status"`,
+} as const;
+export type ViewerSortKey = keyof typeof VIEWER_SORT_SQL;
+
+/** One row of the viewer's episode table. Dates are Unix milliseconds (plain JSON for the client). */
+export interface ViewerRow {
+  id: string;
+  environment: string;
+  dataset: string;
+  taskId: string;
+  taskIndex: number | null;
+  query: string;
+  playerKind: string;
+  annotator: string | null;
+  model: string | null;
+  policy: string | null;
+  status: string;
+  reward: number | null;
+  success: boolean;
+  turnCount: number;
+  invalidCount: number;
+  turnLimit: number;
+  durationMs: number | null;
+  tags: string[];
+  startedAt: number;
+  parentEpisodeId: string | null;
+}
+
+export interface ViewerPage {
+  rows: ViewerRow[];
+  total: number;
+  page: number;
+  pageSize: number;
+}
+
+const ROW_COLS = `e."id", e."environment", e."dataset", e."taskId", e."taskIndex", substr(e."query", 1, 200) AS "query", e."playerKind",
+  e."annotator", e."model", e."policy", e."status", e."reward", e."success", e."turnCount", e."invalidCount", e."turnLimit",
+  e."durationMs", e."tags", e."startedAt", e."parentEpisodeId"`;
+
+function toRow(r: Record<string, unknown>): ViewerRow {
+  return {
+    ...(r as unknown as ViewerRow),
+    success: r.success === 1,
+    tags: r.tags ? String(r.tags).split(" ").filter(Boolean) : [],
+    startedAt: Number(r.startedAt),
+  };
+}
+
+const stmtCache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+function prep(db: Database.Database, sql: string): Database.Statement {
+  let m = stmtCache.get(db);
+  if (!m) stmtCache.set(db, (m = new Map()));
+  let s = m.get(sql);
+  if (!s) {
+    s = db.prepare(sql);
+    if (m.size > 200) m.clear();
+    m.set(sql, s);
+  }
+  return s;
+}
+
+/**
+ * One page of the episode table: filtered (every column, FTS5 search), sorted on any column and
+ * counted on the server. Ties break on id so paging is stable.
+ */
+export function listViewerEpisodes({
+  filters = {},
+  sort = "startedAt",
+  dir = "desc",
+  page = 1,
+  pageSize = 50,
+}: {
+  filters?: ViewerFilters;
+  sort?: ViewerSortKey;
+  dir?: "asc" | "desc";
+  page?: number;
+  pageSize?: number;
+}): ViewerPage {
+  if (!(sort in VIEWER_SORT_SQL)) throw new BadInputError(`unknown sort; one of ${Object.keys(VIEWER_SORT_SQL).join(", ")}`, "sort");
+  if (!Number.isInteger(page) || page < 1) throw new BadInputError("must be a positive integer", "page");
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 500) throw new BadInputError("must be 1..500", "pageSize");
+  const { sql: where, params } = whereOf(filters);
+  const d = dir === "asc" ? "ASC" : "DESC";
+  return withRaw((db) => {
+    const total = (prep(db, `SELECT COUNT(*) AS n FROM "Episode" e ${where}`).get(params) as { n: number }).n;
+    const rows = prep(
+      db,
+      `SELECT ${ROW_COLS} FROM "Episode" e ${where} ORDER BY ${VIEWER_SORT_SQL[sort]} ${d} NULLS LAST, e."id" ${d} LIMIT @limit OFFSET @offset`,
+    ).all({ ...params, limit: pageSize, offset: (page - 1) * pageSize }) as Array<Record<string, unknown>>;
+    return { total, page, pageSize, rows: rows.map(toRow) };
+  });
+}
+
+/** The distinct values of the filterable text columns (for the filter pickers). */
+export function listEpisodeFacets(): Record<"environment" | "dataset" | "playerKind" | "model" | "policy" | "annotator" | "status" | "hardness", string[]> {
+  const cols = ["environment", "dataset", "playerKind", "model", "policy", "annotator", "status", "hardness"] as const;
+  return withRaw((db) => {
+    const out = {} as Record<(typeof cols)[number], string[]>;
+    for (const c of cols) {
+      out[c] = (prep(db, `SELECT DISTINCT "${c}" AS v FROM "Episode" WHERE "${c}" IS NOT NULL ORDER BY 1 LIMIT 200`).all() as { v: string }[]).map((r) => r.v);
+    }
+    return out;
+  });
+}
+
+/** An episode's turn as the replay shows it. */
+export interface ReplayTurn {
+  index: number;
+  actor: string;
+  action: string;
+  observation: string;
+  ok: boolean | null;
+  reward: number | null;
+  thought: string | null;
+  tokensIn: number | null;
+  tokensOut: number | null;
+  durationMs: number | null;
+  timedOut: boolean;
+  aborted: boolean;
+  source: string | null;
+}
+
+export interface ReplayAnnotation {
+  id: string;
+  turnIndex: number | null;
+  kind: string;
+  tag: string | null;
+  text: string | null;
+  author: string;
+  status: string;
+  createdAt: number;
+}
+
+/** Everything the replay page needs of one episode, as plain JSON. */
+export interface ReplayData {
+  episode: {
+    id: string;
+    environment: string;
+    dataset: string;
+    taskId: string;
+    taskIndex: number | null;
+    query: string;
+    gold: string | null;
+    playerKind: string;
+    annotator: string | null;
+    model: string | null;
+    policy: string | null;
+    turnLimit: number;
+    mode: string;
+    status: string;
+    errorReason: string | null;
+    reward: number | null;
+    breakdown: unknown;
+    success: boolean;
+    solvedAtTurn: number | null;
+    goldObservation: string | null;
+    agentObservation: string | null;
+    startedAt: number;
+    durationMs: number | null;
+    sourceFile: string | null;
+    hardness: string | null;
+    db: string | null;
+    tags: string[];
+    parentEpisodeId: string | null;
+    branchTurn: number | null;
+  };
+  turns: ReplayTurn[];
+  annotations: ReplayAnnotation[];
+  parent: { id: string; reward: number | null; success: boolean; player: string } | null;
+  children: { id: string; branchTurn: number | null; reward: number | null; status: string; player: string }[];
+}
+
+const player = (r: { annotator?: unknown; model?: unknown; policy?: unknown; playerKind?: unknown }) =>
+  r.annotator ? String(r.annotator) : r.model ? `${r.model}${r.policy ? ` · ${r.policy}` : ""}` : String(r.playerKind ?? "");
+
+/** One episode with its turns, annotations and lineage, or null. Indexed lookups only. */
+export function getReplayDataById({ id }: { id: string }): ReplayData | null {
+  return withRaw((db) => {
+    const e = prep(db, `SELECT * FROM "Episode" WHERE "id" = ?`).get(id) as Record<string, unknown> | undefined;
+    if (!e) return null;
+    const turns = (prep(db, `SELECT * FROM "Turn" WHERE "episodeId" = ? ORDER BY "index"`).all(id) as Record<string, unknown>[]).map(
+      (t): ReplayTurn => ({
+        index: Number(t.index),
+        actor: String(t.actor),
+        action: String(t.action),
+        observation: String(t.observation),
+        ok: t.ok === null ? null : t.ok === 1,
+        reward: (t.reward as number | null) ?? null,
+        thought: (t.thought as string | null) ?? null,
+        tokensIn: (t.tokensIn as number | null) ?? null,
+        tokensOut: (t.tokensOut as number | null) ?? null,
+        durationMs: (t.durationMs as number | null) ?? null,
+        timedOut: t.timedOut === 1,
+        aborted: t.aborted === 1,
+        source: (t.source as string | null) ?? null,
+      }),
+    );
+    const annotations = (prep(db, `SELECT * FROM "Annotation" WHERE "episodeId" = ? ORDER BY "createdAt"`).all(id) as Record<string, unknown>[]).map(
+      (a): ReplayAnnotation => ({
+        id: String(a.id),
+        turnIndex: (a.turnIndex as number | null) ?? null,
+        kind: String(a.kind),
+        tag: (a.tag as string | null) ?? null,
+        text: (a.text as string | null) ?? null,
+        author: String(a.author),
+        status: String(a.status),
+        createdAt: Number(a.createdAt),
+      }),
+    );
+    const parentRow = e.parentEpisodeId
+      ? (prep(db, `SELECT "id", "reward", "success", "annotator", "model", "policy", "playerKind" FROM "Episode" WHERE "id" = ?`).get(e.parentEpisodeId) as
+          | Record<string, unknown>
+          | undefined)
+      : undefined;
+    const children = prep(
+      db,
+      `SELECT "id", "branchTurn", "reward", "status", "annotator", "model", "policy", "playerKind" FROM "Episode" WHERE "parentEpisodeId" = ? ORDER BY "startedAt"`,
+    ).all(id) as Record<string, unknown>[];
+    let breakdown: unknown = null;
+    if (e.breakdown) {
+      try {
+        breakdown = JSON.parse(String(e.breakdown));
+      } catch {
+        breakdown = null;
+      }
+    }
+    return {
+      episode: {
+        id: String(e.id),
+        environment: String(e.environment),
+        dataset: String(e.dataset),
+        taskId: String(e.taskId),
+        taskIndex: (e.taskIndex as number | null) ?? null,
+        query: String(e.query),
+        gold: (e.gold as string | null) ?? null,
+        playerKind: String(e.playerKind),
+        annotator: (e.annotator as string | null) ?? null,
+        model: (e.model as string | null) ?? null,
+        policy: (e.policy as string | null) ?? null,
+        turnLimit: Number(e.turnLimit),
+        mode: String(e.mode),
+        status: String(e.status),
+        errorReason: (e.errorReason as string | null) ?? null,
+        reward: (e.reward as number | null) ?? null,
+        breakdown,
+        success: e.success === 1,
+        solvedAtTurn: (e.solvedAtTurn as number | null) ?? null,
+        goldObservation: (e.goldObservation as string | null) ?? null,
+        agentObservation: (e.agentObservation as string | null) ?? null,
+        startedAt: Number(e.startedAt),
+        durationMs: (e.durationMs as number | null) ?? null,
+        sourceFile: (e.sourceFile as string | null) ?? null,
+        hardness: (e.hardness as string | null) ?? null,
+        db: (e.db as string | null) ?? null,
+        tags: e.tags ? String(e.tags).split(" ").filter(Boolean) : [],
+        parentEpisodeId: (e.parentEpisodeId as string | null) ?? null,
+        branchTurn: (e.branchTurn as number | null) ?? null,
+      },
+      turns,
+      annotations,
+      parent: parentRow ? { id: String(parentRow.id), reward: (parentRow.reward as number | null) ?? null, success: parentRow.success === 1, player: player(parentRow) } : null,
+      children: children.map((c) => ({
+        id: String(c.id),
+        branchTurn: (c.branchTurn as number | null) ?? null,
+        reward: (c.reward as number | null) ?? null,
+        status: String(c.status),
+        player: player(c),
+      })),
+    };
+  });
+}
+
+/** Several episodes for the compare view, in the order asked; unknown ids are left out. */
+export function listReplayDataByIds({ ids }: { ids: string[] }): ReplayData[] {
+  return ids.map((id) => getReplayDataById({ id })).filter((d): d is ReplayData => d !== null);
+}
+
+/** Every episode of one task (any dataset of that environment when dataset is omitted), for the task page. */
+export function listViewerEpisodesByTask({ environment, dataset, taskId }: { environment: string; dataset?: string; taskId: string }): ViewerRow[] {
+  return withRaw((db) =>
+    (
+      prep(
+        db,
+        `SELECT ${ROW_COLS} FROM "Episode" e WHERE e."environment" = @environment AND e."taskId" = @taskId ${dataset ? `AND e."dataset" = @dataset` : ""}
+         ORDER BY e."playerKind", COALESCE(e."annotator", e."model"), e."startedAt" DESC LIMIT 1000`,
+      ).all({ environment, taskId, ...(dataset ? { dataset } : {}) }) as Record<string, unknown>[]
+    ).map(toRow),
+  );
+}
+
+/** Every tag name used in annotations, with how often it is accepted (the user-extended taxonomy). */
+export function listUsedTags(): { tag: string; accepted: number }[] {
+  return withRaw((db) =>
+    prep(
+      db,
+      `SELECT "tag", SUM("status" = 'accepted') AS accepted FROM "Annotation" WHERE "kind" = 'tag' AND "tag" IS NOT NULL GROUP BY "tag" ORDER BY accepted DESC, "tag"`,
+    ).all() as { tag: string; accepted: number }[],
+  );
+}
+
+/** Aggregates for a filtered set that the paper's statistics do not cover. */
+export interface ViewerAggregates {
+  /** Ten reward bins [0, 0.1), ..., [0.9, 1.0]; plus episodes with no reward. */
+  rewardHistogram: { bin: string; episodes: number }[];
+  /** Per turn position (1-based): turns with a known outcome and how many were invalid. */
+  invalidByTurn: { turn: number; checked: number; invalid: number; rate: number }[];
+  /** Accepted tags over the filtered set. */
+  tags: { tag: string; episodes: number }[];
+}
+
+/** Reward histogram, invalid-action rate by turn and tag counts over the episodes matching `filters`. */
+export function aggregateViewerEpisodes({ filters = {} }: { filters?: ViewerFilters }): ViewerAggregates {
+  const { sql: where, params } = whereOf(filters);
+  return withRaw((db) => {
+    const hist = prep(
+      db,
+      `SELECT CASE WHEN e."reward" IS NULL THEN -1 ELSE MIN(9, CAST(e."reward" * 10 AS INTEGER)) END AS b, COUNT(*) AS n FROM "Episode" e ${where} GROUP BY b`,
+    ).all(params) as { b: number; n: number }[];
+    const bins = Array.from({ length: 10 }, (_, i) => ({ bin: `${(i / 10).toFixed(1)}–${((i + 1) / 10).toFixed(1)}`, episodes: 0 }));
+    let none = 0;
+    for (const h of hist) {
+      if (h.b < 0) none = h.n;
+      else bins[Math.max(0, h.b)].episodes += h.n;
+    }
+    const rewardHistogram = none ? [...bins, { bin: "none", episodes: none }] : bins;
+    const inv = prep(
+      db,
+      `SELECT t."index" + 1 AS turn, COUNT(t."ok") AS checked, SUM(t."ok" = 0) AS invalid FROM "Turn" t
+       WHERE t."episodeId" IN (SELECT e."id" FROM "Episode" e ${where}) GROUP BY t."index" ORDER BY t."index" LIMIT 100`,
+    ).all(params) as { turn: number; checked: number; invalid: number | null }[];
+    const invalidByTurn = inv.map((r) => ({ turn: r.turn, checked: r.checked, invalid: r.invalid ?? 0, rate: r.checked ? (r.invalid ?? 0) / r.checked : 0 }));
+    const tagRows = prep(
+      db,
+      `SELECT a."tag" AS tag, COUNT(DISTINCT a."episodeId") AS episodes FROM "Annotation" a
+       WHERE a."kind" = 'tag' AND a."status" = 'accepted' AND a."episodeId" IN (SELECT e."id" FROM "Episode" e ${where})
+       GROUP BY a."tag" ORDER BY episodes DESC LIMIT 30`,
+    ).all(params) as { tag: string; episodes: number }[];
+    return { rewardHistogram, invalidByTurn, tags: tagRows };
+  });
+}

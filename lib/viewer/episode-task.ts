@@ -1,0 +1,28 @@
+import "server-only";
+import { getTask, loadDataset } from "@/lib/datasets/registry";
+import type { EnvName, Task } from "@/lib/datasets/types";
+import { createEnvironment } from "@/lib/env";
+import type { Environment } from "@/lib/env/types";
+import { NotFoundError } from "@/lib/errors";
+
+/**
+ * The task an episode was played on: by its id in its dataset, else by its index in the dataset
+ * (InterCode's results files key episodes by task index).
+ * @throws NotFoundError when the dataset is unknown or holds neither.
+ */
+export function taskForEpisode({ dataset, taskId, taskIndex }: { dataset: string; taskId: string; taskIndex: number | null }): Task {
+  try {
+    return getTask(dataset, taskId);
+  } catch (err) {
+    if (!(err instanceof NotFoundError) || taskIndex === null) throw err;
+    const t = loadDataset(dataset)[taskIndex];
+    if (!t) throw new NotFoundError(`task index ${taskIndex} in dataset ${dataset}`, { dataset, taskIndex });
+    return t;
+  }
+}
+
+/** A fresh environment for a viewer job (gold, replay check), on the server's sandbox backend. */
+export function createViewerEnvironment(env: EnvName, backend?: "docker" | "local" | "auto"): Promise<Environment> {
+  const b = backend ?? ((process.env.IC_SANDBOX as "docker" | "local" | "auto" | undefined) || "auto");
+  return createEnvironment(env, { backend: b, sqlUrl: process.env.IC_SQL_URL || undefined });
+}

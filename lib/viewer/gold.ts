@@ -1,0 +1,51 @@
+import "server-only";
+import { getGoldCacheByTask, putGoldCache } from "@/lib/db/gold-cache";
+import type { Task } from "@/lib/datasets/types";
+import type { RewardBreakdown } from "@/lib/reward/types";
+import { createViewerEnvironment } from "./episode-task";
+
+/** Gold's output for a task, and the breakdown of gold scored against itself (bash: file changes). */
+export interface GoldOutput {
+  gold: string;
+  observation: string;
+  details: { breakdown?: RewardBreakdown } | null;
+  cached: boolean;
+}
+
+/** The gold solution as one text. */
+export function goldSource(task: Task): string {
+  if (task.env === "ctf") return task.solution ?? task.gold;
+  return Array.isArray(task.gold) ? task.gold.join("\n") : task.gold;
+}
+
+const inflight = new Map<string, Promise<GoldOutput>>();
+
+/**
+ * Gold's output for `task`: from the store's gold cache, else computed once in a fresh sandbox
+ * (submitting at once: the environment runs gold itself and reports goldObservation) and cached.
+ * Concurrent callers for one task share the run.
+ */
+export async function getGoldOutput(task: Task): Promise<GoldOutput> {
+  const key = { environment: task.env, dataset: task.dataset, taskId: task.id };
+  const hit = await getGoldCacheByTask(key);
+  if (hit) return { gold: goldSource(task), observation: hit.observation, details: hit.details ? (JSON.parse(hit.details) as GoldOutput["details"]) : null, cached: true };
+  const k = `${task.env}\0${task.dataset}\0${task.id}`;
+  let p = inflight.get(k);
+  if (!p) {
+    p = (async () => {
+      const env = await createViewerEnvironment(task.env);
+      try {
+        await env.reset(task);
+        const r = await env.submit(task.env === "ctf" ? task.gold : undefined);
+        const details = { breakdown: r.breakdown };
+        await putGoldCache({ ...key, observation: r.goldObservation, details });
+        return { gold: goldSource(task), observation: r.goldObservation, details, cached: false };
+      } finally {
+        await env.close().catch(() => {});
+        inflight.delete(k);
+      }
+    })();
+    inflight.set(k, p);
+  }
+  return p;
+}
