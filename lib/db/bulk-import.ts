@@ -82,6 +82,10 @@ function prepare(db: Database.Database) {
     ),
     turn: db.prepare(`INSERT INTO "Turn" (${TURN_COLS.map(q).join(", ")}) VALUES (${TURN_COLS.map((c) => "@" + c).join(", ")})`),
     parentExists: db.prepare(`SELECT 1 FROM "Episode" WHERE "id" = ?`),
+    lastTurnId: db.prepare(`SELECT IFNULL(MAX("id"), 0) AS "id" FROM "Turn"`),
+    deferFts: db.prepare(`UPDATE "_FtsControl" SET "deferred" = ? WHERE "id" = 1`),
+    indexTurns: db.prepare(`INSERT INTO "TurnSearch"(rowid, "action", "observation") SELECT "id", "action", "observation" FROM "Turn" WHERE "id" > ?`),
+    indexEpisode: db.prepare(`INSERT INTO "EpisodeSearch"("episodeId", "query") VALUES (?, ?)`),
     fileSeen: db.prepare(`SELECT "episodes", "rejected" FROM "ImportedFile" WHERE "contentHash" = ?`),
     fileRecord: db.prepare(
       `INSERT INTO "ImportedFile" ("contentHash", "path", "format", "episodes", "rejected", "importedAt") VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
@@ -121,6 +125,10 @@ export async function insertEpisodesBulk({
         let added = 0;
         const addedIds: string[] = [];
         const now = Date.now();
+        // Index the new rows in bulk rather than through the per-row triggers (see the
+        // fts_deferred_bulk migration); the switch never outlives this transaction.
+        const lastTurnId = (s.lastTurnId.get() as { id: number }).id;
+        s.deferFts.run(1);
         for (const e of episodes) {
           const id = e.id ?? uuidv7();
           let invalid = 0;
@@ -174,6 +182,7 @@ export async function insertEpisodesBulk({
           if (res.changes === 0) continue;
           added++;
           addedIds.push(id);
+          s.indexEpisode.run(id, e.query);
           for (const t of e.turns) {
             s.turn.run({
               episodeId: id,
@@ -197,6 +206,8 @@ export async function insertEpisodesBulk({
             });
           }
         }
+        s.indexTurns.run(lastTurnId);
+        s.deferFts.run(0);
         if (file) s.fileRecord.run(file.contentHash, file.path, file.format, episodes.length, file.rejected, now);
         return { added, skipped: episodes.length - added, addedIds };
       });

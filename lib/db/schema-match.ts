@@ -93,6 +93,9 @@ export function parsePrismaSchema(text: string): SchemaModel[] {
   return models;
 }
 
+/** Tables the migrations create outside the Prisma schema: the migration ledger and the FTS switch. */
+const INTERNAL_TABLES = new Set(["_studio_migrations", "_FtsControl"]);
+
 /** Reads the schema file and compares it with a migrated database; returns every mismatch found. */
 export function compareSchemaWithDatabase(schemaPath: string, db: Database.Database): string[] {
   const problems: string[] = [];
@@ -146,7 +149,7 @@ export function compareSchemaWithDatabase(schemaPath: string, db: Database.Datab
   }
   const modelNames = new Set(models.map((m) => m.name));
   for (const t of tables) {
-    if (modelNames.has(t) || t.startsWith("sqlite_") || t === "_studio_migrations" || /^(EpisodeSearch|TurnSearch)(_|$)/.test(t)) continue;
+    if (modelNames.has(t) || t.startsWith("sqlite_") || INTERNAL_TABLES.has(t) || /^(EpisodeSearch|TurnSearch)(_|$)/.test(t)) continue;
     problems.push(`table ${t} is not in the schema`);
   }
   return problems;

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeStore } from "@/lib/db/client";
-import { getEpisodeById, listEpisodes } from "@/lib/db/episodes";
+import { appendTurn, createEpisode, deleteEpisodeById, getEpisodeById, listEpisodes } from "@/lib/db/episodes";
 import { importPaths, parseLogText } from "./import";
 import { inferMetaFromFileName } from "./intercode";
 import { computeStats } from "./stats";
@@ -73,6 +73,19 @@ describe("import of InterCode's published logs", () => {
     expect(ep!.invalidCount).toBe(raw.turn_history.valid_action.filter((v: boolean) => !v).length);
     expect(JSON.parse(ep!.breakdown!)).toEqual(raw.info.reward);
     expect(ep!.sourceFile).toBe("ic_bash_multiturn_gpt-4_10_turns_fs_4.json");
+  });
+
+  it("indexes imported episodes for full-text search, and leaves live indexing on", async () => {
+    const byObservation = await listEpisodes({ search: "linuxkit", filters: { environment: "bash" } });
+    expect(byObservation.rows.map((r) => r.taskId)).toContain("0");
+    const byQuery = await listEpisodes({ search: "minimum length sublist" });
+    expect(byQuery.rows.map((r) => r.environment)).toContain("python");
+    const live = await createEpisode({ environment: "sql", dataset: "spider-dev", taskId: "1", query: "quokka census", playerKind: "human", turnLimit: 10 });
+    await appendTurn({ episodeId: live.id, turn: { index: 0, actor: "human", action: "SELECT wombat FROM zoo", observation: "", ok: true } });
+    expect((await listEpisodes({ search: "quokka" })).rows.map((r) => r.id)).toEqual([live.id]);
+    expect((await listEpisodes({ search: "wombat" })).rows.map((r) => r.id)).toEqual([live.id]);
+    await deleteEpisodeById({ id: live.id });
+    expect((await listEpisodes({ search: "wombat" })).total).toBe(0);
   });
 
   it("is idempotent: importing the same files again stores nothing new", async () => {
