@@ -27,6 +27,7 @@ export default async function main(argv: string[] = []): Promise<void> {
   const { runEval } = await import("@/lib/agent/run-eval");
   const { dbRecorder, dbRunStore } = await import("@/lib/agent/db-store");
   const { closeStore } = await import("@/lib/db/client");
+  const { shutdownSandboxBackends } = await import("@/lib/sandbox");
 
   const rows: {
     env: string;
@@ -77,7 +78,7 @@ export default async function main(argv: string[] = []): Promise<void> {
     }
   } finally {
     await server.close();
-    await closeStore();
+    await Promise.all([closeStore(), shutdownSandboxBackends()]);
   }
   if (json) {
     process.stdout.write(JSON.stringify({ rows }, null, 2) + "\n");

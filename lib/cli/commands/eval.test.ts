@@ -13,7 +13,7 @@ import { getRunByName } from "@/lib/db/runs";
 /** `icstudio eval` as a user runs it: a real process, the scripted server over HTTP, a real store. */
 
 const REPO = path.resolve(__dirname, "../../..");
-const ENV = "sql";
+const ENV = "python";
 let server: ScriptedServer;
 let dbFile: string;
 
@@ -70,13 +70,13 @@ describe("icstudio eval", () => {
     expect(JSON.parse(again.stdout)).toEqual(report);
     expect(server.requests.length).toBe(requestsBefore); // nothing was asked again
     expect((await listRunEpisodeOutcomes({ runId: run!.id })).length).toBe(4);
-  });
+  }, 240_000);
 
   it("refuses to resume a run under another configuration", async () => {
     const r = await icstudio(["eval", "--env", ENV, "--limit", "1", "--base-url", server.baseURL, "--run", "cli-1", "--policy", "react", "--json"]).done;
     expect(r.code).toBe(5);
     expect(r.stderr).toMatch(/another configuration \(policy "try-again" ≠ "react"\)/);
-  });
+  }, 60_000);
 
   it("names a bad flag", async () => {
     const r = await icstudio(["eval", "--env", "cobol"]).done;
@@ -85,11 +85,11 @@ describe("icstudio eval", () => {
   });
 
   it("stops cleanly on Ctrl+C: finished episodes kept, running ones interrupted, then resumed", async () => {
-    const tasks = loadDataset(`demo-${ENV}`).slice(0, 6);
+    const tasks = loadDataset(`demo-${ENV}`).slice(0, 5);
     server.setScript({ ...goldScript("try-again", tasks), delayMs: 400 });
-    const args = ["eval", "--env", ENV, "--limit", "6", "--base-url", server.baseURL, "--run", "cli-int", "--concurrency", "2", "--json"];
+    const args = ["eval", "--env", ENV, "--limit", "5", "--base-url", server.baseURL, "--run", "cli-int", "--concurrency", "2", "--json"];
     let progressed = false;
-    const p = icstudio(args, { onStderr: (s) => (progressed ||= /\] [1-9]\/6/.test(s)) });
+    const p = icstudio(args, { onStderr: (s) => (progressed ||= /\] [1-9]\/5/.test(s)) });
     while (!progressed) await new Promise((r) => setTimeout(r, 50));
     p.child.kill("SIGINT");
     const r = await p.done;
@@ -99,16 +99,16 @@ describe("icstudio eval", () => {
     const eps = await listRunEpisodeOutcomes({ runId: run!.id });
     const finished = eps.filter((e) => e.status === "submitted");
     expect(finished.length).toBeGreaterThanOrEqual(1);
-    expect(finished.length).toBeLessThan(6);
+    expect(finished.length).toBeLessThan(5);
     expect(eps.filter((e) => e.status === "interrupted").length).toBeGreaterThanOrEqual(1);
     expect(eps.some((e) => e.status === "running")).toBe(false);
 
     server.setScript(goldScript("try-again", tasks));
     const resumed = await icstudio(args).done;
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(JSON.parse(resumed.stdout)).toMatchObject({ episodes: 6, solved: 6 });
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ episodes: 5, solved: 5 });
     const after = await listRunEpisodeOutcomes({ runId: run!.id });
     // Finished tasks were not run again.
     for (const f of finished) expect(after.filter((e) => e.taskId === f.taskId && e.status === "submitted")).toHaveLength(1);
-  });
+  }, 240_000);
 });

@@ -150,7 +150,8 @@ export default defineCommand({
       process.off("SIGINT", onSigint);
       process.off("SIGTERM", onSigint);
       const { closeStore } = await import("@/lib/db/client");
-      await closeStore();
+      const { shutdownSandboxBackends } = await import("@/lib/sandbox");
+      await Promise.all([closeStore(), shutdownSandboxBackends()]);
     }
   },
 });
