@@ -80,6 +80,12 @@ class DockerSandbox implements Sandbox {
     return this.client.closed;
   }
 
+  hold(active: boolean): void {
+    const socket = this.stream as Duplex & { ref?: () => void; unref?: () => void };
+    if (active) socket.ref?.();
+    else socket.unref?.();
+  }
+
   async exec(command: string | string[], options?: ExecOptions): Promise<ExecResult> {
     this.alive();
     return this.client.exec(command, options);
@@ -105,14 +111,28 @@ class DockerSandbox implements Sandbox {
     await this.client.writeFile(p, data);
   }
 
+  /**
+   * Stops the sandbox at once (its agent's stream is cut, so nothing more runs through it) and
+   * removes the container in the background, so an episode's reset does not wait for the engine;
+   * `removed` settles when the container is gone (the backend's shutdown waits for all of them).
+   */
   close(): Promise<void> {
-    this.closing ??= (async () => {
+    if (!this.closing) {
       this.client.markClosed("sandbox closed");
       this.stream.destroy();
-      await this.container.remove({ force: true }).catch(() => undefined);
-    })();
+      this.removed = this.container.remove({ force: true }).then(
+        () => undefined,
+        () => undefined,
+      );
+      this.onClose?.(this.removed);
+      this.closing = Promise.resolve();
+    }
     return this.closing;
   }
+
+  removed: Promise<void> | null = null;
+  /** Set by the backend to track background removals. */
+  onClose?: (removed: Promise<void>) => void;
 }
 
 async function startContainer(docker: Docker, spec: SandboxSpec, limits: Limits): Promise<DockerSandbox> {
@@ -231,6 +251,7 @@ export function createDockerBackend(options: DockerBackendOptions = {}): Sandbox
   const pool = new WarmPool<DockerSandbox>(poolSize);
   let cached: { at: number; result: { ok: true } | { ok: false; reason: string } } | null = null;
   let orphansChecked = false;
+  const removals = new Set<Promise<void>>();
 
   async function available(): Promise<{ ok: true } | { ok: false; reason: string }> {
     if (cached && Date.now() - cached.at < AVAILABLE_CACHE_MS) return cached.result;
@@ -261,7 +282,14 @@ export function createDockerBackend(options: DockerBackendOptions = {}): Sandbox
       const limits = resolveLimits(spec.limits);
       const key = JSON.stringify([spec.image, spec.files?.hostDir, spec.files?.mountAt, spec.workdir, limits]);
       try {
-        return await pool.take(key, () => startContainer(docker, spec, limits));
+        return await pool.take(key, async () => {
+          const sandbox = await startContainer(docker, spec, limits);
+          sandbox.onClose = (removed) => {
+            removals.add(removed);
+            void removed.finally(() => removals.delete(removed));
+          };
+          return sandbox;
+        });
       } catch (err) {
         cached = null;
         const a = await available();
@@ -271,6 +299,7 @@ export function createDockerBackend(options: DockerBackendOptions = {}): Sandbox
     },
     async shutdown() {
       await pool.drain();
+      await Promise.all([...removals]);
     },
   };
 }

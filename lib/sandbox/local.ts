@@ -1,8 +1,8 @@
 import "server-only";
 
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -54,9 +54,16 @@ export function checkSpec(spec: SandboxSpec): void {
   }
 }
 
-function run(cmd: string, args: string[]): { ok: boolean; out: string } {
-  const r = spawnSync(cmd, args, { encoding: "utf8", timeout: 60_000 });
-  return { ok: r.status === 0, out: `${r.stdout ?? ""}${r.stderr ?? ""}${r.error ? String(r.error) : ""}`.trim() };
+/** Runs a helper program without blocking the event loop (a server shares it with other sessions). */
+function run(cmd: string, args: string[]): Promise<{ ok: boolean; out: string }> {
+  return new Promise((resolve) => {
+    let out = "";
+    const p = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
+    p.stdout.on("data", (d: Buffer) => (out += d.toString("utf8")));
+    p.stderr.on("data", (d: Buffer) => (out += d.toString("utf8")));
+    p.on("error", (err) => resolve({ ok: false, out: `${out}${String(err)}`.trim() }));
+    p.on("close", (code) => resolve({ ok: code === 0, out: out.trim() }));
+  });
 }
 
 function bwrapArgs(root: string, spec: SandboxSpec): string[] {
@@ -117,6 +124,13 @@ class LocalSandbox implements Sandbox {
     return this.client.closed;
   }
 
+  hold(active: boolean): void {
+    for (const h of [this.child, this.child.stdin, this.child.stdout, this.child.stderr] as ({ ref?: () => void; unref?: () => void } | null)[]) {
+      if (active) h?.ref?.();
+      else h?.unref?.();
+    }
+  }
+
   async exec(command: string | string[], options?: ExecOptions): Promise<ExecResult> {
     this.alive();
     return this.client.exec(command, options);
@@ -149,7 +163,7 @@ class LocalSandbox implements Sandbox {
       this.child.kill("SIGKILL");
       await exited;
       await this.cgroup?.destroy();
-      if (this.mounted) run("umount", ["-l", this.root]);
+      if (this.mounted) await run("umount", ["-l", this.root]);
       rmSync(this.root, { recursive: true, force: true });
     })();
     return this.closing;
@@ -163,18 +177,18 @@ async function startLocal(spec: SandboxSpec): Promise<LocalSandbox> {
   const root = mkdtempSync(path.join(os.tmpdir(), `ic-sandbox-${process.pid}-${id}-`));
   // One size-capped tmpfs holds everything writable (task files, /tmp, $HOME): filling it
   // cannot fill the host's disk. Needs root; elsewhere a plain directory.
-  const mounted = process.getuid?.() === 0 && run("mount", ["-t", "tmpfs", "-o", `size=${limits.diskBytes},mode=0755`, "ic-sandbox", root]).ok;
+  const mounted = process.getuid?.() === 0 && (await run("mount", ["-t", "tmpfs", "-o", `size=${limits.diskBytes},mode=0755`, "ic-sandbox", root])).ok;
   let cgroup: SandboxCgroup | null = null;
   try {
     for (const d of ["etc", "tmp", "home", "files"]) mkdirSync(path.join(root, d), { recursive: true });
-    spawnSync("chmod", ["1777", path.join(root, "tmp")]);
+    chmodSync(path.join(root, "tmp"), 0o1777);
     writeFileSync(path.join(root, "etc", "passwd"), PASSWD);
     writeFileSync(path.join(root, "etc", "group"), GROUP);
     writeFileSync(path.join(root, "etc", "gitconfig"), GITCONFIG);
     writeFileSync(path.join(root, "etc", "hostname"), "sandbox\n");
     if (spec.files) {
       // cp -a keeps modes, mtimes, symlinks and .git.
-      const cp = run("cp", ["-a", "--", `${spec.files.hostDir}/.`, path.join(root, "files")]);
+      const cp = await run("cp", ["-a", "--", `${spec.files.hostDir}/.`, path.join(root, "files")]);
       if (!cp.ok) throw new SandboxError(`could not copy ${spec.files.hostDir} into the sandbox: ${cp.out}`);
     }
     cgroup = createSandboxCgroup(`ic-sandbox-${process.pid}-${id}`, { processes: limits.processes, memoryBytes: limits.memoryBytes });
@@ -228,13 +242,13 @@ async function startLocal(spec: SandboxSpec): Promise<LocalSandbox> {
   } catch (err) {
     if (!(err instanceof SandboxError || err instanceof BadInputError)) {
       await cgroup?.destroy();
-      if (mounted) run("umount", ["-l", root]);
+      if (mounted) await run("umount", ["-l", root]);
       rmSync(root, { recursive: true, force: true });
       throw new SandboxError(`could not create a local sandbox: ${(err as Error).message}`, undefined, { cause: err });
     }
     if (existsSync(root)) {
       await cgroup?.destroy();
-      if (mounted) run("umount", ["-l", root]);
+      if (mounted) await run("umount", ["-l", root]);
       rmSync(root, { recursive: true, force: true });
     }
     throw err;
@@ -258,7 +272,7 @@ async function removeOrphans(): Promise<void> {
     const m = /^ic-sandbox-(\d+)-[0-9a-f]+-/.exec(name);
     if (!m || !isDead(Number(m[1]))) continue;
     const dir = path.join(os.tmpdir(), name);
-    run("umount", ["-l", dir]);
+    await run("umount", ["-l", dir]);
     rmSync(dir, { recursive: true, force: true });
   }
   await removeOrphanCgroups(isDead);
@@ -266,7 +280,7 @@ async function removeOrphans(): Promise<void> {
 
 async function checkAvailable(): Promise<{ ok: true } | { ok: false; reason: string }> {
   await removeOrphans().catch(() => undefined);
-  const probe = run(BWRAP, ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--as-pid-1", "--cap-drop", "ALL", "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev", "--", "/usr/bin/true"]);
+  const probe = await run(BWRAP, ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--as-pid-1", "--cap-drop", "ALL", "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev", "--", "/usr/bin/true"]);
   if (!probe.ok) {
     return { ok: false, reason: `bubblewrap cannot start a sandbox here (${probe.out || "bwrap not found"}); install it with: apt-get install -y bubblewrap` };
   }

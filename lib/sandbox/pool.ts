@@ -4,6 +4,8 @@ import "server-only";
 export interface Poolable {
   readonly broken: boolean;
   close(): Promise<void>;
+  /** Whether the sandbox keeps the Node process alive: not while it waits in the pool. */
+  hold(active: boolean): void;
 }
 
 /**
@@ -23,6 +25,7 @@ export class WarmPool<T extends Poolable> {
     while (pool?.length) {
       const candidate = await pool.shift()!.catch(() => null);
       if (candidate && !candidate.broken) {
+        candidate.hold(true);
         this.fill(key, start);
         return candidate;
       }
@@ -38,7 +41,10 @@ export class WarmPool<T extends Poolable> {
     const pool = this.pools.get(key) ?? [];
     this.pools.set(key, pool);
     while (pool.length < this.size) {
-      const p = start();
+      const p = start().then((s) => {
+        s.hold(false);
+        return s;
+      });
       p.catch(() => {
         const i = pool.indexOf(p);
         if (i >= 0) pool.splice(i, 1);
