@@ -246,9 +246,15 @@ export function registerSandboxConformance(target: ConformanceTarget): void {
     });
 
     it("contains a memory bomb at the memory cap and stays usable", async () => {
-      const r = await sb.exec(`python3 -c "x = []\nwhile True: x.append(bytearray(16 * 1024 * 1024))"`, { timeoutMs: 8000 });
+      const big = await sb.exec(`python3 -c "x = bytearray(4 * 1024 ** 3)"`, { timeoutMs: 20_000 });
+      expect(big.exitCode).not.toBe(0);
+      expect(big.output).toContain("MemoryError");
+      // Growing step by step (each step touched) in a sandbox with a small cap.
+      const s = await open({ limits: { ...spec.limits, memoryBytes: 96 * 1024 * 1024 } });
+      const r = await s.exec(`python3 -c "x = []\nwhile True: x.append(bytearray(8 * 1024 * 1024))"`, { timeoutMs: 20_000 });
       expect(r.exitCode).not.toBe(0);
       expect(r.timedOut).toBe(false);
+      expect((await s.exec("echo alive")).output).toBe("alive\n");
       expect((await sb.exec("echo alive")).output).toBe("alive\n");
     });
 
