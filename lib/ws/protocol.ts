@@ -42,7 +42,7 @@ export const openMessageSchema = z.object({
   taskRef: taskRefSchema,
   mode: playModeSchema.default("play"),
   feedback: feedbackSchema.default("none"),
-  turnLimit: z.number().int().min(1).max(100).default(DEFAULT_TURN_LIMIT),
+  turnLimit: z.number().int().min(1).max(1000).default(DEFAULT_TURN_LIMIT),
   annotator: z.string().trim().min(1).max(100).optional(),
   studyId: z.string().min(1).max(100).optional(),
 });
