@@ -148,9 +148,10 @@ export function parseLogText(name: string, text: string, opts: ImportOptions = {
   }
   const meta = metaFor(name, opts);
   const sourceFile = path.basename(name);
+  const fileHash = createHash("sha256").update(text).digest("hex");
   entries.forEach(([key, value], i) => {
     try {
-      episodes.push(parseInterCodeRecord(key, value, meta, sourceFile, importedAt));
+      episodes.push(parseInterCodeRecord(key, value, meta, sourceFile, importedAt, fileHash));
     } catch (err) {
       if (!(err instanceof RecordError)) throw err;
       rejected.push({ file: name, record: key, index: i, reason: err.message });

@@ -181,11 +181,14 @@ export function executedOk(environment: string, observation: string): boolean | 
 /** A record that cannot be imported, with where and why. */
 export class RecordError extends Error {}
 
-function keyOf(format: string, meta: LogMeta, recordKey: string, record: unknown): string {
+/**
+ * The idempotency key of an imported record: the file's content hash, the record's key and what
+ * the file name or flags say about who played. Importing the same file again (under any path)
+ * gives the same keys; the same file imported with other flags is a different attribution.
+ */
+function keyOf(format: string, meta: LogMeta, recordKey: string, fileHash: string): string {
   return createHash("sha256")
-    .update(JSON.stringify([format, meta.environment ?? null, meta.dataset ?? null, meta.model ?? null, meta.policy ?? null, meta.turnLimit ?? null, meta.human ?? false, recordKey]))
-    .update("\0")
-    .update(JSON.stringify(record))
+    .update(JSON.stringify([format, meta.environment ?? null, meta.dataset ?? null, meta.model ?? null, meta.policy ?? null, meta.turnLimit ?? null, meta.human ?? false, recordKey, fileHash]))
     .digest("hex")
     .slice(0, 40);
 }
@@ -218,7 +221,7 @@ export function detectRecordFormat(v: unknown): "results" | "envlog" | null {
  * Converts one record of an InterCode log into an episode. `meta` is what the flags and the file
  * name say (flags first). Throws RecordError with the reason when the record is unusable.
  */
-export function parseInterCodeRecord(recordKey: string, value: unknown, meta: LogMeta, sourceFile: string, importedAt: Date): ParsedEpisode {
+export function parseInterCodeRecord(recordKey: string, value: unknown, meta: LogMeta, sourceFile: string, importedAt: Date, fileHash: string): ParsedEpisode {
   const format = detectRecordFormat(value);
   if (!format) throw new RecordError("neither a results record (turn_history, summary) nor an environment-log record (trajectory)");
   const common = (environment: "bash" | "sql" | "python" | "ctf", datasetPath: string | undefined) => {
@@ -235,7 +238,7 @@ export function parseInterCodeRecord(recordKey: string, value: unknown, meta: Lo
       status: "submitted" as const,
       startedAt: importedAt.toISOString(),
       sourceFile,
-      sourceKey: keyOf(format, meta, recordKey, value),
+      sourceKey: keyOf(format, meta, recordKey, fileHash),
     };
   };
   const idx = Number(recordKey);
