@@ -30,6 +30,8 @@ export function AgentView({ task, turnLimit = 10 }: { task: PublicTask; turnLimi
   const [submitArg, setSubmitArg] = useState("");
   const termRef = useRef<TerminalApi | null>(null);
   const [editorText, setEditorText] = useState({ key: 0, text: "" });
+  /** A line the person typed in the console (already shown there, so not echoed again). */
+  const typed = useRef<string | null>(null);
 
   useEffect(() => {
     void fetch("/api/agent/models")
@@ -42,10 +44,11 @@ export function AgentView({ task, turnLimit = 10 }: { task: PublicTask; turnLimi
   }, []);
 
   const { state, start, control } = useAgentRun({
-    onAction: (text) => {
-      setEditorText((e) => ({ key: e.key + 1, text }));
+    onAction: (text, actor) => {
+      if (actor === "model") setEditorText((e) => ({ key: e.key + 1, text }));
       termRef.current?.setBusy(true);
-      termRef.current?.echoAction(text);
+      if (actor === "human" && typed.current === text) typed.current = null;
+      else termRef.current?.echoAction(text);
     },
     onOutput: (chunk) => termRef.current?.write(chunk),
     onTurnEnd: (t) => {
@@ -63,14 +66,15 @@ export function AgentView({ task, turnLimit = 10 }: { task: PublicTask; turnLimi
 
   const live = state.runId !== null && state.mode !== null && state.mode !== "stopped";
   const human = state.mode === "human";
-  const act = (text: string) => {
+  const act = (text: string, fromConsole = false) => {
+    if (fromConsole) typed.current = text;
     if (human) void control({ op: "action", text });
     else termRef.current?.notice("take over first to run your own actions", "yellow");
   };
   const selected = models.find((m) => m.id === model);
 
   return (
-    <div className="flex h-[calc(100vh-41px)] min-h-0 flex-col" data-testid="agent-view">
+    <div className="flex h-[calc(100vh-41px)] min-h-0 flex-col" data-testid="agent-view" data-episode={state.episodeId ?? ""}>
       <div className="flex flex-wrap items-center gap-2 border-b border-zinc-800 px-3 py-1.5 text-sm">
         <span className="rounded bg-zinc-800 px-1.5 py-0.5 font-mono text-xs uppercase">{task.env}</span>
         <span className="font-mono text-xs text-zinc-400">{task.ref}</span>
@@ -183,9 +187,9 @@ export function AgentView({ task, turnLimit = 10 }: { task: PublicTask; turnLimi
           {state.replyDraft && live && <pre className="mx-3 whitespace-pre-wrap rounded bg-zinc-900 p-2 text-xs text-zinc-400">{state.replyDraft}</pre>}
         </div>
         <div className="grid min-h-0 grid-rows-[minmax(120px,2fr)_3fr] border-l border-zinc-800">
-          <CodeEditor key={editorText.key} language={LANGUAGE[task.env] ?? "plaintext"} defaultValue={editorText.text} onRun={act} disabled={!human} />
+          <CodeEditor key={editorText.key} language={LANGUAGE[task.env] ?? "plaintext"} defaultValue={editorText.text} onRun={(text) => act(text)} disabled={!human} />
           <div className="flex min-h-0 flex-col border-t border-zinc-800">
-            <Console prompt={PROMPT[task.env] ?? "> "} onReady={onTerminalReady} onLine={act} onInterrupt={() => void control({ op: "stop" })} />
+            <Console prompt={PROMPT[task.env] ?? "> "} onReady={onTerminalReady} onLine={(line) => act(line, true)} onInterrupt={() => void control({ op: "stop" })} />
           </div>
         </div>
       </div>

@@ -1,0 +1,84 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadDataset } from "@/lib/datasets/registry";
+import { startScriptedServer, type ScriptedServer } from "@/lib/agent/scripted-server";
+import { wrongAction } from "@/lib/agent/scripts";
+import { launchBrowser } from "./browser";
+import { AgentPage } from "./pages/agent-page";
+import { ROOT, startServer, type RunningServer } from "./server";
+import { readEpisode } from "./store";
+
+/**
+ * A scripted model in the browser: run it on a task, pause, step, take over, submit. The app gets
+ * a models file whose one model is the scripted OpenAI-compatible server started here.
+ */
+
+const ARTIFACTS = path.join(ROOT, "e2e/artifacts");
+let scripted: ScriptedServer;
+let app: RunningServer;
+let browser: Awaited<ReturnType<typeof launchBrowser>>;
+
+beforeAll(async () => {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  scripted = await startScriptedServer({ rules: [], delayMs: 400 });
+  const configDir = fs.mkdtempSync(path.join(ROOT, "var", "e2e-models-"));
+  const config = path.join(configDir, "models.json");
+  fs.writeFileSync(
+    config,
+    JSON.stringify({
+      models: [
+        { id: "scripted-demo", provider: "openai-compatible", model: "scripted", baseURL: scripted.baseURL, contextWindow: 32768, price: { inputPerMtok: 1, outputPerMtok: 2 } },
+        { id: "needs-key", provider: "openai", model: "gpt-4o", apiKeyEnv: "IC_E2E_MISSING_KEY", contextWindow: 128000, price: { inputPerMtok: 0, outputPerMtok: 0 } },
+      ],
+    }),
+  );
+  app = await startServer({ IC_MODELS_CONFIG: config });
+  browser = await launchBrowser();
+}, 300_000);
+afterAll(async () => {
+  await browser?.close();
+  await app?.stop();
+  await scripted?.close();
+});
+
+describe("a model in the playground", () => {
+  it("runs a scripted model, pauses, steps, lets a person take over and submit; the store holds every turn by actor", async () => {
+    const task = loadDataset("demo-python")[0]!;
+    if (task.env !== "python") throw new Error("expected a python task");
+    scripted.setScript({ rules: [{ match: task.query, replies: ["Trying a first version.\n```python\n" + wrongAction(task) + "\n```"] }], delayMs: 400 });
+    const page = await browser.browser.newPage();
+    const agent = new AgentPage(page, app.url);
+    await agent.open("python", task.dataset, task.id);
+    // The model without its key is listed, but cannot be picked.
+    expect(await page.locator('[data-testid="agent-model"] option[value="needs-key"]').isDisabled()).toBe(true);
+
+    await agent.start("scripted-demo", "try-again", 10);
+    await agent.waitTurns(1);
+    await agent.click("pause");
+    await agent.waitStatus("paused");
+    const afterPause = await agent.turnCount();
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await agent.turnCount()).toBe(afterPause); // paused: no new turn
+    await agent.click("step");
+    await agent.waitTurns(afterPause + 1);
+    await agent.waitStatus("paused");
+
+    await agent.click("takeover");
+    await agent.waitStatus("human");
+    await agent.runInEditor(task.gold);
+    await agent.waitTurns(afterPause + 2);
+    await agent.click("submit");
+    expect(await agent.reward()).toBe(1);
+    await page.screenshot({ path: path.join(ARTIFACTS, "agent.png") });
+
+    const actors = await agent.actors();
+    expect(actors.slice(0, afterPause + 1).every((a) => a === "model")).toBe(true);
+    expect(actors.at(-1)).toBe("human");
+    const { episode, turns } = readEpisode(app.dbPath, await agent.episodeId());
+    expect(episode).toMatchObject({ status: "submitted", reward: 1, mode: "play" });
+    expect(turns.map((t) => t.source)).toEqual([...Array(afterPause + 1).fill("model"), "editor", "editor"]);
+    expect(turns.at(-1)!.action).toMatch(/^submit/);
+    await page.close();
+  });
+});
