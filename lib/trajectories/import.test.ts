@@ -3,6 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeStore } from "@/lib/db/client";
+import { getRawDb } from "@/lib/db/sqlite";
+import { StorageError } from "@/lib/errors";
 import { appendTurn, createEpisode, deleteEpisodeById, getEpisodeById, listEpisodes } from "@/lib/db/episodes";
 import { importPaths, parseLogText } from "./import";
 import { inferMetaFromFileName } from "./intercode";
@@ -112,6 +114,24 @@ describe("import of InterCode's published logs", () => {
     expect(mixedReport.rejected[0].reason).toMatch(/observations/);
     expect(mixedReport.rejected[1].reason).toMatch(/unknown environment "ic_cobol"/);
     expect(report.totals).toMatchObject({ files: 3, failedFiles: 2, added: 1, rejected: 3 });
+  });
+
+  it("a full disk is a StorageError and leaves nothing of the file behind", async () => {
+    const db = getRawDb();
+    const before = (await listEpisodes({})).total;
+    const files = () => db.prepare(`SELECT COUNT(*) AS n FROM "ImportedFile"`).get();
+    const filesBefore = files();
+    const pages = db.pragma("page_count", { simple: true }) as number;
+    db.pragma(`max_page_count = ${pages}`);
+    const err = await importPaths([path.join(sample, "python")], { model: "other-model" }).catch((e) => e);
+    db.pragma("max_page_count = 1073741823");
+    expect(err).toBeInstanceOf(StorageError);
+    expect(err.message).toMatch(/disk .* is full/);
+    expect((await listEpisodes({})).total).toBe(before);
+    expect(files()).toEqual(filesBefore);
+    expect((db.prepare(`SELECT "deferred" FROM "_FtsControl"`).get() as { deferred: number }).deferred).toBe(0);
+    // and the same import goes through once there is room
+    expect((await importPaths([path.join(sample, "python")], { model: "other-model" })).totals.added).toBe(117);
   });
 
   it("flags override what the file name says", () => {
