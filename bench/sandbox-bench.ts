@@ -18,7 +18,8 @@ export default async function sandboxBenchMain(argv: string[]): Promise<number> 
   const local = createLocalBackend();
   const la = await local.available();
   if (la.ok) {
-    const r = await benchSandboxBackend(local, { iterations: n, resets: Number(values.resets), gapMs: 0 });
+    const r = await benchSandboxBackend(local, { iterations: n, resets: Number(values.resets), gapMs: Number(values.gap) });
+    await local.shutdown?.();
     rows.push(["local: create", r.create], ["local: exec true", r.execTrue], ["local: shell round trip", r.shellRoundTrip]);
   } else process.stderr.write(`sandbox-bench: local skipped: ${la.reason}\n`);
   const docker = createDockerBackend();

@@ -1,3 +1,22 @@
+/**
+ * Sandboxes: where the Studio runs untrusted code. Two backends behind one `Sandbox` contract
+ * (types.ts), both proven by the conformance suite (conformance.ts):
+ *
+ * - local (local.ts): one bubblewrap per sandbox — read-only /usr, a minimal synthetic /etc, new
+ *   user/PID/net/IPC/UTS namespaces, no capabilities, no nested user namespaces, killed with its
+ *   parent — holding a private copy (`cp -a`) of the task's files, /tmp and /root on one
+ *   size-capped tmpfs, in its own pids + memory cgroup.
+ * - docker (docker.ts): one container per sandbox (network none, read-only rootfs with tmpfs
+ *   scratch, pids/memory caps, all capabilities dropped, no-new-privileges), task files unpacked
+ *   from a cached tar.
+ *
+ * In both, PID 1 is the same small agent (agent-source.ts, driven by agent-client.ts over the
+ * sandbox's stdio or docker attach stream): exec() is one fork+exec through it instead of a bwrap
+ * start or a `docker exec`, spawn() is a process with open stdin on the same stream, killStrays()
+ * kills every process but the agent and the spawned ones. A warm pool (pool.ts) keeps started
+ * sandboxes per (image, files, limits) so a reset takes one instead of starting one; call
+ * `shutdownSandboxBackends()` before exiting so pooled sandboxes are freed.
+ */
 import "server-only";
 
 import { BadInputError, SandboxUnavailableError } from "@/lib/errors";
