@@ -22,8 +22,8 @@ export type ListSort = keyof typeof LIST_SORTS;
 const one = z.preprocess((v) => (Array.isArray(v) ? v[0] : v), z.string().optional());
 const text = one.transform((v) => (v && v.trim() ? v.trim() : undefined));
 const csv = text.transform((v) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : undefined));
-const num = text.pipe(z.coerce.number().finite().optional()).catch(undefined);
-const int = text.pipe(z.coerce.number().int().min(0).optional()).catch(undefined);
+const num = text.transform((v) => (v !== undefined && Number.isFinite(Number(v)) ? Number(v) : undefined));
+const int = text.transform((v) => (v !== undefined && Number.isInteger(Number(v)) && Number(v) >= 0 ? Number(v) : undefined));
 const date = text.transform((v) => {
   if (!v) return undefined;
   const t = Date.parse(v);
@@ -58,7 +58,7 @@ export const listParamsSchema = z.object({
   to: date,
   sort: text.pipe(z.enum(Object.keys(LIST_SORTS) as [ListSort, ...ListSort[]]).optional()).catch(undefined),
   dir: text.pipe(z.enum(["asc", "desc"]).optional()).catch(undefined),
-  page: text.pipe(z.coerce.number().int().min(1).optional()).catch(undefined),
+  page: int.transform((v) => (v && v >= 1 ? v : undefined)),
 });
 export type ListParams = z.infer<typeof listParamsSchema>;
 

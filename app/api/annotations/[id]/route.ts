@@ -1,0 +1,24 @@
+import { NextResponse } from "next/server";
+import { deleteAnnotationById, updateAnnotationStatus } from "@/lib/db/annotations";
+import { parseInput, readJson, respond } from "@/lib/viewer/http";
+import { annotationParamsSchema, annotationPatchSchema } from "./schema";
+
+export const dynamic = "force-dynamic";
+
+/** PATCH /api/annotations/:id: sets a tag's status. */
+export function PATCH(req: Request, ctx: { params: Promise<{ id: string }> }) {
+  return respond(async () => {
+    const { id } = parseInput(annotationParamsSchema, await ctx.params, "path");
+    const { status } = parseInput(annotationPatchSchema, await readJson(req), "body");
+    return NextResponse.json(await updateAnnotationStatus({ id, status }));
+  });
+}
+
+/** DELETE /api/annotations/:id */
+export function DELETE(_req: Request, ctx: { params: Promise<{ id: string }> }) {
+  return respond(async () => {
+    const { id } = parseInput(annotationParamsSchema, await ctx.params, "path");
+    await deleteAnnotationById({ id });
+    return new NextResponse(null, { status: 204 });
+  });
+}

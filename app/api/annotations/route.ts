@@ -1,0 +1,28 @@
+import { NextResponse } from "next/server";
+import { createAnnotation } from "@/lib/db/annotations";
+import { listUsedTags } from "@/lib/db/viewer-queries";
+import { parseInput, readJson, respond } from "@/lib/viewer/http";
+import { BASE_TAXONOMY } from "@/lib/viewer/suggest-tags";
+import { newAnnotationSchema } from "./schema";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/annotations: the tag taxonomy (the starting set plus every tag users have added). */
+export function GET() {
+  return respond(() => {
+    const used = listUsedTags();
+    const base = new Set(BASE_TAXONOMY.map((t) => t.tag));
+    return NextResponse.json({
+      tags: [...BASE_TAXONOMY.map((t) => ({ ...t, accepted: used.find((u) => u.tag === t.tag)?.accepted ?? 0 })), ...used.filter((u) => !base.has(u.tag)).map((u) => ({ tag: u.tag, description: "", accepted: u.accepted }))],
+    });
+  });
+}
+
+/** POST /api/annotations: adds a tag or note (author and time recorded). */
+export function POST(req: Request) {
+  return respond(async () => {
+    const a = parseInput(newAnnotationSchema, await readJson(req), "body");
+    const created = await createAnnotation(a.kind === "tag" ? { ...a, kind: "tag" } : { ...a, kind: "note" });
+    return NextResponse.json(created, { status: 201 });
+  });
+}

@@ -1,0 +1,33 @@
+import type { NextRequest } from "next/server";
+import { exportEpisodes } from "@/lib/trajectories/export";
+import { parseInput, respond } from "@/lib/viewer/http";
+import { toEpisodeFilters } from "@/lib/viewer/list-params";
+import { exportQuerySchema } from "./schema";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/episodes/export?format=jsonl|intercode&...filters: the filtered set as a download, streamed. */
+export function GET(req: NextRequest) {
+  return respond(() => {
+    const q = parseInput(exportQuerySchema, Object.fromEntries(req.nextUrl.searchParams), "query parameter");
+    const { invalidMin: _ignored, ...filters } = toEpisodeFilters(q);
+    const enc = new TextEncoder();
+    const stream = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        try {
+          await exportEpisodes({ filters, format: q.format, write: (chunk) => controller.enqueue(enc.encode(chunk)) });
+          controller.close();
+        } catch (err) {
+          controller.error(err);
+        }
+      },
+    });
+    const name = q.format === "jsonl" ? "episodes.jsonl" : "episodes.intercode.json";
+    return new Response(stream, {
+      headers: {
+        "content-type": q.format === "jsonl" ? "application/x-ndjson; charset=utf-8" : "application/json; charset=utf-8",
+        "content-disposition": `attachment; filename="${name}"`,
+      },
+    });
+  });
+}

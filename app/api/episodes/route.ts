@@ -1,0 +1,22 @@
+import { NextResponse, type NextRequest } from "next/server";
+import { listViewerEpisodes } from "@/lib/db/viewer-queries";
+import { respond, parseInput } from "@/lib/viewer/http";
+import { LIST_SORTS, toEpisodeFilters } from "@/lib/viewer/list-params";
+import { episodesQuerySchema } from "./schema";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/episodes: one page of the filtered, searched and sorted episode list. */
+export function GET(req: NextRequest) {
+  return respond(() => {
+    const q = parseInput(episodesQuerySchema, Object.fromEntries(req.nextUrl.searchParams), "query parameter");
+    const page = listViewerEpisodes({
+      filters: toEpisodeFilters(q),
+      sort: LIST_SORTS[q.sort ?? "date"],
+      dir: q.dir ?? "desc",
+      page: q.page ?? 1,
+      pageSize: q.size ?? 50,
+    });
+    return NextResponse.json(page);
+  });
+}

@@ -1,0 +1,21 @@
+import { NextResponse, type NextRequest } from "next/server";
+import { chartCsv, computeViewerStats } from "@/lib/viewer/aggregates";
+import { parseInput, respond } from "@/lib/viewer/http";
+import { toEpisodeFilters } from "@/lib/viewer/list-params";
+import { statsQuerySchema } from "./schema";
+
+export const dynamic = "force-dynamic";
+
+/** GET /api/stats: aggregates of the filtered episodes (JSON), or `?csv=<chart>` for one chart as CSV. */
+export function GET(req: NextRequest) {
+  return respond(() => {
+    const q = parseInput(statsQuerySchema, Object.fromEntries(req.nextUrl.searchParams), "query parameter");
+    const stats = computeViewerStats({ filters: toEpisodeFilters(q), groupBy: q.group });
+    if (q.csv) {
+      return new Response(chartCsv(stats, q.csv), {
+        headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="${q.csv}.csv"` },
+      });
+    }
+    return NextResponse.json(stats);
+  });
+}

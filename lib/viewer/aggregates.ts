@@ -1,0 +1,60 @@
+import "server-only";
+import { aggregateViewerEpisodes, type ViewerFilters } from "@/lib/db/viewer-queries";
+import { computeStats, type StatsDimension } from "@/lib/trajectories/stats";
+import { toCsv } from "./csv";
+
+/** The charts of the failure-analysis view, each with its CSV form. */
+export const CHARTS = ["success", "success-at-k", "reward", "invalid", "tags"] as const;
+export type ChartName = (typeof CHARTS)[number];
+
+export interface ViewerStats {
+  groupBy: StatsDimension[];
+  /** Success rate, mean reward and error rate per group. */
+  success: { group: string; episodes: number; solved: number; successRate: number; meanReward: number; meanTurns: number; errorRate: number | null }[];
+  /** Per group, the share solved within k turns (k = 1..turn limit): the paper's success-vs-turn-limit curve. */
+  successAtK: { k: number; [group: string]: number }[];
+  groups: string[];
+  rewardHistogram: { bin: string; episodes: number }[];
+  invalidByTurn: { turn: number; checked: number; invalid: number; rate: number }[];
+  tags: { tag: string; episodes: number }[];
+}
+
+/** Aggregates of the episodes matching `filters`, grouped by `groupBy` where it applies. */
+export function computeViewerStats({ filters, groupBy }: { filters: ViewerFilters; groupBy: StatsDimension[] }): ViewerStats {
+  const { invalidMin: _i, ...storeFilters } = filters;
+  const stats = computeStats({ filters: storeFilters, groupBy });
+  const label = (key: Record<string, unknown>) => groupBy.map((d) => String(key[d] ?? "–")).join(" · ") || "all";
+  const success = stats.groups.map((g) => ({
+    group: label(g.key),
+    episodes: g.episodes,
+    solved: g.solved,
+    successRate: g.successRate,
+    meanReward: g.meanReward,
+    meanTurns: g.meanTurns,
+    errorRate: g.errorRate,
+  }));
+  const maxK = Math.max(0, ...stats.groups.map((g) => g.successAtK.length));
+  const successAtK = Array.from({ length: maxK }, (_, i) => {
+    const row: { k: number; [group: string]: number } = { k: i + 1 };
+    for (const g of stats.groups) row[label(g.key)] = g.successAtK[Math.min(i, g.successAtK.length - 1)] ?? 0;
+    return row;
+  });
+  const agg = aggregateViewerEpisodes({ filters });
+  return { groupBy, success, successAtK, groups: success.map((s) => s.group).slice(0, 12), ...agg };
+}
+
+/** One chart's data as CSV. */
+export function chartCsv(stats: ViewerStats, chart: ChartName): string {
+  switch (chart) {
+    case "success":
+      return toCsv(["group", "episodes", "solved", "successRate", "meanReward", "meanTurns", "errorRate"], stats.success);
+    case "success-at-k":
+      return toCsv(["k", ...stats.success.map((s) => s.group)], stats.successAtK);
+    case "reward":
+      return toCsv(["bin", "episodes"], stats.rewardHistogram);
+    case "invalid":
+      return toCsv(["turn", "checked", "invalid", "rate"], stats.invalidByTurn);
+    case "tags":
+      return toCsv(["tag", "episodes"], stats.tags);
+  }
+}

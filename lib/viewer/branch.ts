@@ -1,0 +1,61 @@
+import "server-only";
+import { appendTurn, createEpisode } from "@/lib/db/episodes";
+import { getReplayDataById } from "@/lib/db/viewer-queries";
+import { BadInputError, NotFoundError } from "@/lib/errors";
+import { parseSubmitAction } from "@/lib/ws/protocol";
+import { playUrl } from "@/lib/ws/task-ref";
+import { goldSource } from "./gold";
+import { taskForEpisode } from "./episode-task";
+
+/**
+ * "Continue from turn k": a new running episode (parentEpisodeId, branchTurn = k) holding copies
+ * of the parent's first k actions. The playground opens it with `?episode=<id>` and, as with any
+ * episode not live in this process, replays the stored actions into a fresh sandbox before play
+ * goes on (lib/server/live-episodes.ts resume). Returns the new id and the playground URL.
+ */
+export async function createBranchEpisode({ episodeId, turn, annotator }: { episodeId: string; turn: number; annotator: string }): Promise<{ id: string; href: string }> {
+  const parent = getReplayDataById({ id: episodeId });
+  if (!parent) throw new NotFoundError(`episode ${episodeId}`);
+  const kept = parent.turns.filter((t) => t.index < turn);
+  if (!Number.isInteger(turn) || turn < 0 || turn > parent.turns.length) throw new BadInputError(`must be 0..${parent.turns.length}`, "turn");
+  if (kept.some((t) => parseSubmitAction(t.action) !== null)) throw new BadInputError("the first turns already hold a submit: branch from an earlier turn", "turn");
+  const task = taskForEpisode(parent.episode);
+  const ep = await createEpisode({
+    environment: task.env,
+    dataset: task.dataset,
+    taskId: task.id,
+    taskIndex: task.index,
+    query: task.query,
+    gold: goldSource(task),
+    playerKind: "human",
+    annotator,
+    turnLimit: Math.max(parent.episode.turnLimit, turn + 1),
+    mode: "play",
+    feedback: "reward",
+    hardness: task.env === "sql" ? (task.hardness ?? null) : null,
+    db: task.env === "sql" ? task.db : task.env === "bash" ? task.fs : null,
+    parentEpisodeId: episodeId,
+    branchTurn: turn,
+  });
+  for (const t of kept) {
+    await appendTurn({
+      episodeId: ep.id,
+      turn: {
+        index: t.index,
+        actor: t.actor === "model" ? "model" : "human",
+        action: t.action,
+        observation: t.observation,
+        ok: t.ok,
+        reward: t.reward,
+        thought: t.thought,
+        tokensIn: t.tokensIn,
+        tokensOut: t.tokensOut,
+        durationMs: t.durationMs,
+        source: "replay",
+        timedOut: t.timedOut,
+        aborted: t.aborted,
+      },
+    });
+  }
+  return { id: ep.id, href: `${playUrl(task.env, task.dataset, task.id)}?episode=${encodeURIComponent(ep.id)}` };
+}
