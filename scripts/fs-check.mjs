@@ -1,12 +1,10 @@
 // Runs every NL2Bash gold command on the project's file systems and reports empty output,
 // errors and non-determinism. Usage:
 //   node --import tsx --import ./scripts/hooks.mjs scripts/fs-check.mjs [fs1 ...] [--task fs1:12] [--show] [--json]
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { checkGold, intercodeDir, loadGoldExceptions, mapLimit, readNl2BashTasks } from "../lib/datasets/fs-check.ts";
+import { checkGold, loadGoldExceptions, mapLimit, readNl2BashTasks } from "../lib/datasets/fs-check.ts";
 import { ensureFileSystem } from "../lib/datasets/bash-fs.ts";
+import { sharedIntercodeDir } from "../lib/datasets/paths.ts";
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const argv = process.argv.slice(2);
 const show = argv.includes("--show");
 const json = argv.includes("--json");
@@ -18,7 +16,7 @@ const nowMs = Date.now();
 const results = [];
 for (const fs of fss) {
   await ensureFileSystem(fs);
-  const tasks = await readNl2BashTasks(intercodeDir(repo), Number(fs.slice(2)));
+  const tasks = await readNl2BashTasks(sharedIntercodeDir(), Number(fs.slice(2)));
   const picked = tasks.map((t, i) => ({ t, i })).filter(({ i }) => !only.length || only.includes(`${fs}:${i}`));
   const checks = await mapLimit(picked, 2, ({ t, i }) => checkGold(fs, i, t, nowMs));
   for (const c of checks) {

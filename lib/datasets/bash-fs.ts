@@ -4,6 +4,7 @@ import { existsSync, promises as fsp } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { NotFoundError } from "@/lib/errors";
+import { DATASETS_DIR, varDir } from "./paths";
 import { applyTimes, manifestHash, manifestTimes, materializeManifest, readManifest, type FsManifest, type PathTimes } from "./fs-manifest";
 
 const run = promisify(execFile);
@@ -39,24 +40,14 @@ const GIT_ENV = {
   GIT_CONFIG_GLOBAL: "/dev/null",
 };
 
-function repoRoot(): string {
-  let dir = path.dirname(new URL(import.meta.url).pathname);
-  while (!existsSync(path.join(dir, "package.json"))) {
-    const up = path.dirname(dir);
-    if (up === dir) throw new NotFoundError("repository root (package.json)");
-    dir = up;
-  }
-  return dir;
-}
-
 /** Where manifests live (datasets/bash/). */
 export function manifestDir(): string {
-  return path.join(repoRoot(), "datasets", "bash");
+  return path.join(DATASETS_DIR, "bash");
 }
 
-/** Where built file systems live (var/fs/, or IC_FS_DIR). */
+/** Where built file systems live: var/fs/ (under IC_DATA_DIR when set), or IC_FS_DIR. */
 export function buildDir(): string {
-  return process.env.IC_FS_DIR ?? path.join(repoRoot(), "var", "fs");
+  return process.env.IC_FS_DIR ? path.resolve(process.env.IC_FS_DIR) : path.join(varDir(), "fs");
 }
 
 /** Files in datasets/bash/ that are not manifests. */

@@ -5,8 +5,9 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { BadInputError } from "@/lib/errors";
 import { cloneFileSystem, ensureFileSystem, FS_NAMES } from "./bash-fs";
-import { checkGold, intercodeDir, loadGoldExceptions, mapLimit, readNl2BashTasks } from "./fs-check";
+import { checkGold, loadGoldExceptions, mapLimit, readNl2BashTasks } from "./fs-check";
 import { parseManifest } from "./fs-manifest";
+import { sharedIntercodeDir } from "./paths";
 import { bashTaskSchema } from "./types";
 
 const repo = path.resolve(__dirname, "../..");
@@ -54,9 +55,10 @@ describe("NL2Bash gold commands on the project's file systems", async () => {
   for (const fs of FS_NAMES) {
     it(`${fs}: every gold runs cleanly or is a documented exception`, { timeout: 900_000 }, async () => {
       await ensureFileSystem(fs);
-      const tasks = await readNl2BashTasks(intercodeDir(repo), Number(fs.slice(2)) as 1 | 2 | 3 | 4);
-      // Twice InterCode's 10 s, so that a loaded machine does not turn a slow gold into a failure.
-      const checks = await mapLimit(tasks, 2, (t, i) => checkGold(fs, i, t, nowMs, 20_000));
+      const tasks = await readNl2BashTasks(sharedIntercodeDir(), Number(fs.slice(2)) as 1 | 2 | 3 | 4);
+      // Three times InterCode's 10 s, so that a loaded machine does not turn a slow gold (fs2:9 starts perl
+      // once per file) into a failure.
+      const checks = await mapLimit(tasks, 2, (t, i) => checkGold(fs, i, t, nowMs, 30_000));
       const unexplained = checks
         .map((c) => ({ c, allowed: exceptions[fs]?.[String(c.index)]?.allow ?? [] }))
         .filter(({ c, allowed }) => c.issues.some((x) => !allowed.includes(x)))

@@ -174,11 +174,6 @@ export async function loadGoldExceptions(): Promise<GoldExceptions> {
   return parsed.data;
 }
 
-/** Where InterCode's shared data sits: ../shared/intercode from the repo root, or IC_INTERCODE_DIR. */
-export function intercodeDir(repoRoot: string): string {
-  return process.env.IC_INTERCODE_DIR ?? path.resolve(repoRoot, "../shared/intercode");
-}
-
 const nl2bashSchema = z.array(z.object({ query: z.string(), gold: z.union([z.string(), z.array(z.string())]) }));
 
 /** The NL2Bash tasks of one file system, read from InterCode's data. */
