@@ -126,7 +126,7 @@ export function splitStatements(src: string): Statement[] {
   let current: Token[] = [];
   const flush = () => {
     if (current.some((t) => t.kind !== "space" && t.kind !== "comment")) {
-      const first = current[0];
+      const first = current.find((t) => t.kind !== "space" && t.kind !== "comment") ?? current[0];
       const last = current[current.length - 1];
       out.push({ text: src.slice(first.start, last.start + last.text.length).trim(), tokens: current, start: first.start });
     }

@@ -48,6 +48,8 @@ async function loadedSource(conn: Connection, name: string): Promise<string | nu
 /** Runs a script's statements for the databases in `wanted` (all when null), with USE switching. */
 async function runScript(conn: Connection, script: string, wanted: Set<string> | null, defaultDb: string | null): Promise<void> {
   let current: string | null = defaultDb;
+  // Tables refer to each other before all exist; the dump's own SETs say so too, but a demo script may not.
+  await conn.query("SET FOREIGN_KEY_CHECKS = 0");
   if (defaultDb) await conn.query(`USE \`${defaultDb}\``);
   for (const s of splitStatements(script)) {
     const sig = significant(s.tokens);
@@ -66,9 +68,11 @@ async function runScript(conn: Connection, script: string, wanted: Set<string> |
     }
     if (!current || (wanted !== null && !wanted.has(current))) continue;
     const sql = sanitizeForMariadb(s.text);
-    if (!sql || !sql.replace(/\/\*[\s\S]*?\*\//g, "").trim()) continue;
+    // Skip what is only plain comments; executable comments (/*!40014 SET ... */) run.
+    if (!sql || !sql.replace(/\/\*(?!!)[\s\S]*?\*\//g, "").trim()) continue;
     await conn.query(sql);
   }
+  await conn.query("SET FOREIGN_KEY_CHECKS = 1");
 }
 
 export interface LoadMysqlOptions {

@@ -13,11 +13,14 @@ import { MAX_RESULT_ROWS, type QueryOptions, type QueryOutcome, type SqlCell, ty
 
 /**
  * The MySQL-compatible engine (MariaDB or MySQL through mysql2), for the fidelity of InterCode's
- * own setup. Each session gets a scratch database copied from the task's database (CREATE TABLE
- * ... LIKE + INSERT ... SELECT) and its own server user whose only grants are on that scratch
- * database, so an episode can change or drop anything it sees without touching another episode
- * or the source. Statements are capped with max_statement_time, backed by KILL from the admin
- * connection. The scratch database and user are dropped on close.
+ * own setup. Copy on write: a session starts on the task's database through a server user that
+ * may only SELECT from that one database (so reading costs nothing and nothing can be changed).
+ * The first statement the server refuses for lack of a write privilege on that database makes
+ * the session copy it into a scratch database (CREATE TABLE ... LIKE + INSERT ... SELECT) with a
+ * user of its own whose only grants are on that copy, and the statement runs again there. An
+ * episode can thus change or drop anything it sees without touching another episode or the
+ * source. Statements are capped with max_statement_time, backed by KILL QUERY from the admin
+ * connection. Scratch databases and users are dropped on close.
  */
 
 const SCRATCH_PREFIX = "ics_";
@@ -152,6 +155,11 @@ export class MysqlEngine implements SqlEngine {
           await this.admin.query(`DROP USER IF EXISTS '${n}'@'%'`);
         }
       }
+      const [users] = await this.admin.query("SELECT User AS u FROM mysql.user WHERE User LIKE 'ics\\_%'");
+      for (const { u } of users as { u: string }[]) {
+        const born = parseInt(u.slice(SCRATCH_PREFIX.length).split("_")[0], 36);
+        if (Number.isFinite(born) && Date.now() - born > STALE_SCRATCH_MS) await this.admin.query(`DROP USER IF EXISTS '${u}'@'%'`);
+      }
     })().catch(() => undefined);
     return this.cleaned;
   }
@@ -192,6 +200,40 @@ export class MysqlEngine implements SqlEngine {
       if (err instanceof NotFoundError || err instanceof BadInputError) throw err;
       throw new SandboxUnavailableError(`the MySQL server at ${this.server.host}:${this.server.port} cannot be used (${(err as Error).message}); start one with scripts/start-mariadb.sh or unset IC_SQL_URL`);
     }
+    const reader = await this.readerOf(db);
+    const session = new MysqlSession(this, db, tables, reader);
+    try {
+      await session.connect();
+    } catch (err) {
+      await session.close();
+      throw err;
+    }
+    return session;
+  }
+
+  private readonly readers = new Map<string, Promise<{ name: string; password: string }>>();
+  private readonly drops = new Set<Promise<void>>();
+  private readonly userPrefix = `${SCRATCH_PREFIX}${Date.now().toString(36)}_${randomBytes(3).toString("hex")}`;
+
+  /** This engine's read-only user for `db`: SELECT on that database and nothing else. */
+  private readerOf(db: string): Promise<{ name: string; password: string }> {
+    let hit = this.readers.get(db);
+    if (!hit) {
+      hit = (async () => {
+        const name = `${this.userPrefix}r${this.readers.size}`;
+        const password = randomBytes(12).toString("hex");
+        await this.admin.query(`CREATE USER '${name}'@'%' IDENTIFIED BY '${password}'`);
+        await this.admin.query(`GRANT SELECT, SHOW VIEW ON \`${db.toLowerCase()}\`.* TO '${name}'@'%'`);
+        return { name, password };
+      })();
+      hit.catch(() => this.readers.delete(db));
+      this.readers.set(db, hit);
+    }
+    return hit;
+  }
+
+  /** A scratch copy of `db` and a user that may use only it. */
+  async makeScratch(db: string, tables: string[]): Promise<{ name: string; password: string }> {
     const scratch = scratchName();
     const password = randomBytes(12).toString("hex");
     const src = db.toLowerCase();
@@ -204,20 +246,19 @@ export class MysqlEngine implements SqlEngine {
       }
       await conn.query(`CREATE USER '${scratch}'@'%' IDENTIFIED BY '${password}'`);
       await conn.query(`GRANT ALL PRIVILEGES ON \`${scratch}\`.* TO '${scratch}'@'%'`);
+      return { name: scratch, password };
     } catch (err) {
       await dropScratch(this.admin, scratch);
       throw err;
     } finally {
       conn.release();
     }
-    const session = new MysqlSession(this, db, scratch, password);
-    try {
-      await session.connect();
-    } catch (err) {
-      await session.close();
-      throw err;
-    }
-    return session;
+  }
+
+  /** Drops a scratch copy in the background (close() waits for all of them). */
+  dropLater(scratch: string): void {
+    const p = dropScratch(this.admin, scratch).finally(() => this.drops.delete(p));
+    this.drops.add(p);
   }
 
   connectAs(user: string, password: string, database: string): Promise<Connection> {
@@ -238,6 +279,12 @@ export class MysqlEngine implements SqlEngine {
   }
 
   async close(): Promise<void> {
+    await Promise.all([...this.drops]);
+    for (const r of [...this.readers.values()]) {
+      const u = await r.catch(() => null);
+      if (u) await this.admin.query(`DROP USER IF EXISTS '${u.name}'@'%'`).catch(() => undefined);
+    }
+    this.readers.clear();
     await this.admin.end().catch(() => undefined);
   }
 }
@@ -247,28 +294,50 @@ async function dropScratch(admin: Pool, scratch: string): Promise<void> {
   await admin.query(`DROP USER IF EXISTS '${scratch}'@'%'`).catch(() => undefined);
 }
 
+/** Server errors that mean "this user may not write here": the session then copies its database. */
+const WRITE_DENIED = new Set([1142, 1143, 1044, 1227, 1370]);
+
 class MysqlSession implements SqlSession {
   private conn: Connection | null = null;
   private closed = false;
+  private scratch: { name: string; password: string } | null = null;
 
   constructor(
     private readonly engine: MysqlEngine,
     readonly db: string,
-    private readonly scratch: string,
-    private readonly password: string,
+    private readonly tables: string[],
+    private readonly reader: { name: string; password: string },
   ) {}
 
   async connect(): Promise<void> {
-    this.conn = await this.engine.connectAs(this.scratch, this.password, this.scratch);
+    this.conn = this.scratch
+      ? await this.engine.connectAs(this.scratch.name, this.scratch.password, this.scratch.name)
+      : await this.engine.connectAs(this.reader.name, this.reader.password, this.db.toLowerCase());
     await this.conn.query(`SET SESSION sql_mode = '${this.engine.sqlMode}'`);
+    // MariaDB's in-memory temporary tables hand back tied rows (GROUP BY ... ORDER BY count(*)
+    // LIMIT 1) in an order that changes from run to run; on-disk ones are stable, so a query
+    // gives the same answer every time, as gold checks and rewards need.
+    await this.conn.query("SET SESSION tmp_memory_table_size = 0");
+  }
+
+  /** Copies the database into a scratch database of this session's own and moves there. */
+  private async materialize(): Promise<void> {
+    this.scratch = await this.engine.makeScratch(this.db, this.tables);
+    const old = this.conn;
+    this.conn = null;
+    old?.destroy();
+    await this.connect();
   }
 
   /** Server messages name the scratch database and MariaDB; the agent sees the task's database and MySQL, as InterCode showed. */
   private message(err: unknown): string {
     const e = err as { sqlMessage?: string; message?: string; errno?: number };
     let m = e.sqlMessage ?? e.message ?? String(err);
-    m = m.split(this.scratch).join(this.db);
+    if (this.scratch) m = m.split(this.scratch.name).join(this.db);
+    m = m.split(this.reader.name).join("user");
     m = m.replace("corresponds to your MariaDB server version", "corresponds to your MySQL server version");
+    // MariaDB 10.11 names the clause ('SELECT'); MySQL 8 said 'field list'.
+    m = m.replace(/^(Unknown column '.*' in )'SELECT'$/s, "$1'field list'");
     if (e.errno === 1969) m = TIMEOUT_MESSAGE;
     return m;
   }
@@ -281,14 +350,18 @@ class MysqlSession implements SqlSession {
     const deadline = Date.now() + timeoutMs;
     let last: SqlResult = { columns: [], rows: [], truncated: false, resultSet: false };
     for (const st of stmts) {
-      const r = await this.runOne(st.text, deadline, options.signal);
+      let r = await this.runOne(st.text, deadline, options.signal);
+      if (!r.ok && r.denied && !this.scratch) {
+        await this.materialize();
+        r = await this.runOne(st.text, deadline, options.signal);
+      }
       if (!r.ok) return r;
       last = r.result;
     }
     return { ok: true, result: last };
   }
 
-  private async runOne(sql: string, deadline: number, signal?: AbortSignal): Promise<QueryOutcome> {
+  private async runOne(sql: string, deadline: number, signal?: AbortSignal): Promise<QueryOutcome & { denied?: boolean }> {
     if (!this.conn) await this.connect();
     const conn = this.conn!;
     if (signal?.aborted) return { ok: false, error: "Query execution was interrupted", aborted: true };
@@ -326,7 +399,10 @@ class MysqlSession implements SqlSession {
       }
       if (killed === "abort") return { ok: false, error: "Query execution was interrupted", aborted: true };
       if (killed === "timeout" || e.errno === 1969) return { ok: false, error: TIMEOUT_MESSAGE, timedOut: true };
-      return { ok: false, error: this.message(err) };
+      const raw = (err as { sqlMessage?: string }).sqlMessage ?? "";
+      const src = this.db.toLowerCase();
+      const denied = !this.scratch && WRITE_DENIED.has(e.errno ?? 0) && (raw.includes(`\`${src}\``) || raw.includes(`'${src}'`) || e.errno === 1227);
+      return { ok: false, error: this.message(err), ...(denied ? { denied: true } : {}) };
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
@@ -342,6 +418,6 @@ class MysqlSession implements SqlSession {
       await this.engine.admin.query(`KILL CONNECTION ${conn.threadId}`).catch(() => undefined);
       conn.destroy();
     }
-    await dropScratch(this.engine.admin, this.scratch);
+    if (this.scratch) this.engine.dropLater(this.scratch.name);
   }
 }

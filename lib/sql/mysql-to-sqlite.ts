@@ -129,7 +129,13 @@ export function mysqlStyleError(message: string, statement: string, db: string):
   let m = /^near "([^"]*)": syntax error$/.exec(message);
   if (m) {
     const tokens = significant(splitStatements(statement)[0]?.tokens ?? []);
-    const hit = tokens.find((t) => t.text === m![1]) ?? tokens.find((t) => t.text.toLowerCase() === m![1].toLowerCase());
+    // MySQL knows SHOW: its complaint is about what follows an unknown SHOW.
+    if (tokens[0]?.text.toUpperCase() === "SHOW" && tokens[1]) return syntaxError(statement, tokens[1].start);
+    // SQLite names the token but not where it is; a repeated token (a second GROUP BY, WHERE
+    // after GROUP BY) is most often wrong at its last place, the parser having accepted the others.
+    const exact = tokens.filter((t) => t.text === m![1]);
+    const loose = exact.length ? exact : tokens.filter((t) => t.text.toLowerCase() === m![1].toLowerCase());
+    const hit = loose[loose.length - 1];
     return syntaxError(statement, hit ? hit.start : statement.length);
   }
   if (message === "incomplete input") return syntaxError(statement, statement.length);
