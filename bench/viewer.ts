@@ -1,0 +1,187 @@
+/**
+ * `npm run bench -- viewer [--episodes N] [--no-browser]`: the trajectory viewer at scale.
+ *
+ * Fills a fresh store with N (default 100,000) synthetic episodes of the InterCode shape (bash,
+ * sql, python; models and people; 1-10 turns with actions and observations that full-text search
+ * indexes), then measures the median server time of
+ *   - the list query under filters, full-text search and sorts (target < 100 ms), and
+ *   - the replay data of a 10-turn episode (target < 50 ms);
+ * and, unless --no-browser, starts the real server on that store and measures in chromium the time
+ * until the episode page is interactive (a key press moves the replay; target < 1 s).
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+function rng(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const BASH_ACTIONS = ["ls -la /testbed", "find /testbed -name '*.py' | wc -l", "cat /testbed/dir1/notes.txt", "grep -r hello /testbed", "du -sh /testbed/*", "fnd . -type f", "sort /testbed/data.csv | uniq -c"];
+const BASH_OBS = ["total 12\ndrwxr-xr-x 2 root root 4096 dir1\n-rw-r--r-- 1 root root 42 data.csv", "17", "\x1b[01;34mdir1\x1b[0m  notes.txt", "bash: fnd: command not found", "cat: nofile: No such file or directory", "4.0K\t/testbed/dir1"];
+const SQL_ACTIONS = ["SHOW TABLES", "DESC singer", "SELECT count(*) FROM singer", "SELECT name FROM singer WHERE age > 30 ORDER BY age", "SELECT * FROM concert JOIN stadium ON concert.stadium_id = stadium.id"];
+const SQL_OBS = ["[('singer',), ('concert',), ('stadium',)]", "[(6,)]", "Error 1146: Table 'concert_singer.singers' doesn't exist", "[('Joe Sharp',), ('Rose White',)]", "You have an error in your SQL syntax"];
+const PY_ACTIONS = ["def add(a, b):\n    return a + b", "print(add(2, 3))", "def is_prime(n):\n    return all(n % i for i in range(2, n))", "print(is_prime(7))"];
+const PY_OBS = ["", "5", "True", "Traceback (most recent call last):\nNameError: name 'x' is not defined"];
+const MODELS = ["gpt-4", "gpt-3.5", "claude-3", "llama-3-70b", null];
+const POLICIES = ["try-again", "react", "plan-solve", "single-turn"];
+
+async function fill(n: number): Promise<void> {
+  const { insertEpisodesBulk } = await import("@/lib/db/bulk-import");
+  const r = rng(42);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)];
+  const t0 = Date.now() - n * 60_000;
+  const batch = 2000;
+  for (let start = 0; start < n; start += batch) {
+    const episodes = [];
+    for (let i = start; i < Math.min(n, start + batch); i++) {
+      const env = pick(["bash", "sql", "python"] as const);
+      const model = pick(MODELS);
+      const turns = i % 10 === 0 ? 10 : 1 + Math.floor(r() * 10);
+      const [acts, obs] = env === "bash" ? [BASH_ACTIONS, BASH_OBS] : env === "sql" ? [SQL_ACTIONS, SQL_OBS] : [PY_ACTIONS, PY_OBS];
+      let reward = 0;
+      const ts = Array.from({ length: turns }, (_, k) => {
+        const o = pick(obs);
+        reward = Math.min(1, Math.round((reward + r() * 0.3) * 100) / 100);
+        return { index: k, actor: model ? "model" : "human", action: `${pick(acts)} -- step ${k} of episode ${i}`, observation: `${o}\n(${i}:${k})`, ok: !/error|not found|No such|Traceback/i.test(o), reward, durationMs: Math.floor(r() * 2000) };
+      });
+      const success = reward >= 1 || r() < 0.3;
+      const dataset = env === "bash" ? `nl2bash-fs${1 + (i % 4)}` : env === "sql" ? "spider-dev" : "mbpp";
+      episodes.push({
+        sourceKey: `bench:${i}`,
+        environment: env,
+        dataset,
+        taskId: String(i % 500),
+        taskIndex: i % 500,
+        query: `${env} task ${i % 500}: ${pick(["count the files", "list singers older than 30", "write a function that adds two numbers", "find python scripts", "show concerts by stadium"])}`,
+        playerKind: model ? "model" : "human",
+        annotator: model ? null : pick(["ann", "bob", "cyd"]),
+        model,
+        policy: model ? pick(POLICIES) : "human",
+        turnLimit: 10,
+        mode: "eval",
+        status: "submitted",
+        reward: success ? 1 : reward,
+        success,
+        solvedAtTurn: success ? turns : null,
+        startedAt: t0 + i * 60_000,
+        endedAt: t0 + i * 60_000 + 30_000,
+        durationMs: 1000 + Math.floor(r() * 120_000),
+        hardness: env === "sql" ? pick(["easy", "medium", "hard", "extra"]) : null,
+        tags: r() < 0.1 ? pick(["timeout", "query-error", "gave-up", "wrong-answer"]) : "",
+        turns: ts,
+      });
+    }
+    await insertEpisodesBulk({ episodes });
+    if (process.stderr.isTTY) process.stderr.write(`\rfilled ${Math.min(n, start + batch)}/${n}`);
+  }
+  if (process.stderr.isTTY) process.stderr.write("\n");
+}
+
+export default async function viewerBench(args: string[]): Promise<number> {
+  const nIdx = args.indexOf("--episodes");
+  const n = nIdx >= 0 ? Number(args[nIdx + 1]) : 100_000;
+  const browser = !args.includes("--no-browser");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-viewer-bench-"));
+  process.env.IC_DB = path.join(dir, "studio.db");
+  try {
+    const tf = performance.now();
+    await fill(n);
+    console.log(`filled ${n.toLocaleString("en")} episodes in ${((performance.now() - tf) / 1000).toFixed(1)} s`);
+    const { listViewerEpisodes, getReplayDataById } = await import("@/lib/db/viewer-queries");
+    const { getRawDb } = await import("@/lib/db/sqlite");
+    getRawDb().exec("ANALYZE");
+    type Q = Parameters<typeof listViewerEpisodes>[0];
+    const scenarios: [string, Q][] = [
+      ["default (newest first)", {}],
+      ["page 100", { page: 100 }],
+      ["env=sql, solved=no", { filters: { environment: ["sql"], success: false } }],
+      ["model=gpt-4, policy=react, sort reward", { filters: { model: ["gpt-4"], policy: ["react"] }, sort: "reward" }],
+      ["search 'command not found'", { filters: { search: "command not found" } }],
+      ["search 'singer' + env=sql", { filters: { search: "singer", environment: ["sql"] } }],
+      ["tag=timeout", { filters: { tag: "timeout" } }],
+      ["sort player asc", { sort: "annotator", dir: "asc" }],
+      ["sort duration", { sort: "durationMs" }],
+      ["reward 0.2-0.8, turns>=5, invalid>=2", { filters: { rewardMin: 0.2, rewardMax: 0.8, turnsMin: 5, invalidMin: 2 } }],
+      ["task=42", { filters: { taskId: ["42"] } }],
+    ];
+    console.log("\nlist query (50 a page), median of 15 runs:");
+    const listMedians: number[] = [];
+    for (const [name, q] of scenarios) {
+      const times: number[] = [];
+      let total = 0;
+      for (let i = 0; i < 15; i++) {
+        const t = performance.now();
+        total = listViewerEpisodes(q).total;
+        times.push(performance.now() - t);
+      }
+      const m = median(times);
+      listMedians.push(m);
+      console.log(`  ${name.padEnd(42)} ${m.toFixed(1).padStart(7)} ms   (${total.toLocaleString("en")} match)`);
+    }
+    console.log(`  worst median ${Math.max(...listMedians).toFixed(1)} ms; target < 100 ms`);
+    const ids = (getRawDb().prepare(`SELECT "id" FROM "Episode" WHERE "turnCount" = 10 LIMIT 30`).all() as { id: string }[]).map((r) => r.id);
+    const rt: number[] = [];
+    for (const id of ids) {
+      const t = performance.now();
+      getReplayDataById({ id });
+      rt.push(performance.now() - t);
+    }
+    console.log(`\nreplay data of a 10-turn episode: median ${median(rt).toFixed(2)} ms over ${ids.length} episodes; target < 50 ms`);
+    if (browser) await browserBench(ids[0]);
+    return 0;
+  } finally {
+    const { closeStore } = await import("@/lib/db/client");
+    await closeStore();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The real server on the bench store; chromium opens the episode page and the list. */
+async function browserBench(id: string): Promise<void> {
+  const { ensureBuild, startServer } = await import("../e2e/server");
+  const { launchBrowser } = await import("../e2e/browser");
+  ensureBuild();
+  const server = await startServer({ IC_DB: process.env.IC_DB! });
+  const b = await launchBrowser();
+  try {
+    const page = await b.browser.newPage();
+    // Warm the server (first request compiles nothing in production, but loads modules).
+    await page.goto(`${server.url}/episodes/${id}`);
+    const interactive: number[] = [];
+    const ssr: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const t = performance.now();
+      await page.goto(`${server.url}/episodes/${id}`, { waitUntil: "commit" });
+      await page.waitForSelector('[data-testid="replay"][data-ready="1"]');
+      // Interactive: React has attached its key handler, so "j" moves to turn 2.
+      for (;;) {
+        await page.keyboard.press("j");
+        const pos = await page.textContent('[data-testid="position"]');
+        if (pos?.startsWith("turn 2")) break;
+        await page.waitForTimeout(10);
+      }
+      interactive.push(performance.now() - t);
+      const t2 = performance.now();
+      const res = await fetch(`${server.url}/episodes?q=singer&env=sql&sort=reward`);
+      await res.text();
+      ssr.push(performance.now() - t2);
+    }
+    console.log(`\nepisode page interactive in chromium (navigation → a key press moves the replay): median ${median(interactive).toFixed(0)} ms; target < 1000 ms`);
+    console.log(`list page over HTTP (search + filter + sort, whole HTML): median ${median(ssr).toFixed(0)} ms`);
+  } finally {
+    await b.close();
+    await server.stop();
+  }
+}
