@@ -13,7 +13,7 @@ import { getRunByName } from "@/lib/db/runs";
 /** `icstudio eval` as a user runs it: a real process, the scripted server over HTTP, a real store. */
 
 const REPO = path.resolve(__dirname, "../../..");
-const ENV = "python";
+const ENV = "sql";
 let server: ScriptedServer;
 let dbFile: string;
 
