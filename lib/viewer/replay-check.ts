@@ -39,12 +39,47 @@ export const REWARD_TOLERANCE = 0.01 + 1e-9;
  * line dropped, line endings unified, leading and trailing blank lines dropped.
  */
 export function normalizeObservation(s: string): string {
-  return stripAnsi(s)
+  return stripAnsi(unwrapPythonResult(s))
     .replace(/\r\n?/g, "\n")
     .split("\n")
     .map((l) => l.replace(/\s+$/, ""))
     .join("\n")
     .trim();
+}
+
+/** Decodes a Python string literal ('...' or "...") starting at `i`; returns the text and the index after it. */
+function readPyString(s: string, i: number): { text: string; end: number } | null {
+  const q = s[i];
+  if (q !== "'" && q !== '"') return null;
+  let out = "";
+  const esc: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"', "0": "\0" };
+  for (let j = i + 1; j < s.length; j++) {
+    const c = s[j];
+    if (c === q) return { text: out, end: j + 1 };
+    if (c === "\\") {
+      const n = s[++j];
+      if (n === "x") {
+        out += String.fromCharCode(parseInt(s.slice(j + 1, j + 3), 16));
+        j += 2;
+      } else out += esc[n] ?? "\\" + n;
+    } else out += c;
+  }
+  return null;
+}
+
+/**
+ * InterCode's Python logs record each observation as the repr of a dict,
+ * `{'output': '...', 'error': '...'}`; the Studio's observation is the printed text. This turns the
+ * former into output followed by error, and leaves anything else as it is.
+ */
+export function unwrapPythonResult(s: string): string {
+  const head = "{'output': ";
+  if (!s.startsWith(head)) return s;
+  const out = readPyString(s, head.length);
+  if (!out || !s.startsWith(", 'error': ", out.end)) return s;
+  const err = readPyString(s, out.end + ", 'error': ".length);
+  if (!err || s.slice(err.end).trim() !== "}") return s;
+  return err.text ? `${out.text}${out.text && !out.text.endsWith("\n") ? "\n" : ""}${err.text}` : out.text;
 }
 
 export const rewardsAgree = (a: number, b: number) => Math.abs(a - b) <= REWARD_TOLERANCE;
