@@ -201,7 +201,8 @@ export function registerSandboxConformance(target: ConformanceTarget): void {
     it("shows nothing of the host: no host secrets, no project, read-only system directories", async () => {
       const r = await sb.exec(
         `for p in /work /home/${os.userInfo().username} ${hostDir} ${process.cwd()} /var/run/docker.sock /root/.ssh; do test -e "$p" && echo "visible $p"; done; ` +
-          "touch /usr/bin/x 2>/dev/null && echo wrote-usr; touch /etc/x 2>/dev/null && echo wrote-etc; echo checked",
+          "touch /usr/bin/x 2>/dev/null && echo wrote-usr; touch /etc/x 2>/dev/null && echo wrote-etc; touch /x 2>/dev/null && echo wrote-root; " +
+          "echo ok > /dev/null || echo no-dev-null; echo ok > /dev/shm/x || echo no-shm; echo ok > /var/tmp/x || echo no-var-tmp; echo checked",
       );
       expect(r.output).toBe("checked\n");
       // An image may have its own /etc/shadow (no passwords); the host's must not show through.

@@ -66,7 +66,7 @@ function run(cmd: string, args: string[]): Promise<{ ok: boolean; out: string }>
   });
 }
 
-function bwrapArgs(root: string, spec: SandboxSpec): string[] {
+function bwrapArgs(root: string, spec: SandboxSpec, limits: Limits): string[] {
   const a = ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--as-pid-1", "--cap-drop", "ALL", "--clearenv"];
   for (const [k, v] of Object.entries(BASE_ENV)) a.push("--setenv", k, v);
   a.push("--hostname", "sandbox");
@@ -88,10 +88,11 @@ function bwrapArgs(root: string, spec: SandboxSpec): string[] {
   for (const f of ETC_FILES) if (existsSync(`/etc/${f}`)) a.push("--ro-bind", `/etc/${f}`, `/etc/${f}`);
   for (const f of readdirSync("/etc")) if (/^python3(\.\d+)?$/.test(f)) a.push("--ro-bind", `/etc/${f}`, `/etc/${f}`);
   for (const f of ["passwd", "group", "gitconfig", "hostname"]) a.push("--ro-bind", path.join(root, "etc", f), `/etc/${f}`);
-  a.push("--proc", "/proc", "--dev", "/dev");
+  // /dev is bwrap's own tmpfs: read-only, with a small private /dev/shm (device nodes stay usable).
+  a.push("--proc", "/proc", "--dev", "/dev", "--size", String(Math.min(limits.diskBytes, 64 * 1024 * 1024)), "--perms", "1777", "--tmpfs", "/dev/shm", "--remount-ro", "/dev");
   a.push("--bind", path.join(root, "tmp"), "/tmp", "--bind", path.join(root, "home"), "/root");
   if (spec.files) a.push("--bind", path.join(root, "files"), spec.files.mountAt);
-  a.push("--dir", "/var/tmp", "--dir", "/run");
+  a.push("--bind", path.join(root, "vartmp"), "/var/tmp", "--dir", "/run");
   const workdir = spec.workdir ?? spec.files?.mountAt ?? "/";
   const writable = ["/tmp", "/root", spec.files?.mountAt].filter(Boolean) as string[];
   if (!writable.some((w) => workdir === w || workdir.startsWith(`${w}/`))) a.push("--dir", workdir);
@@ -180,8 +181,9 @@ async function startLocal(spec: SandboxSpec): Promise<LocalSandbox> {
   const mounted = process.getuid?.() === 0 && (await run("mount", ["-t", "tmpfs", "-o", `size=${limits.diskBytes},mode=0755`, "ic-sandbox", root])).ok;
   let cgroup: SandboxCgroup | null = null;
   try {
-    for (const d of ["etc", "tmp", "home", "files"]) mkdirSync(path.join(root, d), { recursive: true });
+    for (const d of ["etc", "tmp", "vartmp", "home", "files"]) mkdirSync(path.join(root, d), { recursive: true });
     chmodSync(path.join(root, "tmp"), 0o1777);
+    chmodSync(path.join(root, "vartmp"), 0o1777);
     writeFileSync(path.join(root, "etc", "passwd"), PASSWD);
     writeFileSync(path.join(root, "etc", "group"), GROUP);
     writeFileSync(path.join(root, "etc", "gitconfig"), GITCONFIG);
@@ -195,7 +197,7 @@ async function startLocal(spec: SandboxSpec): Promise<LocalSandbox> {
     // The wrapper joins the cgroups and shields bwrap and the agent from the OOM killer
     // (the agent raises it back to 1000 for every command), then becomes bwrap.
     const join = 'for f in "$@"; do case "$f" in --) shift; break;; esac; echo $$ > "$f"; shift; done; echo -1000 > /proc/self/oom_score_adj; exec "$@"';
-    const child = spawn("/bin/sh", ["-c", join, "sh", ...(cgroup?.procsFiles ?? []), "--", BWRAP, ...bwrapArgs(root, spec)], {
+    const child = spawn("/bin/sh", ["-c", join, "sh", ...(cgroup?.procsFiles ?? []), "--", BWRAP, ...bwrapArgs(root, spec, limits)], {
       stdio: ["pipe", "pipe", "pipe"],
       env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } as unknown as NodeJS.ProcessEnv,
     });
