@@ -238,8 +238,11 @@ export function registerSandboxConformance(target: ConformanceTarget): void {
     });
 
     it("contains a fork bomb at the process cap and stays usable", async () => {
+      const t0 = performance.now();
       const r = await sb.exec("bomb() { bomb | bomb & }; bomb; sleep 1; echo bombed", { timeoutMs: 2500 });
-      expect(r.exitCode === 0 || r.timedOut).toBe(true);
+      // It ends one way or another (done, out of processes, or stopped at the timeout) and on time.
+      expect(r.timedOut || r.exitCode !== null).toBe(true);
+      expect(performance.now() - t0).toBeLessThan(15_000);
       await sb.killStrays();
       const after = await sb.exec("echo alive; ps -e --no-headers | wc -l");
       expect(after.output.split("\n")[0]).toBe("alive");
