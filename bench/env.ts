@@ -117,7 +117,7 @@ function printTable(rows: Row[]): void {
 export default async function benchEnvMain(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { backend: { type: "string", default: "all" }, steps: { type: "string", default: "50" }, resets: { type: "string", default: "20" }, env: { type: "string", default: "bash,python,ctf,sql" } },
+    options: { backend: { type: "string", default: "all" }, steps: { type: "string", default: "50" }, resets: { type: "string", default: "10" }, env: { type: "string", default: "bash,python,ctf,sql" } },
   });
   const steps = Number(values.steps);
   const resets = Number(values.resets);
@@ -154,7 +154,7 @@ export default async function benchEnvMain(argv: string[]): Promise<number> {
         continue;
       }
       process.stderr.write(`bench env: ${env} on ${backend}\n`);
-      await benchEnv(env, tasks, backend, { steps, resets }, rows, baseline);
+      await benchEnv(env, tasks, backend, { steps, resets }, rows, baseline).catch((err) => process.stderr.write(`bench env: ${env} on ${backend} failed: ${(err as Error).message}\n`));
     }
   }
   if (envs.includes("sql")) {
@@ -165,5 +165,7 @@ export default async function benchEnvMain(argv: string[]): Promise<number> {
     if (tasks.length) await benchEnv("sql", tasks, "local", { steps, resets }, rows, baseline).catch((err) => process.stderr.write(`bench env: sql failed: ${(err as Error).message}\n`));
   }
   printTable(rows);
+  const { shutdownSandboxBackends } = await import("@/lib/sandbox");
+  await Promise.race([shutdownSandboxBackends().catch(() => {}), new Promise((r) => setTimeout(r, 3000))]);
   return 0;
 }

@@ -118,6 +118,12 @@ export async function goldCheck(
   };
 }
 
+/** Frees warm pools and engine connections (they would keep the process alive), waiting at most 3 s. */
+export async function shutdownSandboxes(): Promise<void> {
+  const { shutdownSandboxBackends } = await import("@/lib/sandbox");
+  await Promise.race([shutdownSandboxBackends().catch(() => {}), new Promise((r) => setTimeout(r, 3000))]);
+}
+
 export default defineCommand({
   name: "gold-check",
   summary: "Submit each task's gold solution as the agent's answer and report how many score 1.0.",
@@ -177,6 +183,7 @@ export default defineCommand({
       for (const f of report.failures) process.stdout.write(`failure ${f.taskId} reward ${f.reward}: ${f.reason}\n`);
     }
     if (report.failures.length) log(`${report.failures.length} task(s) below 1.0`);
+    await shutdownSandboxes();
     return 0;
   },
 });

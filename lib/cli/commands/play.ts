@@ -93,6 +93,8 @@ export default defineCommand({
     } finally {
       process.off("SIGINT", onSigint);
       await environment.close();
+      // Warm pools and engine connections would keep the process alive.
+      await (await import("./gold-check")).shutdownSandboxes();
     }
   },
 });
