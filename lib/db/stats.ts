@@ -34,7 +34,7 @@ export interface StatsGroupRow {
 }
 
 /**
- * Aggregates episodes per group in two indexed passes (no per-episode rows leave SQLite).
+ * Aggregates episodes per group in one pass (no per-episode rows leave SQLite).
  * Unfinished episodes (running, interrupted) are left out unless `filters.status` asks for them.
  */
 export function aggregateEpisodeStats({ filters = {}, groupBy }: { filters?: EpisodeFilters; groupBy: StatsDimension[] }): StatsGroupRow[] {
@@ -43,42 +43,49 @@ export function aggregateEpisodeStats({ filters = {}, groupBy }: { filters?: Epi
   const { sql: where, params } = buildEpisodeWhere(f);
   const cols = groupBy.map((d) => `e."${STATS_DIMENSIONS[d]}"`);
   const sel = cols.map((c, i) => `${c} AS g${i}`).join(", ");
-  const group = cols.length ? `GROUP BY ${cols.join(", ")}` : "";
+  // One pass, grouped by the requested columns and the turn at which each episode was solved
+  // (successAtK needs that distribution). With no filter beyond the default status, a plain
+  // table scan beats any index walk (the planner would otherwise visit 100,000 rows by index).
+  const onlyStatus = Object.keys(filters).every((k) => k === "status" || (filters as Record<string, unknown>)[k] === undefined);
+  const from = `"Episode" e${onlyStatus ? " NOT INDEXED" : ""}`;
+  const groupCols = [...cols, `e."solvedAtTurn"`];
   return withRaw((db) => {
-    const main = db
+    const rows = db
       .prepare(
-        `SELECT ${sel ? sel + "," : ""} COUNT(*) AS n, SUM(e."success") AS solved, SUM(COALESCE(e."reward", 0)) AS rewardSum,
+        `SELECT ${sel ? sel + "," : ""} e."solvedAtTurn" AS k, COUNT(*) AS n, SUM(e."success") AS solved, SUM(COALESCE(e."reward", 0)) AS rewardSum,
                 SUM(e."turnCount") AS turnSum,
                 SUM(CASE WHEN e."checkedCount" > 0 THEN CAST(e."invalidCount" AS REAL) / e."checkedCount" END) AS errSum,
                 SUM(e."checkedCount" > 0) AS errN, MAX(e."turnLimit") AS maxLimit
-         FROM "Episode" e ${where} ${group}`,
-      )
-      .all(params) as Array<Record<string, number | string | null>>;
-    const solvedRows = db
-      .prepare(
-        `SELECT ${sel ? sel + "," : ""} e."solvedAtTurn" AS k, COUNT(*) AS n FROM "Episode" e
-         ${where ? where + ' AND e."success" = 1' : 'WHERE e."success" = 1'} ${group ? group + ', e."solvedAtTurn"' : 'GROUP BY e."solvedAtTurn"'}`,
+         FROM ${from} ${where} GROUP BY ${groupCols.join(", ")}`,
       )
       .all(params) as Array<Record<string, number | string | null>>;
     const keyOf = (r: Record<string, unknown>) => JSON.stringify(groupBy.map((_, i) => r[`g${i}`] ?? null));
     const out = new Map<string, StatsGroupRow>();
-    for (const r of main) {
-      if (Number(r.n) === 0) continue;
-      out.set(keyOf(r), {
-        key: Object.fromEntries(groupBy.map((d, i) => [d, (r[`g${i}`] ?? null) as string | number | null])),
-        episodes: Number(r.n),
-        solved: Number(r.solved ?? 0),
-        rewardSum: Number(r.rewardSum ?? 0),
-        turnSum: Number(r.turnSum ?? 0),
-        errorShareSum: Number(r.errSum ?? 0),
-        errorEpisodes: Number(r.errN ?? 0),
-        maxTurnLimit: Number(r.maxLimit ?? 0),
-        solvedAt: new Map(),
-      });
-    }
-    for (const r of solvedRows) {
-      const g = out.get(keyOf(r));
-      if (g && r.k !== null) g.solvedAt.set(Number(r.k), Number(r.n));
+    for (const r of rows) {
+      const id = keyOf(r);
+      let g = out.get(id);
+      if (!g) {
+        g = {
+          key: Object.fromEntries(groupBy.map((d, i) => [d, (r[`g${i}`] ?? null) as string | number | null])),
+          episodes: 0,
+          solved: 0,
+          rewardSum: 0,
+          turnSum: 0,
+          errorShareSum: 0,
+          errorEpisodes: 0,
+          maxTurnLimit: 0,
+          solvedAt: new Map(),
+        };
+        out.set(id, g);
+      }
+      g.episodes += Number(r.n);
+      g.solved += Number(r.solved ?? 0);
+      g.rewardSum += Number(r.rewardSum ?? 0);
+      g.turnSum += Number(r.turnSum ?? 0);
+      g.errorShareSum += Number(r.errSum ?? 0);
+      g.errorEpisodes += Number(r.errN ?? 0);
+      g.maxTurnLimit = Math.max(g.maxTurnLimit, Number(r.maxLimit ?? 0));
+      if (r.k !== null && Number(r.solved) > 0) g.solvedAt.set(Number(r.k), (g.solvedAt.get(Number(r.k)) ?? 0) + Number(r.solved));
     }
     return [...out.values()];
   });
