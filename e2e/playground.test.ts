@@ -71,7 +71,7 @@ describe("playground", () => {
     const { episode, turns } = readEpisode(dbPath, play.episodeId());
     expect(episode?.status).toBe("submitted");
     expect(episode?.reward).toBe(1);
-    expect(turns.map((t) => t.action)).toEqual([goldOf(task), "submit"]);
+    expect(turns.map((t) => t.action)).toEqual([goldOf(task).trimEnd(), "submit"]);
     expect(turns[0].source).toBe("editor");
     expect(foreign()).toEqual([]);
     await page.close();

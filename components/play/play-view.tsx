@@ -1,7 +1,9 @@
 "use client";
 
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { parseSubmitAction, type PublicTask } from "@/lib/ws/protocol";
+import { parseSubmitAction, type PublicTask, type ServerMessage } from "@/lib/ws/protocol";
+
+type OpenedMessage = Extract<ServerMessage, { type: "opened" }>;
 import { CodeEditor } from "@/components/editor/code-editor";
 import { Console } from "@/components/terminal/console";
 import type { TerminalApi } from "@/components/terminal/use-terminal";
@@ -56,18 +58,28 @@ export function PlayView(props: PlayViewProps) {
     };
   }, [annotatorLoaded, needsAnnotator, task.env, task.ref, mode, props.feedback, props.turnLimit, annotator, props.studyId]);
 
+  // The episode may open before the console exists (xterm loads lazily): keep the last
+  // "opened" and draw it once both are there.
+  const pendingOpened = useRef<OpenedMessage | null>(null);
+  const drawOpened = useCallback(() => {
+    const t = termRef.current;
+    const m = pendingOpened.current;
+    if (!t || !m) return;
+    pendingOpened.current = null;
+    t.clear();
+    for (const turn of m.turns) {
+      t.echoAction(turn.action);
+      t.write(turn.observation);
+      t.setBusy(true);
+      t.setBusy(false);
+    }
+    if (m.episode.replayed) t.notice(`episode restored: ${m.turns.length} action(s) replayed in a fresh sandbox`, "cyan");
+  }, []);
+
   const ep = useEpisode(params, {
     onOpened: (m) => {
-      const t = termRef.current;
-      if (!t) return;
-      t.clear();
-      for (const turn of m.turns) {
-        t.echoAction(turn.action);
-        t.write(turn.observation);
-        t.setBusy(true);
-        t.setBusy(false);
-      }
-      if (m.episode.replayed) t.notice(`episode restored: ${m.turns.length} action(s) replayed in a fresh sandbox`, "cyan");
+      pendingOpened.current = m;
+      drawOpened();
     },
     onTurnStart: (_i, action, source) => {
       streamed.current = "";
@@ -112,9 +124,13 @@ export function PlayView(props: PlayViewProps) {
     [ep, live],
   );
 
-  const onTerminalReady = useCallback((api: TerminalApi | null) => {
-    termRef.current = api;
-  }, []);
+  const onTerminalReady = useCallback(
+    (api: TerminalApi | null) => {
+      termRef.current = api;
+      drawOpened();
+    },
+    [drawOpened],
+  );
 
   const doSubmit = useCallback(() => {
     if (!live || ep.running) return;
