@@ -37,7 +37,8 @@ const PY_OBS = ["", "5", "True", "Traceback (most recent call last):\nNameError:
 const MODELS = ["gpt-4", "gpt-3.5", "claude-3", "llama-3-70b", null];
 const POLICIES = ["try-again", "react", "plan-solve", "single-turn"];
 
-async function fill(n: number): Promise<void> {
+/** Fills the store (IC_DB) with n synthetic episodes of the InterCode shape. */
+export async function fill(n: number): Promise<void> {
   const { insertEpisodesBulk } = await import("@/lib/db/bulk-import");
   const r = rng(42);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)];

@@ -1,18 +1,36 @@
 import "server-only";
 import type Database from "better-sqlite3";
 import { BadInputError } from "@/lib/errors";
-import { buildEpisodeWhere, type EpisodeFilters } from "./episode-filters";
+import { buildEpisodeWhere, toFtsQuery, type EpisodeFilters } from "./episode-filters";
 import { withRaw } from "./sqlite";
 
 /** Filters of the viewer: the store's, plus a minimum count of invalid actions. */
 export type ViewerFilters = EpisodeFilters & { invalidMin?: number };
 
-function whereOf(f: ViewerFilters): { sql: string; params: Record<string, unknown> } {
-  const { invalidMin, ...rest } = f;
+/**
+ * The FROM and WHERE of a viewer query over `Episode e`. Full-text search drives the query from
+ * the set of matching episode ids (a CTE joined to Episode) rather than testing every episode
+ * against that set, which SQLite plans poorly.
+ */
+function whereOf(f: ViewerFilters): { cte: string; from: string; sql: string; params: Record<string, unknown> } {
+  const { invalidMin, search, ...rest } = f;
   const w = buildEpisodeWhere(rest);
-  if (invalidMin === undefined) return w;
-  const cond = `e."invalidCount" >= @invalidMin`;
-  return { sql: w.sql ? `${w.sql} AND ${cond}` : `WHERE ${cond}`, params: { ...w.params, invalidMin } };
+  const parts = w.sql ? [w.sql.replace(/^WHERE /, "")] : [];
+  const params: Record<string, unknown> = { ...w.params };
+  if (invalidMin !== undefined) {
+    parts.push(`e."invalidCount" >= @invalidMin`);
+    params.invalidMin = invalidMin;
+  }
+  const q = search === undefined ? null : toFtsQuery(search);
+  let cte = "";
+  let from = `"Episode" e`;
+  if (q) {
+    params.fts = q;
+    cte = `WITH hits("id") AS (SELECT "episodeId" FROM "EpisodeSearch" WHERE "EpisodeSearch" MATCH @fts
+      UNION SELECT t."episodeId" FROM "Turn" t WHERE t."id" IN (SELECT rowid FROM "TurnSearch" WHERE "TurnSearch" MATCH @fts))`;
+    from = `hits h CROSS JOIN "Episode" e ON e."id" = h."id"`;
+  }
+  return { cte, from, sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", params };
 }
 
 /** Sort keys of the viewer list → SQL expression over `e`. */
@@ -110,13 +128,13 @@ export function listViewerEpisodes({
   if (!(sort in VIEWER_SORT_SQL)) throw new BadInputError(`unknown sort; one of ${Object.keys(VIEWER_SORT_SQL).join(", ")}`, "sort");
   if (!Number.isInteger(page) || page < 1) throw new BadInputError("must be a positive integer", "page");
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 500) throw new BadInputError("must be 1..500", "pageSize");
-  const { sql: where, params } = whereOf(filters);
+  const { cte, from, sql: where, params } = whereOf(filters);
   const d = dir === "asc" ? "ASC" : "DESC";
   return withRaw((db) => {
-    const total = (prep(db, `SELECT COUNT(*) AS n FROM "Episode" e ${where}`).get(params) as { n: number }).n;
+    const total = (prep(db, `${cte} SELECT COUNT(*) AS n FROM ${from} ${where}`).get(params) as { n: number }).n;
     const rows = prep(
       db,
-      `SELECT ${ROW_COLS} FROM "Episode" e ${where} ORDER BY ${VIEWER_SORT_SQL[sort]} ${d} NULLS LAST, e."id" ${d} LIMIT @limit OFFSET @offset`,
+      `${cte} SELECT ${ROW_COLS} FROM ${from} ${where} ORDER BY ${VIEWER_SORT_SQL[sort]} ${d} NULLS LAST, e."id" ${d} LIMIT @limit OFFSET @offset`,
     ).all({ ...params, limit: pageSize, offset: (page - 1) * pageSize }) as Array<Record<string, unknown>>;
     return { total, page, pageSize, rows: rows.map(toRow) };
   });
@@ -341,11 +359,11 @@ export interface ViewerAggregates {
 
 /** Reward histogram, invalid-action rate by turn and tag counts over the episodes matching `filters`. */
 export function aggregateViewerEpisodes({ filters = {} }: { filters?: ViewerFilters }): ViewerAggregates {
-  const { sql: where, params } = whereOf(filters);
+  const { cte, from, sql: where, params } = whereOf(filters);
   return withRaw((db) => {
     const hist = prep(
       db,
-      `SELECT CASE WHEN e."reward" IS NULL THEN -1 ELSE MIN(9, CAST(e."reward" * 10 AS INTEGER)) END AS b, COUNT(*) AS n FROM "Episode" e ${where} GROUP BY b`,
+      `${cte} SELECT CASE WHEN e."reward" IS NULL THEN -1 ELSE MIN(9, CAST(e."reward" * 10 AS INTEGER)) END AS b, COUNT(*) AS n FROM ${from} ${where} GROUP BY b`,
     ).all(params) as { b: number; n: number }[];
     const bins = Array.from({ length: 10 }, (_, i) => ({ bin: `${(i / 10).toFixed(1)}–${((i + 1) / 10).toFixed(1)}`, episodes: 0 }));
     let none = 0;
@@ -356,14 +374,14 @@ export function aggregateViewerEpisodes({ filters = {} }: { filters?: ViewerFilt
     const rewardHistogram = none ? [...bins, { bin: "none", episodes: none }] : bins;
     const inv = prep(
       db,
-      `SELECT t."index" + 1 AS turn, COUNT(t."ok") AS checked, SUM(t."ok" = 0) AS invalid FROM "Turn" t
-       WHERE t."episodeId" IN (SELECT e."id" FROM "Episode" e ${where}) GROUP BY t."index" ORDER BY t."index" LIMIT 100`,
+      `${cte} SELECT t."index" + 1 AS turn, COUNT(t."ok") AS checked, SUM(t."ok" = 0) AS invalid FROM "Turn" t
+       WHERE t."episodeId" IN (SELECT e."id" FROM ${from} ${where}) GROUP BY t."index" ORDER BY t."index" LIMIT 100`,
     ).all(params) as { turn: number; checked: number; invalid: number | null }[];
     const invalidByTurn = inv.map((r) => ({ turn: r.turn, checked: r.checked, invalid: r.invalid ?? 0, rate: r.checked ? (r.invalid ?? 0) / r.checked : 0 }));
     const tagRows = prep(
       db,
-      `SELECT a."tag" AS tag, COUNT(DISTINCT a."episodeId") AS episodes FROM "Annotation" a
-       WHERE a."kind" = 'tag' AND a."status" = 'accepted' AND a."episodeId" IN (SELECT e."id" FROM "Episode" e ${where})
+      `${cte} SELECT a."tag" AS tag, COUNT(DISTINCT a."episodeId") AS episodes FROM "Annotation" a
+       WHERE a."kind" = 'tag' AND a."status" = 'accepted' AND a."episodeId" IN (SELECT e."id" FROM ${from} ${where})
        GROUP BY a."tag" ORDER BY episodes DESC LIMIT 30`,
     ).all(params) as { tag: string; episodes: number }[];
     return { rewardHistogram, invalidByTurn, tags: tagRows };
