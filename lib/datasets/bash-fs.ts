@@ -26,7 +26,7 @@ export const FS_NAMES = ["fs1", "fs2", "fs3", "fs4"] as const;
 export type FsName = (typeof FS_NAMES)[number];
 
 /** Bumped when the builder's output changes for the same manifest. */
-const BUILDER_VERSION = "bash-fs/1";
+const BUILDER_VERSION = "bash-fs/4";
 
 /** Fixed identity and date of the initial commit, so every build yields the same commit. */
 const GIT_ENV = {
@@ -107,10 +107,15 @@ async function buildIfStale(name: string): Promise<string> {
     await materializeManifest(m, tmp);
     await fsp.mkdir(path.join(tmp, "root"), { recursive: true });
     const git = (...args: string[]) => run("git", ["-C", tmp, ...args], { env: { ...process.env, ...GIT_ENV } });
-    await git("init", "-q", "-b", "main");
+    // No template: no sample hooks, a smaller .git to copy for every episode.
+    await git("init", "-q", "-b", "main", "--template=");
     await git("add", "-A");
     await git("commit", "-q", "--no-gpg-sign", "-m", `initial state of ${name}`);
+    // One pack instead of a loose file per object: fewer files to copy for every episode.
+    await git("gc", "-q", "--prune=now");
     await applyTimes(m, tmp, Date.now());
+    // mkdtemp made it 0700; it becomes the sandbox's "/", which every user must be able to enter.
+    await fsp.chmod(tmp, 0o755);
     const old = existsSync(dir) ? `${dir}.old-${process.pid}-${Date.now()}` : null;
     if (old) await fsp.rename(dir, old);
     await fsp.rename(tmp, dir);

@@ -273,7 +273,8 @@ export async function materializeManifest(m: FsManifest, root: string): Promise<
     if (e.type === "dir") await fsp.chmod(path.join(root, e.path), parseInt(e.mode ?? "755", 8));
   }
   for (const r of m.roots) await fsp.mkdir(path.join(root, r), { recursive: true });
-  await fsp.writeFile(path.join(root, ".gitignore"), SYSTEM_DIRS.map((d) => `/${d}\n`).join(""));
+  // /.dockerenv: the marker file Docker puts at the root of every container.
+  await fsp.writeFile(path.join(root, ".gitignore"), [...SYSTEM_DIRS.map((d) => `/${d}`), "/.dockerenv"].map((p) => `${p}\n`).join(""));
 }
 
 /** A digest of everything that decides the built tree (the manifest and the builder's version). */

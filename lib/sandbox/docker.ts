@@ -140,7 +140,9 @@ async function startContainer(docker: Docker, spec: SandboxSpec, limits: Limits)
   const workdir = spec.workdir ?? spec.files?.mountAt ?? "/";
   const tmpfs = (mode: string) => `rw,exec,nosuid,size=${limits.diskBytes},mode=${mode}`;
   const mounts: Record<string, string> = { "/tmp": tmpfs("1777"), "/var/tmp": tmpfs("1777"), "/root": tmpfs("700"), "/run": tmpfs("755") };
-  if (spec.files) mounts[spec.files.mountAt] = tmpfs("755");
+  // Task files at "/" (a whole-root file system) go into the container's own writable layer.
+  const filesAtRoot = spec.files?.mountAt === "/";
+  if (spec.files && !filesAtRoot) mounts[spec.files.mountAt] = tmpfs("755");
   if (spec.workdir && !mounts[spec.workdir] && spec.workdir !== "/") mounts[spec.workdir] ??= tmpfs("755");
   let container: Docker.Container;
   try {
@@ -163,7 +165,7 @@ async function startContainer(docker: Docker, spec: SandboxSpec, limits: Limits)
         Memory: limits.memoryBytes,
         MemorySwap: limits.memoryBytes,
         PidsLimit: limits.processes,
-        ReadonlyRootfs: true,
+        ReadonlyRootfs: !filesAtRoot,
         Tmpfs: mounts,
         CapDrop: ["ALL"],
         SecurityOpt: ["no-new-privileges"],

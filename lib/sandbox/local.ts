@@ -22,14 +22,19 @@ const ETC_FILES = ["ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", 
 /** Top-level system directories shared read-only (or as the symlinks they are on merged-/usr hosts). */
 const SYSTEM_DIRS = ["bin", "sbin", "lib", "lib32", "lib64", "libx32"];
 /** Mount points the task's files may not replace. */
-const RESERVED = ["/", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc", "/proc", "/dev", "/tmp", "/root"];
+const RESERVED = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc", "/proc", "/dev", "/tmp", "/root"];
 
 const PASSWD = "root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n";
 const GROUP = "root:x:0:\nnogroup:x:65534:\n";
 const GITCONFIG = "[safe]\n\tdirectory = *\n[user]\n\temail = sandbox@intercode.local\n\tname = sandbox\n";
 
-/** Checks `spec.files.mountAt` / `workdir`: absolute, normalised, not a system directory. */
+/**
+ * Checks `spec.files.mountAt` / `workdir`: absolute, normalised, not a system directory.
+ * "/" is allowed: the task's files are then a whole root (bash file systems keep their git
+ * repository at /) and the system directories are laid over them read-only.
+ */
 export function checkMountPoint(mountAt: string, where: string): void {
+  if (mountAt === "/") return;
   if (!path.isAbsolute(mountAt) || path.normalize(mountAt) !== mountAt || mountAt.endsWith("/")) {
     throw new BadInputError(`must be an absolute, normalised path, got ${JSON.stringify(mountAt)}`, where);
   }
@@ -70,6 +75,9 @@ function bwrapArgs(root: string, spec: SandboxSpec, limits: Limits): string[] {
   const a = ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--as-pid-1", "--cap-drop", "ALL", "--clearenv"];
   for (const [k, v] of Object.entries(BASE_ENV)) a.push("--setenv", k, v);
   a.push("--hostname", "sandbox");
+  const filesAtRoot = spec.files?.mountAt === "/";
+  // A whole-root file system goes first so that the system directories below lie over it.
+  if (filesAtRoot) a.push("--bind", path.join(root, "files"), "/");
   a.push("--ro-bind", "/usr", "/usr");
   // /usr/local holds host-installed tools (docker, node...): not part of the environment.
   if (existsSync("/usr/local")) a.push("--tmpfs", "/usr/local", "--remount-ro", "/usr/local");
@@ -91,12 +99,12 @@ function bwrapArgs(root: string, spec: SandboxSpec, limits: Limits): string[] {
   // /dev is bwrap's own tmpfs: read-only, with a small private /dev/shm (device nodes stay usable).
   a.push("--proc", "/proc", "--dev", "/dev", "--size", String(Math.min(limits.diskBytes, 64 * 1024 * 1024)), "--perms", "1777", "--tmpfs", "/dev/shm", "--remount-ro", "/dev");
   a.push("--bind", path.join(root, "tmp"), "/tmp", "--bind", path.join(root, "home"), "/root");
-  if (spec.files) a.push("--bind", path.join(root, "files"), spec.files.mountAt);
+  if (spec.files && !filesAtRoot) a.push("--bind", path.join(root, "files"), spec.files.mountAt);
   a.push("--bind", path.join(root, "vartmp"), "/var/tmp", "--dir", "/run");
   const workdir = spec.workdir ?? spec.files?.mountAt ?? "/";
   const writable = ["/tmp", "/root", spec.files?.mountAt].filter(Boolean) as string[];
   if (!writable.some((w) => workdir === w || workdir.startsWith(`${w}/`))) a.push("--dir", workdir);
-  a.push("--remount-ro", "/");
+  if (!filesAtRoot) a.push("--remount-ro", "/");
   a.push("--chdir", spec.files ? spec.files.mountAt : "/");
   return [...a, "--", ...AGENT_BOOTSTRAP];
 }
