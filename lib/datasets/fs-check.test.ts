@@ -24,6 +24,7 @@ describe("file system manifests", () => {
   it("builds each tree once, with its git repository at the root, and clones it with the manifest's times", async () => {
     const dir = await ensureFileSystem("fs1");
     expect(await ensureFileSystem("fs1")).toBe(dir);
+    expect((await fsp.stat(dir)).mode & 0o777).toBe(0o755);
     const log = execFileSync("git", ["-C", dir, "log", "--format=%an %ad", "--date=iso-strict"], { encoding: "utf8" });
     expect(log.trim()).toBe("InterCode Studio 2024-01-01T00:00:00+00:00");
     const dest = await fsp.mkdtemp(path.join(os.tmpdir(), "ic-fs-test-"));
@@ -32,6 +33,7 @@ describe("file system manifests", () => {
       await cloneFileSystem("fs1", dest, { nowMs: now });
       const status = execFileSync("git", ["-C", dest, "status", "--short"], { encoding: "utf8" });
       expect(status).toBe("");
+      expect((await fsp.stat(dest)).mode & 0o777).toBe(0o755);
       const fresh = await fsp.stat(path.join(dest, "testbed/dir3/subdir1/subsubdir1/tmp/session_new.tmp"));
       expect(fresh.mtimeMs).toBe(now - 3600_000);
       const old = await fsp.stat(path.join(dest, "testbed/Hello.java"));
