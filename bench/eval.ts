@@ -37,10 +37,12 @@ export default async function main(argv: string[] = []): Promise<void> {
     solved: number;
     seconds: number;
     episodesPerMinute: number;
-    harnessMsPerTurn: number;
-    harnessPlusModelMsPerTurn: number;
+    loopMsPerTurn: number;
+    storeMsPerTurn: number;
+    modelHttpMsPerTurn: number;
     sandboxMsPerTurn: number;
   }[] = [];
+  let harness: Awaited<ReturnType<typeof measureHarness>> | null = null;
   const server = await startScriptedServer({ rules: [] });
   try {
     const model = resolveModel("scripted", { adhoc: { baseURL: server.baseURL, apiKey: "bench" } });
@@ -70,25 +72,99 @@ export default async function main(argv: string[] = []): Promise<void> {
           solved: r.summary.solved,
           seconds: round(seconds, 2),
           episodesPerMinute: round((r.outcomes.length / seconds) * 60, 1),
-          harnessMsPerTurn: round(sum((o) => o.totalMs - o.envMs - o.modelMs) / turns, 2),
-          harnessPlusModelMsPerTurn: round(sum((o) => o.totalMs - o.envMs) / turns, 2),
+          loopMsPerTurn: round(sum((o) => o.totalMs - o.envMs - o.modelMs - o.storeMs) / turns, 2),
+          storeMsPerTurn: round(sum((o) => o.storeMs) / turns, 2),
+          modelHttpMsPerTurn: round(sum((o) => o.modelMs) / turns, 2),
           sandboxMsPerTurn: round(sum((o) => o.envMs) / turns, 1),
         });
       }
     }
+    harness = await measureHarness(server, model, Number(arg("harness-episodes") ?? 20));
   } finally {
     await server.close();
     await Promise.all([closeStore(), shutdownSandboxBackends()]);
   }
   if (json) {
-    process.stdout.write(JSON.stringify({ rows }, null, 2) + "\n");
+    process.stdout.write(JSON.stringify({ rows, harness }, null, 2) + "\n");
     return;
   }
-  const header = ["env", "conc", "episodes", "turns", "solved", "seconds", "episodes/min", "harness ms/turn", "+model HTTP ms/turn", "sandbox ms/turn"];
-  const table = [header, ...rows.map((r) => [r.env, r.concurrency, r.episodes, r.turns, r.solved, r.seconds, r.episodesPerMinute, r.harnessMsPerTurn, r.harnessPlusModelMsPerTurn, r.sandboxMsPerTurn].map(String))];
+  const header = ["env", "conc", "episodes", "turns", "solved", "seconds", "episodes/min", "loop ms/turn", "store ms/turn", "model HTTP ms/turn", "sandbox ms/turn"];
+  const table = [header, ...rows.map((r) => [r.env, r.concurrency, r.episodes, r.turns, r.solved, r.seconds, r.episodesPerMinute, r.loopMsPerTurn, r.storeMsPerTurn, r.modelHttpMsPerTurn, r.sandboxMsPerTurn].map(String))];
   const widths = header.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
   process.stdout.write(table.map((row) => row.map((c, i) => c.padStart(widths[i]!)).join("  ")).join("\n") + "\n");
-  process.stdout.write("harness = turn time outside the sandbox and the model call (parsing, prompts, store writes, events); target < 5 ms\n");
+  if (harness) {
+    const h = harness;
+    process.stdout.write(
+      `\nharness alone (an environment whose actions cost nothing, ${h.turns} turns, concurrency 1), per turn:\n` +
+        `  loop (prompts, parsing, context fit, events)  median ${h.loopMsMedian} ms  mean ${h.loopMsMean} ms\n` +
+        `  store writes (turn committed before it is reported)  median ${h.storeMsMedian} ms\n` +
+        `  model call over HTTP to the local scripted server  median ${h.modelMsMedian} ms\n` +
+        `  harness total (loop + store)  median ${h.harnessMsMedian} ms wall  (target < 5 ms)\n` +
+        `  CPU time per turn (median): loop ${h.cpuLoopMsMedian} ms, store ${h.cpuStoreMsMedian} ms, model call + in-process server ${h.cpuModelMsMedian} ms; process total ${h.cpuMsPerTurn} ms\n` +
+        `  load average during the run: ${h.loadAverage}\n`,
+    );
+  }
+}
+
+/**
+ * The harness's own cost per turn, apart from any sandbox: Try Again over an environment whose
+ * actions and scoring return at once (so what remains is the loop, the store and the model call).
+ */
+async function measureHarness(server: import("@/lib/agent/scripted-server").ScriptedServer, model: import("@/lib/agent/models").ResolvedModel, episodes: number) {
+  const { runEpisode } = await import("@/lib/agent/run-episode");
+  const { dbRecorder } = await import("@/lib/agent/db-store");
+  const { loadDataset } = await import("@/lib/datasets/registry");
+  const task = loadDataset("demo-sql")[0]!;
+  const TURNS = 10;
+  server.setScript({ rules: [{ match: task.query, replies: ["Looking.\n```sql\nSELECT 1\n```"] }] });
+  const instant: import("@/lib/env/types").Environment = {
+    env: "sql",
+    task: null,
+    reset: async () => ({ observation: task.query }),
+    step: async (action) => ({ observation: `[(1,)] for ${action.length} chars`, ok: true, done: false }),
+    submit: async () => ({ reward: 0, breakdown: { kind: "sql", overlap: 0, order: null }, goldObservation: "", agentObservation: "" }),
+    evaluate: async () => ({ reward: 0, breakdown: { kind: "sql", overlap: 0, order: null }, goldObservation: "", agentObservation: "" }),
+    close: async () => {},
+  };
+  const recorder = dbRecorder();
+  const loop: number[] = [];
+  const store: number[] = [];
+  const modelMs: number[] = [];
+  const harnessMs: number[] = [];
+  const cpuLoop: number[] = [];
+  const cpuStore: number[] = [];
+  const cpuModel: number[] = [];
+  let turns = 0;
+  const cpu0 = process.cpuUsage();
+  for (let i = 0; i < episodes + 2; i++) {
+    const o = await runEpisode({ task, model, policy: "try-again", maxTurns: TURNS, recorder, environment: instant });
+    if (i < 2) continue; // warm-up
+    turns += o.turns;
+    const l = (o.totalMs - o.envMs - o.modelMs - o.storeMs) / o.turns;
+    loop.push(l);
+    store.push(o.storeMs / o.turns);
+    modelMs.push(o.modelMs / o.turns);
+    harnessMs.push(l + o.storeMs / o.turns);
+    cpuLoop.push((o.cpu.totalMs - o.cpu.storeMs - o.cpu.modelMs) / o.turns);
+    cpuStore.push(o.cpu.storeMs / o.turns);
+    cpuModel.push(o.cpu.modelMs / o.turns);
+  }
+  const cpu = process.cpuUsage(cpu0);
+  const median = (xs: number[]) => round([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0, 2);
+  return {
+    turns,
+    loopMsMedian: median(loop),
+    loopMsMean: round(loop.reduce((a, b) => a + b, 0) / (loop.length || 1), 2),
+    storeMsMedian: median(store),
+    modelMsMedian: median(modelMs),
+    harnessMsMedian: median(harnessMs),
+    cpuMsPerTurn: round((cpu.user + cpu.system) / 1000 / turns, 2),
+    /** CPU time per turn by part (robust when the machine is busy): loop, store, model call incl. the in-process server. */
+    cpuLoopMsMedian: median(cpuLoop),
+    cpuStoreMsMedian: median(cpuStore),
+    cpuModelMsMedian: median(cpuModel),
+    loadAverage: (await import("node:os")).loadavg().map((x) => x.toFixed(1)).join(" "),
+  };
 }
 
 function round(x: number, d: number): number {

@@ -43,7 +43,14 @@ export interface EpisodeOutcome {
   envMs: number;
   /** Time spent waiting for the model, ms. */
   modelMs: number;
+  /** Time spent writing to the store, ms. */
+  storeMs: number;
   totalMs: number;
+  /**
+   * Process CPU time (user + system, ms) spent in the store writes, the model calls, and the whole
+   * episode. Only meaningful when one episode runs at a time (the benchmark's harness figures).
+   */
+  cpu: { storeMs: number; modelMs: number; totalMs: number };
 }
 
 export interface RunEpisodeOptions {
@@ -112,7 +119,22 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
   const contextBudget = model.info.contextWindow - model.info.maxOutputTokens;
   const headers = { "x-ic-task": task.id };
 
-  const stats = { tokensIn: 0, tokensOut: 0, costUsd: 0, envMs: 0, modelMs: 0, failedTurns: 0 };
+  const stats = { tokensIn: 0, tokensOut: 0, costUsd: 0, envMs: 0, modelMs: 0, storeMs: 0, failedTurns: 0, cpuStoreMs: 0, cpuModelMs: 0 };
+  const cpu0 = process.cpuUsage();
+  const cpuMs = (since: NodeJS.CpuUsage) => {
+    const d = process.cpuUsage(since);
+    return (d.user + d.system) / 1000;
+  };
+  const stored = async <T>(f: () => Promise<T>): Promise<T> => {
+    const s = performance.now();
+    const c = process.cpuUsage();
+    try {
+      return await f();
+    } finally {
+      stats.storeMs += performance.now() - s;
+      stats.cpuStoreMs += cpuMs(c);
+    }
+  };
   const timed = async <T>(f: () => Promise<T>): Promise<T> => {
     const s = performance.now();
     try {
@@ -134,7 +156,7 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
   let policyDone = false;
 
   const finish = async (end: EpisodeEnd): Promise<EpisodeOutcome> => {
-    if (episodeId) await recorder.finishEpisode(episodeId, end);
+    if (episodeId) await stored(() => recorder.finishEpisode(episodeId, end));
     const outcome: EpisodeOutcome = {
       episodeId,
       status: end.status,
@@ -148,7 +170,9 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
       costUsd: stats.costUsd,
       envMs: stats.envMs,
       modelMs: stats.modelMs,
+      storeMs: stats.storeMs,
       totalMs: performance.now() - t0,
+      cpu: { storeMs: stats.cpuStoreMs, modelMs: stats.cpuModelMs, totalMs: cpuMs(cpu0) },
     };
     if (end.status === "submitted") emit({ type: "submitted", reward: end.reward ?? 0, success: end.success });
     emit({ type: "episode-end", outcome });
@@ -183,7 +207,7 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
   };
 
   try {
-    episodeId = await recorder.startEpisode({
+    episodeId = await stored(() => recorder.startEpisode({
       task,
       env: task.env,
       model: model.info.id,
@@ -192,7 +216,7 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
       mode: options.mode ?? "eval",
       feedback: session.stopOnSolved || (options.refineTurns ?? 0) > 0 ? "reward" : "none",
       runId: options.runId,
-    });
+    }));
     emit({ type: "episode-start", episodeId, taskId: task.id, policy: options.policy, model: model.info.id, maxTurns });
     // The sandbox starts while the model thinks about its first reply; a sandbox that fails is
     // recorded as the episode's error when the first action needs it.
@@ -211,6 +235,7 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
       messages.push({ role: "user", content: pending });
       pending = "";
       const s = performance.now();
+      const c = process.cpuUsage();
       try {
         const r = await callModel(model, {
           system: session.system,
@@ -228,6 +253,7 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
         return r;
       } finally {
         stats.modelMs += performance.now() - s;
+        stats.cpuModelMs += cpuMs(c);
       }
     };
 
@@ -330,11 +356,11 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
     return { status: "abandoned", reward: 0, success: false, solvedAtTurn: null };
   }
   function fallbackOutcome(status: EpisodeEndStatus): EpisodeOutcome {
-    return { episodeId, status, reward: null, success: false, turns, failedTurns: stats.failedTurns, tokensIn: stats.tokensIn, tokensOut: stats.tokensOut, costUsd: stats.costUsd, envMs: stats.envMs, modelMs: stats.modelMs, totalMs: performance.now() - t0 };
+    return { episodeId, status, reward: null, success: false, turns, failedTurns: stats.failedTurns, tokensIn: stats.tokensIn, tokensOut: stats.tokensOut, costUsd: stats.costUsd, envMs: stats.envMs, modelMs: stats.modelMs, storeMs: stats.storeMs, totalMs: performance.now() - t0, cpu: { storeMs: stats.cpuStoreMs, modelMs: stats.cpuModelMs, totalMs: cpuMs(cpu0) } };
   }
 
   async function recordTurn(turn: AgentTurn): Promise<void> {
-    await recorder.appendTurn(episodeId, turn);
+    await stored(() => recorder.appendTurn(episodeId, turn));
     emit({ type: "turn-end", turn });
   }
 
