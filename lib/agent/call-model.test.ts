@@ -4,7 +4,7 @@ import { backoffDelay, callModel, DEFAULT_RETRY } from "./call-model";
 import { resolveModel } from "./models";
 import { startScriptedServer, type ScriptedServer } from "./scripted-server";
 
-const FAST = { baseDelayMs: 5, maxDelayMs: 50, timeoutMs: 400, attempts: 3 };
+const FAST = { baseDelayMs: 5, maxDelayMs: 50, timeoutMs: 1500, attempts: 3 };
 
 describe("callModel against the scripted OpenAI-compatible server", () => {
   let server: ScriptedServer;
