@@ -11,7 +11,10 @@ packages=(
   git file tree bc python3 ca-certificates
   tar gzip bzip2 xz-utils zip unzip
   sqlite3 xxd binutils netcat-openbsd curl
+  cpio rename ncal bind9-dnsutils iputils-ping ncompress hashdeep jq
 )
+# The recipe's hash goes on the image, so build-images.sh rebuilds it when this list changes.
+recipe=$(sha256sum "$0" | cut -c1-16)
 
 if ! command -v mmdebstrap >/dev/null; then
   echo "mmdebstrap not found: apt-get install -y mmdebstrap" >&2
@@ -31,5 +34,6 @@ mmdebstrap --variant=minbase --include="$include" \
       --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
       --change 'ENV LANG=C.UTF-8' \
       --change 'CMD ["/bin/bash"]' \
+      --change "LABEL studio.recipe=$recipe" \
       - "$tag"
 echo "built $tag" >&2

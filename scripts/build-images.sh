@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 base=${BASE_TAG:-intercode-studio/base:bookworm}
-if ! docker image inspect "$base" >/dev/null 2>&1; then
+recipe=$(sha256sum docker/build-base-image.sh | cut -c1-16)
+if [ "$(docker image inspect -f '{{ index .Config.Labels "studio.recipe" }}' "$base" 2>/dev/null)" != "$recipe" ]; then
   bash docker/build-base-image.sh
 fi
 for env in bash python sql ctf; do

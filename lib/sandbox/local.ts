@@ -18,7 +18,7 @@ const BWRAP = process.env.IC_BWRAP ?? "bwrap";
 const START_TIMEOUT_MS = 15_000;
 
 /** /etc files the sandbox may see (no secrets: no shadow, no host passwd, no ssh, no machine-id). */
-const ETC_FILES = ["ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "nsswitch.conf", "magic", "magic.mime", "mime.types", "bash.bashrc", "inputrc", "profile"];
+const ETC_FILES = ["hosts", "networks", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "nsswitch.conf", "magic", "magic.mime", "mime.types", "bash.bashrc", "inputrc", "profile"];
 /** Top-level system directories shared read-only (or as the symlinks they are on merged-/usr hosts). */
 const SYSTEM_DIRS = ["bin", "sbin", "lib", "lib32", "lib64", "libx32"];
 /** Mount points the task's files may not replace. */
@@ -98,7 +98,9 @@ function bwrapArgs(root: string, spec: SandboxSpec, limits: Limits): string[] {
   for (const f of ["passwd", "group", "gitconfig", "hostname"]) a.push("--ro-bind", path.join(root, "etc", f), `/etc/${f}`);
   // /dev is bwrap's own tmpfs: read-only, with a small private /dev/shm (device nodes stay usable).
   a.push("--proc", "/proc", "--dev", "/dev", "--size", String(Math.min(limits.diskBytes, 64 * 1024 * 1024)), "--perms", "1777", "--tmpfs", "/dev/shm", "--remount-ro", "/dev");
-  a.push("--bind", path.join(root, "tmp"), "/tmp", "--bind", path.join(root, "home"), "/root");
+  a.push("--bind", path.join(root, "tmp"), "/tmp");
+  // A whole-root file system brings its own writable /root (fs3 keeps task files there).
+  if (!(filesAtRoot && existsSync(path.join(root, "files", "root")))) a.push("--bind", path.join(root, "home"), "/root");
   if (spec.files && !filesAtRoot) a.push("--bind", path.join(root, "files"), spec.files.mountAt);
   a.push("--bind", path.join(root, "vartmp"), "/var/tmp", "--dir", "/run");
   const workdir = spec.workdir ?? spec.files?.mountAt ?? "/";
