@@ -81,6 +81,17 @@ function classify(agent: SqlCell[][], gold: SqlCell[][]): { category: FailureCat
   return { category: "rows-differ", detail: `${a.length} rows vs ${g.length}; e.g. got ${onlyA.join(" ") || "-"} where gold has ${onlyG.join(" ") || "-"}` };
 }
 
+/**
+ * Why a gold query is not valid MySQL, for the known Spider cases (they failed on InterCode's
+ * MySQL 8 as well); null when none applies.
+ */
+export function explainInvalidGold(gold: string): string | null {
+  if (/\bFROM\s+SHOW\b/i.test(gold)) return "it reads a table named SHOW, a reserved word in MySQL, unquoted";
+  if (/\b(COUNT|SUM|AVG|MIN|MAX)\s+\(/i.test(gold)) return "a space between an aggregate function's name and its parenthesis, which MySQL's default sql_mode (no IGNORE_SPACE) rejects";
+  if (/\bFROM\s*\(\s*SELECT\b[\s\S]*\)\s*;?\s*$/i.test(gold)) return "a derived table without an alias, which MySQL rejects (\"Every derived table must have its own alias\")";
+  return null;
+}
+
 /** Runs the gold check over `tasks`. */
 export async function goldCheckSql(options: GoldCheckSqlOptions): Promise<GoldCheckReport> {
   const { tasks, engine } = options;
@@ -108,10 +119,12 @@ export async function goldCheckSql(options: GoldCheckSqlOptions): Promise<GoldCh
     let detail: string;
     if (gold.error !== undefined) {
       category = "gold-error";
-      detail = `gold fails on ${reference.id}: ${gold.error}`;
+      const why = explainInvalidGold(task.gold);
+      detail = `gold fails on ${reference.id}: ${gold.error}${why ? ` (not valid MySQL: ${why})` : ""}`;
     } else if (!agent.ok) {
       category = "agent-error";
-      detail = `gold fails on ${engine.id}: ${agent.error}`;
+      const why = explainInvalidGold(task.gold);
+      detail = `gold fails on ${engine.id}: ${agent.error}${why ? ` (not valid MySQL: ${why})` : ""}`;
     } else if (agentRows === null) {
       category = "no-result-set";
       detail = "gold returns no result set";

@@ -2,7 +2,7 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import mysql, { type Connection, type FieldPacket, type Pool, type TypeCast } from "mysql2/promise";
+import mysql, { type Connection, type FieldPacket, type Pool, type PoolConnection, type TypeCast } from "mysql2/promise";
 import { intercodeDataDir, sharedIntercodeDir } from "@/lib/datasets/paths";
 import { BadInputError, NotFoundError, SandboxUnavailableError } from "@/lib/errors";
 import { ACTION_TIMEOUT_MS } from "@/lib/sandbox/limits";
@@ -120,6 +120,64 @@ function parseUrl(url: string): { host: string; port: number; user: string; pass
   return { host: u.hostname || "127.0.0.1", port: Number(u.port || 3306), user: decodeURIComponent(u.username), password: decodeURIComponent(u.password) };
 }
 
+/**
+ * The admin connections: a small pool that closes itself after a moment without work, so that a
+ * command-line run is not kept alive by idle sockets, and opens again on the next use.
+ */
+class AdminPool {
+  private pool: Pool | null = null;
+  private inFlight = 0;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly config: mysql.PoolOptions) {}
+
+  private get(): Pool {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.pool ??= mysql.createPool(this.config);
+    return this.pool;
+  }
+
+  private done(): void {
+    if (--this.inFlight > 0) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.end(), 2000);
+    this.timer.unref();
+  }
+
+  async query(sql: string, params?: unknown[]): Promise<[unknown, FieldPacket[]]> {
+    const pool = this.get();
+    this.inFlight++;
+    try {
+      return (await pool.query(sql, params)) as [unknown, FieldPacket[]];
+    } finally {
+      this.done();
+    }
+  }
+
+  async withConnection<T>(fn: (conn: PoolConnection) => Promise<T>): Promise<T> {
+    const pool = this.get();
+    this.inFlight++;
+    try {
+      const conn = await pool.getConnection();
+      try {
+        return await fn(conn);
+      } finally {
+        conn.release();
+      }
+    } finally {
+      this.done();
+    }
+  }
+
+  async end(): Promise<void> {
+    if (this.inFlight > 0) return;
+    const p = this.pool;
+    this.pool = null;
+    await p?.end().catch(() => undefined);
+  }
+}
+
 function scratchName(): string {
   return `${SCRATCH_PREFIX}${Date.now().toString(36)}_${randomBytes(5).toString("hex")}`;
 }
@@ -127,7 +185,7 @@ function scratchName(): string {
 export class MysqlEngine implements SqlEngine {
   readonly kind = "mysql" as const;
   readonly id: string;
-  readonly admin: Pool;
+  readonly admin: AdminPool;
   private readonly server: ReturnType<typeof parseUrl>;
   private readonly loaded = new Map<string, Promise<string[]>>();
   readonly timeoutMs: number;
@@ -137,7 +195,7 @@ export class MysqlEngine implements SqlEngine {
     this.server = parseUrl(options.url);
     this.id = `mysql:${this.server.host}:${this.server.port}${options.onlyFullGroupBy ? ":ofgb" : ""}`;
     this.timeoutMs = options.timeoutMs ?? ACTION_TIMEOUT_MS;
-    this.admin = mysql.createPool({ ...this.server, connectionLimit: 4, multipleStatements: false, charset: "utf8mb4_general_ci" });
+    this.admin = new AdminPool({ ...this.server, connectionLimit: 4, multipleStatements: false, charset: "utf8mb4_general_ci" });
   }
 
   get sqlMode(): string {
@@ -169,15 +227,12 @@ export class MysqlEngine implements SqlEngine {
     let hit = this.loaded.get(db);
     if (!hit) {
       hit = (async () => {
-        const conn = await this.admin.getConnection();
-        try {
+        return this.admin.withConnection(async (conn) => {
           const known = await ensureMysqlDatabase(conn as unknown as Connection, db, { dumpPath: this.options.dumpPath ?? defaultDump(), demoDirs: this.options.demoDirs });
           if (!known) throw new NotFoundError(`SQL database ${db}`, { db });
           const [rows] = await conn.query("SELECT TABLE_NAME AS t FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME", [db.toLowerCase()]);
           return (rows as { t: string }[]).map((r) => r.t);
-        } finally {
-          conn.release();
-        }
+        });
       })();
       hit.catch(() => this.loaded.delete(db));
       this.loaded.set(db, hit);
@@ -237,21 +292,20 @@ export class MysqlEngine implements SqlEngine {
     const scratch = scratchName();
     const password = randomBytes(12).toString("hex");
     const src = db.toLowerCase();
-    const conn = await this.admin.getConnection();
     try {
-      await conn.query(`CREATE DATABASE \`${scratch}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci`);
-      for (const t of tables) {
-        await conn.query(`CREATE TABLE \`${scratch}\`.\`${t}\` LIKE \`${src}\`.\`${t}\``);
-        await conn.query(`INSERT INTO \`${scratch}\`.\`${t}\` SELECT * FROM \`${src}\`.\`${t}\``);
-      }
-      await conn.query(`CREATE USER '${scratch}'@'%' IDENTIFIED BY '${password}'`);
-      await conn.query(`GRANT ALL PRIVILEGES ON \`${scratch}\`.* TO '${scratch}'@'%'`);
+      await this.admin.withConnection(async (conn) => {
+        await conn.query(`CREATE DATABASE \`${scratch}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci`);
+        for (const t of tables) {
+          await conn.query(`CREATE TABLE \`${scratch}\`.\`${t}\` LIKE \`${src}\`.\`${t}\``);
+          await conn.query(`INSERT INTO \`${scratch}\`.\`${t}\` SELECT * FROM \`${src}\`.\`${t}\``);
+        }
+        await conn.query(`CREATE USER '${scratch}'@'%' IDENTIFIED BY '${password}'`);
+        await conn.query(`GRANT ALL PRIVILEGES ON \`${scratch}\`.* TO '${scratch}'@'%'`);
+      });
       return { name: scratch, password };
     } catch (err) {
       await dropScratch(this.admin, scratch);
       throw err;
-    } finally {
-      conn.release();
     }
   }
 
@@ -285,11 +339,11 @@ export class MysqlEngine implements SqlEngine {
       if (u) await this.admin.query(`DROP USER IF EXISTS '${u.name}'@'%'`).catch(() => undefined);
     }
     this.readers.clear();
-    await this.admin.end().catch(() => undefined);
+    await this.admin.end();
   }
 }
 
-async function dropScratch(admin: Pool, scratch: string): Promise<void> {
+async function dropScratch(admin: AdminPool, scratch: string): Promise<void> {
   await admin.query(`DROP DATABASE IF EXISTS \`${scratch}\``).catch(() => undefined);
   await admin.query(`DROP USER IF EXISTS '${scratch}'@'%'`).catch(() => undefined);
 }

@@ -131,7 +131,7 @@ class WorkerHandle {
 }
 
 export interface SqliteEngineOptions extends SqliteSourceOptions {
-  /** Warm idle processes kept ready (default 2). */
+  /** Warm idle processes kept at most (default 4; one spare is started whenever none is idle). */
   poolSize?: number;
   /** Default time limit per action. */
   timeoutMs?: number;
@@ -157,7 +157,7 @@ export class SqliteEngine implements SqlEngine {
   constructor(options: SqliteEngineOptions = {}) {
     this.sources = options.sources ?? new SqliteSources(options);
     this.id = `sqlite:${this.sources.collation}`;
-    this.poolSize = options.poolSize ?? 2;
+    this.poolSize = options.poolSize ?? 4;
     this.timeoutMs = options.timeoutMs ?? ACTION_TIMEOUT_MS;
   }
 
