@@ -10,7 +10,7 @@ export const AGENT_SOURCE = String.raw`# The in-sandbox agent: one long-lived pr
 #
 # Host -> agent: {"op": ..., "id": n, ...}; agent -> host: {"ev": ..., "id": n, ...}.
 # Binary data travels base64-encoded in "d".
-import base64, ctypes, errno, io, json, os, resource, selectors, signal, sys, tarfile
+import base64, ctypes, errno, io, json, os, resource, selectors, signal, sys, tarfile, time
 
 OUT = sys.stdout.buffer
 IN_FD = sys.stdin.fileno()
@@ -283,6 +283,15 @@ def kill_task(t, sig):
             return
 
 
+def state_of(pid):
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            stat = f.read()
+        return stat[stat.rindex(b")") + 2:stat.rindex(b")") + 3]
+    except (OSError, ValueError):
+        return b"?"
+
+
 def kill_strays(keep_ids):
     me = os.getpid()
     keep = {me, 1}
@@ -290,9 +299,13 @@ def kill_strays(keep_ids):
         t = tasks.get(tid)
         if t is not None:
             keep.add(t.pid)
-    for _ in range(50):
-        victims = [p for p in proc_pids() if p not in keep]
-        if not victims:
+    # Freeze and kill until nothing but the kept ones is left alive (dying processes take a
+    # moment to go; a fork bomb keeps making new ones until its members are all stopped).
+    deadline = time.monotonic() + 5
+    while True:
+        victims = [p for p in proc_pids() if p not in keep and state_of(p) not in (b"Z", b"?")]
+        reap()
+        if not victims or time.monotonic() > deadline:
             return
         for s in (signal.SIGSTOP, signal.SIGKILL):
             for p in victims:
@@ -300,7 +313,7 @@ def kill_strays(keep_ids):
                     os.kill(p, s)
                 except OSError:
                     pass
-        reap()
+        time.sleep(0.005)
 
 
 def file_op(msg):

@@ -244,7 +244,7 @@ export function registerSandboxConformance(target: ConformanceTarget): void {
       expect(r.timedOut || r.exitCode !== null).toBe(true);
       expect(performance.now() - t0).toBeLessThan(15_000);
       await sb.killStrays();
-      const after = await sb.exec("echo alive; ps -e --no-headers | wc -l");
+      const after = await sb.exec("echo alive; ps -e -o stat= | grep -vc '^Z'");
       expect(after.output.split("\n")[0]).toBe("alive");
       expect(Number(after.output.split("\n")[1])).toBeLessThan(10);
     });
