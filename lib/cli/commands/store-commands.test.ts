@@ -39,7 +39,7 @@ describe("icstudio import / stats / export", () => {
     const again = icstudio(["import", out], db2);
     expect(again.stdout).toMatch(/episodes added 69 · skipped 0/);
     expect(JSON.parse(icstudio(["stats", "--json"], db2).stdout).groups[0]).toMatchObject({ episodes: 69, solved: 69, successRate: 1 });
-  });
+  }, 300_000);
 
   it("names bad flags and bad files, and exits non-zero", () => {
     const db = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ic-cli-")), "studio.db");
@@ -51,5 +51,5 @@ describe("icstudio import / stats / export", () => {
     expect(missing.stderr).toMatch(/\/no\/such\/file.json: no such file or folder/);
     const fmt = icstudio(["export", "--format", "csv"], db);
     expect(fmt.stderr).toMatch(/--format: must be jsonl or intercode/);
-  });
+  }, 300_000);
 });
