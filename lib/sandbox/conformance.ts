@@ -145,7 +145,7 @@ export function registerSandboxConformance(target: ConformanceTarget): void {
       expect(r.exitCode).toBe(0);
       const small = await sb.exec("echo fits");
       expect(small.truncated).toBe(false);
-      const endless = await sb.exec("yes", { timeoutMs: 500, maxOutputBytes: 4096 });
+      const endless = await sb.exec("yes", { timeoutMs: 2000, maxOutputBytes: 4096 });
       expect(endless.output.length).toBe(4096);
       expect(endless.truncated).toBe(true);
       expect(endless.timedOut).toBe(true);
