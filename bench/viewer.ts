@@ -131,6 +131,7 @@ export default async function viewerBench(args: string[]): Promise<number> {
       listMedians.push(m);
       console.log(`  ${name.padEnd(42)} ${m.toFixed(1).padStart(7)} ms   (${total.toLocaleString("en")} match)`);
     }
+    console.log(`  (load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} on ${os.cpus().length} cores while measuring)`);
     console.log(`  worst median ${Math.max(...listMedians).toFixed(1)} ms; target < 100 ms`);
     const ids = (getRawDb().prepare(`SELECT "id" FROM "Episode" WHERE "turnCount" = 10 LIMIT 30`).all() as { id: string }[]).map((r) => r.id);
     const rt: number[] = [];

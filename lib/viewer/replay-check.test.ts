@@ -19,7 +19,7 @@ describe("observation normalising", () => {
 describe("checkEpisodeReplay (python, real sandbox)", () => {
   it("marks the turns whose output or reward differ from the recording", async () => {
     const task = loadDataset("demo-python")[0];
-    const gold = task.gold;
+    const gold = Array.isArray(task.gold) ? task.gold.join("\n") : task.gold;
     const env = await createEnvironment("python", { backend: "local" });
     const check = await checkEpisodeReplay({
       task,
