@@ -107,7 +107,7 @@ export default async function storeBench(argv: string[]): Promise<number> {
     const env = ENVS[f % ENVS.length];
     const model = MODELS[f % MODELS.length];
     const text = syntheticFile(env, f, per);
-    const name = `ic_${env}_multiturn_${model}_10_turns_${f}.json`;
+    const name = `bench-${f}/ic_${env}_multiturn_${model}_10_turns.json`;
     const cpu0 = process.cpuUsage();
     const [ms, rep] = await timeAsync(() => importLogText(name, text));
     const cpu = process.cpuUsage(cpu0);
