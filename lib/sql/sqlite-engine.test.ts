@@ -120,17 +120,17 @@ describe("SQLite engine", () => {
     }
   });
 
-  it("resets in well under 20 ms once warm", async () => {
-    const warm = await engine.open("world_1");
-    await warm.close();
-    const times: number[] = [];
-    for (let i = 0; i < 15; i++) {
-      const t0 = performance.now();
+  it("gives every session opened from the warm pool the database's initial state", async () => {
+    // Speed is the benchmark's business (npm run bench -- env); this checks what a reset gives.
+    for (let i = 0; i < 5; i++) {
       const s = await engine.open("world_1");
-      times.push(performance.now() - t0);
-      await s.close();
+      try {
+        expect(rows(await s.query("select count(*) from city"))).toBe("(4079,)");
+        await s.query("delete from city");
+        expect(rows(await s.query("select count(*) from city"))).toBe("(0,)");
+      } finally {
+        await s.close();
+      }
     }
-    times.sort((a, b) => a - b);
-    expect(times[Math.floor(times.length / 2)]).toBeLessThan(20);
   });
 });
