@@ -169,6 +169,7 @@ class LocalSandbox implements Sandbox {
 
   close(): Promise<void> {
     this.closing ??= (async () => {
+      this.hold(true); // waiting for the exit below must keep the process alive
       this.client.markClosed("sandbox closed");
       const exited = new Promise<void>((r) => (this.child.exitCode !== null || this.child.signalCode !== null ? r() : this.child.once("exit", () => r())));
       this.child.kill("SIGKILL");
