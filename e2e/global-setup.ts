@@ -10,9 +10,12 @@ declare module "vitest" {
 
 let server: RunningServer | null = null;
 
-/** Builds when needed, then starts one server shared by the tests. */
+/**
+ * Builds when needed (IC_E2E_BUILD=skip uses the existing build as it is), then starts one server
+ * shared by the tests.
+ */
 export async function setup(project: TestProject) {
-  ensureBuild();
+  if (process.env.IC_E2E_BUILD !== "skip") ensureBuild();
   server = await startServer();
   project.provide("baseUrl", server.url);
   project.provide("dbPath", server.dbPath);
