@@ -1,9 +1,11 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { timeoutNote, truncationNote } from "@/lib/sandbox/limits";
 import type { BashBreakdown } from "@/lib/reward/types";
 import { BashEnvironment, INTERRUPT_NOTE } from "./bash";
 import { backendsUnderTest, sharedTask } from "./testing";
 
+// Real sandboxes on a shared machine: allow for a loaded host.
+vi.setConfig({ testTimeout: 240_000 });
 const backends = await backendsUnderTest();
 const fs1 = (id: string) => sharedTask("nl2bash/nl2bash_fs_1.json", "nl2bash-fs1", id);
 const open: BashEnvironment[] = [];

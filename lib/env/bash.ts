@@ -2,7 +2,7 @@ import "server-only";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { cloneFileSystem, ensureFileSystem } from "@/lib/datasets/bash-fs";
+import { cloneFileSystem, ensureFileSystem, fileSystemTimes } from "@/lib/datasets/bash-fs";
 import { varDir } from "@/lib/datasets/paths";
 import type { BashTask, Task } from "@/lib/datasets/types";
 import { BadInputError } from "@/lib/errors";
@@ -12,7 +12,7 @@ import { timeoutNote, truncationNote } from "@/lib/sandbox/limits";
 import type { Sandbox } from "@/lib/sandbox/types";
 import { snapshotTestbed, type FsSnapshot } from "./bash-score";
 import { openSandbox, parseSubmit } from "./sandbox";
-import { ShellSession } from "./shell-session";
+import { ShellSession, shellQuote } from "./shell-session";
 import type { Environment, EnvironmentOptions, StepOptions, StepResult, SubmitResult } from "./types";
 
 /**
@@ -73,6 +73,30 @@ export function fileSystemAt(fs: string, nowMs: number): Promise<string> {
   return hit;
 }
 
+const symlinkScripts = new Map<string, Promise<string>>();
+
+/**
+ * A script that sets the times of the file system's symbolic links. The docker backend's copy
+ * keeps the times of files and directories but gives links the time of the copy, which would make
+ * two copies differ (an archive of a directory holding a link, `find -newer`); local copies keep
+ * them, so the script only runs on docker.
+ */
+export function symlinkTimesScript(fs: string, nowMs: number): Promise<string> {
+  const key = `${fs}@${nowMs}`;
+  let hit = symlinkScripts.get(key);
+  if (!hit) {
+    hit = fileSystemTimes(fs, nowMs).then((times) =>
+      times
+        .filter((t) => t.symlink)
+        .map((t) => `touch -c -h -m -d @${t.mtime} ${shellQuote("/" + t.path)}; touch -c -h -a -d @${t.atime} ${shellQuote("/" + t.path)}`)
+        .join("\n"),
+    );
+    hit.catch(() => symlinkScripts.delete(key));
+    symlinkScripts.set(key, hit);
+  }
+  return hit;
+}
+
 /** Opens a sandbox over file system `fs` (its tree becomes the sandbox's root, a private copy). */
 async function openFsSandbox(hostDir: string, options: EnvironmentOptions): Promise<Sandbox> {
   return openSandbox({ image: "bash", files: { hostDir, mountAt: FS_MOUNT }, workdir: "/" }, options);
@@ -89,9 +113,13 @@ interface GoldResult {
 const goldCache = new Map<string, Promise<GoldResult>>();
 
 /** Runs the gold command(s) in a fresh sandbox over the task's file system (InterCode joins a list with ";"). */
-async function runGold(task: BashTask, hostDir: string, options: EnvironmentOptions): Promise<GoldResult> {
+async function runGold(task: BashTask, hostDir: string, nowMs: number, options: EnvironmentOptions): Promise<GoldResult> {
   const sandbox = await openFsSandbox(hostDir, options);
   try {
+    if (sandbox.backend === "docker") {
+      const fix = await symlinkTimesScript(task.fs, nowMs);
+      if (fix) await sandbox.exec(["bash", "-c", fix], { cwd: "/" });
+    }
     const gold = Array.isArray(task.gold) ? task.gold.join(";") : task.gold;
     const r = await sandbox.exec(["bash", "-c", gold], { cwd: "/" });
     const snapshot = await snapshotTestbed(sandbox);
@@ -101,11 +129,11 @@ async function runGold(task: BashTask, hostDir: string, options: EnvironmentOpti
   }
 }
 
-function goldFor(task: BashTask, hostDir: string, sandbox: Sandbox, options: EnvironmentOptions): Promise<GoldResult> {
+function goldFor(task: BashTask, hostDir: string, nowMs: number, sandbox: Sandbox, options: EnvironmentOptions): Promise<GoldResult> {
   const key = `${sandbox.backend}\0${hostDir}\0${JSON.stringify(task.gold)}`;
   let hit = goldCache.get(key);
   if (!hit) {
-    hit = runGold(task, hostDir, options);
+    hit = runGold(task, hostDir, nowMs, options);
     hit.catch(() => goldCache.delete(key));
     goldCache.set(key, hit);
   }
@@ -133,6 +161,7 @@ export class BashEnvironment implements Environment {
   private sandbox: Sandbox | null = null;
   private shell: ShellSession | null = null;
   private hostDir = "";
+  private nowMs = 0;
   private lastObservation = "";
   private done = false;
 
@@ -144,12 +173,14 @@ export class BashEnvironment implements Environment {
     this.task = task;
     this.done = false;
     this.lastObservation = "";
-    this.hostDir = await fileSystemAt(task.fs, fsClock());
+    this.nowMs = fsClock();
+    this.hostDir = await fileSystemAt(task.fs, this.nowMs);
     this.sandbox = await openFsSandbox(this.hostDir, this.options);
     this.shell = new ShellSession(this.sandbox, { cwd: "/" });
-    await this.shell.ready();
+    const fix = this.sandbox.backend === "docker" ? await symlinkTimesScript(task.fs, this.nowMs) : "";
+    await this.shell.ready(fix ? `${fix}\ntrue` : "true");
     // Start gold early; its result is cached for the task.
-    goldFor(task, this.hostDir, this.sandbox, this.options).catch(() => {});
+    goldFor(task, this.hostDir, this.nowMs, this.sandbox, this.options).catch(() => {});
     return { observation: task.query };
   }
 
@@ -186,7 +217,7 @@ export class BashEnvironment implements Environment {
 
   async evaluate(): Promise<SubmitResult> {
     const { sandbox, task } = this.live();
-    const [gold, agent] = await Promise.all([goldFor(task, this.hostDir, sandbox, this.options), snapshotTestbed(sandbox)]);
+    const [gold, agent] = await Promise.all([goldFor(task, this.hostDir, this.nowMs, sandbox, this.options), snapshotTestbed(sandbox)]);
     const { reward, breakdown } = scoreBash(this.lastObservation, gold.output, agent, gold.snapshot);
     return { reward, breakdown, goldObservation: gold.output, agentObservation: this.lastObservation };
   }

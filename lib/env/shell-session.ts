@@ -78,9 +78,9 @@ export class ShellSession {
     return proc;
   }
 
-  /** Makes sure the shell is up (reset calls it so that the first step pays no start-up). */
-  async ready(timeoutMs = 10_000): Promise<void> {
-    const r = await this.run("true", { timeoutMs, maxOutputBytes: 4096 });
+  /** Makes sure the shell is up (reset calls it so that the first step pays no start-up), running `setup` first. */
+  async ready(setup = "true", timeoutMs = 10_000): Promise<void> {
+    const r = await this.run(setup, { timeoutMs, maxOutputBytes: 4096 });
     if (r.exitCode !== 0) throw new Error(`the shell did not start: ${r.output}`);
   }
 
