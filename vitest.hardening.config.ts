@@ -13,5 +13,6 @@ export default defineConfig({
     include: ["**/*.hardening.test.ts"],
     exclude: ["node_modules/**"],
     fileParallelism: false,
+    globalSetup: ["./hardening/global-setup.ts"],
   },
 });
