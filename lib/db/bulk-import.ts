@@ -66,7 +66,7 @@ const EPISODE_COLS = [
   "id", "environment", "dataset", "taskId", "taskIndex", "query", "gold", "playerKind", "annotator", "model", "policy", "turnLimit",
   "mode", "feedback", "backend", "status", "errorReason", "reward", "breakdown", "success", "solvedAtTurn", "goldObservation",
   "agentObservation", "startedAt", "firstActionAt", "endedAt", "durationMs", "sourceFile", "sourceKey", "parentEpisodeId",
-  "branchTurn", "hardness", "db", "tags", "turnCount", "invalidCount", "checkedCount", "createdAt", "updatedAt",
+  "branchTurn", "hardness", "db", "tags", "turnCount", "invalidCount", "checkedCount", "createdAt", "updatedAt", "searchKey",
 ] as const;
 const TURN_COLS = [
   "episodeId", "index", "actor", "action", "observation", "ok", "reward", "rawReply", "thought", "tokensIn", "tokensOut",
@@ -82,10 +82,9 @@ function prepare(db: Database.Database) {
     ),
     turn: db.prepare(`INSERT INTO "Turn" (${TURN_COLS.map(q).join(", ")}) VALUES (${TURN_COLS.map((c) => "@" + c).join(", ")})`),
     parentExists: db.prepare(`SELECT 1 FROM "Episode" WHERE "id" = ?`),
-    lastTurnId: db.prepare(`SELECT IFNULL(MAX("id"), 0) AS "id" FROM "Turn"`),
+    lastSearchKey: db.prepare(`SELECT IFNULL(MAX("searchKey"), 0) AS "k" FROM "Episode"`),
     deferFts: db.prepare(`UPDATE "_FtsControl" SET "deferred" = ? WHERE "id" = 1`),
-    indexTurns: db.prepare(`INSERT INTO "TurnSearch"(rowid, "action", "observation") SELECT "id", "action", "observation" FROM "Turn" WHERE "id" > ?`),
-    indexEpisode: db.prepare(`INSERT INTO "EpisodeSearch"("episodeId", "query") VALUES (?, ?)`),
+    indexEpisode: db.prepare(`INSERT INTO "EpisodeText"(rowid, "query", "body") VALUES (?, ?, ?)`),
     fileSeen: db.prepare(`SELECT "episodes", "rejected" FROM "ImportedFile" WHERE "contentHash" = ?`),
     fileRecord: db.prepare(
       `INSERT INTO "ImportedFile" ("contentHash", "path", "format", "episodes", "rejected", "importedAt") VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
@@ -125,9 +124,10 @@ export async function insertEpisodesBulk({
         let added = 0;
         const addedIds: string[] = [];
         const now = Date.now();
-        // Index the new rows in bulk rather than through the per-row triggers (see the
-        // fts_deferred_bulk migration); the switch never outlives this transaction.
-        const lastTurnId = (s.lastTurnId.get() as { id: number }).id;
+        // Index each new episode once, with all its turns, rather than through the per-turn
+        // triggers (see the episode_text_search migration); the switch never outlives this
+        // transaction. Episodes get their search keys here, so the Episode trigger stays quiet.
+        let searchKey = (s.lastSearchKey.get() as { k: number }).k;
         s.deferFts.run(1);
         for (const e of episodes) {
           const id = e.id ?? uuidv7();
@@ -178,11 +178,15 @@ export async function insertEpisodesBulk({
             checkedCount: checked,
             createdAt: now,
             updatedAt: now,
+            searchKey: searchKey + 1,
           });
           if (res.changes === 0) continue;
+          searchKey++;
           added++;
           addedIds.push(id);
-          s.indexEpisode.run(id, e.query);
+          let body = "";
+          for (const t of e.turns) body += (body ? " " : "") + t.action + " " + t.observation;
+          s.indexEpisode.run(searchKey, e.query, body);
           for (const t of e.turns) {
             s.turn.run({
               episodeId: id,
@@ -206,7 +210,6 @@ export async function insertEpisodesBulk({
             });
           }
         }
-        s.indexTurns.run(lastTurnId);
         s.deferFts.run(0);
         if (file) s.fileRecord.run(file.contentHash, file.path, file.format, episodes.length, file.rejected, now);
         return { added, skipped: episodes.length - added, addedIds };

@@ -32,8 +32,8 @@ const LIST_COLUMNS = ["environment", "dataset", "model", "policy", "playerKind",
 
 /**
  * Turns free text into an FTS5 query: every word (letters and digits, as SQLite's unicode61
- * tokenizer splits them) must occur in the same document (the query, or one turn's action and
- * observation); a trailing `*` makes the last word a prefix. Punctuation is ignored, so user
+ * tokenizer splits them) must occur in the episode's text (its query, actions and observations,
+ * one document per episode); a trailing `*` makes the last word a prefix. Punctuation is ignored, so user
  * input can never be FTS syntax. The index keeps no positions (detail=column), so there are no
  * phrase searches.
  */
@@ -45,6 +45,14 @@ export function toFtsQuery(text: string): string | null {
     tokens.forEach((t, i) => out.push(`"${t}"${prefix && i === tokens.length - 1 ? "*" : ""}`));
   }
   return out.length ? out.slice(0, 32).join(" ") : null;
+}
+
+/**
+ * The search keys (Episode."searchKey") of the episodes whose text matches an FTS5 query bound as
+ * `param`. Each episode has one document: its query and all its turns' actions and observations.
+ */
+export function searchHitsSql(param: string): string {
+  return `SELECT rowid FROM "EpisodeText" WHERE "EpisodeText" MATCH ${param}`;
 }
 
 /** Builds a parameterised WHERE clause over `Episode` aliased `e`. */
@@ -78,13 +86,7 @@ export function buildEpisodeWhere(f: EpisodeFilters = {}): { sql: string; params
   if (f.startedBefore) parts.push(`e."startedAt" < ${bind(f.startedBefore.getTime())}`);
   if (f.search !== undefined) {
     const q = toFtsQuery(f.search);
-    if (q) {
-      const p = bind(q);
-      parts.push(
-        `e."id" IN (SELECT "episodeId" FROM "EpisodeSearch" WHERE "EpisodeSearch" MATCH ${p}` +
-          ` UNION SELECT t."episodeId" FROM "Turn" t WHERE t."id" IN (SELECT rowid FROM "TurnSearch" WHERE "TurnSearch" MATCH ${p}))`,
-      );
-    }
+    if (q) parts.push(`e."searchKey" IN (${searchHitsSql(bind(q))})`);
   }
   for (const [k, v] of Object.entries(f)) {
     if (typeof v === "number" && !Number.isFinite(v)) throw new BadInputError("must be a finite number", `filter ${k}`);

@@ -149,7 +149,7 @@ export function compareSchemaWithDatabase(schemaPath: string, db: Database.Datab
   }
   const modelNames = new Set(models.map((m) => m.name));
   for (const t of tables) {
-    if (modelNames.has(t) || t.startsWith("sqlite_") || INTERNAL_TABLES.has(t) || /^(EpisodeSearch|TurnSearch)(_|$)/.test(t)) continue;
+    if (modelNames.has(t) || t.startsWith("sqlite_") || INTERNAL_TABLES.has(t) || /^(EpisodeSearch|TurnSearch|EpisodeText)(_|$)/.test(t)) continue;
     problems.push(`table ${t} is not in the schema`);
   }
   return problems;

@@ -1,7 +1,7 @@
 import "server-only";
 import type Database from "better-sqlite3";
 import { BadInputError } from "@/lib/errors";
-import { buildEpisodeWhere, toFtsQuery, type EpisodeFilters } from "./episode-filters";
+import { buildEpisodeWhere, searchHitsSql, toFtsQuery, type EpisodeFilters } from "./episode-filters";
 import { withRaw } from "./sqlite";
 
 /** Filters of the viewer: the store's, plus a minimum count of invalid actions. */
@@ -26,9 +26,8 @@ function whereOf(f: ViewerFilters): { cte: string; from: string; sql: string; pa
   let from = `"Episode" e`;
   if (q) {
     params.fts = q;
-    cte = `WITH hits("id") AS (SELECT "episodeId" FROM "EpisodeSearch" WHERE "EpisodeSearch" MATCH @fts
-      UNION SELECT t."episodeId" FROM "Turn" t WHERE t."id" IN (SELECT rowid FROM "TurnSearch" WHERE "TurnSearch" MATCH @fts))`;
-    from = `hits h CROSS JOIN "Episode" e ON e."id" = h."id"`;
+    cte = `WITH hits("k") AS (${searchHitsSql("@fts")})`;
+    from = `hits h CROSS JOIN "Episode" e ON e."searchKey" = h."k"`;
   }
   return { cte, from, sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", params };
 }
