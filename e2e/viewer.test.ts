@@ -79,7 +79,9 @@ describe("viewer", () => {
     const gold = row<{ gold: string }>(`SELECT "gold" FROM "Episode" WHERE "id" = ?`, parentId).gold;
     expect((await viewer.goldSource()).replace(/\s+/g, " ")).toContain(gold.replace(/\s+/g, " ").slice(0, 30));
     expect((await viewer.goldOutput()).length).toBeGreaterThan(0);
-    expect(row<{ n: number }>(`SELECT COUNT(*) AS n FROM "GoldCache"`).n).toBeGreaterThanOrEqual(1);
+    // The recorded gold output shows at once; the fresh-sandbox run lands in the gold cache.
+    await expect.poll(() => row<{ n: number }>(`SELECT COUNT(*) AS n FROM "GoldCache"`).n, { timeout: 90_000, interval: 500 }).toBeGreaterThanOrEqual(1);
+    await page.waitForSelector('[data-testid="gold-panel"]:has-text("fresh sandbox"), [data-testid="gold-panel"]:has-text("cached")', { timeout: 30_000 });
 
     // Tag turn 2.
     await viewer.tagCurrentTurn("misread-task");
@@ -94,6 +96,7 @@ describe("viewer", () => {
     await viewer.press("j");
     expect(await viewer.position()).toMatch(/^turn 2 \//);
     await viewer.branchHere();
+    await page.screenshot({ path: path.join(ARTIFACTS, "viewer-branch.png") });
     await play.waitReady();
     const childId = play.episodeId();
     expect(childId).not.toBe(parentId);
@@ -122,7 +125,7 @@ describe("viewer", () => {
     await page.waitForSelector('[data-testid="reward-curve"] svg');
     await page.screenshot({ path: path.join(ARTIFACTS, "viewer-compare.png") });
     await page.close();
-  });
+  }, 360_000);
 
   it("serves the aggregates and their CSV for the filtered set", async () => {
     const res = await fetch(`${baseUrl}/api/stats?dataset=spider-dev&group=actor&csv=reward`);
