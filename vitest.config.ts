@@ -15,5 +15,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // These are integration tests over real processes, sandboxes and servers on a 2-core
+    // machine; in CI a failure is retried once so that a load spike is not reported as a bug.
+    retry: process.env.CI ? 1 : 0,
   },
 });

@@ -24,5 +24,6 @@ export default defineConfig({
     pool: "forks",
     // One browser and one server at a time on a 2-core machine.
     fileParallelism: false,
+    retry: process.env.CI ? 1 : 0,
   },
 });
