@@ -52,7 +52,7 @@ export function toFtsQuery(text: string): string | null {
  * `param`. Each episode has one document: its query and all its turns' actions and observations.
  */
 export function searchHitsSql(param: string): string {
-  return `SELECT rowid FROM "EpisodeText" WHERE "EpisodeText" MATCH ${param}`;
+  return `SELECT rowid AS "k" FROM "EpisodeText" WHERE "EpisodeText" MATCH ${param}`;
 }
 
 /** Builds a parameterised WHERE clause over `Episode` aliased `e`. */

@@ -1,7 +1,7 @@
 import "server-only";
 import { BadInputError, ConflictError, NotFoundError } from "@/lib/errors";
 import { withPrisma } from "./client";
-import { buildEpisodeWhere, type EpisodeFilters } from "./episode-filters";
+import { buildEpisodeWhere, searchHitsSql, toFtsQuery, type EpisodeFilters } from "./episode-filters";
 import type { Annotation, Episode, Turn } from "./generated/client";
 import { withWriteLock } from "./lock";
 import { withRaw } from "./sqlite";
@@ -308,6 +308,9 @@ export interface EpisodePage {
   pageSize: number;
 }
 
+/** Up to this many full-text hits, a search drives the list query from the hits; above, from the sort order. */
+const SEARCH_DRIVE_LIMIT = 5000;
+
 /** Largest page the list serves. */
 export const MAX_PAGE_SIZE = 500;
 
@@ -323,19 +326,36 @@ export async function listEpisodes(input: ListEpisodesInput = {}): Promise<Episo
   const key = input.sort?.key ?? "startedAt";
   if (!EPISODE_SORT_KEYS.includes(key)) throw new BadInputError(`unknown sort key; one of ${EPISODE_SORT_KEYS.join(", ")}`, "sort");
   const dir = input.sort?.dir === "asc" ? "ASC" : "DESC";
-  const { sql: where, params } = buildEpisodeWhere({ ...input.filters, ...(input.search !== undefined ? { search: input.search } : {}) });
-  return withRaw((db) => {
-    const total = (db.prepare(`SELECT COUNT(*) AS n FROM "Episode" e ${where}`).get(params) as { n: number }).n;
-    const rows = db
-      .prepare(
-        `SELECT e."id", e."environment", e."dataset", e."taskId", e."taskIndex", e."query", e."playerKind", e."annotator", e."model",
+  const search = input.search ?? input.filters?.search;
+  const fts = search === undefined ? null : toFtsQuery(search);
+  const { sql: filterWhere, params } = buildEpisodeWhere({ ...input.filters, search: undefined });
+  const cols = `e."id", e."environment", e."dataset", e."taskId", e."taskIndex", e."query", e."playerKind", e."annotator", e."model",
                 e."policy", e."status", e."reward", e."success", e."turnCount", e."invalidCount", e."turnLimit", e."durationMs",
-                e."hardness", e."tags", e."startedAt", e."parentEpisodeId", e."runId"
-         FROM "Episode" e ${where}
-         ORDER BY e."${key}" ${dir} NULLS LAST, e."id" ${dir}
-         LIMIT @limit OFFSET @offset`,
-      )
-      .all({ ...params, limit: pageSize, offset: (page - 1) * pageSize }) as Array<Record<string, unknown>>;
+                e."hardness", e."tags", e."startedAt", e."parentEpisodeId", e."runId"`;
+  const order = `ORDER BY e."${key}" ${dir} NULLS LAST, e."id" ${dir} LIMIT @limit OFFSET @offset`;
+  return withRaw((db) => {
+    let total: number;
+    let rows: Array<Record<string, unknown>>;
+    const pageParams = { ...params, limit: pageSize, offset: (page - 1) * pageSize };
+    if (!fts) {
+      total = (db.prepare(`SELECT COUNT(*) AS n FROM "Episode" e ${filterWhere}`).get(params) as { n: number }).n;
+      rows = db.prepare(`SELECT ${cols} FROM "Episode" e ${filterWhere} ${order}`).all(pageParams) as Array<Record<string, unknown>>;
+    } else {
+      // One FTS5 lookup gives the matching episodes' keys. Few hits: drive the query from them
+      // (a join on the integer key). Many hits (a common word): walk Episode in the requested
+      // order and test each key against the hit set, which stops after one page.
+      const p = { ...params, fts };
+      const hits = (db.prepare(`SELECT COUNT(*) AS n FROM "EpisodeText" WHERE "EpisodeText" MATCH @fts`).get(p) as { n: number }).n;
+      if (hits <= SEARCH_DRIVE_LIMIT) {
+        const from = `(${searchHitsSql("@fts")}) h CROSS JOIN "Episode" e ON e."searchKey" = h."k"`;
+        total = filterWhere ? (db.prepare(`SELECT COUNT(*) AS n FROM ${from} ${filterWhere}`).get(p) as { n: number }).n : hits;
+        rows = db.prepare(`SELECT ${cols} FROM ${from} ${filterWhere} ${order}`).all({ ...pageParams, fts }) as Array<Record<string, unknown>>;
+      } else {
+        const where = `${filterWhere ? filterWhere + " AND" : "WHERE"} +e."searchKey" IN (${searchHitsSql("@fts")})`;
+        total = filterWhere ? (db.prepare(`SELECT COUNT(*) AS n FROM "Episode" e ${where}`).get(p) as { n: number }).n : hits;
+        rows = db.prepare(`SELECT ${cols} FROM "Episode" e ${where} ${order}`).all({ ...pageParams, fts }) as Array<Record<string, unknown>>;
+      }
+    }
     return {
       total,
       page,

@@ -55,7 +55,8 @@ export function parsePrismaSchema(text: string): SchemaModel[] {
       if (block) {
         const cols = list(block[2]);
         const unique = block[1] === "unique";
-        model.indexes.push({ name: `${model.name}_${cols.join("_")}_${unique ? "key" : "idx"}`, columns: cols, unique });
+        const map = line.match(/\bmap:\s*"([^"]+)"/);
+        model.indexes.push({ name: map ? map[1] : `${model.name}_${cols.join("_")}_${unique ? "key" : "idx"}`, columns: cols, unique });
         continue;
       }
       if (line.startsWith("@@")) throw new Error(`schema-match: unsupported block attribute in ${model.name}: ${line}`);

@@ -44,10 +44,11 @@ export function aggregateEpisodeStats({ filters = {}, groupBy }: { filters?: Epi
   const cols = groupBy.map((d) => `e."${STATS_DIMENSIONS[d]}"`);
   const sel = cols.map((c, i) => `${c} AS g${i}`).join(", ");
   // One pass, grouped by the requested columns and the turn at which each episode was solved
-  // (successAtK needs that distribution). With no filter beyond the default status, a plain
-  // table scan beats any index walk (the planner would otherwise visit 100,000 rows by index).
+  // (successAtK needs that distribution). With no filter beyond the default status, scan the
+  // covering statistics index (every column read here, a fraction of the table's bytes, and in
+  // the default grouping's order) rather than the table or a status index walk.
   const onlyStatus = Object.keys(filters).every((k) => k === "status" || (filters as Record<string, unknown>)[k] === undefined);
-  const from = `"Episode" e${onlyStatus ? " NOT INDEXED" : ""}`;
+  const from = `"Episode" e${onlyStatus ? ` INDEXED BY "Episode_stats_idx"` : ""}`;
   const groupCols = [...cols, `e."solvedAtTurn"`];
   return withRaw((db) => {
     const rows = db
