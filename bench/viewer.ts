@@ -152,6 +152,8 @@ export default async function viewerBench(args: string[]): Promise<number> {
 
 /** The real server on the bench store; chromium opens the episode page and the list. */
 async function browserBench(id: string): Promise<void> {
+  // e2e/server.ts is written for vitest (CommonJS globals); give it the __dirname it expects.
+  (globalThis as Record<string, unknown>).__dirname ??= path.resolve(path.dirname(new URL(import.meta.url).pathname), "../e2e");
   const { ensureBuild, startServer } = await import("../e2e/server");
   const { launchBrowser } = await import("../e2e/browser");
   ensureBuild();
