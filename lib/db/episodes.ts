@@ -308,6 +308,14 @@ export interface EpisodePage {
   pageSize: number;
 }
 
+/** Sort keys with an index on (key, id), which can give a page in order without sorting. */
+const SORT_INDEXES: Partial<Record<EpisodeSortKey, string>> = {
+  startedAt: "Episode_startedAt_id_idx",
+  reward: "Episode_reward_id_idx",
+  turnCount: "Episode_turnCount_id_idx",
+};
+const NOT_NULL_SORT_KEYS = new Set<EpisodeSortKey>(["startedAt", "success", "turnCount", "invalidCount", "taskId", "environment", "dataset", "status"]);
+
 /** Up to this many full-text hits, a search drives the list query from the hits; above, from the sort order. */
 const SEARCH_DRIVE_LIMIT = 5000;
 
@@ -332,14 +340,26 @@ export async function listEpisodes(input: ListEpisodesInput = {}): Promise<Episo
   const cols = `e."id", e."environment", e."dataset", e."taskId", e."taskIndex", e."query", e."playerKind", e."annotator", e."model",
                 e."policy", e."status", e."reward", e."success", e."turnCount", e."invalidCount", e."turnLimit", e."durationMs",
                 e."hardness", e."tags", e."startedAt", e."parentEpisodeId", e."runId"`;
-  const order = `ORDER BY e."${key}" ${dir} NULLS LAST, e."id" ${dir} LIMIT @limit OFFSET @offset`;
+  // NOT NULL columns need no NULLS LAST (which would stop an ascending index walk from giving the order).
+  const order = `ORDER BY e."${key}" ${dir}${NOT_NULL_SORT_KEYS.has(key) ? "" : " NULLS LAST"}, e."id" ${dir} LIMIT @limit OFFSET @offset`;
   return withRaw((db) => {
     let total: number;
     let rows: Array<Record<string, unknown>>;
     const pageParams = { ...params, limit: pageSize, offset: (page - 1) * pageSize };
     if (!fts) {
       total = (db.prepare(`SELECT COUNT(*) AS n FROM "Episode" e ${filterWhere}`).get(params) as { n: number }).n;
-      rows = db.prepare(`SELECT ${cols} FROM "Episode" e ${filterWhere} ${order}`).all(pageParams) as Array<Record<string, unknown>>;
+      // Walking the sort key's index visits about (offset + limit) × episodes / matches rows; the
+      // filter's own index visits every match and sorts them. SQLite cannot tell which is cheaper
+      // (it does not know how many match), the count just taken does.
+      const sortIndex = SORT_INDEXES[key];
+      let from = `"Episode" e`;
+      // (Success is reward 1.0: those two are not independent, so the estimate does not hold.)
+      const correlated = key === "reward" && input.filters?.success !== undefined;
+      if (filterWhere && sortIndex && total > 0 && !correlated) {
+        const episodes = (db.prepare(`SELECT IFNULL(MAX("searchKey"), 0) AS n FROM "Episode"`).get() as { n: number }).n;
+        if ((page * pageSize * episodes) / total < total) from = `"Episode" e INDEXED BY "${sortIndex}"`;
+      }
+      rows = db.prepare(`SELECT ${cols} FROM ${from} ${filterWhere} ${order}`).all(pageParams) as Array<Record<string, unknown>>;
     } else {
       // One FTS5 lookup gives the matching episodes' keys. Few hits: drive the query from them
       // (a join on the integer key). Many hits (a common word): walk Episode in the requested
