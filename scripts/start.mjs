@@ -70,6 +70,8 @@ function has(cmd) {
 if (!has("bwrap") && (process.env.IC_SANDBOX ?? "auto") !== "docker") {
   if (process.getuid?.() === 0 && has("apt-get")) {
     log("bubblewrap (bwrap) is missing: installing it with apt-get");
+    // A fresh machine may have no package lists yet.
+    run("apt-get", ["update", "-qq"]);
     run("apt-get", ["install", "-y", "bubblewrap"], { env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
   } else {
     console.error(
