@@ -55,6 +55,18 @@ export function searchHitsSql(param: string): string {
   return `SELECT rowid AS "k" FROM "EpisodeText" WHERE "EpisodeText" MATCH ${param}`;
 }
 
+/** How many episodes match an FTS5 query (one index lookup, no table rows). */
+export function countSearchHits(db: { prepare(sql: string): { get(...args: unknown[]): unknown } }, fts: string): number {
+  return (db.prepare(`SELECT COUNT(*) AS n FROM "EpisodeText" WHERE "EpisodeText" MATCH ?`).get(fts) as { n: number }).n;
+}
+
+/**
+ * Up to this many full-text hits, a list query is best driven from the hits (a join on the
+ * integer key); above it, from the sort order, testing each episode's key against the hit set
+ * (written `+e."searchKey" IN (...)` so SQLite does not drive from the hits anyway).
+ */
+export const SEARCH_DRIVE_LIMIT = 5000;
+
 /** Builds a parameterised WHERE clause over `Episode` aliased `e`. */
 export function buildEpisodeWhere(f: EpisodeFilters = {}): { sql: string; params: Record<string, unknown> } {
   const parts: string[] = [];

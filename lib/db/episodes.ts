@@ -1,7 +1,7 @@
 import "server-only";
 import { BadInputError, ConflictError, NotFoundError } from "@/lib/errors";
 import { withPrisma } from "./client";
-import { buildEpisodeWhere, searchHitsSql, toFtsQuery, type EpisodeFilters } from "./episode-filters";
+import { buildEpisodeWhere, countSearchHits, SEARCH_DRIVE_LIMIT, searchHitsSql, toFtsQuery, type EpisodeFilters } from "./episode-filters";
 import type { Annotation, Episode, Turn } from "./generated/client";
 import { withWriteLock } from "./lock";
 import { withRaw } from "./sqlite";
@@ -316,9 +316,6 @@ const SORT_INDEXES: Partial<Record<EpisodeSortKey, string>> = {
 };
 const NOT_NULL_SORT_KEYS = new Set<EpisodeSortKey>(["startedAt", "success", "turnCount", "invalidCount", "taskId", "environment", "dataset", "status"]);
 
-/** Up to this many full-text hits, a search drives the list query from the hits; above, from the sort order. */
-const SEARCH_DRIVE_LIMIT = 5000;
-
 /** Largest page the list serves. */
 export const MAX_PAGE_SIZE = 500;
 
@@ -365,7 +362,7 @@ export async function listEpisodes(input: ListEpisodesInput = {}): Promise<Episo
       // (a join on the integer key). Many hits (a common word): walk Episode in the requested
       // order and test each key against the hit set, which stops after one page.
       const p = { ...params, fts };
-      const hits = (db.prepare(`SELECT COUNT(*) AS n FROM "EpisodeText" WHERE "EpisodeText" MATCH @fts`).get(p) as { n: number }).n;
+      const hits = countSearchHits(db, fts);
       if (hits <= SEARCH_DRIVE_LIMIT) {
         const from = `(${searchHitsSql("@fts")}) h CROSS JOIN "Episode" e ON e."searchKey" = h."k"`;
         total = filterWhere ? (db.prepare(`SELECT COUNT(*) AS n FROM ${from} ${filterWhere}`).get(p) as { n: number }).n : hits;

@@ -1,7 +1,7 @@
 import "server-only";
 import type Database from "better-sqlite3";
 import { BadInputError } from "@/lib/errors";
-import { buildEpisodeWhere, searchHitsSql, toFtsQuery, type EpisodeFilters } from "./episode-filters";
+import { buildEpisodeWhere, countSearchHits, SEARCH_DRIVE_LIMIT, searchHitsSql, toFtsQuery, type EpisodeFilters } from "./episode-filters";
 import { withRaw } from "./sqlite";
 
 /** Filters of the viewer: the store's, plus a minimum count of invalid actions. */
@@ -12,7 +12,7 @@ export type ViewerFilters = EpisodeFilters & { invalidMin?: number };
  * the set of matching episode ids (a CTE joined to Episode) rather than testing every episode
  * against that set, which SQLite plans poorly.
  */
-function whereOf(f: ViewerFilters): { cte: string; from: string; sql: string; params: Record<string, unknown> } {
+function whereOf(f: ViewerFilters): { cte: string; from: string; sql: string; params: Record<string, unknown>; total?: number } {
   const { invalidMin, search, ...rest } = f;
   const w = buildEpisodeWhere(rest);
   const parts = w.sql ? [w.sql.replace(/^WHERE /, "")] : [];
@@ -24,12 +24,21 @@ function whereOf(f: ViewerFilters): { cte: string; from: string; sql: string; pa
   const q = search === undefined ? null : toFtsQuery(search);
   let cte = "";
   let from = `"Episode" e`;
+  let total: number | undefined;
   if (q) {
     params.fts = q;
-    cte = `WITH hits("k") AS (${searchHitsSql("@fts")})`;
-    from = `hits h CROSS JOIN "Episode" e ON e."searchKey" = h."k"`;
+    // Many hits (a common word): walk Episode in the sort order and test each key against the
+    // hits; with no other filter, the hit count is the total.
+    const hits = withRaw((db) => countSearchHits(db, q));
+    if (hits > SEARCH_DRIVE_LIMIT) {
+      if (!parts.length) total = hits;
+      parts.push(`+e."searchKey" IN (${searchHitsSql("@fts")})`);
+    } else {
+      cte = `WITH hits("k") AS (${searchHitsSql("@fts")})`;
+      from = `hits h CROSS JOIN "Episode" e ON e."searchKey" = h."k"`;
+    }
   }
-  return { cte, from, sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", params };
+  return { cte, from, sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", params, total };
 }
 
 /** Sort keys of the viewer list → SQL expression over `e`. */
@@ -127,10 +136,10 @@ export function listViewerEpisodes({
   if (!(sort in VIEWER_SORT_SQL)) throw new BadInputError(`unknown sort; one of ${Object.keys(VIEWER_SORT_SQL).join(", ")}`, "sort");
   if (!Number.isInteger(page) || page < 1) throw new BadInputError("must be a positive integer", "page");
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 500) throw new BadInputError("must be 1..500", "pageSize");
-  const { cte, from, sql: where, params } = whereOf(filters);
+  const { cte, from, sql: where, params, total: known } = whereOf(filters);
   const d = dir === "asc" ? "ASC" : "DESC";
   return withRaw((db) => {
-    const total = (prep(db, `${cte} SELECT COUNT(*) AS n FROM ${from} ${where}`).get(params) as { n: number }).n;
+    const total = known ?? (prep(db, `${cte} SELECT COUNT(*) AS n FROM ${from} ${where}`).get(params) as { n: number }).n;
     const rows = prep(
       db,
       `${cte} SELECT ${ROW_COLS} FROM ${from} ${where} ORDER BY ${VIEWER_SORT_SQL[sort]} ${d} NULLS LAST, e."id" ${d} LIMIT @limit OFFSET @offset`,
