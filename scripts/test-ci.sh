@@ -41,11 +41,12 @@ npm run --silent typecheck
 step "unit and integration tests"
 npm test
 
-step "hardening suite"
-npm run test:hardening
-
+# The hardening suite's server tests and the browser tests run the production build.
 step "production build"
 npm run --silent build
+
+step "hardening suite"
+npm run test:hardening
 
 step "browser tests"
 npm run test:e2e
