@@ -1,0 +1,70 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertEpisodesBulk, type BulkEpisode } from "./bulk-import";
+import { closeStore } from "./client";
+import { SEARCH_DRIVE_LIMIT } from "./episode-filters";
+import { appendTurn, createEpisode, deleteEpisodeById, listEpisodes } from "./episodes";
+import { listViewerEpisodes } from "./viewer-queries";
+
+// More episodes than SEARCH_DRIVE_LIMIT contain "common", so both query plans (driven from the
+// hits, and driven from the sort order) run against the same data and must agree with a plain
+// computation over the generated episodes.
+const N = SEARCH_DRIVE_LIMIT + 400;
+const eps: BulkEpisode[] = Array.from({ length: N }, (_, i) => ({
+  sourceKey: `plan-${i}`,
+  environment: i % 3 === 0 ? "sql" : "bash",
+  dataset: "d",
+  taskId: String(i),
+  query: `task ${i}`,
+  playerKind: "model",
+  model: i % 2 ? "m1" : "m2",
+  turnLimit: 10,
+  status: "submitted",
+  reward: (i % 7) / 10,
+  success: false,
+  startedAt: 1_700_000_000_000 + (i % 50) * 1000,
+  turns: [{ index: 0, actor: "model", action: i % 11 === 0 ? "ls rare" : "ls", observation: i < N - 10 ? "common output" : "other", ok: true }],
+}));
+
+beforeAll(async () => {
+  process.env.IC_DB = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ic-plans-")), "studio.db");
+  await insertEpisodesBulk({ episodes: eps });
+});
+afterAll(() => closeStore());
+
+const expected = (pred: (e: BulkEpisode) => boolean) =>
+  eps
+    .filter(pred)
+    .sort((a, b) => (b.reward ?? 0) - (a.reward ?? 0) || 0)
+    .map((e) => e.reward);
+
+describe("search plans", () => {
+  it("a common word (many hits) and a rarer one give the right totals and order, with and without filters", async () => {
+    const common = await listEpisodes({ search: "common", sort: { key: "reward", dir: "desc" }, pageSize: 100 });
+    expect(common.total).toBe(N - 10);
+    expect(common.rows.map((r) => r.reward)).toEqual(expected((e) => e.turns[0].observation === "common output").slice(0, 100));
+    const commonSql = await listEpisodes({ search: "common", filters: { environment: "sql" }, sort: { key: "reward", dir: "desc" }, page: 3 });
+    const want = expected((e) => e.turns[0].observation === "common output" && e.environment === "sql");
+    expect(commonSql.total).toBe(want.length);
+    expect(commonSql.rows.map((r) => r.reward)).toEqual(want.slice(100, 150));
+    const rare = await listEpisodes({ search: "rare", filters: { model: "m1" } });
+    expect(rare.total).toBe(eps.filter((e) => e.turns[0].action === "ls rare" && e.model === "m1").length);
+    const viewer = listViewerEpisodes({ filters: { search: "common" }, sort: "reward" });
+    expect(viewer.total).toBe(N - 10);
+    expect(viewer.rows.map((r) => r.reward)).toEqual(common.rows.slice(0, 50).map((r) => r.reward));
+    expect(listViewerEpisodes({ filters: { search: "common", environment: ["sql"] } }).total).toBe(want.length);
+  });
+
+  it("keeps each episode's document current: new turns are searchable, a deleted episode is gone", async () => {
+    const ep = await createEpisode({ environment: "bash", dataset: "d", taskId: "x", query: "live capybara", playerKind: "human", turnLimit: 5 });
+    expect((await listEpisodes({ search: "capybara" })).total).toBe(1);
+    await appendTurn({ episodeId: ep.id, turn: { index: 0, actor: "human", action: "echo axolotl", observation: "axolotl" } });
+    await appendTurn({ episodeId: ep.id, turn: { index: 1, actor: "human", action: "pwd", observation: "/narwhal" } });
+    expect((await listEpisodes({ search: "capybara axolotl narwhal" })).rows.map((r) => r.id)).toEqual([ep.id]);
+    await deleteEpisodeById({ id: ep.id });
+    expect((await listEpisodes({ search: "axolotl" })).total).toBe(0);
+    expect((await listEpisodes({ search: "capybara" })).total).toBe(0);
+  });
+});
