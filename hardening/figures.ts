@@ -50,7 +50,7 @@ export function formatFigures(figures: Figure[]): string {
     f.section,
     f.row,
     `${f.passed}/${f.tried} ${f.unit}`,
-    f.passed === f.tried ? "OK" : "FAIL",
+    f.tried === 0 ? "SKIP" : f.passed === f.tried ? "OK" : "FAIL",
     Object.entries(f.extra ?? {})
       .map(([k, v]) => `${k}=${v}`)
       .join(" "),
