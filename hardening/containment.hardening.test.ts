@@ -260,6 +260,15 @@ const combos: [AttackEnv, "local" | "docker" | "sqlite"][] = [
   ["sql", "sqlite"],
 ];
 
+/**
+ * Attacks a backend is known not to contain yet, by row. Each is reported in the figures as not
+ * contained, and must still fail here: once it is contained the test says so, and the entry goes.
+ * - docker/bash fill-disk: a bash file system is the container's root, which lives on the
+ *   engine's overlay layer, and overlay2 caps its size only on xfs with project quotas. The
+ *   time limit stops each action, but ten actions can write gigabytes to the host's disk.
+ */
+const KNOWN_GAPS: Record<string, string[]> = { "docker/bash": ["fill-disk"] };
+
 describe("sandbox containment", () => {
   const only = process.env.IC_HARDENING_ONLY; // e.g. "local/bash" while working on one row
   // The rows run side by side (each in its own sandboxes, with its own marker and sleep mark).
@@ -267,7 +276,9 @@ describe("sandbox containment", () => {
     const c: AttackContext = { ...ctx, marker: `${ctx.marker}-${i}`, sleepMark: ctx.sleepMark + i * 1000 };
     const { tried, failures, retries } = await runCorpus(envName, backend, c);
     const failedIds = new Set(failures.map((f) => f.split(":")[0]));
-    recordFigure({ section: "containment", row: `${backend}/${envName}`, tried, passed: tried - [...failedIds].filter((id) => id !== "after closing").length, unit: "contained", failures, extra: { "check retries": retries.length } });
-    expect(failures).toEqual([]);
+    const gaps = process.env.IC_HARDENING_ATTACKS ? [] : (KNOWN_GAPS[`${backend}/${envName}`] ?? []);
+    recordFigure({ section: "containment", row: `${backend}/${envName}`, tried, passed: tried - [...failedIds].filter((id) => id !== "after closing").length, unit: "contained", failures, extra: { "check retries": retries.length, ...(gaps.length ? { "known gaps": gaps.join(",") } : {}) } });
+    expect(failures.filter((f) => !gaps.includes(f.split(":")[0]))).toEqual([]);
+    for (const gap of gaps) expect(failedIds.has(gap), `${gap} is contained now on ${backend}/${envName}: remove it from KNOWN_GAPS`).toBe(true);
   }, 900_000);
 });
