@@ -93,7 +93,7 @@ describe("access", () => {
               const res = await fetch(`${server!.url}${url}`, { method, redirect: "manual", headers: { accept, "content-type": "application/json" }, body: ["POST", "PUT", "PATCH", "DELETE"].includes(method) ? "{}" : undefined });
               const body = await res.text();
               const toLogin = res.status >= 300 && res.status < 400 && /^\/login/.test(new URL(res.headers.get("location") ?? "", server!.url).pathname);
-              const rejected = res.status === 401 || res.status === 403 || toLogin || (res.status === 404 && url !== r.url);
+              const rejected = res.status === 401 || res.status === 403 || toLogin || ((res.status === 404 || res.status === 400) && url !== r.url);
               if (!rejected) failures.push(`${method} ${url} (${accept}) → ${res.status}: ${body.slice(0, 80)}`);
               if (rejected && res.status !== 404 && body.length > 2000) failures.push(`${method} ${url} → rejected but sent ${body.length} bytes`);
             }

@@ -48,7 +48,12 @@ export function createStudioServer(opts: StudioServerOptions): { server: http.Se
   heartbeat.unref();
 
   const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? "/", "http://localhost");
+    const url = requestUrl(req);
+    if (!url) {
+      res.writeHead(400, { "content-type": "application/json", "cache-control": "no-store" });
+      res.end(JSON.stringify({ error: { code: "bad_input", message: `request target ${JSON.stringify(req.url)} is not a valid path` } }));
+      return;
+    }
     const decision = authorizeRequest(req, url.pathname, opts.token);
     if (!decision.allow) {
       if (decision.reason === "login") {
@@ -71,7 +76,11 @@ export function createStudioServer(opts: StudioServerOptions): { server: http.Se
   });
 
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const url = new URL(req.url ?? "/", "http://localhost");
+    const url = requestUrl(req);
+    if (!url) {
+      socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+      return;
+    }
     const decision = authorizeRequest(req, url.pathname, opts.token);
     if (!decision.allow || (url.pathname === wsPath && !sameOrigin(req))) {
       socket.end(`HTTP/1.1 ${decision.allow ? "403 Forbidden" : "401 Unauthorized"}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
@@ -158,4 +167,16 @@ async function handleLogin(req: IncomingMessage, res: ServerResponse, token: str
   const secure = req.headers["x-forwarded-proto"] === "https";
   res.writeHead(303, { location: next, "set-cookie": sessionCookie(token, secure), "cache-control": "no-store" });
   res.end();
+}
+
+/**
+ * The request's URL, or null when its target is not a valid path: `new URL("//", base)` and the
+ * like throw, and a throw in the request listener would leave the client without an answer.
+ */
+function requestUrl(req: IncomingMessage): URL | null {
+  try {
+    return new URL(req.url ?? "/", "http://localhost");
+  } catch {
+    return null;
+  }
 }
