@@ -27,6 +27,11 @@ step "docker engine and images"
 bash scripts/start-dockerd.sh
 bash scripts/build-images.sh
 export IC_REQUIRE_DOCKER=1
+# On the development machines the engine twice vanished mid-run (SIGKILLed, cause not found).
+# Tests still fail clearly when it is gone; this restarts it so one loss does not sink the rest.
+( while sleep 5; do docker info >/dev/null 2>&1 || bash scripts/start-dockerd.sh >&2 || true; done ) &
+watchdog=$!
+trap 'kill "$watchdog" 2>/dev/null || true' EXIT
 
 step "MariaDB"
 eval "$(bash scripts/start-mariadb.sh)"
