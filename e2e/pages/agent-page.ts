@@ -10,7 +10,8 @@ export class AgentPage {
   async open(env: string, dataset: string, id: string): Promise<void> {
     await this.page.goto(`${this.baseUrl}/play/${env}/${encodeURIComponent(`${dataset}:${id}`)}?agent=1`);
     await this.page.waitForSelector('[data-testid="terminal"][data-ready="1"]');
-    await this.page.waitForSelector('[data-testid="agent-model"] option');
+    // An <option> is never "visible" to Playwright: wait for it to be in the page.
+    await this.page.waitForSelector('[data-testid="agent-model"] option', { state: "attached" });
   }
 
   async start(model: string, policy: string, turns: number): Promise<void> {
