@@ -213,7 +213,7 @@ export const ATTACKS: Attack[] = [
     actions: { sql: (c) => `PRAGMA writable_schema = 1; UPDATE sqlite_master SET sql = 'garbage' WHERE name = '${c.sqlTable}'` },
     next: { actions: { sql: (c) => `SELECT COUNT(*) FROM ${c.sqlTable}` }, expect: (o, c) => (o.includes(String(c.sqlRows)) ? null : `next episode: ${o.slice(0, 80)}`) },
   },
-  { id: "sql-endless-query", what: "a query that never ends (10^12 rows: no recursion cap stops it)", actions: { sql: () => `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 1000) SELECT COUNT(*) FROM c a, c b, c d, c e` }, expect: timedOut },
+  { id: "sql-endless-query", what: "a query that never ends (10^12 rows: no recursion cap stops it)", actions: { sql: () => `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000) SELECT COUNT(*) FROM c a, c b, c d, c e` }, expect: timedOut },
   { id: "sql-huge-result", what: "a huge result set", actions: { sql: () => `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 3000000) SELECT x, hex(randomblob(100)) FROM c` }, expect: (o) => (o.result?.truncated || o.result?.timedOut || !o.result?.ok ? null : "neither truncated nor timed out") },
   { id: "sql-memory", what: "a huge blob", actions: { sql: () => `SELECT length(zeroblob(2000000000))` }, expect: failed() },
   { id: "sql-other-databases", what: "list and open other databases", actions: { sql: () => `SELECT * FROM pragma_database_list` }, expect: not(/\/work|var\/|studio\.db/) },
