@@ -179,7 +179,8 @@ export function ReplayView({ initial }: { initial: ReplayData }) {
                   <span>reward {fmtReward(t.reward)}</span>
                   {t.timedOut && <span className="text-amber-400">timed out</span>}
                   {(t.tokensIn !== null || t.tokensOut !== null) && <span>tokens {t.tokensIn ?? "?"}→{t.tokensOut ?? "?"}</span>}
-                  {t.durationMs !== null && <span>{t.durationMs} ms</span>}
+                  {t.latencyMs !== null && <span title="model reply latency">model {t.latencyMs} ms</span>}
+                  {t.durationMs !== null && <span title="time in the environment">{t.latencyMs !== null ? "env " : ""}{t.durationMs} ms</span>}
                   {turnTags(i).map((a) => <span key={a.id} className="rounded bg-zinc-800 px-1 text-emerald-300">{a.tag}</span>)}
                   {differs && <span className="text-amber-400" data-testid="differs">replay differs{c.rewardAgrees === false ? ` (reward ${fmtReward(c.replayedReward)})` : ""}</span>}
                 </div>

@@ -47,6 +47,7 @@ export function dbRecorder(): EpisodeRecorder {
           tokensOut: turn.tokensOut,
           // The store has one duration: the action's time in the environment (as for a person's turns).
           durationMs: turn.actionMs,
+          latencyMs: turn.latencyMs,
           costUsd: turn.costUsd,
           source: turn.actor === "model" ? "model" : "editor",
           timedOut: turn.timedOut,

@@ -116,10 +116,11 @@ describe("episodes", () => {
     await prisma.$executeRawUnsafe("PRAGMA query_only = OFF");
 
     const pages = Number((await prisma.$queryRawUnsafe<Array<{ page_count: bigint }>>("PRAGMA page_count"))[0].page_count);
-    await prisma.$queryRawUnsafe(`PRAGMA max_page_count = ${pages}`);
+    // Turns are written on the raw connection (max_page_count is per connection).
+    getRawDb().pragma(`max_page_count = ${pages}`);
     const big = "x".repeat(200_000);
     const full = await appendTurn({ episodeId: ep.id, turn: { index: 0, actor: "human", action: big, observation: big, ok: true } }).catch((e) => e);
-    await prisma.$queryRawUnsafe(`PRAGMA max_page_count = 1073741823`);
+    getRawDb().pragma(`max_page_count = 1073741823`);
     expect(full).toBeInstanceOf(StorageError);
     expect(full.message).toMatch(/disk .* is full/);
     const after = await getEpisodeById({ id: ep.id });

@@ -4,6 +4,7 @@ import { withPrisma } from "./client";
 import { buildEpisodeWhere, countSearchHits, SEARCH_DRIVE_LIMIT, searchHitsSql, toFtsQuery, type EpisodeFilters } from "./episode-filters";
 import type { Annotation, Episode, Turn } from "./generated/client";
 import { withWriteLock } from "./lock";
+import type Database from "better-sqlite3";
 import { withRaw } from "./sqlite";
 
 export type { Episode, Turn } from "./generated/client";
@@ -80,7 +81,10 @@ export interface NewTurnInput {
   thought?: string | null;
   tokensIn?: number | null;
   tokensOut?: number | null;
+  /** The action's time in the environment, ms. */
   durationMs?: number | null;
+  /** The model's reply latency, ms (model turns). */
+  latencyMs?: number | null;
   costUsd?: number | null;
   source?: string | null;
   timedOut?: boolean;
@@ -88,61 +92,80 @@ export interface NewTurnInput {
   startedAt?: Date | null;
 }
 
+const TURN_INSERT_COLS = [
+  "episodeId", "index", "actor", "action", "observation", "ok", "reward", "rawReply", "thought", "tokensIn", "tokensOut",
+  "durationMs", "latencyMs", "costUsd", "source", "timedOut", "aborted", "startedAt", "createdAt",
+] as const;
+
+const turnStatements = new WeakMap<Database.Database, ReturnType<typeof prepareTurnStatements>>();
+function prepareTurnStatements(db: Database.Database) {
+  return {
+    // Counters and the first action's time move with the turn; only a running episode takes one.
+    bump: db.prepare(
+      `UPDATE "Episode" SET "turnCount" = "turnCount" + 1, "invalidCount" = "invalidCount" + ?, "checkedCount" = "checkedCount" + ?,
+         "firstActionAt" = IFNULL("firstActionAt", ?), "updatedAt" = ? WHERE "id" = ? AND "status" = 'running'`,
+    ),
+    status: db.prepare(`SELECT "status" FROM "Episode" WHERE "id" = ?`),
+    insert: db.prepare(
+      `INSERT INTO "Turn" (${TURN_INSERT_COLS.map((c) => `"${c}"`).join(", ")}) VALUES (${TURN_INSERT_COLS.map(() => "?").join(", ")})`,
+    ),
+  };
+}
+
 /**
  * Stores a turn and updates the episode's counters in one transaction. It resolves only once the
  * transaction has committed, so a caller that awaits it before showing the observation loses at
  * most the action in flight on a crash. Refuses (ConflictError) a turn for an episode that is not
  * running, or a turn index already stored.
+ *
+ * This is the one write on every turn of every live episode, so it runs as prepared statements
+ * on the raw connection (about 0.1 ms) rather than as a Prisma read and transaction (a few ms).
  */
-export async function appendTurn({ episodeId, turn }: { episodeId: string; turn: NewTurnInput }): Promise<Turn> {
+export async function appendTurn({ episodeId, turn }: { episodeId: string; turn: NewTurnInput }): Promise<{ id: number; index: number }> {
   if (!Number.isInteger(turn.index) || turn.index < 0) throw new BadInputError("must be a non-negative integer", "turn.index");
   const ok = turn.ok ?? null;
-  const startedAt = turn.startedAt ?? new Date();
+  const now = Date.now();
+  const startedAt = turn.startedAt?.getTime() ?? now;
   return withWriteLock(() =>
-    withPrisma(async (prisma) => {
-      const current = await prisma.episode.findUnique({ where: { id: episodeId }, select: { status: true, turnCount: true, firstActionAt: true } });
-      if (!current) throw new NotFoundError(`episode ${episodeId}`);
-      if (current.status !== "running") throw new ConflictError(`episode ${episodeId} is ${current.status}, not running: it takes no more turns`);
-      try {
-        const [, created] = await prisma.$transaction([
-          prisma.episode.update({
-            where: { id: episodeId, status: "running" },
-            data: {
-              turnCount: { increment: 1 },
-              invalidCount: { increment: ok === false ? 1 : 0 },
-              checkedCount: { increment: ok === null ? 0 : 1 },
-              ...(current.firstActionAt ? {} : { firstActionAt: startedAt }),
-            },
-          }),
-          prisma.turn.create({
-            data: {
-              episodeId,
-              index: turn.index,
-              actor: turn.actor,
-              action: turn.action,
-              observation: turn.observation,
-              ok,
-              reward: turn.reward ?? null,
-              rawReply: turn.rawReply ?? null,
-              thought: turn.thought ?? null,
-              tokensIn: turn.tokensIn ?? null,
-              tokensOut: turn.tokensOut ?? null,
-              durationMs: turn.durationMs ?? null,
-              costUsd: turn.costUsd ?? null,
-              source: turn.source ?? null,
-              timedOut: turn.timedOut ?? false,
-              aborted: turn.aborted ?? false,
-              startedAt,
-            },
-          }),
-        ]);
-        return created;
-      } catch (err) {
-        const code = (err as { code?: string }).code;
-        if (code === "P2002") throw new ConflictError(`episode ${episodeId} already has turn ${turn.index}`);
-        if (code === "P2025") throw new ConflictError(`episode ${episodeId} stopped running while the turn was stored`);
-        throw err;
-      }
+    withRaw((db) => {
+      let s = turnStatements.get(db);
+      if (!s) turnStatements.set(db, (s = prepareTurnStatements(db)));
+      const st = s;
+      const store = db.transaction(() => {
+        if (st.bump.run(ok === false ? 1 : 0, ok === null ? 0 : 1, startedAt, now, episodeId).changes === 0) {
+          const row = st.status.get(episodeId) as { status: string } | undefined;
+          if (!row) throw new NotFoundError(`episode ${episodeId}`);
+          throw new ConflictError(`episode ${episodeId} is ${row.status}, not running: it takes no more turns`);
+        }
+        const row: Record<(typeof TURN_INSERT_COLS)[number], unknown> = {
+          episodeId,
+          index: turn.index,
+          actor: turn.actor,
+          action: turn.action,
+          observation: turn.observation,
+          ok: ok === null ? null : ok ? 1 : 0,
+          reward: turn.reward ?? null,
+          rawReply: turn.rawReply ?? null,
+          thought: turn.thought ?? null,
+          tokensIn: turn.tokensIn ?? null,
+          tokensOut: turn.tokensOut ?? null,
+          durationMs: turn.durationMs == null ? null : Math.round(turn.durationMs),
+          latencyMs: turn.latencyMs == null ? null : Math.round(turn.latencyMs),
+          costUsd: turn.costUsd ?? null,
+          source: turn.source ?? null,
+          timedOut: turn.timedOut ? 1 : 0,
+          aborted: turn.aborted ? 1 : 0,
+          startedAt,
+          createdAt: now,
+        };
+        try {
+          return { id: Number(st.insert.run(TURN_INSERT_COLS.map((c) => row[c])).lastInsertRowid), index: turn.index };
+        } catch (err) {
+          if ((err as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") throw new ConflictError(`episode ${episodeId} already has turn ${turn.index}`);
+          throw err;
+        }
+      });
+      return store.immediate();
     }),
   );
 }

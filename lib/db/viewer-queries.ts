@@ -172,6 +172,8 @@ export interface ReplayTurn {
   tokensIn: number | null;
   tokensOut: number | null;
   durationMs: number | null;
+  /** The model's reply latency, ms (model turns). */
+  latencyMs: number | null;
   timedOut: boolean;
   aborted: boolean;
   source: string | null;
@@ -247,6 +249,7 @@ export function getReplayDataById({ id }: { id: string }): ReplayData | null {
         tokensIn: (t.tokensIn as number | null) ?? null,
         tokensOut: (t.tokensOut as number | null) ?? null,
         durationMs: (t.durationMs as number | null) ?? null,
+        latencyMs: (t.latencyMs as number | null) ?? null,
         timedOut: t.timedOut === 1,
         aborted: t.aborted === 1,
         source: (t.source as string | null) ?? null,

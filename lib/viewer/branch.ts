@@ -51,6 +51,7 @@ export async function createBranchEpisode({ episodeId, turn, annotator }: { epis
         tokensIn: t.tokensIn,
         tokensOut: t.tokensOut,
         durationMs: t.durationMs,
+        latencyMs: t.latencyMs,
         source: "replay",
         timedOut: t.timedOut,
         aborted: t.aborted,
