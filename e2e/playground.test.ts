@@ -114,6 +114,35 @@ describe("playground", () => {
     await page.close();
   });
 
+  it("captures a CTF flag: finds it in the console, submits it in the flag box, reward 1.0", async () => {
+    const { page, play, foreign } = await newPage();
+    const task = loadDataset("demo-ctf").find((t) => t.env === "ctf" && t.files && t.solution && !t.solution.includes("\n"));
+    if (!task || task.env !== "ctf") throw new Error("demo-ctf has no task with files and a one-line solution");
+    const flag = task.gold as string;
+    await play.open("ctf", task.dataset, task.id);
+    // The flag is nowhere on the page before the player finds it.
+    expect(await page.evaluate(() => document.body.innerText + Array.from(document.scripts, (s) => s.textContent ?? "").join("\n"))).not.toContain(flag);
+    await play.typeInConsole(task.solution!);
+    await play.waitTurns(1);
+    await play.waitConsole(new RegExp(flag.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
+    await page.fill('input[aria-label="flag to submit"]', flag);
+    expect(await play.submit()).toBe(1);
+    expect(await play.breakdown()).toMatch(/flag matches/);
+    await page.screenshot({ path: path.join(ARTIFACTS, "ctf.png") });
+    const { episode, turns } = readEpisode(dbPath, play.episodeId());
+    expect(episode).toMatchObject({ status: "submitted", reward: 1, environment: "ctf" });
+    expect(turns.map((t) => t.action)).toEqual([task.solution, `submit ${flag}`]);
+    expect(foreign()).toEqual([]);
+
+    // A wrong flag typed in the console scores 0.
+    await play.open("ctf", task.dataset, task.id);
+    await play.typeInConsole("submit studio{not_the_flag}");
+    expect(await play.reward()).toBe(0);
+    expect(await play.breakdown()).toMatch(/does not match/);
+    expect(readEpisode(dbPath, play.episodeId()).episode?.reward).toBe(0);
+    await page.close();
+  });
+
   it("gives a wrong answer its lower reward and breakdown (sql and bash)", async () => {
     const { page, play } = await newPage();
     const sql = oneLineTask("demo-sql");

@@ -28,9 +28,21 @@ function goldOf(taskId: string): string {
   return t.gold;
 }
 
-/** Whether the gold solution is on the page in any form the player could read (DOM or data). */
+/**
+ * Whether the gold solution is on the page in any form the player could read: the result panel,
+ * the visible text, or the data the page carries in its scripts (React's payload, JSON-escaped).
+ */
 async function goldShown(page: Page, gold: string): Promise<boolean> {
-  return (await page.locator('[data-testid="gold"]').count()) > 0 || (await page.content()).includes(gold);
+  if ((await page.locator('[data-testid="gold"]').count()) > 0) return true;
+  const text = await page.evaluate(() => document.body.innerText + Array.from(document.scripts, (s) => s.textContent ?? "").join("\n"));
+  return text.includes(gold) || text.includes(JSON.stringify(gold).slice(1, -1));
+}
+
+/** Whether the episode's data, as the API and the viewer page serve it, hands out the gold solution. */
+async function goldServed(episodeId: string, gold: string): Promise<boolean> {
+  const api = await (await fetch(`${baseUrl}/api/episodes/${episodeId}`)).text();
+  const html = (await (await fetch(`${baseUrl}/episodes/${episodeId}`)).text()).replace(/&#x27;|&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+  return [api, html].some((t) => t.includes(gold) || t.includes(JSON.stringify(gold).slice(1, -1)));
 }
 
 // A run-unique suffix: study names are unique in the store.
@@ -75,12 +87,23 @@ describe("human baseline study", () => {
     expect(await page.locator('[data-testid="feedback-reward"]').count()).toBe(0);
     expect(await play.consoleText()).not.toMatch(/reward/);
     expect(await goldShown(page, goldOf(tasks[0]))).toBe(false);
+    // Nor can the annotator read it from the episode's own data while it runs.
+    expect(await goldServed(first, goldOf(tasks[0]))).toBe(false);
+    // A reload mid-episode keeps the clock (it counts from the stored first action).
+    const before = await studies.clockSeconds();
+    await page.reload();
+    await play.waitReady();
+    expect(play.episodeId()).toBe(first);
+    expect(await studies.clockSeconds()).toBeGreaterThanOrEqual(before);
     await play.typeInConsole(goldOf(tasks[0]));
     await play.waitTurns(2);
     expect(await page.locator('[data-testid="feedback-reward"]').count()).toBe(0);
     expect(await page.locator('[data-testid="gold"]').count()).toBe(0);
     expect(await play.submit()).toBe(1);
     expect(await play.gold()).toContain(goldOf(tasks[0]));
+    // The check above can see gold: after submit it finds it on the page and in the episode's data.
+    expect(await goldShown(page, goldOf(tasks[0]))).toBe(true);
+    expect(await goldServed(first, goldOf(tasks[0]))).toBe(true);
 
     // Next: the second task; skip it with a reason; the third comes.
     await page.click('[data-testid="next"]');
