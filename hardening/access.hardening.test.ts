@@ -4,53 +4,15 @@
  * are found on the file system at test time, so a new route is walked without editing this test.
  */
 import fs from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordFigure } from "./figures";
 
 const canRun = appAvailable();
 if (!canRun) recordFigure({ section: "access", row: "requests without the token", tried: 0, passed: 0, unit: "skipped: no production build (next build, or IC_HARDENING_BUILD=1)" });
+import { appRoutes } from "./routes";
 import { appAvailable, connectWs, ensureApp, spawnStudio, type StudioProcess, tempDb } from "./studio-process";
 
-const ROOT = path.resolve(__dirname, "..");
 const TOKEN = `hardening-token-${process.pid}`;
-const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
-
-/** Sample values for dynamic segments, by segment name. */
-const SAMPLES: Record<string, string> = { id: "00000000-0000-7000-8000-000000000000", env: "bash", taskId: "demo-bash:count-python-files", taskRef: "demo-bash:count-python-files" };
-
-/** Every page and route handler under app/, as URL paths with the methods to try. */
-export function appRoutes(appDir = path.join(ROOT, "app")): { url: string; kind: "page" | "route"; methods: string[]; file: string }[] {
-  const out: { url: string; kind: "page" | "route"; methods: string[]; file: string }[] = [];
-  const walk = (dir: string) => {
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-      const full = path.join(dir, e.name);
-      if (e.isDirectory()) walk(full);
-      else if (e.name === "page.tsx" || e.name === "route.ts") {
-        const segs = path
-          .relative(appDir, dir)
-          .split(path.sep)
-          .filter((s) => s && !/^\(.*\)$/.test(s)) // route groups do not appear in URLs
-          .map((s) => {
-            const m = /^\[{1,2}(?:\.\.\.)?([^\]]+)\]{1,2}$/.exec(s);
-            if (!m) return s;
-            if (!(m[1] in SAMPLES)) throw new Error(`no sample value for the dynamic segment [${m[1]}] in ${full}: add one to SAMPLES`);
-            return encodeURIComponent(SAMPLES[m[1]]);
-          });
-        const url = `/${segs.join("/")}`;
-        if (e.name === "page.tsx") out.push({ url, kind: "page", methods: ["GET", "HEAD"], file: full });
-        else {
-          const src = fs.readFileSync(full, "utf8");
-          const methods = METHODS.filter((m) => new RegExp(`export\\s+(async\\s+)?(function|const)\\s+${m}\\b`).test(src));
-          if (methods.length === 0) throw new Error(`${full} exports no HTTP method this test recognises`);
-          out.push({ url, kind: "route", methods, file: full });
-        }
-      }
-    }
-  };
-  walk(appDir);
-  return out;
-}
 
 const { dir, db } = tempDb("ic-hardening-access-");
 let server: StudioProcess | null = null;

@@ -1,7 +1,7 @@
 import "server-only";
 import type { EnvName, Task } from "@/lib/datasets/types";
 import type { Environment, StepResult, SubmitResult } from "@/lib/env/types";
-import { asStudioError, ConflictError, LimitReachedError, NotFoundError, StudioError } from "@/lib/errors";
+import { asStudioError, BadInputError, ConflictError, LimitReachedError, NotFoundError, StudioError } from "@/lib/errors";
 import {
   parseSubmitAction,
   type EpisodeView,
@@ -32,6 +32,13 @@ export interface LiveEpisodeDeps {
   maxSandboxes: number;
   /** Backend name recorded with each episode. */
   backendName: string;
+  /**
+   * The baseline seal (lib/server/baseline-seal.ts): the refusal message for `what` when the task
+   * has an unsubmitted baseline episode other than `exceptId`, else null. Absent: nothing is sealed.
+   */
+  sealedBy?(task: Task, what: string, exceptId?: string): string | null;
+  /** A study's conditions, which override what an open message asks for; null when there is no such study. */
+  studyConditions?(studyId: string): Promise<{ env: EnvName; dataset: string; tasks: string[]; feedback: "none" | "reward"; turnLimit: number } | null>;
 }
 
 /** One episode with a live sandbox. */
@@ -129,6 +136,8 @@ export class LiveEpisodeManager {
   /** Opens a new episode on a task and attaches `listener` to it. */
   async open(msg: OpenMessage, listener: EpisodeListener): Promise<LiveEpisode> {
     const task = await this.deps.resolveTask(msg.env, msg.taskRef);
+    msg = await this.studyOpen(msg, task);
+    if (msg.mode !== "baseline") this.assertUnsealed(task, "a play episode on this task");
     const publicView = await this.deps.publicTask(task);
     const env = await this.acquire(task.env);
     try {
@@ -179,6 +188,7 @@ export class LiveEpisodeManager {
   async resume(episodeId: string, listener: EpisodeListener): Promise<LiveEpisode | null> {
     const existing = this.live.get(episodeId);
     if (existing) {
+      if (existing.mode !== "baseline" || existing.submitted) this.assertUnsealed(existing.task, "resuming this episode", existing.id);
       this.attach(existing, listener);
       existing.send({
         type: "opened",
@@ -193,7 +203,9 @@ export class LiveEpisodeManager {
     if (!stored) throw new NotFoundError(`episode ${episodeId}`);
     const task = await this.deps.resolveTask(stored.env, `${stored.dataset}:${stored.taskId}`);
     const publicView = await this.deps.publicTask(task);
-    if (stored.status !== "running" && stored.status !== "interrupted") {
+    const open = stored.status === "running" || stored.status === "interrupted";
+    if (stored.mode !== "baseline" || !open) this.assertUnsealed(task, "resuming this episode", stored.id);
+    if (!open) {
       listener({
         type: "opened",
         episode: storedView(stored),
@@ -354,14 +366,17 @@ export class LiveEpisodeManager {
     }
     ep.turns.push(turnView(turn));
     ep.status = "submitted";
+    // Another annotator's baseline episode on this task still runs: its gold stays hidden from everyone.
+    const sealed = this.deps.sealedBy?.(ep.task, "showing the gold solution", ep.id) ?? null;
     ep.submitted = {
       reward: result.reward,
       breakdown: result.breakdown as unknown as SubmittedPayload["breakdown"],
-      gold: this.deps.goldText(ep.task),
-      goldObservation: result.goldObservation,
+      gold: sealed ? "" : this.deps.goldText(ep.task),
+      goldObservation: sealed ? "" : result.goldObservation,
       agentObservation: result.agentObservation,
     };
     ep.send({ type: "submitted", ...ep.submitted });
+    if (sealed) ep.send({ type: "status", message: sealed });
     await this.release(ep);
   }
 
@@ -411,6 +426,25 @@ export class LiveEpisodeManager {
         await ep.env.close().catch(() => {});
       }),
     );
+  }
+
+  /**
+   * An open message within a study takes the study's conditions (baseline mode, its feedback and
+   * turn limit), whatever the client asked for; the task must be one of the study's.
+   */
+  private async studyOpen(msg: OpenMessage, task: Task): Promise<OpenMessage> {
+    if (!msg.studyId || !this.deps.studyConditions) return msg;
+    const study = await this.deps.studyConditions(msg.studyId);
+    if (!study) throw new NotFoundError(`study ${msg.studyId}`);
+    if (study.env !== task.env || study.dataset !== task.dataset || !study.tasks.includes(task.id)) {
+      throw new BadInputError(`task ${task.dataset}:${task.id} is not one of study ${msg.studyId}'s tasks`, "taskRef");
+    }
+    return { ...msg, mode: "baseline", feedback: study.feedback, turnLimit: study.turnLimit };
+  }
+
+  private assertUnsealed(task: Task, what: string, exceptId?: string): void {
+    const message = this.deps.sealedBy?.(task, what, exceptId);
+    if (message) throw new ConflictError(message);
   }
 
   private attach(ep: LiveEpisode, listener: EpisodeListener): void {

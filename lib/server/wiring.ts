@@ -3,8 +3,10 @@ import { createEnvironment } from "@/lib/env";
 import { getRawDb } from "@/lib/db/sqlite";
 import { markInterruptedEpisodes } from "@/lib/db/episodes";
 import type { ServerConfig } from "./config";
+import { findSeal, sealMessage } from "./baseline-seal";
 import { dbEpisodeStore } from "./db-store";
 import { LiveEpisodeManager } from "./live-episodes";
+import { getStudy } from "./studies";
 import { goldText, publicTask, resolveTask } from "./tasks";
 
 /** Opens the store (applying pending migrations) and marks episodes left running by a previous process interrupted. */
@@ -24,5 +26,14 @@ export function createLiveEpisodeManager(config: Pick<ServerConfig, "idleMs" | "
     idleMs: config.idleMs,
     maxSandboxes: config.maxSandboxes,
     backendName: config.backend,
+    sealedBy: (task, what, exceptId) => {
+      const key = { environment: task.env, dataset: task.dataset, taskId: task.id };
+      const seal = findSeal(key, exceptId);
+      return seal ? sealMessage(key, seal, what) : null;
+    },
+    studyConditions: async (studyId) => {
+      const s = await getStudy(studyId);
+      return s ? { env: s.config.env, dataset: s.config.dataset, tasks: s.config.tasks, feedback: s.config.feedback, turnLimit: s.config.turnLimit } : null;
+    },
   });
 }

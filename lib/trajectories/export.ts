@@ -121,15 +121,19 @@ export async function exportEpisodes({
   filters = {},
   format,
   write,
+  skip,
 }: {
   filters?: EpisodeFilters;
   format: ExportFormat;
   write: (chunk: string) => void | Promise<void>;
+  /** Episodes to leave out (the server leaves out tasks sealed by a baseline episode). */
+  skip?: (e: { environment: string; dataset: string; taskId: string }) => boolean;
 }): Promise<ExportSummary> {
   let episodes = 0;
   let renamedKeys = 0;
   if (format === "jsonl") {
     for (const e of iterateEpisodesWithTurns({ filters })) {
+      if (skip?.(e)) continue;
       await write(JSON.stringify(toJsonlEpisode(e)) + "\n");
       episodes++;
     }
@@ -138,6 +142,7 @@ export async function exportEpisodes({
   const used = new Map<string, number>();
   await write("{");
   for (const e of iterateEpisodesWithTurns({ filters })) {
+    if (skip?.(e)) continue;
     let key = String(e.taskIndex ?? e.taskId);
     const n = (used.get(key) ?? 0) + 1;
     used.set(key, n);

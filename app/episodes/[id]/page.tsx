@@ -2,6 +2,7 @@ import { notFound } from "next/navigation";
 import type { Metadata } from "next";
 import { ReplayView } from "@/components/replay/replay-view";
 import { getReplayDataById } from "@/lib/db/viewer-queries";
+import { findSeal, sealMessage } from "@/lib/server/baseline-seal";
 
 export const dynamic = "force-dynamic";
 
@@ -17,5 +18,7 @@ export default async function EpisodePage({ params }: Props) {
   const { id } = await params;
   const data = getReplayDataById({ id: decodeURIComponent(id) });
   if (!data) notFound();
+  const seal = findSeal(data.episode);
+  if (seal) return <p className="p-4 text-sm text-amber-400" data-testid="sealed">{sealMessage(data.episode, seal, "Viewing this episode")}</p>;
   return <ReplayView key={data.episode.id} initial={data} />;
 }

@@ -1,4 +1,5 @@
 import type { NextRequest } from "next/server";
+import { listSealedTaskKeys, sealKey } from "@/lib/server/baseline-seal";
 import { exportEpisodes } from "@/lib/trajectories/export";
 import { parseInput, respond } from "@/lib/viewer/http";
 import { toEpisodeFilters } from "@/lib/viewer/list-params";
@@ -6,16 +7,17 @@ import { exportQuerySchema } from "./schema";
 
 export const dynamic = "force-dynamic";
 
-/** GET /api/episodes/export?format=jsonl|intercode&...filters: the filtered set as a download, streamed. */
+/** GET /api/episodes/export?format=jsonl|intercode&...filters: the filtered set as a download, streamed. Episodes of a task sealed by an unsubmitted baseline episode (lib/server/baseline-seal.ts) are left out. */
 export function GET(req: NextRequest) {
   return respond(() => {
     const q = parseInput(exportQuerySchema, Object.fromEntries(req.nextUrl.searchParams), "query parameter");
     const { invalidMin: _ignored, ...filters } = toEpisodeFilters(q);
+    const sealed = listSealedTaskKeys();
     const enc = new TextEncoder();
     const stream = new ReadableStream<Uint8Array>({
       async start(controller) {
         try {
-          await exportEpisodes({ filters, format: q.format, write: (chunk) => controller.enqueue(enc.encode(chunk)) });
+          await exportEpisodes({ filters, format: q.format, skip: (e) => sealed.has(sealKey(e)), write: (chunk) => controller.enqueue(enc.encode(chunk)) });
           controller.close();
         } catch (err) {
           controller.error(err);

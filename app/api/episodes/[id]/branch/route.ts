@@ -1,15 +1,15 @@
 import { NextResponse } from "next/server";
+import { type EpisodeRouteContext, withEpisode } from "@/lib/server/episode-route";
 import { createBranchEpisode } from "@/lib/viewer/branch";
-import { parseInput, readJson, respond } from "@/lib/viewer/http";
+import { parseInput, readJson } from "@/lib/viewer/http";
 import { branchBodySchema, episodeParamsSchema } from "./schema";
 
 export const dynamic = "force-dynamic";
 
-/** POST /api/episodes/:id/branch: a new episode continuing this one from turn k; returns its id and playground URL. */
-export function POST(req: Request, ctx: { params: Promise<{ id: string }> }) {
-  return respond(async () => {
-    const { id } = parseInput(episodeParamsSchema, await ctx.params, "path");
+/** POST /api/episodes/:id/branch: a new episode continuing this one from turn k; returns its id and playground URL. 409 while the task is sealed (a branch is scored after every turn). */
+export function POST(req: Request, ctx: EpisodeRouteContext) {
+  return withEpisode(ctx, episodeParamsSchema, "a branch (it is scored after every turn)", async (data) => {
     const body = parseInput(branchBodySchema, await readJson(req), "body");
-    return NextResponse.json(await createBranchEpisode({ episodeId: id, turn: body.turn, annotator: body.annotator }), { status: 201 });
+    return NextResponse.json(await createBranchEpisode({ episodeId: data.episode.id, turn: body.turn, annotator: body.annotator }), { status: 201 });
   });
 }

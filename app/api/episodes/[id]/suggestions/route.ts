@@ -1,18 +1,13 @@
 import { NextResponse } from "next/server";
-import { getReplayDataById } from "@/lib/db/viewer-queries";
-import { NotFoundError } from "@/lib/errors";
-import { parseInput, respond } from "@/lib/viewer/http";
+import { type EpisodeRouteContext, withEpisode } from "@/lib/server/episode-route";
 import { suggestTags } from "@/lib/viewer/suggest-tags";
 import { episodeParamsSchema } from "./schema";
 
 export const dynamic = "force-dynamic";
 
-/** GET /api/episodes/:id/suggestions: tags suggested from the turns, minus those already accepted or rejected. */
-export function GET(_req: Request, ctx: { params: Promise<{ id: string }> }) {
-  return respond(async () => {
-    const { id } = parseInput(episodeParamsSchema, await ctx.params, "path");
-    const data = getReplayDataById({ id });
-    if (!data) throw new NotFoundError(`episode ${id}`);
+/** GET /api/episodes/:id/suggestions: tags suggested from the turns, minus those already accepted or rejected; 409 while the task is sealed. */
+export function GET(_req: Request, ctx: EpisodeRouteContext) {
+  return withEpisode(ctx, episodeParamsSchema, "tag suggestions (they read the rewards)", (data) => {
     const decided = new Set(data.annotations.filter((a) => a.kind === "tag").map((a) => `${a.tag}@${a.turnIndex}`));
     return NextResponse.json({ suggestions: suggestTags({ ...data.episode, turns: data.turns }).filter((s) => !decided.has(`${s.tag}@${s.turnIndex}`)) });
   });

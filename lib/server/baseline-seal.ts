@@ -1,0 +1,71 @@
+import "server-only";
+import { withRaw } from "@/lib/db/sqlite";
+import { ConflictError } from "@/lib/errors";
+
+/**
+ * The baseline seal. While a human baseline episode on a task is unsubmitted (running, or
+ * interrupted and resumable), the task is sealed: no route may hand out its gold solution, the
+ * gold output, a reward of an episode on it, or a way to score it (the gold run, a recheck, a
+ * branch, a model run, a play episode). The Studio has no user accounts (one token for everyone,
+ * annotator names are typed in), so the seal holds for every caller, not only for the annotator;
+ * it lifts when the episode is submitted or abandoned (skipped).
+ */
+
+/** A task as the store names it. */
+export interface TaskKey {
+  environment: string;
+  dataset: string;
+  taskId: string;
+}
+
+/** The baseline episode that seals a task. */
+export interface Seal {
+  episodeId: string;
+  annotator: string | null;
+}
+
+const OPEN_STATUSES = `('running', 'interrupted')`;
+
+/**
+ * The unsubmitted baseline episode on `key`, other than `exceptId`, or null when the task is not
+ * sealed (for that episode).
+ */
+export function findSeal(key: TaskKey, exceptId?: string): Seal | null {
+  const row = withRaw(
+    (db) =>
+      db
+        .prepare(
+          `SELECT "id", "annotator" FROM "Episode" WHERE "environment" = ? AND "dataset" = ? AND "taskId" = ? AND "mode" = 'baseline' AND "status" IN ${OPEN_STATUSES} AND "id" <> ? ORDER BY "startedAt" LIMIT 1`,
+        )
+        .get(key.environment, key.dataset, key.taskId, exceptId ?? "") as { id: string; annotator: string | null } | undefined,
+  );
+  return row ? { episodeId: row.id, annotator: row.annotator } : null;
+}
+
+/** Every sealed task, as `environment/dataset/taskId` keys (for lists and exports). */
+export function listSealedTaskKeys(): Set<string> {
+  const rows = withRaw(
+    (db) =>
+      db.prepare(`SELECT DISTINCT "environment", "dataset", "taskId" FROM "Episode" WHERE "mode" = 'baseline' AND "status" IN ${OPEN_STATUSES}`).all() as TaskKey[],
+  );
+  return new Set(rows.map(sealKey));
+}
+
+/** The key `listSealedTaskKeys` uses for a task. */
+export function sealKey(key: TaskKey): string {
+  return `${key.environment}/${key.dataset}/${key.taskId}`;
+}
+
+/** The message a refused request gets: what is sealed, by which episode, and how it lifts. */
+export function sealMessage(key: TaskKey, seal: Seal, what: string): string {
+  return `${what} is refused: task ${key.dataset}:${key.taskId} (${key.environment}) is sealed by the unsubmitted baseline episode ${seal.episodeId}${seal.annotator ? ` (annotator ${seal.annotator})` : ""}; its gold and rewards stay hidden until that episode is submitted or skipped`;
+}
+
+/**
+ * Throws when the task is sealed by a baseline episode other than `exceptId`.
+ * @throws ConflictError (HTTP 409) naming the sealing episode.
+ */
+export function assertTaskUnsealed(key: TaskKey, what: string, exceptId?: string): void {
+  const seal = findSeal(key, exceptId);
+  if (seal) throw new ConflictError(sealMessage(key, seal, what), { sealedBy: seal.episodeId });
+}
