@@ -263,11 +263,10 @@ const combos: [AttackEnv, "local" | "docker" | "sqlite"][] = [
 /**
  * Attacks a backend is known not to contain yet, by row. Each is reported in the figures as not
  * contained, and must still fail here: once it is contained the test says so, and the entry goes.
- * - docker/bash fill-disk: a bash file system is the container's root, which lives on the
- *   engine's overlay layer, and overlay2 caps its size only on xfs with project quotas. The
- *   time limit stops each action, but ten actions can write gigabytes to the host's disk.
+ * None now (docker/bash fill-disk was closed by running the whole-root file system on a
+ * size-capped tmpfs that the agent switches into).
  */
-const KNOWN_GAPS: Record<string, string[]> = { "docker/bash": ["fill-disk"] };
+const KNOWN_GAPS: Record<string, string[]> = {};
 
 describe("sandbox containment", () => {
   const only = process.env.IC_HARDENING_ONLY; // e.g. "local/bash" while working on one row

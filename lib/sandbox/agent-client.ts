@@ -344,6 +344,17 @@ export class AgentClient {
     if (ev.ev === "err") throw new SandboxError(`${this.defaults.label}: cannot unpack files into ${dir}: ${ev.msg}`, { dir });
   }
 
+  /**
+   * Makes `dir` (a size-capped tmpfs holding the task's files) the sandbox's root, with the system
+   * directories read-only over it, and then drops every capability the agent held for that. The
+   * docker backend's whole-root file systems: the container's own root lives on the engine's
+   * uncapped writable layer.
+   */
+  async pivotRoot(dir: string): Promise<void> {
+    const ev = await this.request({ op: "pivot", path: dir });
+    if (ev.ev === "err") throw new SandboxError(`${this.defaults.label}: cannot make ${dir} the root: ${ev.msg}`, { dir });
+  }
+
   async ping(): Promise<void> {
     await this.request({ op: "ping" });
   }

@@ -340,6 +340,79 @@ def file_op(msg):
         return {"err": "EIO", "msg": "%s: %s" % (path, e)}
 
 
+MS_RDONLY, MS_NOSUID, MS_REMOUNT, MS_BIND, MS_MOVE, MS_REC, MS_PRIVATE = 1, 2, 32, 4096, 8192, 16384, 1 << 18
+# Top-level system entries laid read-only over a new root (symlinks on merged-/usr images are
+# copied as links), and the scratch directories made on it, as the local backend lays them out.
+ROOT_SYSTEM = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc")
+ROOT_SCRATCH = (("tmp", 0o1777), ("var/tmp", 0o1777), ("root", 0o700), ("run", 0o755))
+
+
+def mount(src, dst, fstype, flags, data=None):
+    libc = ctypes.CDLL(None, use_errno=True)
+    enc = lambda v: None if v is None else v.encode()
+    if libc.mount(enc(src), enc(dst), enc(fstype), ctypes.c_ulong(flags), enc(data)) != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, "mount %s on %s: %s" % (src, dst, os.strerror(e)))
+
+
+def drop_capabilities():
+    # Empties the bounding, ambient, effective, permitted and inheritable sets: neither the
+    # agent nor anything it starts (root or not, setuid or not) can hold a capability again.
+    libc = ctypes.CDLL(None, use_errno=True)
+    for cap in range(64):
+        libc.prctl(24, cap, 0, 0, 0)  # PR_CAPBSET_DROP (EINVAL past the last capability)
+    libc.prctl(47, 4, 0, 0, 0)  # PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+    data = (ctypes.c_uint32 * 6)()
+    if libc.capset(header, data) != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, "capset: %s" % os.strerror(e))
+    with open("/proc/self/status") as f:
+        caps = dict(l.split(":\t", 1) for l in f.read().splitlines() if l.startswith("Cap"))
+    held = [k for k, v in caps.items() if int(v.strip(), 16) != 0]
+    if held:
+        raise OSError(errno.EPERM, "capabilities still held after dropping them: " + ", ".join(held))
+
+
+def pivot(new_root):
+    # Makes new_root (a size-capped tmpfs already holding the task's files) the root: the system
+    # directories are bound read-only over it, /proc and /dev come along, and the old root (the
+    # engine's uncapped writable layer) is detached. Then every capability goes for good.
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
+    for name in ROOT_SYSTEM:
+        src, dst = "/" + name, os.path.join(new_root, name)
+        if os.path.islink(src):
+            if os.path.lexists(dst):
+                if os.path.isdir(dst) and not os.path.islink(dst):
+                    raise OSError(errno.EEXIST, "%s: the task's files hold a directory where the system has a link" % dst)
+                os.unlink(dst)
+            os.symlink(os.readlink(src), dst)
+        elif os.path.isdir(src):
+            os.makedirs(dst, exist_ok=True)
+            mount(src, dst, None, MS_BIND | MS_REC)
+            mount(None, dst, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID)
+    for name in ("proc", "dev"):
+        dst = os.path.join(new_root, name)
+        os.makedirs(dst, exist_ok=True)
+        mount("/" + name, dst, None, MS_BIND | MS_REC)
+    for name, mode in ROOT_SCRATCH:
+        dst = os.path.join(new_root, name)
+        if not os.path.isdir(dst):
+            os.makedirs(dst, exist_ok=True)
+            os.chmod(dst, mode)
+    # pivot_root is outside the engine's seccomp profile, so switch the way an initramfs does:
+    # move the new root over "/" and chroot into it. The old root lies underneath, out of reach
+    # of any path, and with the capabilities gone nothing can chroot out again.
+    os.chdir(new_root)
+    mount(new_root, "/", None, MS_MOVE)
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.chroot(b".") != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, "chroot: %s" % os.strerror(e))
+    os.chdir("/")
+    drop_capabilities()
+
+
 def handle(msg):
     op, tid = msg.get("op"), msg.get("id")
     if op == "run":
@@ -370,6 +443,12 @@ def handle(msg):
         send(res)
     elif op == "ping":
         send({"ev": "ok", "id": tid})
+    elif op == "pivot":
+        try:
+            pivot(msg["path"])
+            send({"ev": "ok", "id": tid})
+        except Exception as e:
+            send({"ev": "err", "id": tid, "err": "EPIVOT", "msg": str(e)})
 
 
 def main():

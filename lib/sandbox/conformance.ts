@@ -314,6 +314,20 @@ export function registerSandboxConformance(target: ConformanceTarget): void {
       await sh.exited;
     });
 
+    it("holds a whole-root file system (files at /) on one size-capped disk, with the system read-only and no capabilities", async () => {
+      const s = await open({ files: { hostDir, mountAt: "/" }, workdir: "/" });
+      const r = await s.exec(
+        "cat /hello.txt; test -d /.git && echo has-git; test -e /.sandbox-root -o -e /.dockerenv && echo old-root-visible; " +
+          "touch /usr/bin/x 2>/dev/null && echo wrote-usr; touch /etc/x 2>/dev/null && echo wrote-etc; touch /new.txt && echo wrote-root; " +
+          "grep -E '^Cap(Prm|Eff|Amb):' /proc/self/status | grep -v '0000000000000000$'; echo checked",
+      );
+      expect(r.output).toBe("hello from the host\nhas-git\nwrote-root\nchecked\n");
+      // The task's files, /tmp and $HOME share one cap: filling / leaves no room in /tmp.
+      const disk = await s.exec("head -c 40M /dev/zero > /f1; echo $?; head -c 40M /dev/zero > /tmp/f2; echo $?; rm -f /f1 /tmp/f2", { timeoutMs: 9000 });
+      expect(disk.output).toMatch(/^0\n(.*No space left.*\n)?[1-9]\d*\n$/);
+      expect((await s.exec("echo alive > /root/x && cat /root/x")).output).toBe("alive\n");
+    });
+
     it("closes idempotently and refuses work afterwards", async () => {
       const s = await open();
       expect((await s.exec("echo hi")).output).toBe("hi\n");

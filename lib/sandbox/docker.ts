@@ -23,6 +23,8 @@ export const imageTag = (image: SandboxImage): string => `intercode-studio/${ima
 const LABEL = "org.intercode-studio.sandbox";
 const OWNER_LABEL = "org.intercode-studio.owner";
 const START_TIMEOUT_MS = 30_000;
+/** Where a whole-root file system's tmpfs is mounted before the agent pivots into it. */
+const NEW_ROOT = "/.sandbox-root";
 const AVAILABLE_CACHE_MS = 3_000;
 
 /** Options of the docker backend (defaults from the environment). */
@@ -139,9 +141,13 @@ async function startContainer(docker: Docker, spec: SandboxSpec, limits: Limits)
   const id = randomBytes(6).toString("hex");
   const workdir = spec.workdir ?? spec.files?.mountAt ?? "/";
   const tmpfs = (mode: string) => `rw,exec,nosuid,size=${limits.diskBytes},mode=${mode}`;
-  const mounts: Record<string, string> = { "/tmp": tmpfs("1777"), "/var/tmp": tmpfs("1777"), "/root": tmpfs("700"), "/run": tmpfs("755") };
-  // Task files at "/" (a whole-root file system) go into the container's own writable layer.
+  // Task files at "/" (a whole-root file system) go into one size-capped tmpfs that the agent
+  // makes the root before anything runs (the container's own writable layer has no size cap);
+  // /tmp, /root and the rest are directories on it, as in the local backend.
   const filesAtRoot = spec.files?.mountAt === "/";
+  const mounts: Record<string, string> = filesAtRoot
+    ? { [NEW_ROOT]: tmpfs("755") }
+    : { "/tmp": tmpfs("1777"), "/var/tmp": tmpfs("1777"), "/root": tmpfs("700"), "/run": tmpfs("755") };
   if (spec.files && !filesAtRoot) mounts[spec.files.mountAt] = tmpfs("755");
   if (spec.workdir && !mounts[spec.workdir] && spec.workdir !== "/") mounts[spec.workdir] ??= tmpfs("755");
   let container: Docker.Container;
@@ -165,9 +171,12 @@ async function startContainer(docker: Docker, spec: SandboxSpec, limits: Limits)
         Memory: limits.memoryBytes,
         MemorySwap: limits.memoryBytes,
         PidsLimit: limits.processes,
-        ReadonlyRootfs: !filesAtRoot,
+        ReadonlyRootfs: true,
         Tmpfs: mounts,
         CapDrop: ["ALL"],
+        // Only to bind the system over the new root and switch into it; the agent drops these (and
+        // every other capability, bounding set included) before the first command runs.
+        ...(filesAtRoot ? { CapAdd: ["SYS_ADMIN", "SYS_CHROOT", "SETPCAP"] } : {}),
         SecurityOpt: ["no-new-privileges"],
         IpcMode: "private",
       },
@@ -219,7 +228,12 @@ async function startContainer(docker: Docker, spec: SandboxSpec, limits: Limits)
     } finally {
       clearTimeout(timer);
     }
-    if (spec.files) await client.untar(spec.files.mountAt, tarOf(spec.files.hostDir));
+    if (spec.files && filesAtRoot) {
+      await client.untar(NEW_ROOT, tarOf(spec.files.hostDir));
+      await client.pivotRoot(NEW_ROOT);
+    } else if (spec.files) {
+      await client.untar(spec.files.mountAt, tarOf(spec.files.hostDir));
+    }
     return new DockerSandbox(id, limits, client, container, stream);
   } catch (err) {
     stream?.destroy();

@@ -92,10 +92,13 @@ function bwrapArgs(root: string, spec: SandboxSpec, limits: Limits): string[] {
     if (st.isSymbolicLink()) a.push("--symlink", readlinkSync(p), p);
     else if (st.isDirectory()) a.push("--ro-bind", p, p);
   }
-  a.push("--dir", "/etc");
+  // Over a whole-root file system /etc is a tmpfs of its own, made read-only once filled, as the
+  // rest of /etc is read-only where the root is (and in the docker backend).
+  a.push(filesAtRoot ? "--tmpfs" : "--dir", "/etc");
   for (const f of ETC_FILES) if (existsSync(`/etc/${f}`)) a.push("--ro-bind", `/etc/${f}`, `/etc/${f}`);
   for (const f of readdirSync("/etc")) if (/^python3(\.\d+)?$/.test(f)) a.push("--ro-bind", `/etc/${f}`, `/etc/${f}`);
   for (const f of ["passwd", "group", "gitconfig", "hostname"]) a.push("--ro-bind", path.join(root, "etc", f), `/etc/${f}`);
+  if (filesAtRoot) a.push("--remount-ro", "/etc");
   // /dev is bwrap's own tmpfs: read-only, with a small private /dev/shm (device nodes stay usable).
   a.push("--proc", "/proc", "--dev", "/dev", "--size", String(Math.min(limits.diskBytes, 64 * 1024 * 1024)), "--perms", "1777", "--tmpfs", "/dev/shm", "--remount-ro", "/dev");
   a.push("--bind", path.join(root, "tmp"), "/tmp");
