@@ -66,6 +66,10 @@ describe("human baseline study", () => {
     expect(await studies.waitPosition(1)).toMatch(/1 \/ 3$/);
     expect(await play.turnsText()).toMatch(/turns 0 \/ 4/);
     expect(await goldShown(page, goldOf(tasks[0]))).toBe(false);
+    // While the task runs, the way on is submit or skip: no "next" (it would reopen this task as a
+    // second episode) and no restart (a second episode and a new clock).
+    expect(await page.locator('[data-testid="next"]').count()).toBe(0);
+    expect(await page.locator('button:has-text("Restart")').count()).toBe(0);
 
     // The clock waits for the first action.
     expect(await studies.clockSeconds()).toBe(0);

@@ -178,12 +178,18 @@ export function PlayView(props: PlayViewProps) {
           <Button data-testid="submit" variant="primary" onClick={doSubmit} disabled={!live || ep.running}>
             Submit
           </Button>
-          <Button onClick={() => ep.restart()} disabled={ep.running || !ep.episode}>
-            Restart
-          </Button>
-          <Button onClick={() => ep.abandon(window.prompt("Why abandon (optional)?") ?? undefined)} disabled={!live}>
-            Abandon
-          </Button>
+          {/* In a study, Skip (with its reason) is the way out of a task; a restart would start a second
+              episode on it and a new clock, and the study would count the first one as skipped. */}
+          {!props.studyId && (
+            <>
+              <Button onClick={() => ep.restart()} disabled={ep.running || !ep.episode}>
+                Restart
+              </Button>
+              <Button onClick={() => ep.abandon(window.prompt("Why abandon (optional)?") ?? undefined)} disabled={!live}>
+                Abandon
+              </Button>
+            </>
+          )}
           {props.studyId && (
             <Button
               data-testid="skip"
@@ -198,7 +204,8 @@ export function PlayView(props: PlayViewProps) {
               Skip
             </Button>
           )}
-          {props.nextHref && (
+          {/* In a study, the next task is the first unfinished one: while this one runs that is this task again. */}
+          {props.nextHref && (!props.studyId || (ep.episode !== null && !live)) && (
             <a href={props.nextHref} className="rounded border border-zinc-700 px-2 py-0.5 text-xs hover:bg-zinc-800" data-testid="next">
               Next task →
             </a>
