@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { RewardCurve } from "@/components/charts/reward-curve";
+import { LazyRewardCurve } from "@/components/charts/lazy-reward-curve";
 import type { ReplayData } from "@/lib/db/viewer-queries";
 import { AnsiOutput } from "./ansi-output";
 import { Highlight } from "./highlight";
@@ -14,7 +14,7 @@ export function CompareView({ episodes }: { episodes: ReplayData[] }) {
   const cols = { gridTemplateColumns: `3rem repeat(${episodes.length}, minmax(0, 1fr))` };
   return (
     <div className="space-y-3" data-testid="compare">
-      <RewardCurve series={episodes.map((d) => ({ name: playerOf(d.episode), rewards: d.turns.map((t) => t.reward) }))} height={200} />
+      <LazyRewardCurve series={episodes.map((d) => ({ name: playerOf(d.episode), rewards: d.turns.map((t) => t.reward) }))} height={200} />
       <div className="grid gap-2 text-xs" style={cols}>
         <div />
         {episodes.map((d) => (

@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
-import { RewardCurve } from "@/components/charts/reward-curve";
+import { LazyRewardCurve } from "@/components/charts/lazy-reward-curve";
 import type { ReplayData } from "@/lib/db/viewer-queries";
 import type { EpisodeCheck } from "@/lib/viewer/replay-check";
 import { AnnotationsPanel } from "./annotations-panel";
@@ -157,7 +157,7 @@ export function ReplayView({ initial }: { initial: ReplayData }) {
         )}
         {message && <p className="text-xs text-red-400">{message}</p>}
 
-        <RewardCurve series={[{ name: playerOf(ep), rewards: turns.map((t) => t.reward) }]} current={current} onPick={(i) => setCurrent(Math.max(0, Math.min(turns.length - 1, i)))} />
+        <LazyRewardCurve series={[{ name: playerOf(ep), rewards: turns.map((t) => t.reward) }]} current={current} onPick={(i) => setCurrent(Math.max(0, Math.min(turns.length - 1, i)))} />
 
         <ol ref={listRef} className="max-h-[60vh] space-y-1 overflow-auto pr-1" data-testid="timeline">
           {turns.map((t, i) => {
