@@ -1,12 +1,7 @@
-import type { Page } from "playwright-core";
+import { TaskWorkbench } from "./task-workbench";
 
 /** The agent view of a task (`/play/<env>/<dataset>:<id>?agent=1`), as a test drives it. */
-export class AgentPage {
-  constructor(
-    readonly page: Page,
-    readonly baseUrl: string,
-  ) {}
-
+export class AgentPage extends TaskWorkbench {
   async open(env: string, dataset: string, id: string): Promise<void> {
     await this.page.goto(`${this.baseUrl}/play/${env}/${encodeURIComponent(`${dataset}:${id}`)}?agent=1`);
     await this.page.waitForSelector('[data-testid="terminal"][data-ready="1"]');
@@ -41,23 +36,6 @@ export class AgentPage {
 
   async actors(): Promise<string[]> {
     return this.page.$$eval('[data-testid="agent-turns-list"] > li', (els) => els.map((e) => e.getAttribute("data-actor") ?? ""));
-  }
-
-  /** Types a line in the console and presses Enter. */
-  async typeInConsole(line: string): Promise<void> {
-    await this.page.click('[data-testid="terminal"]');
-    await this.page.keyboard.type(line);
-    await this.page.keyboard.press("Enter");
-  }
-
-  /** Replaces the editor's text and runs it with Ctrl+Enter (after taking over). */
-  async runInEditor(text: string): Promise<void> {
-    await this.page.waitForSelector('[data-testid="editor"][data-ready="1"] .monaco-editor');
-    await this.page.click('[data-testid="editor"] .monaco-editor .view-lines');
-    await this.page.keyboard.press("Control+A");
-    await this.page.keyboard.press("Delete");
-    await this.page.keyboard.insertText(text);
-    await this.page.keyboard.press("Control+Enter");
   }
 
   /** The stored episode's id. */

@@ -1,12 +1,7 @@
-import type { Page } from "playwright-core";
+import { TaskWorkbench } from "./task-workbench";
 
 /** The task page of the playground, as a test drives it. */
-export class PlayPage {
-  constructor(
-    readonly page: Page,
-    readonly baseUrl: string,
-  ) {}
-
+export class PlayPage extends TaskWorkbench {
   /** Opens a task (`/play/<env>/<dataset>:<id>`) and waits until the episode is open and the console ready. */
   async open(env: string, dataset: string, id: string, query = ""): Promise<void> {
     await this.page.goto(`${this.baseUrl}/play/${env}/${encodeURIComponent(`${dataset}:${id}`)}${query}`);
@@ -22,23 +17,6 @@ export class PlayPage {
   /** The episode id kept in the URL. */
   episodeId(): string {
     return new URL(this.page.url()).searchParams.get("episode") ?? "";
-  }
-
-  /** Types a line in the console and presses Enter (one action). */
-  async typeInConsole(line: string): Promise<void> {
-    await this.page.click('[data-testid="terminal"]');
-    await this.page.keyboard.type(line);
-    await this.page.keyboard.press("Enter");
-  }
-
-  /** Replaces the editor's text and runs it with Ctrl+Enter. */
-  async runInEditor(text: string): Promise<void> {
-    await this.page.waitForSelector('[data-testid="editor"][data-ready="1"] .monaco-editor');
-    await this.page.click('[data-testid="editor"] .monaco-editor .view-lines');
-    await this.page.keyboard.press("Control+A");
-    await this.page.keyboard.press("Delete");
-    await this.page.keyboard.insertText(text);
-    await this.page.keyboard.press("Control+Enter");
   }
 
   /** Waits until `n` actions are counted ("turns n / limit"). */
