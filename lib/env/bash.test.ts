@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { timeoutNote, truncationNote } from "@/lib/sandbox/limits";
 import type { BashBreakdown } from "@/lib/reward/types";
-import { BashEnvironment, INTERRUPT_NOTE } from "./bash";
+import { BashEnvironment } from "./bash";
+import { INTERRUPT_NOTE } from "./shell-episode";
 import { backendsUnderTest, sharedTask } from "./testing";
 
 // Real sandboxes on a shared machine: allow for a loaded host.

@@ -8,11 +8,11 @@ import type { BashTask, Task } from "@/lib/datasets/types";
 import { BadInputError } from "@/lib/errors";
 import { bashReward } from "@/lib/reward/bash";
 import type { BashBreakdown } from "@/lib/reward/types";
-import { timeoutNote, truncationNote } from "@/lib/sandbox/limits";
 import type { Sandbox } from "@/lib/sandbox/types";
 import { snapshotTestbed, type FsSnapshot } from "./bash-score";
 import { openSandbox, parseSubmit } from "./sandbox";
-import { ShellSession, shellQuote } from "./shell-session";
+import { ShellEpisode } from "./shell-episode";
+import { shellQuote } from "./shell-session";
 import type { Environment, EnvironmentOptions, StepOptions, StepResult, SubmitResult } from "./types";
 
 /**
@@ -102,9 +102,6 @@ async function openFsSandbox(hostDir: string, options: EnvironmentOptions): Prom
   return openSandbox({ image: "bash", files: { hostDir, mountAt: FS_MOUNT }, workdir: "/" }, options);
 }
 
-/** The note an observation carries when Ctrl+C stopped its action. */
-export const INTERRUPT_NOTE = "\n^C [action interrupted]";
-
 /** What gold printed and changed, computed once per task, file system and backend. */
 interface GoldResult {
   output: string;
@@ -140,79 +137,39 @@ function goldFor(task: BashTask, hostDir: string, nowMs: number, sandbox: Sandbo
   return hit;
 }
 
-/** Formats a shell result as the observation the agent sees. */
-export function observationOf(r: { output: string; timedOut: boolean; aborted: boolean; truncated: boolean }, limits: { timeoutMs: number; outputBytes: number }): string {
-  let obs = r.output;
-  if (r.truncated) obs += truncationNote(limits.outputBytes);
-  if (r.timedOut) obs += timeoutNote(limits.timeoutMs);
-  if (r.aborted) obs += INTERRUPT_NOTE;
-  return obs;
-}
-
 /**
  * The bash environment: a persistent shell per episode over a private copy of the task's file
  * system (/testbed and the rest), started in /. Reward as InterCode computes it, from `git status` of
  * the agent's sandbox and of gold's own fresh sandbox, md5s of paths both changed, and the tf-idf
  * similarity of the agent's last observation with gold's output.
  */
-export class BashEnvironment implements Environment {
+export class BashEnvironment extends ShellEpisode<BashTask> implements Environment {
   readonly env = "bash" as const;
-  task: BashTask | null = null;
-  private sandbox: Sandbox | null = null;
-  private shell: ShellSession | null = null;
   private hostDir = "";
   private nowMs = 0;
-  private lastObservation = "";
-  private done = false;
 
-  constructor(private readonly options: EnvironmentOptions = {}) {}
+  constructor(options: EnvironmentOptions = {}) {
+    super(options);
+  }
 
   async reset(task: Task): Promise<{ observation: string }> {
     if (task.env !== "bash") throw new BadInputError(`a ${task.env} task cannot run in the bash environment`, "task");
     await this.close();
-    this.task = task;
-    this.done = false;
-    this.lastObservation = "";
     this.nowMs = fsClock();
     this.hostDir = await fileSystemAt(task.fs, this.nowMs);
-    this.sandbox = await openFsSandbox(this.hostDir, this.options);
-    this.shell = new ShellSession(this.sandbox, { cwd: "/" });
-    const fix = this.sandbox.backend === "docker" ? await symlinkTimesScript(task.fs, this.nowMs) : "";
-    await this.shell.ready(fix ? `${fix}\ntrue` : "true");
+    const sandbox = await this.begin(task, () => openFsSandbox(this.hostDir, this.options), "/", (s) => (s.backend === "docker" ? symlinkTimesScript(task.fs, this.nowMs) : Promise.resolve("")));
     // Start gold early; its result is cached for the task.
-    goldFor(task, this.hostDir, this.nowMs, this.sandbox, this.options).catch(() => {});
+    goldFor(task, this.hostDir, this.nowMs, sandbox, this.options).catch(() => {});
     return { observation: task.query };
   }
 
-  private live(): { sandbox: Sandbox; shell: ShellSession; task: BashTask } {
-    if (!this.sandbox || !this.shell || !this.task) throw new BadInputError("the episode has not started (call reset first)", "episode");
-    if (this.done) throw new BadInputError("the episode has ended (it was submitted)", "episode");
-    return { sandbox: this.sandbox, shell: this.shell, task: this.task };
-  }
-
   async step(action: string, options: StepOptions = {}): Promise<StepResult> {
-    const { sandbox, shell } = this.live();
-    const submit = parseSubmit(action);
-    if (submit) {
+    this.live();
+    if (parseSubmit(action)) {
       const submitted = await this.submit();
       return { observation: submitted.agentObservation, ok: true, done: true, submitted };
     }
-    const r = await shell.run(action, {
-      timeoutMs: sandbox.limits.timeoutMs,
-      maxOutputBytes: sandbox.limits.outputBytes,
-      onOutput: options.onOutput,
-      signal: options.signal,
-    });
-    const observation = observationOf(r, sandbox.limits);
-    this.lastObservation = observation;
-    return {
-      observation,
-      ok: r.exitCode === 0,
-      done: false,
-      ...(r.timedOut ? { timedOut: true } : {}),
-      ...(r.truncated ? { truncated: true } : {}),
-      ...(r.aborted ? { aborted: true } : {}),
-    };
+    return this.runAction(action, options);
   }
 
   async evaluate(): Promise<SubmitResult> {
@@ -226,14 +183,6 @@ export class BashEnvironment implements Environment {
     const result = await this.evaluate();
     this.done = true;
     return result;
-  }
-
-  async close(): Promise<void> {
-    this.shell?.close();
-    this.shell = null;
-    const s = this.sandbox;
-    this.sandbox = null;
-    await s?.close();
   }
 }
 

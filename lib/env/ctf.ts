@@ -6,9 +6,8 @@ import type { CtfTask, Task } from "@/lib/datasets/types";
 import { BadInputError } from "@/lib/errors";
 import { ctfReward } from "@/lib/reward/ctf";
 import type { Sandbox } from "@/lib/sandbox/types";
-import { observationOf } from "./bash";
 import { openSandbox, parseSubmit } from "./sandbox";
-import { ShellSession } from "./shell-session";
+import { ShellEpisode } from "./shell-episode";
 import type { Environment, EnvironmentOptions, StepOptions, StepResult, SubmitResult } from "./types";
 
 /** Where a CTF task's files are mounted, and where the shell starts. */
@@ -32,28 +31,20 @@ const solutionCache = new Map<string, Promise<string>>();
  * The CTF environment: a persistent bash shell over the task's files at /ctf. `submit <flag>` ends
  * the episode; the reward is 1 when the flag matches ignoring case, else 0.
  */
-export class CtfEnvironment implements Environment {
+export class CtfEnvironment extends ShellEpisode<CtfTask> implements Environment {
   readonly env = "ctf" as const;
-  task: CtfTask | null = null;
-  private sandbox: Sandbox | null = null;
-  private shell: ShellSession | null = null;
   private filesDir: string | undefined;
-  private lastObservation = "";
-  private done = false;
 
-  constructor(private readonly options: EnvironmentOptions = {}) {}
+  constructor(options: EnvironmentOptions = {}) {
+    super(options);
+  }
 
   async reset(task: Task): Promise<{ observation: string }> {
     if (task.env !== "ctf") throw new BadInputError(`a ${task.env} task cannot run in the ctf environment`, "task");
     await this.close();
-    this.task = task;
-    this.done = false;
-    this.lastObservation = "";
     this.filesDir = ctfFilesDir(task);
-    this.sandbox = await this.open();
     // Without files there is no /ctf mount; start in /tmp (private and writable) instead.
-    this.shell = new ShellSession(this.sandbox, { cwd: this.filesDir ? CTF_WORKDIR : "/tmp" });
-    await this.shell.ready();
+    await this.begin(task, () => this.open(), this.filesDir ? CTF_WORKDIR : "/tmp");
     return { observation: task.query };
   }
 
@@ -64,23 +55,14 @@ export class CtfEnvironment implements Environment {
     );
   }
 
-  private live(): { sandbox: Sandbox; shell: ShellSession; task: CtfTask } {
-    if (!this.sandbox || !this.shell || !this.task) throw new BadInputError("the episode has not started (call reset first)", "episode");
-    if (this.done) throw new BadInputError("the episode has ended (it was submitted)", "episode");
-    return { sandbox: this.sandbox, shell: this.shell, task: this.task };
-  }
-
   async step(action: string, options: StepOptions = {}): Promise<StepResult> {
-    const { sandbox, shell } = this.live();
+    this.live();
     const submit = parseSubmit(action);
     if (submit) {
       const submitted = await this.submit(submit.arg);
       return { observation: submitted.agentObservation, ok: true, done: true, submitted };
     }
-    const r = await shell.run(action, { timeoutMs: sandbox.limits.timeoutMs, maxOutputBytes: sandbox.limits.outputBytes, onOutput: options.onOutput, signal: options.signal });
-    const observation = observationOf(r, sandbox.limits);
-    this.lastObservation = observation;
-    return { observation, ok: r.exitCode === 0, done: false, ...(r.timedOut ? { timedOut: true } : {}), ...(r.truncated ? { truncated: true } : {}), ...(r.aborted ? { aborted: true } : {}) };
+    return this.runAction(action, options);
   }
 
   /** The gold observation: the output of the task's solution command when known, else the flag. */
@@ -115,14 +97,6 @@ export class CtfEnvironment implements Environment {
     const r = await this.evaluate(arg);
     this.done = true;
     return r;
-  }
-
-  async close(): Promise<void> {
-    this.shell?.close();
-    this.shell = null;
-    const s = this.sandbox;
-    this.sandbox = null;
-    await s?.close();
   }
 }
 

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import { getTask } from "@/lib/datasets/registry";
 import type { PythonBreakdown } from "@/lib/reward/types";
 import { timeoutNote, truncationNote } from "@/lib/sandbox/limits";
-import { INTERRUPT_NOTE } from "./bash";
+import { INTERRUPT_NOTE } from "./shell-episode";
 import { PythonEnvironment, RESTART_NOTE } from "./python";
 import { backendsUnderTest, sharedTask } from "./testing";
 

@@ -8,7 +8,7 @@ import { BadInputError } from "@/lib/errors";
 import { pythonReward } from "@/lib/reward/python";
 import type { TestOutcome } from "@/lib/reward/types";
 import type { Sandbox, SandboxProcess } from "@/lib/sandbox/types";
-import { observationOf } from "./bash";
+import { observationOf } from "./shell-episode";
 import { exchange, type FrameMarks } from "./framed";
 import { openSandbox, parseSubmit } from "./sandbox";
 import type { Environment, EnvironmentOptions, StepOptions, StepResult, SubmitResult } from "./types";

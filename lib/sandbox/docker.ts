@@ -9,11 +9,12 @@ import Docker from "dockerode";
 
 import { SandboxError, SandboxUnavailableError } from "@/lib/errors";
 import { AgentClient } from "./agent-client";
+import { AgentSandbox } from "./agent-sandbox";
 import { AGENT_BOOTSTRAP } from "./agent-source";
 import { checkSpec } from "./local";
 import { WarmPool } from "./pool";
 import { resolveLimits, type Limits } from "./limits";
-import type { ExecOptions, ExecResult, Sandbox, SandboxBackend, SandboxImage, SandboxProcess, SandboxSpec, SpawnOptions } from "./types";
+import type { SandboxBackend, SandboxImage, SandboxSpec } from "./types";
 
 /** Every environment image the backend needs (`scripts/build-images.sh` builds them). */
 export const SANDBOX_IMAGES: readonly SandboxImage[] = ["bash", "python", "sql", "ctf"];
@@ -62,55 +63,23 @@ function tarOf(hostDir: string): Buffer {
 }
 
 /** A container running the agent as PID 1; exec/spawn go through the agent on one attach stream. */
-class DockerSandbox implements Sandbox {
+class DockerSandbox extends AgentSandbox {
   readonly backend = "docker" as const;
-  private closing: Promise<void> | null = null;
 
   constructor(
-    readonly id: string,
-    readonly limits: Limits,
-    readonly client: AgentClient,
+    id: string,
+    limits: Limits,
+    client: AgentClient,
     private readonly container: Docker.Container,
     private readonly stream: Duplex,
-  ) {}
-
-  private alive(): void {
-    if (this.closing) throw new SandboxError(`docker sandbox ${this.id} is closed`);
-  }
-
-  get broken(): boolean {
-    return this.client.closed;
+  ) {
+    super(id, limits, client);
   }
 
   hold(active: boolean): void {
     const socket = this.stream as Duplex & { ref?: () => void; unref?: () => void };
     if (active) socket.ref?.();
     else socket.unref?.();
-  }
-
-  async exec(command: string | string[], options?: ExecOptions): Promise<ExecResult> {
-    this.alive();
-    return this.client.exec(command, options);
-  }
-
-  spawn(argv: string[], options?: SpawnOptions): SandboxProcess {
-    this.alive();
-    return this.client.spawn(argv, options);
-  }
-
-  async killStrays(): Promise<void> {
-    this.alive();
-    await this.client.killStrays();
-  }
-
-  async readFile(p: string): Promise<Buffer> {
-    this.alive();
-    return this.client.readFile(p);
-  }
-
-  async writeFile(p: string, data: string | Buffer): Promise<void> {
-    this.alive();
-    await this.client.writeFile(p, data);
   }
 
   /**

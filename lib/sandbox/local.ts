@@ -8,11 +8,12 @@ import path from "node:path";
 
 import { BadInputError, SandboxError, SandboxUnavailableError } from "@/lib/errors";
 import { AgentClient, BASE_ENV } from "./agent-client";
+import { AgentSandbox } from "./agent-sandbox";
 import { AGENT_BOOTSTRAP } from "./agent-source";
 import { cgroupSupport, createSandboxCgroup, removeOrphanCgroups, type SandboxCgroup } from "./cgroup";
 import { resolveLimits, type Limits } from "./limits";
 import { WarmPool } from "./pool";
-import type { ExecOptions, ExecResult, Sandbox, SandboxBackend, SandboxProcess, SandboxSpec, SpawnOptions } from "./types";
+import type { SandboxBackend, SandboxSpec } from "./types";
 
 const BWRAP = process.env.IC_BWRAP ?? "bwrap";
 const START_TIMEOUT_MS = 15_000;
@@ -115,27 +116,19 @@ function bwrapArgs(root: string, spec: SandboxSpec, limits: Limits): string[] {
 }
 
 /** A bubblewrap sandbox: one bwrap per sandbox running the agent as PID 1 of a new PID namespace. */
-class LocalSandbox implements Sandbox {
+class LocalSandbox extends AgentSandbox {
   readonly backend = "local" as const;
-  private closing: Promise<void> | null = null;
 
   constructor(
-    readonly id: string,
-    readonly limits: Limits,
+    id: string,
+    limits: Limits,
     private readonly child: ChildProcess,
-    private readonly client: AgentClient,
+    client: AgentClient,
     private readonly root: string,
     private readonly mounted: boolean,
     private readonly cgroup: SandboxCgroup | null,
-  ) {}
-
-  private alive(): void {
-    if (this.closing) throw new SandboxError(`local sandbox ${this.id} is closed`);
-  }
-
-  /** The sandbox's process died (it cannot be used). */
-  get broken(): boolean {
-    return this.client.closed;
+  ) {
+    super(id, limits, client);
   }
 
   hold(active: boolean): void {
@@ -143,31 +136,6 @@ class LocalSandbox implements Sandbox {
       if (active) h?.ref?.();
       else h?.unref?.();
     }
-  }
-
-  async exec(command: string | string[], options?: ExecOptions): Promise<ExecResult> {
-    this.alive();
-    return this.client.exec(command, options);
-  }
-
-  spawn(argv: string[], options?: SpawnOptions): SandboxProcess {
-    this.alive();
-    return this.client.spawn(argv, options);
-  }
-
-  async killStrays(): Promise<void> {
-    this.alive();
-    await this.client.killStrays();
-  }
-
-  async readFile(p: string): Promise<Buffer> {
-    this.alive();
-    return this.client.readFile(p);
-  }
-
-  async writeFile(p: string, data: string | Buffer): Promise<void> {
-    this.alive();
-    await this.client.writeFile(p, data);
   }
 
   close(): Promise<void> {

@@ -1,0 +1,87 @@
+import "server-only";
+import type { Task } from "@/lib/datasets/types";
+import { BadInputError } from "@/lib/errors";
+import { timeoutNote, truncationNote } from "@/lib/sandbox/limits";
+import type { Sandbox } from "@/lib/sandbox/types";
+import { ShellSession } from "./shell-session";
+import type { EnvironmentOptions, StepOptions, StepResult } from "./types";
+
+/** The note an observation carries when Ctrl+C stopped its action. */
+export const INTERRUPT_NOTE = "\n^C [action interrupted]";
+
+/** Formats a shell result as the observation the agent sees. */
+export function observationOf(r: { output: string; timedOut: boolean; aborted: boolean; truncated: boolean }, limits: { timeoutMs: number; outputBytes: number }): string {
+  let obs = r.output;
+  if (r.truncated) obs += truncationNote(limits.outputBytes);
+  if (r.timedOut) obs += timeoutNote(limits.timeoutMs);
+  if (r.aborted) obs += INTERRUPT_NOTE;
+  return obs;
+}
+
+/**
+ * An episode of a persistent bash shell in a sandbox, what the bash and ctf environments share:
+ * starting it (the previous episode's sandbox goes first), running an action as the agent sees
+ * it, refusing work before reset and after submit, and freeing it.
+ */
+export abstract class ShellEpisode<T extends Task> {
+  task: T | null = null;
+  protected sandbox: Sandbox | null = null;
+  protected shell: ShellSession | null = null;
+  protected lastObservation = "";
+  protected done = false;
+
+  constructor(protected readonly options: EnvironmentOptions = {}) {}
+
+  /**
+   * Closes the previous episode and starts a shell in `cwd` of the sandbox `open` gives;
+   * `setup` (given the sandbox) returns commands the shell runs before the first action.
+   */
+  protected async begin(task: T, open: () => Promise<Sandbox>, cwd: string, setup?: (sandbox: Sandbox) => Promise<string>): Promise<Sandbox> {
+    await this.close();
+    this.task = task;
+    this.done = false;
+    this.lastObservation = "";
+    const sandbox = await open();
+    this.sandbox = sandbox;
+    this.shell = new ShellSession(sandbox, { cwd });
+    const commands = setup ? await setup(sandbox) : "";
+    await this.shell.ready(commands ? `${commands}\ntrue` : "true");
+    return sandbox;
+  }
+
+  /** @throws BadInputError before reset and after submit. */
+  protected live(): { sandbox: Sandbox; shell: ShellSession; task: T } {
+    if (!this.sandbox || !this.shell || !this.task) throw new BadInputError("the episode has not started (call reset first)", "episode");
+    if (this.done) throw new BadInputError("the episode has ended (it was submitted)", "episode");
+    return { sandbox: this.sandbox, shell: this.shell, task: this.task };
+  }
+
+  /** Runs one action in the shell (within the sandbox's limits); it becomes the last observation. */
+  protected async runAction(action: string, options: StepOptions): Promise<StepResult> {
+    const { sandbox, shell } = this.live();
+    const r = await shell.run(action, {
+      timeoutMs: sandbox.limits.timeoutMs,
+      maxOutputBytes: sandbox.limits.outputBytes,
+      onOutput: options.onOutput,
+      signal: options.signal,
+    });
+    const observation = observationOf(r, sandbox.limits);
+    this.lastObservation = observation;
+    return {
+      observation,
+      ok: r.exitCode === 0,
+      done: false,
+      ...(r.timedOut ? { timedOut: true } : {}),
+      ...(r.truncated ? { truncated: true } : {}),
+      ...(r.aborted ? { aborted: true } : {}),
+    };
+  }
+
+  async close(): Promise<void> {
+    this.shell?.close();
+    this.shell = null;
+    const s = this.sandbox;
+    this.sandbox = null;
+    await s?.close();
+  }
+}
