@@ -1,4 +1,7 @@
 import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 
 import { describe, expect, it } from "vitest";
 
@@ -46,6 +49,20 @@ describe.skipIf(Boolean(skip))("docker backend: engine and container failures", 
       await next.close();
     } finally {
       await s.close();
+    }
+  });
+
+  it("gives a whole-root file system's commands no capability at all (the container needed three to switch roots)", async () => {
+    const backend = createDockerBackend({ poolSize: 0 });
+    const hostDir = mkdtempSync(path.join(os.tmpdir(), "ic-docker-root-"));
+    const s = await backend.create({ image: "bash", files: { hostDir, mountAt: "/" }, workdir: "/" });
+    try {
+      const r = await s.exec("grep -E '^Cap' /proc/self/status | grep -v '0000000000000000$'; mkdir -p /m; mount -t tmpfs x /m 2>/dev/null && echo mounted; chroot / true 2>/dev/null && echo chrooted; df -P / | tail -1 | awk '{print $1}'");
+      expect(r.output).toBe("tmpfs\n");
+    } finally {
+      await s.close();
+      await backend.shutdown?.();
+      rmSync(hostDir, { recursive: true, force: true });
     }
   });
 
