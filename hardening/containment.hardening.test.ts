@@ -181,7 +181,7 @@ function taskFor(env: AttackEnv): Task {
 }
 
 /** Runs every attack for `envName` on `backend`; returns the failures (empty = all contained). */
-async function runCorpus(envName: AttackEnv, backend: "local" | "docker" | "sqlite", c: AttackContext): Promise<{ tried: number; failures: string[]; retries: string[] }> {
+async function runCorpus(envName: AttackEnv, backend: "local" | "docker" | "sql-engine", c: AttackContext): Promise<{ tried: number; failures: string[]; retries: string[]; engine?: string }> {
   const env = await createEnvironment(envName, envName === "sql" ? { limits: LIMITS } : { backend: backend as "local" | "docker", limits: LIMITS });
   const task = taskFor(envName);
   const pick = process.env.IC_HARDENING_ATTACKS?.split(","); // e.g. "fill-disk" while working on one attack
@@ -192,6 +192,7 @@ async function runCorpus(envName: AttackEnv, backend: "local" | "docker" | "sqli
     for (const x of Array.isArray(a) ? a : [a]) failures.push(`${x.id}: ${why}`);
   };
   const deadline = c.timeoutMs + 45_000;
+  let engine: string | undefined;
   // Shared attacks run one after another in one episode; the others in an episode each.
   const episodes: Attack[][] = [attacks.filter((a) => !a.ownEpisode), ...attacks.filter((a) => a.ownEpisode).map((a) => [a])];
   try {
@@ -199,6 +200,9 @@ async function runCorpus(envName: AttackEnv, backend: "local" | "docker" | "sqli
       await env.reset(task);
       const r = await env.step(`SELECT COUNT(*) FROM ${c.sqlTable}`);
       c.sqlRows = Number(r.observation.match(/\d+/)?.[0]);
+      // Which engine answers (the row is named after it): VERSION() exists on MariaDB and MySQL only.
+      const v = await env.step("SELECT VERSION()");
+      engine = /mariadb/i.test(v.observation) ? "mariadb" : v.ok && /\d+\.\d+\.\d+/.test(v.observation) ? "mysql" : "sqlite";
       expect(c.sqlRows).toBeGreaterThan(0);
     }
     let prev: Attack[] | null = null;
@@ -252,12 +256,12 @@ async function runCorpus(envName: AttackEnv, backend: "local" | "docker" | "sqli
     await env.close().catch(() => {});
   }
   for (const change of await hostChanges(c)) failures.push(`after closing: ${change}`);
-  return { tried: attacks.length, failures, retries };
+  return { tried: attacks.length, failures, retries, engine };
 }
 
-const combos: [AttackEnv, "local" | "docker" | "sqlite"][] = [
+const combos: [AttackEnv, "local" | "docker" | "sql-engine"][] = [
   ...backends.flatMap((b) => (["bash", "python", "ctf"] as const).map((e) => [e, b] as [AttackEnv, "local" | "docker"])),
-  ["sql", "sqlite"],
+  ["sql", "sql-engine"], // the engine IC_SQL_URL names (MariaDB/MySQL), else embedded SQLite; the figure row names the one found
 ];
 
 /**
@@ -273,10 +277,10 @@ describe("sandbox containment", () => {
   // The rows run side by side (each in its own sandboxes, with its own marker and sleep mark).
   it.concurrent.each(combos.filter(([e, b]) => !only || only === `${b}/${e}`).map(([e, b], i) => [e, b, i] as const))("%s attacks on %s are contained", async (envName, backend, i) => {
     const c: AttackContext = { ...ctx, marker: `${ctx.marker}-${i}`, sleepMark: ctx.sleepMark + i * 1000 };
-    const { tried, failures, retries } = await runCorpus(envName, backend, c);
+    const { tried, failures, retries, engine } = await runCorpus(envName, backend, c);
     const failedIds = new Set(failures.map((f) => f.split(":")[0]));
     const gaps = process.env.IC_HARDENING_ATTACKS ? [] : (KNOWN_GAPS[`${backend}/${envName}`] ?? []);
-    recordFigure({ section: "containment", row: `${backend}/${envName}`, tried, passed: tried - [...failedIds].filter((id) => id !== "after closing").length, unit: "contained", failures, extra: { "check retries": retries.length, ...(gaps.length ? { "known gaps": gaps.join(",") } : {}) } });
+    recordFigure({ section: "containment", row: `${engine ?? backend}/${envName}`, tried, passed: tried - [...failedIds].filter((id) => id !== "after closing").length, unit: "contained", failures, extra: { "check retries": retries.length, ...(gaps.length ? { "known gaps": gaps.join(",") } : {}) } });
     expect(failures.filter((f) => !gaps.includes(f.split(":")[0]))).toEqual([]);
     for (const gap of gaps) expect(failedIds.has(gap), `${gap} is contained now on ${backend}/${envName}: remove it from KNOWN_GAPS`).toBe(true);
   }, 900_000);

@@ -1,6 +1,8 @@
 import Link from "next/link";
 import type { Metadata } from "next";
+import { notFound } from "next/navigation";
 import { listViewerEpisodesByTask } from "@/lib/db/viewer-queries";
+import { resolveTask } from "@/lib/server/tasks";
 import { parseTaskRef } from "@/lib/ws/task-ref";
 import { playUrl } from "@/lib/ws/task-ref";
 
@@ -18,6 +20,14 @@ export default async function TaskEpisodesPage({ params }: Props) {
   const { env, taskRef } = await params;
   const { dataset, id } = parseTaskRef(decodeURIComponent(taskRef));
   const rows = listViewerEpisodesByTask({ environment: env, dataset: dataset || undefined, taskId: id });
+  // No episodes and no such task in the task sets (a mistyped or hostile address): 404, not an empty page.
+  if (!rows.length) {
+    try {
+      resolveTask(env as Parameters<typeof resolveTask>[0], decodeURIComponent(taskRef));
+    } catch {
+      notFound();
+    }
+  }
   const groups = new Map<string, typeof rows>();
   for (const r of rows) {
     const player = r.annotator ? `human · ${r.annotator}` : r.model ? `${r.model}${r.policy ? ` · ${r.policy}` : ""}` : r.playerKind;
