@@ -9,7 +9,14 @@
  * it degrades (any error, or a p95 round trip more than 3x the smallest level's).
  */
 import fs from "node:fs";
-import { connectWs, ensureApp, spawnStudio, type StudioProcess, tempDb } from "@/hardening/studio-process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { StudioProcess } from "@/hardening/studio-process";
+
+// e2e/server.ts (imported by the studio-process helpers) is written for vitest's CommonJS globals:
+// give it the __dirname it expects before loading it.
+(globalThis as Record<string, unknown>).__dirname ??= path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../e2e");
+const { connectWs, ensureApp, spawnStudio, tempDb } = await import("@/hardening/studio-process");
 
 interface LevelResult {
   sessions: number;

@@ -1,8 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 
 /** Where the hardening tests append their figures (JSON lines); the global teardown prints them. */
-export const FIGURES_FILE = path.resolve(__dirname, "..", "var", "hardening-figures.jsonl");
+export const FIGURES_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "var", "hardening-figures.jsonl");
 
 /**
  * One measured figure of the hardening run, e.g. section "containment", row "local/bash",

@@ -2,11 +2,12 @@ import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
 import { ensureBuild, freePort } from "@/e2e/server";
 import { type ClientMessageInput, parseServerMessage, type ServerMessage } from "@/lib/ws/protocol";
 
-const ROOT = path.resolve(__dirname, "..");
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 /**
  * Makes sure the app is built (server.ts runs it in production mode). An existing build is used
