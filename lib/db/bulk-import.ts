@@ -55,6 +55,8 @@ export interface BulkTurn {
   tokensIn?: number | null;
   tokensOut?: number | null;
   durationMs?: number | null;
+  /** The model's reply latency, ms (model turns). */
+  latencyMs?: number | null;
   costUsd?: number | null;
   source?: string | null;
   timedOut?: boolean;
@@ -70,17 +72,25 @@ const EPISODE_COLS = [
 ] as const;
 const TURN_COLS = [
   "episodeId", "index", "actor", "action", "observation", "ok", "reward", "rawReply", "thought", "tokensIn", "tokensOut",
-  "durationMs", "costUsd", "source", "timedOut", "aborted", "startedAt", "createdAt",
+  "durationMs", "latencyMs", "costUsd", "source", "timedOut", "aborted", "startedAt", "createdAt",
 ] as const;
+/**
+ * Turns go in as multi-row INSERTs of this many rows: one statement per row spends more on the
+ * statement (step, reset, the AUTOINCREMENT counter read and written each time) than on the row.
+ */
+export const TURN_BATCH = 64;
 
 const statements = new WeakMap<Database.Database, ReturnType<typeof prepare>>();
 function prepare(db: Database.Database) {
   const q = (c: string) => `"${c}"`;
+  const turnRow = `(${TURN_COLS.map(() => "?").join(", ")})`;
+  const turnInsert = (rows: number) => db.prepare(`INSERT INTO "Turn" (${TURN_COLS.map(q).join(", ")}) VALUES ${Array(rows).fill(turnRow).join(", ")}`);
   return {
     episode: db.prepare(
       `INSERT INTO "Episode" (${EPISODE_COLS.map(q).join(", ")}) VALUES (${EPISODE_COLS.map(() => "?").join(", ")}) ON CONFLICT DO NOTHING`,
     ),
-    turn: db.prepare(`INSERT INTO "Turn" (${TURN_COLS.map(q).join(", ")}) VALUES (${TURN_COLS.map(() => "?").join(", ")})`),
+    turn: turnInsert(1),
+    turnBatch: turnInsert(TURN_BATCH),
     parentExists: db.prepare(`SELECT 1 FROM "Episode" WHERE "id" = ?`),
     lastSearchKey: db.prepare(`SELECT IFNULL(MAX("searchKey"), 0) AS "k" FROM "Episode"`),
     deferFts: db.prepare(`UPDATE "_FtsControl" SET "deferred" = ? WHERE "id" = 1`),
@@ -124,6 +134,14 @@ export async function insertEpisodesBulk({
         let added = 0;
         const addedIds: string[] = [];
         const now = Date.now();
+        // Turn rows wait here until a batch is full (their episode is inserted first: the foreign key).
+        const pending: unknown[] = [];
+        let pendingRows = 0;
+        const flushTurns = () => {
+          for (let r = 0; r < pendingRows; r++) s.turn.run(pending.slice(r * TURN_COLS.length, (r + 1) * TURN_COLS.length));
+          pending.length = 0;
+          pendingRows = 0;
+        };
         // Index each new episode once, with all its turns, rather than through the per-turn
         // triggers (see the episode_text_search migration); the switch never outlives this
         // transaction. Episodes get their search keys here, so the Episode trigger stays quiet.
@@ -138,81 +156,37 @@ export async function insertEpisodesBulk({
             if (t.ok === false) invalid++;
           }
           const parent = e.parentEpisodeId && s.parentExists.get(e.parentEpisodeId) ? e.parentEpisodeId : null;
-          // Positional parameters: binding 40 named ones per row costs more than the insert.
-          const row: Record<(typeof EPISODE_COLS)[number], unknown> = {
-            id,
-            environment: e.environment,
-            dataset: e.dataset,
-            taskId: e.taskId,
-            taskIndex: e.taskIndex ?? null,
-            query: e.query,
-            gold: e.gold ?? null,
-            playerKind: e.playerKind,
-            annotator: e.annotator ?? null,
-            model: e.model ?? null,
-            policy: e.policy ?? null,
-            turnLimit: e.turnLimit,
-            mode: e.mode ?? "import",
-            feedback: e.feedback ?? "reward",
-            backend: e.backend ?? null,
-            status: e.status,
-            errorReason: e.errorReason ?? null,
-            reward: e.reward,
-            breakdown: e.breakdown ?? null,
-            success: e.success ? 1 : 0,
-            solvedAtTurn: e.solvedAtTurn ?? null,
-            goldObservation: e.goldObservation ?? null,
-            agentObservation: e.agentObservation ?? null,
-            startedAt: e.startedAt,
-            firstActionAt: e.firstActionAt ?? null,
-            endedAt: e.endedAt ?? null,
-            durationMs: e.durationMs ?? null,
-            sourceFile: e.sourceFile ?? null,
-            sourceKey: e.sourceKey,
-            parentEpisodeId: parent,
-            branchTurn: parent ? (e.branchTurn ?? null) : null,
-            hardness: e.hardness ?? null,
-            db: e.db ?? null,
-            tags: e.tags ?? "",
-            turnCount: e.turns.length,
-            invalidCount: invalid,
-            checkedCount: checked,
-            createdAt: now,
-            updatedAt: now,
-            searchKey: searchKey + 1,
-          };
-          const res = s.episode.run(EPISODE_COLS.map((c) => row[c]));
+          // Positional parameters, in EPISODE_COLS order: binding 40 named ones per row costs more than the insert.
+          const res = s.episode.run(
+            id, e.environment, e.dataset, e.taskId, e.taskIndex ?? null, e.query, e.gold ?? null, e.playerKind, e.annotator ?? null,
+            e.model ?? null, e.policy ?? null, e.turnLimit, e.mode ?? "import", e.feedback ?? "reward", e.backend ?? null, e.status,
+            e.errorReason ?? null, e.reward, e.breakdown ?? null, e.success ? 1 : 0, e.solvedAtTurn ?? null, e.goldObservation ?? null,
+            e.agentObservation ?? null, e.startedAt, e.firstActionAt ?? null, e.endedAt ?? null, e.durationMs ?? null, e.sourceFile ?? null,
+            e.sourceKey, parent, parent ? (e.branchTurn ?? null) : null, e.hardness ?? null, e.db ?? null, e.tags ?? "",
+            e.turns.length, invalid, checked, now, now, searchKey + 1,
+          );
           if (res.changes === 0) continue;
           searchKey++;
           added++;
           addedIds.push(id);
           let body = "";
-          for (const t of e.turns) body += (body ? " " : "") + t.action + " " + t.observation;
-          s.indexEpisode.run(searchKey, e.query, body);
           for (const t of e.turns) {
-            const turnRow: Record<(typeof TURN_COLS)[number], unknown> = {
-              episodeId: id,
-              index: t.index,
-              actor: t.actor,
-              action: t.action,
-              observation: t.observation,
-              ok: bool(t.ok),
-              reward: t.reward ?? null,
-              rawReply: t.rawReply ?? null,
-              thought: t.thought ?? null,
-              tokensIn: t.tokensIn ?? null,
-              tokensOut: t.tokensOut ?? null,
-              durationMs: t.durationMs ?? null,
-              costUsd: t.costUsd ?? null,
-              source: t.source ?? null,
-              timedOut: t.timedOut ? 1 : 0,
-              aborted: t.aborted ? 1 : 0,
-              startedAt: t.startedAt ?? null,
-              createdAt: now,
-            };
-            s.turn.run(TURN_COLS.map((c) => turnRow[c]));
+            body += (body ? " " : "") + t.action + " " + t.observation;
+            // In TURN_COLS order.
+            pending.push(
+              id, t.index, t.actor, t.action, t.observation, bool(t.ok), t.reward ?? null, t.rawReply ?? null, t.thought ?? null,
+              t.tokensIn ?? null, t.tokensOut ?? null, t.durationMs ?? null, t.latencyMs ?? null, t.costUsd ?? null, t.source ?? null,
+              t.timedOut ? 1 : 0, t.aborted ? 1 : 0, t.startedAt ?? null, now,
+            );
+            if (++pendingRows === TURN_BATCH) {
+              s.turnBatch.run(pending);
+              pending.length = 0;
+              pendingRows = 0;
+            }
           }
+          s.indexEpisode.run(searchKey, e.query, body);
         }
+        flushTurns();
         s.deferFts.run(0);
         if (file) s.fileRecord.run(file.contentHash, file.path, file.format, episodes.length, file.rejected, now);
         return { added, skipped: episodes.length - added, addedIds };
