@@ -10,27 +10,14 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import Database from "better-sqlite3";
 import WebSocket from "ws";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { recordFigure } from "./figures";
+import { liveFixture } from "./live-fixture";
 import { appRoutes } from "./routes";
-import { appAvailable, connectWs, ensureApp, spawnStudio, type StudioProcess, tempDb, type WsClient } from "./studio-process";
+import { connectWs, spawnStudio } from "./studio-process";
 
-const canRun = appAvailable();
 const ROW = "live server: ws messages, API bodies, path tricks";
-if (!canRun) recordFigure({ section: "bad input", row: ROW, tried: 0, passed: 0, unit: "skipped: no production build (next build, or IC_HARDENING_BUILD=1)" });
-
-const { dir, db } = tempDb("ic-hardening-badserver-");
-let server: StudioProcess | null = null;
-const sockets: WsClient[] = [];
-
-beforeAll(() => {
-  if (canRun) ensureApp();
-}, 900_000);
-afterAll(async () => {
-  for (const s of sockets) s.close();
-  await server?.kill("SIGTERM");
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const { canRun, db, sockets, track } = liveFixture("ic-hardening-badserver-", { section: "bad input", row: ROW });
 
 /** Every stored row of the tables a request could change, as a hash per table. */
 function storeHash(): Record<string, string> {
@@ -53,7 +40,7 @@ const TRICKS = ["../../etc/passwd", "..%2F..%2Fetc%2Fpasswd", "/etc/passwd", "de
 
 describe.skipIf(!canRun)("bad input against the live server", () => {
   it("each is refused with an error naming what was wrong; the server stays up; nothing stored changes", async () => {
-    server = await spawnStudio({ IC_DB: db });
+    const server = track(await spawnStudio({ IC_DB: db }));
     const base = server.url;
     // Something stored to protect: an episode with a turn, still running.
     const a = await connectWs(base);

@@ -9,27 +9,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { recordFigure } from "./figures";
+import { liveFixture } from "./live-fixture";
 import { appRoutes } from "./routes";
-import { appAvailable, connectWs, ensureApp, spawnStudio, type StudioProcess, tempDb, type WsClient } from "./studio-process";
+import { connectWs, spawnStudio } from "./studio-process";
 
-const canRun = appAvailable();
 const ROW = "baseline: gold and reward before submit";
-if (!canRun) recordFigure({ section: "access", row: ROW, tried: 0, passed: 0, unit: "skipped: no production build (next build, or IC_HARDENING_BUILD=1)" });
-
-const { dir, db } = tempDb("ic-hardening-baseline-");
-let server: StudioProcess | null = null;
-const sockets: WsClient[] = [];
-
-beforeAll(() => {
-  if (canRun) ensureApp();
-}, 900_000);
-afterAll(async () => {
-  for (const s of sockets) s.close();
-  await server?.kill("SIGTERM");
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const { canRun, dir, db, sockets, track } = liveFixture("ic-hardening-baseline-", { section: "access", row: ROW });
 
 /**
  * Text as a reader would find it in any response: JSON, HTML and the RSC payload escape the same
@@ -73,7 +60,7 @@ describe.skipIf(!canRun)("baseline study: no gold or reward before submit", () =
     const modelsFile = path.join(dir, "models.json");
     // An available model (a local endpoint that takes any key): a model run would start if not refused.
     fs.writeFileSync(modelsFile, JSON.stringify({ models: [{ id: "local-probe", provider: "openai-compatible", model: "probe", baseURL: "http://127.0.0.1:9/v1", apiKeyOptional: true, contextWindow: 8192, price: { inputPerMtok: 0, outputPerMtok: 0 } }] }));
-    server = await spawnStudio({ IC_DB: db, IC_MODELS_CONFIG: modelsFile });
+    const server = track(await spawnStudio({ IC_DB: db, IC_MODELS_CONFIG: modelsFile }));
     const base = server.url;
 
     // A study of two tasks; the annotator's first task.
