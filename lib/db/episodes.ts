@@ -1,7 +1,7 @@
 import "server-only";
 import { BadInputError, ConflictError, NotFoundError } from "@/lib/errors";
 import { withPrisma } from "./client";
-import { buildEpisodeWhere, countSearchHits, SEARCH_DRIVE_LIMIT, searchHitsSql, toFtsQuery, type EpisodeFilters } from "./episode-filters";
+import { buildEpisodeConditions, EPISODE_SORTS, readEpisodePage, toFtsQuery, type EpisodeFilters } from "./episode-filters";
 import type { Annotation, Episode, Turn } from "./generated/client";
 import { withWriteLock } from "./lock";
 import type Database from "better-sqlite3";
@@ -331,14 +331,6 @@ export interface EpisodePage {
   pageSize: number;
 }
 
-/** Sort keys with an index on (key, id), which can give a page in order without sorting. */
-const SORT_INDEXES: Partial<Record<EpisodeSortKey, string>> = {
-  startedAt: "Episode_startedAt_id_idx",
-  reward: "Episode_reward_id_idx",
-  turnCount: "Episode_turnCount_id_idx",
-};
-const NOT_NULL_SORT_KEYS = new Set<EpisodeSortKey>(["startedAt", "success", "turnCount", "invalidCount", "taskId", "environment", "dataset", "status"]);
-
 /** Largest page the list serves. */
 export const MAX_PAGE_SIZE = 500;
 
@@ -353,49 +345,24 @@ export async function listEpisodes(input: ListEpisodesInput = {}): Promise<Episo
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) throw new BadInputError(`must be 1..${MAX_PAGE_SIZE}`, "pageSize");
   const key = input.sort?.key ?? "startedAt";
   if (!EPISODE_SORT_KEYS.includes(key)) throw new BadInputError(`unknown sort key; one of ${EPISODE_SORT_KEYS.join(", ")}`, "sort");
-  const dir = input.sort?.dir === "asc" ? "ASC" : "DESC";
   const search = input.search ?? input.filters?.search;
-  const fts = search === undefined ? null : toFtsQuery(search);
-  const { sql: filterWhere, params } = buildEpisodeWhere({ ...input.filters, search: undefined });
+  const { parts, params } = buildEpisodeConditions({ ...input.filters, search: undefined });
   const cols = `e."id", e."environment", e."dataset", e."taskId", e."taskIndex", e."query", e."playerKind", e."annotator", e."model",
                 e."policy", e."status", e."reward", e."success", e."turnCount", e."invalidCount", e."turnLimit", e."durationMs",
                 e."hardness", e."tags", e."startedAt", e."parentEpisodeId", e."runId"`;
-  // NOT NULL columns need no NULLS LAST (which would stop an ascending index walk from giving the order).
-  const order = `ORDER BY e."${key}" ${dir}${NOT_NULL_SORT_KEYS.has(key) ? "" : " NULLS LAST"}, e."id" ${dir} LIMIT @limit OFFSET @offset`;
   return withRaw((db) => {
-    let total: number;
-    let rows: Array<Record<string, unknown>>;
-    const pageParams = { ...params, limit: pageSize, offset: (page - 1) * pageSize };
-    if (!fts) {
-      total = (db.prepare(`SELECT COUNT(*) AS n FROM "Episode" e ${filterWhere}`).get(params) as { n: number }).n;
-      // Walking the sort key's index visits about (offset + limit) × episodes / matches rows; the
-      // filter's own index visits every match and sorts them. SQLite cannot tell which is cheaper
-      // (it does not know how many match), the count just taken does.
-      const sortIndex = SORT_INDEXES[key];
-      let from = `"Episode" e`;
-      // (Success is reward 1.0: those two are not independent, so the estimate does not hold.)
-      const correlated = key === "reward" && input.filters?.success !== undefined;
-      if (filterWhere && sortIndex && total > 0 && !correlated) {
-        const episodes = (db.prepare(`SELECT IFNULL(MAX("searchKey"), 0) AS n FROM "Episode"`).get() as { n: number }).n;
-        if ((page * pageSize * episodes) / total < total) from = `"Episode" e INDEXED BY "${sortIndex}"`;
-      }
-      rows = db.prepare(`SELECT ${cols} FROM ${from} ${filterWhere} ${order}`).all(pageParams) as Array<Record<string, unknown>>;
-    } else {
-      // One FTS5 lookup gives the matching episodes' keys. Few hits: drive the query from them
-      // (a join on the integer key). Many hits (a common word): walk Episode in the requested
-      // order and test each key against the hit set, which stops after one page.
-      const p = { ...params, fts };
-      const hits = countSearchHits(db, fts);
-      if (hits <= SEARCH_DRIVE_LIMIT) {
-        const from = `(${searchHitsSql("@fts")}) h CROSS JOIN "Episode" e ON e."searchKey" = h."k"`;
-        total = filterWhere ? (db.prepare(`SELECT COUNT(*) AS n FROM ${from} ${filterWhere}`).get(p) as { n: number }).n : hits;
-        rows = db.prepare(`SELECT ${cols} FROM ${from} ${filterWhere} ${order}`).all({ ...pageParams, fts }) as Array<Record<string, unknown>>;
-      } else {
-        const where = `${filterWhere ? filterWhere + " AND" : "WHERE"} +e."searchKey" IN (${searchHitsSql("@fts")})`;
-        total = filterWhere ? (db.prepare(`SELECT COUNT(*) AS n FROM "Episode" e ${where}`).get(p) as { n: number }).n : hits;
-        rows = db.prepare(`SELECT ${cols} FROM "Episode" e ${where} ${order}`).all({ ...pageParams, fts }) as Array<Record<string, unknown>>;
-      }
-    }
+    const { total, rows } = readEpisodePage(db, {
+      parts,
+      params,
+      fts: search === undefined ? null : toFtsQuery(search),
+      sort: EPISODE_SORTS[key],
+      dir: input.sort?.dir === "asc" ? "ASC" : "DESC",
+      page,
+      pageSize,
+      columns: cols,
+      // Success is reward 1.0: those two are not independent, so the walk estimate does not hold.
+      correlated: key === "reward" && input.filters?.success !== undefined,
+    });
     return {
       total,
       page,

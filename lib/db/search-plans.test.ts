@@ -67,4 +67,41 @@ describe("search plans", () => {
     expect((await listEpisodes({ search: "axolotl" })).total).toBe(0);
     expect((await listEpisodes({ search: "capybara" })).total).toBe(0);
   });
+
+  it("every plan (sort-index walk, filter index and sort, hits-driven) gives the order a plain sort gives, ties broken on id", async () => {
+    // Ids grow with insertion order, so ties on the sort key break by position in `eps`.
+    const plain = (pred: (e: BulkEpisode) => boolean, key: (e: BulkEpisode) => number, dir: 1 | -1) =>
+      eps
+        .map((e, i) => ({ e, i }))
+        .filter(({ e }) => pred(e))
+        .sort((a, b) => dir * (key(a.e) - key(b.e)) || dir * (a.i - b.i))
+        .map(({ e }) => e.taskId);
+    const cases: Array<{ filter: (e: BulkEpisode) => boolean; filters: { environment?: string; model?: string }; search?: string }> = [
+      { filter: (e) => e.environment === "sql", filters: { environment: "sql" } },
+      { filter: (e) => e.model === "m1", filters: { model: "m1" }, search: "common" },
+      { filter: (e) => e.model === "m2" && e.turns[0].action === "ls rare", filters: { model: "m2" }, search: "rare" },
+    ];
+    const sorts = [
+      { key: "reward" as const, get: (e: BulkEpisode) => e.reward ?? 0 },
+      { key: "startedAt" as const, get: (e: BulkEpisode) => e.startedAt },
+    ];
+    for (const c of cases) {
+      const pred = (e: BulkEpisode) => c.filter(e) && (c.search !== "common" || e.turns[0].observation === "common output");
+      for (const s of sorts) {
+        for (const dir of ["asc", "desc"] as const) {
+          const want = plain(pred, s.get, dir === "asc" ? 1 : -1).slice(50, 100);
+          const store = await listEpisodes({ filters: c.filters, search: c.search, sort: { key: s.key, dir }, page: 2 });
+          expect(store.rows.map((r) => r.taskId), `${JSON.stringify(c.filters)} ${c.search} ${s.key} ${dir}`).toEqual(want);
+          const viewer = listViewerEpisodes({
+            filters: { environment: c.filters.environment ? [c.filters.environment] : undefined, model: c.filters.model ? [c.filters.model] : undefined, search: c.search },
+            sort: s.key,
+            dir,
+            page: 2,
+          });
+          expect(viewer.rows.map((r) => r.taskId)).toEqual(want);
+          expect(viewer.total).toBe(store.total);
+        }
+      }
+    }
+  });
 });

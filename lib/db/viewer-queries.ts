@@ -1,63 +1,68 @@
 import "server-only";
-import type Database from "better-sqlite3";
 import { BadInputError } from "@/lib/errors";
-import { buildEpisodeWhere, countSearchHits, SEARCH_DRIVE_LIMIT, searchHitsSql, toFtsQuery, type EpisodeFilters } from "./episode-filters";
+import {
+  buildEpisodeConditions,
+  cachedStatement,
+  EPISODE_SORTS,
+  readEpisodePage,
+  searchHitsSql,
+  toFtsQuery,
+  type EpisodeFilters,
+  type EpisodeSortSpec,
+} from "./episode-filters";
 import { withRaw } from "./sqlite";
 
 /** Filters of the viewer: the store's, plus a minimum count of invalid actions. */
 export type ViewerFilters = EpisodeFilters & { invalidMin?: number };
 
-/**
- * The FROM and WHERE of a viewer query over `Episode e`. Full-text search drives the query from
- * the set of matching episode ids (a CTE joined to Episode) rather than testing every episode
- * against that set, which SQLite plans poorly.
- */
-function whereOf(f: ViewerFilters): { cte: string; from: string; sql: string; params: Record<string, unknown>; total?: number } {
+/** The viewer's filters as conditions over `Episode e` (the search apart), with their parameters. */
+function conditionsOf(f: ViewerFilters): { parts: string[]; params: Record<string, unknown>; fts: string | null } {
   const { invalidMin, search, ...rest } = f;
-  const w = buildEpisodeWhere(rest);
-  const parts = w.sql ? [w.sql.replace(/^WHERE /, "")] : [];
-  const params: Record<string, unknown> = { ...w.params };
+  const { parts, params } = buildEpisodeConditions(rest);
   if (invalidMin !== undefined) {
+    if (!Number.isFinite(invalidMin)) throw new BadInputError("must be a finite number", "filter invalidMin");
     parts.push(`e."invalidCount" >= @invalidMin`);
     params.invalidMin = invalidMin;
   }
-  const q = search === undefined ? null : toFtsQuery(search);
-  let cte = "";
-  let from = `"Episode" e`;
-  let total: number | undefined;
-  if (q) {
-    params.fts = q;
-    // Many hits (a common word): walk Episode in the sort order and test each key against the
-    // hits; with no other filter, the hit count is the total.
-    const hits = withRaw((db) => countSearchHits(db, q));
-    if (hits > SEARCH_DRIVE_LIMIT) {
-      if (!parts.length) total = hits;
-      parts.push(`+e."searchKey" IN (${searchHitsSql("@fts")})`);
-    } else {
-      cte = `WITH hits("k") AS (${searchHitsSql("@fts")})`;
-      from = `hits h CROSS JOIN "Episode" e ON e."searchKey" = h."k"`;
-    }
-  }
-  return { cte, from, sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", params, total };
+  return { parts, params, fts: search === undefined ? null : toFtsQuery(search) };
 }
 
+/**
+ * The FROM and WHERE of an aggregate over the viewer's filtered set (`Episode e`). Full-text
+ * search drives it from the matching episodes' keys (a CTE joined to Episode) rather than testing
+ * every episode against that set, which SQLite plans poorly.
+ */
+function whereOf(f: ViewerFilters): { cte: string; from: string; sql: string; params: Record<string, unknown> } {
+  const { parts, params, fts } = conditionsOf(f);
+  let cte = "";
+  let from = `"Episode" e`;
+  if (fts) {
+    params.fts = fts;
+    cte = `WITH hits("k") AS (${searchHitsSql("@fts")})`;
+    from = `hits h CROSS JOIN "Episode" e ON e."searchKey" = h."k"`;
+  }
+  return { cte, from, sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", params };
+}
+
+/** Sort keys of the viewer list → the shared sorts (`annotator` is the player column: annotator, else model). */
+const VIEWER_SORTS = {
+  startedAt: EPISODE_SORTS.startedAt,
+  taskId: EPISODE_SORTS.taskId,
+  environment: EPISODE_SORTS.environment,
+  dataset: EPISODE_SORTS.dataset,
+  annotator: EPISODE_SORTS.player,
+  model: EPISODE_SORTS.model,
+  policy: EPISODE_SORTS.policy,
+  reward: EPISODE_SORTS.reward,
+  success: EPISODE_SORTS.success,
+  turnCount: EPISODE_SORTS.turnCount,
+  invalidCount: EPISODE_SORTS.invalidCount,
+  durationMs: EPISODE_SORTS.durationMs,
+  status: EPISODE_SORTS.status,
+} as const satisfies Record<string, EpisodeSortSpec>;
 /** Sort keys of the viewer list → SQL expression over `e`. */
-export const VIEWER_SORT_SQL = {
-  startedAt: `e."startedAt"`,
-  taskId: `e."taskId"`,
-  environment: `e."environment"`,
-  dataset: `e."dataset"`,
-  annotator: `COALESCE(e."annotator", e."model")`,
-  model: `e."model"`,
-  policy: `e."policy"`,
-  reward: `e."reward"`,
-  success: `e."success"`,
-  turnCount: `e."turnCount"`,
-  invalidCount: `e."invalidCount"`,
-  durationMs: `e."durationMs"`,
-  status: `e."status"`,
-} as const;
-export type ViewerSortKey = keyof typeof VIEWER_SORT_SQL;
+export const VIEWER_SORT_SQL = Object.fromEntries(Object.entries(VIEWER_SORTS).map(([k, v]) => [k, v.expr])) as { [K in keyof typeof VIEWER_SORTS]: string };
+export type ViewerSortKey = keyof typeof VIEWER_SORTS;
 
 /** One row of the viewer's episode table. Dates are Unix milliseconds (plain JSON for the client). */
 export interface ViewerRow {
@@ -103,18 +108,7 @@ function toRow(r: Record<string, unknown>): ViewerRow {
   };
 }
 
-const stmtCache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
-function prep(db: Database.Database, sql: string): Database.Statement {
-  let m = stmtCache.get(db);
-  if (!m) stmtCache.set(db, (m = new Map()));
-  let s = m.get(sql);
-  if (!s) {
-    s = db.prepare(sql);
-    if (m.size > 200) m.clear();
-    m.set(sql, s);
-  }
-  return s;
-}
+const prep = cachedStatement;
 
 /**
  * One page of the episode table: filtered (every column, FTS5 search), sorted on any column and
@@ -133,17 +127,22 @@ export function listViewerEpisodes({
   page?: number;
   pageSize?: number;
 }): ViewerPage {
-  if (!(sort in VIEWER_SORT_SQL)) throw new BadInputError(`unknown sort; one of ${Object.keys(VIEWER_SORT_SQL).join(", ")}`, "sort");
+  if (!Object.hasOwn(VIEWER_SORTS, sort)) throw new BadInputError(`unknown sort; one of ${Object.keys(VIEWER_SORTS).join(", ")}`, "sort");
   if (!Number.isInteger(page) || page < 1) throw new BadInputError("must be a positive integer", "page");
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 500) throw new BadInputError("must be 1..500", "pageSize");
-  const { cte, from, sql: where, params, total: known } = whereOf(filters);
-  const d = dir === "asc" ? "ASC" : "DESC";
+  const { parts, params, fts } = conditionsOf(filters);
   return withRaw((db) => {
-    const total = known ?? (prep(db, `${cte} SELECT COUNT(*) AS n FROM ${from} ${where}`).get(params) as { n: number }).n;
-    const rows = prep(
-      db,
-      `${cte} SELECT ${ROW_COLS} FROM ${from} ${where} ORDER BY ${VIEWER_SORT_SQL[sort]} ${d} NULLS LAST, e."id" ${d} LIMIT @limit OFFSET @offset`,
-    ).all({ ...params, limit: pageSize, offset: (page - 1) * pageSize }) as Array<Record<string, unknown>>;
+    const { total, rows } = readEpisodePage(db, {
+      parts,
+      params,
+      fts,
+      sort: VIEWER_SORTS[sort],
+      dir: dir === "asc" ? "ASC" : "DESC",
+      page,
+      pageSize,
+      columns: ROW_COLS,
+      correlated: sort === "reward" && filters.success !== undefined,
+    });
     return { total, page, pageSize, rows: rows.map(toRow) };
   });
 }
