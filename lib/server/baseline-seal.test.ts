@@ -1,0 +1,56 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeStore } from "@/lib/db/client";
+import { createEpisode, finishEpisode, markInterruptedEpisodes, type NewEpisodeInput } from "@/lib/db/episodes";
+import { closeRawDb } from "@/lib/db/sqlite";
+import { ConflictError } from "@/lib/errors";
+import { assertTaskUnsealed, findSeal, listSealedTaskKeys, sealKey } from "./baseline-seal";
+
+let dir = "";
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-seal-"));
+  process.env.IC_DB = path.join(dir, "studio.db");
+});
+afterAll(async () => {
+  await closeStore().catch(() => {});
+  closeRawDb();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const task = { environment: "bash", dataset: "demo-bash", taskId: "top-three-ips" };
+const other = { environment: "bash", dataset: "demo-bash", taskId: "count-errors" };
+const episode = (over: Partial<NewEpisodeInput>): NewEpisodeInput => ({ ...task, taskIndex: 3, query: "q", gold: "g", playerKind: "human", turnLimit: 10, ...over });
+
+describe("the baseline seal", () => {
+  it("holds while a baseline episode on the task is running or interrupted, for every other episode, and lifts on submit or skip", async () => {
+    // Play episodes never seal.
+    await createEpisode(episode({ mode: "play" }));
+    expect(findSeal(task)).toBeNull();
+    expect(() => assertTaskUnsealed(task, "x")).not.toThrow();
+
+    const a = await createEpisode(episode({ mode: "baseline", feedback: "none", annotator: "ann-a" }));
+    expect(findSeal(task)).toEqual({ episodeId: a.id, annotator: "ann-a" });
+    expect(findSeal(task, a.id)).toBeNull(); // not sealed against itself
+    expect(findSeal(other)).toBeNull(); // only that task
+    expect([...listSealedTaskKeys()]).toEqual([sealKey(task)]);
+    expect(() => assertTaskUnsealed(task, "the gold solution")).toThrow(ConflictError);
+    expect(() => assertTaskUnsealed(task, "the gold solution")).toThrow(new RegExp(`the gold solution is refused: task demo-bash:top-three-ips \\(bash\\) is sealed by the unsubmitted baseline episode ${a.id} \\(annotator ann-a\\)`));
+
+    // A server restart marks it interrupted: still sealed (it resumes).
+    await markInterruptedEpisodes();
+    expect(findSeal(task)?.episodeId).toBe(a.id);
+
+    // A second annotator's episode: each seals the task against the other.
+    const b = await createEpisode(episode({ mode: "baseline", feedback: "none", annotator: "ann-b" }));
+    expect(findSeal(task, a.id)?.episodeId).toBe(b.id);
+    expect(findSeal(task, b.id)?.episodeId).toBe(a.id);
+
+    await finishEpisode({ episodeId: a.id, outcome: { status: "submitted", reward: 1, breakdown: { kind: "bash", fileChanges: 0.33, fileContents: 0.33, output: 0.34 } as never, goldObservation: "o", agentObservation: "o" } });
+    expect(findSeal(task)?.episodeId).toBe(b.id);
+    await finishEpisode({ episodeId: b.id, outcome: { status: "abandoned", reason: "skip" } });
+    expect(findSeal(task)).toBeNull();
+    expect(listSealedTaskKeys().size).toBe(0);
+  });
+});
