@@ -1,10 +1,13 @@
 /**
- * `npm run bench -- env [--backend local|docker|all] [--steps N] [--resets N]`: step, reset and
- * reward latency (median, p95) of each environment on each sandbox backend, each beside a bare
- * baseline measured in the same run: `bwrap ... true` (local), `docker exec <container> true`
- * (docker) and a plain SQLite query (sql), with the ratio to it.
+ * `npm run bench -- env [--backend local|docker|all] [--steps N] [--resets N] [--gap MS]`: step,
+ * reset and reward latency (median, p95) of each environment on each sandbox backend, each beside
+ * a bare baseline measured in the same run: `bwrap ... true` (local), `docker exec <container>
+ * true` (docker) and a plain SQLite query (sql), with the ratio to it. Each timed reset and
+ * reward comes `--gap` ms after the previous episode's start (default 1500: an episode's turns,
+ * during which the warm pool refills); `--gap 0` measures back-to-back resets.
  */
 import { execFileSync, spawnSync } from "node:child_process";
+import os from "node:os";
 import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import type { EnvName, Task } from "@/lib/datasets/types";
@@ -66,12 +69,22 @@ function sqliteBaseline(n: number): Promise<number[]> {
 
 const STEP_ACTION: Record<EnvName, string> = { bash: "ls /testbed", python: "1 + 1", sql: "SELECT 1", ctf: "ls" };
 
-async function benchEnv(env: EnvName, tasks: Task[], backend: "local" | "docker", opts: { steps: number; resets: number }, rows: Row[], baseline: { name: string; median: number } | null) {
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function benchEnv(env: EnvName, tasks: Task[], backend: "local" | "docker", opts: { steps: number; resets: number; gapMs: number }, rows: Row[], baseline: { name: string; median: number } | null) {
   const { createEnvironment } = await import("@/lib/env/index");
   const options: EnvironmentOptions = { backend };
   const e = await createEnvironment(env, options);
   try {
-    const resets = await time(opts.resets, (i) => e.reset(tasks[i % tasks.length]!));
+    // Warm up (the pool fills, gold of the first task runs), then time each reset after a gap.
+    await e.reset(tasks[0]!);
+    const resets: number[] = [];
+    for (let i = 0; i < opts.resets; i++) {
+      await sleep(opts.gapMs);
+      const t = performance.now();
+      await e.reset(tasks[i % tasks.length]!);
+      resets.push(performance.now() - t);
+    }
     const steps = await time(opts.steps, () => e.step(STEP_ACTION[env]));
     // Reward: the first evaluation of a task waits for gold's run (started by reset); the second hits the gold cache.
     const first: number[] = [];
@@ -80,6 +93,7 @@ async function benchEnv(env: EnvName, tasks: Task[], backend: "local" | "docker"
       for (const into of [first, cached]) {
         await e.reset(tasks[opts.resets + i < tasks.length ? opts.resets + i : i]!);
         await e.step(STEP_ACTION[env]);
+        if (into === first) await sleep(opts.gapMs);
         const t = performance.now();
         await e.evaluate();
         into.push(performance.now() - t);
@@ -87,9 +101,9 @@ async function benchEnv(env: EnvName, tasks: Task[], backend: "local" | "docker"
     }
     const add = (what: string, ms: number[], b?: { name: string; median: number } | null) =>
       rows.push({ env, backend: env === "sql" ? "sqlite" : backend, what, ...stats(ms), n: ms.length, ...(b ? { baseline: b.name, baselineMedian: b.median } : {}) });
-    add("reset", resets, baseline);
+    add(`reset (after ${opts.gapMs} ms)`, resets, baseline);
     add("step", steps, baseline);
-    add("reward (first: waits for gold)", first);
+    add(`reward (first, ${opts.gapMs} ms after reset)`, first);
     add("reward (gold cached)", cached);
   } finally {
     await e.close();
@@ -117,8 +131,16 @@ function printTable(rows: Row[]): void {
 export default async function benchEnvMain(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { backend: { type: "string", default: "all" }, steps: { type: "string", default: "50" }, resets: { type: "string", default: "10" }, env: { type: "string", default: "bash,python,ctf,sql" } },
+    options: {
+      backend: { type: "string", default: "all" },
+      steps: { type: "string", default: "50" },
+      resets: { type: "string", default: "10" },
+      gap: { type: "string", default: "1500" },
+      env: { type: "string", default: "bash,python,ctf,sql" },
+    },
   });
+  const gapMs = Number(values.gap);
+  const loadAtStart = os.loadavg();
   const steps = Number(values.steps);
   const resets = Number(values.resets);
   const envs = String(values.env).split(",") as EnvName[];
@@ -154,7 +176,7 @@ export default async function benchEnvMain(argv: string[]): Promise<number> {
         continue;
       }
       process.stderr.write(`bench env: ${env} on ${backend}\n`);
-      await benchEnv(env, tasks, backend, { steps, resets }, rows, baseline).catch((err) => process.stderr.write(`bench env: ${env} on ${backend} failed: ${(err as Error).message}\n`));
+      await benchEnv(env, tasks, backend, { steps, resets, gapMs }, rows, baseline).catch((err) => process.stderr.write(`bench env: ${env} on ${backend} failed: ${(err as Error).message}\n`));
     }
   }
   if (envs.includes("sql")) {
@@ -162,9 +184,11 @@ export default async function benchEnvMain(argv: string[]): Promise<number> {
     const baseline = { name: "plain SQLite query", median: stats(base).median };
     rows.push({ env: "-", backend: "sqlite", what: baseline.name, ...stats(base), n: base.length });
     const tasks = tasksFor("sql");
-    if (tasks.length) await benchEnv("sql", tasks, "local", { steps, resets }, rows, baseline).catch((err) => process.stderr.write(`bench env: sql failed: ${(err as Error).message}\n`));
+    if (tasks.length) await benchEnv("sql", tasks, "local", { steps, resets, gapMs }, rows, baseline).catch((err) => process.stderr.write(`bench env: sql failed: ${(err as Error).message}\n`));
   }
   printTable(rows);
+  const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(" ");
+  process.stdout.write(`load average (1, 5, 15 min): ${load(loadAtStart)} at start, ${load(os.loadavg())} at end; ${os.cpus().length} CPUs\n`);
   const { shutdownSandboxBackends } = await import("@/lib/sandbox");
   await Promise.race([shutdownSandboxBackends().catch(() => {}), new Promise((r) => setTimeout(r, 3000))]);
   return 0;
