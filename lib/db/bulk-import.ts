@@ -3,6 +3,8 @@ import { uuidv7 } from "./ids";
 import type Database from "better-sqlite3";
 import { withWriteLock } from "./lock";
 import { withRaw } from "./sqlite";
+import type { NewTurnInput } from "./episodes";
+import { TURN_INSERT_COLUMNS } from "./turn-columns";
 
 /** A finished episode to store in bulk (imported logs). Dates are Unix milliseconds. */
 export interface BulkEpisode {
@@ -43,26 +45,12 @@ export interface BulkEpisode {
   turns: BulkTurn[];
 }
 
-export interface BulkTurn {
-  index: number;
+/** A turn to store in bulk: a live turn's fields, with the time as Unix milliseconds. */
+export type BulkTurn = Omit<NewTurnInput, "actor" | "ok" | "startedAt"> & {
   actor: string;
-  action: string;
-  observation: string;
   ok: boolean | null;
-  reward?: number | null;
-  rawReply?: string | null;
-  thought?: string | null;
-  tokensIn?: number | null;
-  tokensOut?: number | null;
-  durationMs?: number | null;
-  /** The model's reply latency, ms (model turns). */
-  latencyMs?: number | null;
-  costUsd?: number | null;
-  source?: string | null;
-  timedOut?: boolean;
-  aborted?: boolean;
   startedAt?: number | null;
-}
+};
 
 const EPISODE_COLS = [
   "id", "environment", "dataset", "taskId", "taskIndex", "query", "gold", "playerKind", "annotator", "model", "policy", "turnLimit",
@@ -70,10 +58,7 @@ const EPISODE_COLS = [
   "agentObservation", "startedAt", "firstActionAt", "endedAt", "durationMs", "sourceFile", "sourceKey", "parentEpisodeId",
   "branchTurn", "hardness", "db", "tags", "turnCount", "invalidCount", "checkedCount", "createdAt", "updatedAt", "searchKey",
 ] as const;
-const TURN_COLS = [
-  "episodeId", "index", "actor", "action", "observation", "ok", "reward", "rawReply", "thought", "tokensIn", "tokensOut",
-  "durationMs", "latencyMs", "costUsd", "source", "timedOut", "aborted", "startedAt", "createdAt",
-] as const;
+const TURN_COLS = TURN_INSERT_COLUMNS;
 /**
  * Turns go in as multi-row INSERTs of this many rows: one statement per row spends more on the
  * statement (step, reset, the AUTOINCREMENT counter read and written each time) than on the row.

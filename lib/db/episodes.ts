@@ -6,6 +6,7 @@ import type { Annotation, Episode, Turn } from "./generated/client";
 import { withWriteLock } from "./lock";
 import type Database from "better-sqlite3";
 import { withRaw } from "./sqlite";
+import { TURN_INSERT_COLUMNS } from "./turn-columns";
 
 export type { Episode, Turn } from "./generated/client";
 export type { EpisodeFilters } from "./episode-filters";
@@ -92,10 +93,7 @@ export interface NewTurnInput {
   startedAt?: Date | null;
 }
 
-const TURN_INSERT_COLS = [
-  "episodeId", "index", "actor", "action", "observation", "ok", "reward", "rawReply", "thought", "tokensIn", "tokensOut",
-  "durationMs", "latencyMs", "costUsd", "source", "timedOut", "aborted", "startedAt", "createdAt",
-] as const;
+const TURN_INSERT_COLS = TURN_INSERT_COLUMNS;
 
 const turnStatements = new WeakMap<Database.Database, ReturnType<typeof prepareTurnStatements>>();
 function prepareTurnStatements(db: Database.Database) {

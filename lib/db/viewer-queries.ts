@@ -10,6 +10,7 @@ import {
   type EpisodeFilters,
   type EpisodeSortSpec,
 } from "./episode-filters";
+import type { EpisodeListRow } from "./episodes";
 import { withRaw } from "./sqlite";
 
 /** Filters of the viewer: the store's, plus a minimum count of invalid actions. */
@@ -64,29 +65,8 @@ const VIEWER_SORTS = {
 export const VIEWER_SORT_SQL = Object.fromEntries(Object.entries(VIEWER_SORTS).map(([k, v]) => [k, v.expr])) as { [K in keyof typeof VIEWER_SORTS]: string };
 export type ViewerSortKey = keyof typeof VIEWER_SORTS;
 
-/** One row of the viewer's episode table. Dates are Unix milliseconds (plain JSON for the client). */
-export interface ViewerRow {
-  id: string;
-  environment: string;
-  dataset: string;
-  taskId: string;
-  taskIndex: number | null;
-  query: string;
-  playerKind: string;
-  annotator: string | null;
-  model: string | null;
-  policy: string | null;
-  status: string;
-  reward: number | null;
-  success: boolean;
-  turnCount: number;
-  invalidCount: number;
-  turnLimit: number;
-  durationMs: number | null;
-  tags: string[];
-  startedAt: number;
-  parentEpisodeId: string | null;
-}
+/** One row of the viewer's episode table: the store list's row as plain JSON (dates are Unix milliseconds). */
+export type ViewerRow = Omit<EpisodeListRow, "startedAt" | "hardness" | "runId"> & { startedAt: number };
 
 export interface ViewerPage {
   rows: ViewerRow[];
@@ -191,35 +171,17 @@ export interface ReplayAnnotation {
 
 /** Everything the replay page needs of one episode, as plain JSON. */
 export interface ReplayData {
-  episode: {
-    id: string;
-    environment: string;
-    dataset: string;
-    taskId: string;
-    taskIndex: number | null;
-    query: string;
+  episode: Omit<ViewerRow, "turnCount" | "invalidCount"> & {
     gold: string | null;
-    playerKind: string;
-    annotator: string | null;
-    model: string | null;
-    policy: string | null;
-    turnLimit: number;
     mode: string;
-    status: string;
     errorReason: string | null;
-    reward: number | null;
     breakdown: unknown;
-    success: boolean;
     solvedAtTurn: number | null;
     goldObservation: string | null;
     agentObservation: string | null;
-    startedAt: number;
-    durationMs: number | null;
     sourceFile: string | null;
     hardness: string | null;
     db: string | null;
-    tags: string[];
-    parentEpisodeId: string | null;
     branchTurn: number | null;
   };
   turns: ReplayTurn[];
