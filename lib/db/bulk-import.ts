@@ -3,30 +3,24 @@ import { uuidv7 } from "./ids";
 import type Database from "better-sqlite3";
 import { withWriteLock } from "./lock";
 import { withRaw } from "./sqlite";
-import type { NewTurnInput } from "./episodes";
+import type { NewEpisodeInput, NewTurnInput } from "./episodes";
 import { TURN_INSERT_COLUMNS } from "./turn-columns";
 
-/** A finished episode to store in bulk (imported logs). Dates are Unix milliseconds. */
-export interface BulkEpisode {
+/**
+ * A finished episode to store in bulk (imported logs): a new episode's fields (without run or
+ * study), with its outcome, times as Unix milliseconds, and its turns.
+ */
+export type BulkEpisode = Omit<NewEpisodeInput, "playerKind" | "mode" | "feedback" | "runId" | "studyId"> & {
   id?: string;
+  /** The idempotency key: an episode whose key is stored already is skipped. */
   sourceKey: string;
-  environment: string;
-  dataset: string;
-  taskId: string;
-  taskIndex?: number | null;
-  query: string;
-  gold?: string | null;
   playerKind: string;
-  annotator?: string | null;
-  model?: string | null;
-  policy?: string | null;
-  turnLimit: number;
   mode?: string;
   feedback?: string;
-  backend?: string | null;
   status: string;
   errorReason?: string | null;
   reward: number | null;
+  /** The reward breakdown as JSON text. */
   breakdown?: string | null;
   success: boolean;
   solvedAtTurn?: number | null;
@@ -37,13 +31,10 @@ export interface BulkEpisode {
   endedAt?: number | null;
   durationMs?: number | null;
   sourceFile?: string | null;
-  parentEpisodeId?: string | null;
-  branchTurn?: number | null;
-  hardness?: string | null;
-  db?: string | null;
+  /** Accepted tag names, space-separated. */
   tags?: string;
   turns: BulkTurn[];
-}
+};
 
 /** A turn to store in bulk: a live turn's fields, with the time as Unix milliseconds. */
 export type BulkTurn = Omit<NewTurnInput, "actor" | "ok" | "startedAt"> & {
