@@ -165,6 +165,10 @@ export default async function benchEnvMain(argv: string[]): Promise<number> {
     }
     return [];
   };
+  // What one fork+exec costs on the host right now: a bash step runs its command that way (the
+  // issue measured 2 ms on an idle machine), so on a loaded one it bounds the step from below.
+  const hostBase = await time(steps, () => spawnSync("bash", ["-c", "true"]));
+  rows.push({ env: "-", backend: "host", what: "bash -c true", ...stats(hostBase), n: hostBase.length });
   for (const backend of backends) {
     const base = backend === "local" ? await bwrapBaseline(steps) : await dockerBaseline(Math.min(steps, 30));
     const baseline = base ? { name: backend === "local" ? "bwrap true" : "docker exec true", median: stats(base).median } : null;

@@ -377,7 +377,7 @@ def drop_capabilities():
 def pivot(new_root):
     # Makes new_root (a size-capped tmpfs already holding the task's files) the root: the system
     # directories are bound read-only over it, /proc and /dev come along, and the old root (the
-    # engine's uncapped writable layer) is detached. Then every capability goes for good.
+    # engine's uncapped writable layer) ends up hidden beneath it. Then every capability goes.
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     for name in ROOT_SYSTEM:
         src, dst = "/" + name, os.path.join(new_root, name)

@@ -8,7 +8,9 @@
  *   size-capped tmpfs, in its own pids + memory cgroup.
  * - docker (docker.ts): one container per sandbox (network none, read-only rootfs with tmpfs
  *   scratch, pids/memory caps, all capabilities dropped, no-new-privileges), task files unpacked
- *   from a cached tar.
+ *   from a cached tar. A whole-root file system (bash) is unpacked into one size-capped tmpfs
+ *   that the agent makes the root (system directories bound read-only over it) before dropping
+ *   the three capabilities it needed for that.
  *
  * In both, PID 1 is the same small agent (agent-source.ts, driven by agent-client.ts over the
  * sandbox's stdio or docker attach stream): exec() is one fork+exec through it instead of a bwrap
