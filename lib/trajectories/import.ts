@@ -98,8 +98,9 @@ function looksLikeJsonl(name: string, text: string): boolean {
 /**
  * Reads one log's text (an InterCode results file, an InterCode environment log, or the project's
  * JSONL), keeping every good record and naming every bad one. Never throws for bad content.
+ * `textHash` is the text's SHA-256 (hex) when the caller has it already.
  */
-export function parseLogText(name: string, text: string, opts: ImportOptions = {}, importedAt = new Date()): ParsedFile {
+export function parseLogText(name: string, text: string, opts: ImportOptions = {}, importedAt = new Date(), textHash?: string): ParsedFile {
   const rejected: RecordProblem[] = [];
   const episodes: ParsedEpisode[] = [];
   if (looksLikeJsonl(name, text)) {
@@ -148,7 +149,7 @@ export function parseLogText(name: string, text: string, opts: ImportOptions = {
   }
   const meta = metaFor(name, opts);
   const sourceFile = path.basename(name);
-  const fileHash = createHash("sha256").update(text).digest("hex");
+  const fileHash = textHash ?? createHash("sha256").update(text).digest("hex");
   entries.forEach(([key, value], i) => {
     try {
       episodes.push(parseInterCodeRecord(key, value, meta, sourceFile, importedAt, fileHash));
@@ -177,15 +178,17 @@ export function toBulkEpisode(e: ParsedEpisode): BulkEpisode {
 
 /** Imports one log given as text (a file or an upload). Each file is one transaction. */
 export async function importLogText(name: string, text: string, opts: ImportOptions = {}): Promise<FileReport> {
-  const contentHash = createHash("sha256")
-    .update(text)
+  // One pass over the text gives both hashes: the text's own (record keys) and with the flags (the file's).
+  const textHasher = createHash("sha256").update(text);
+  const textHash = textHasher.copy().digest("hex");
+  const contentHash = textHasher
     .update("\0" + JSON.stringify([path.basename(name), opts.model ?? null, opts.policy ?? null, opts.turnLimit ?? null, opts.dataset ?? null]))
     .digest("hex");
   const seen = getImportedFileByHash({ contentHash });
   if (seen && seen.rejected === 0) {
     return { file: name, format: "unknown", episodes: seen.episodes, added: 0, skipped: seen.episodes, rejected: [] };
   }
-  const parsed = parseLogText(name, text, opts);
+  const parsed = parseLogText(name, text, opts, new Date(), textHash);
   const report: FileReport = { file: name, format: parsed.format, episodes: parsed.episodes.length, added: 0, skipped: 0, rejected: parsed.rejected };
   if (parsed.error) return { ...report, error: parsed.error };
   const res = await insertEpisodesBulk({

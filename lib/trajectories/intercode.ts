@@ -143,6 +143,39 @@ export const resultsRecordSchema = z.looseObject({
   }),
 });
 
+type ResultsRecord = z.infer<typeof resultsRecordSchema>;
+
+const ENVS = new Set(["bash", "sql", "python", "ctf"]);
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const optString = (v: unknown) => v === undefined || typeof v === "string";
+const optArrayOf = (v: unknown, ok: (x: unknown) => boolean) => v === undefined || (Array.isArray(v) && v.every(ok));
+
+/**
+ * The results record as `resultsRecordSchema` would give it, read without zod, or null when the
+ * record is anything but the plain common case (then zod reads it, and names what is wrong). It
+ * accepts only what the schema accepts and gives what the schema gives for every field the
+ * importer reads; it copies nothing, which matters at thousands of records a second (zod copies
+ * each record and its arrays).
+ */
+export function readPlainResultsRecord(v: unknown): ResultsRecord | null {
+  if (!isObject(v)) return null;
+  const env = typeof v.environment === "string" ? v.environment.replace(/^ic_/, "") : null;
+  if (!env || !ENVS.has(env)) return null;
+  if (typeof v.query !== "string" || !optString(v.dataset) || !optString(v.gold) || !optString(v.hardness) || !optString(v.db)) return null;
+  if (!(v.task_id === undefined || typeof v.task_id === "string" || (typeof v.task_id === "number" && Number.isFinite(v.task_id)))) return null;
+  const th = v.turn_history;
+  const sum = v.summary;
+  if (!isObject(th) || !isObject(sum)) return null;
+  if (!optArrayOf(th.actions, (x) => typeof x === "string") || th.actions === undefined || !Array.isArray(th.observations)) return null;
+  if (!optArrayOf(th.rewards, (x) => x === null || (typeof x === "number" && Number.isFinite(x)))) return null;
+  if (!optArrayOf(th.valid_action, (x) => x === null || typeof x === "boolean")) return null;
+  if (typeof sum.max_reward !== "number" || !Number.isFinite(sum.max_reward)) return null;
+  if (!(sum.max_reward_idx === undefined || sum.max_reward_idx === null || Number.isSafeInteger(sum.max_reward_idx))) return null;
+  if (!(sum.turns_taken === undefined || (Number.isSafeInteger(sum.turns_taken) && (sum.turns_taken as number) >= 0))) return null;
+  if (!(sum.turns_max === undefined || (Number.isSafeInteger(sum.turns_max) && (sum.turns_max as number) > 0))) return null;
+  return { ...v, environment: env } as ResultsRecord;
+}
+
 /** InterCode's environment log format (its human-study files): the trajectory as a list of steps. */
 export const envLogRecordSchema = z.looseObject({
   environment: envName,
@@ -187,11 +220,17 @@ export class RecordError extends Error {}
  * gives the same keys; the same file imported with other flags is a different attribution.
  */
 function keyOf(format: string, meta: LogMeta, recordKey: string, fileHash: string): string {
-  return createHash("sha256")
-    .update(JSON.stringify([format, meta.environment ?? null, meta.dataset ?? null, meta.model ?? null, meta.policy ?? null, meta.turnLimit ?? null, meta.human ?? false, recordKey, fileHash]))
+  // The hash of JSON.stringify([format, ...meta, recordKey, fileHash]); the part before the record
+  // key is the same for a whole file, so it is hashed once and copied.
+  const prefix = JSON.stringify([format, meta.environment ?? null, meta.dataset ?? null, meta.model ?? null, meta.policy ?? null, meta.turnLimit ?? null, meta.human ?? false]);
+  if (keyPrefix.text !== prefix) keyPrefix = { text: prefix, hash: createHash("sha256").update(prefix.slice(0, -1) + ",") };
+  return keyPrefix.hash
+    .copy()
+    .update(JSON.stringify(recordKey) + "," + JSON.stringify(fileHash) + "]")
     .digest("hex")
     .slice(0, 40);
 }
+let keyPrefix: { text: string; hash: ReturnType<typeof createHash> } = { text: "", hash: createHash("sha256") };
 
 function clampReward(r: number, where: string): number {
   if (!Number.isFinite(r) || r < 0 || r > 1) throw new RecordError(`${where}: reward ${r} is outside [0, 1]`);
@@ -245,9 +284,12 @@ export function parseInterCodeRecord(recordKey: string, value: unknown, meta: Lo
   const taskIndex = Number.isInteger(idx) && idx >= 0 ? idx : null;
 
   if (format === "results") {
-    const parsed = resultsRecordSchema.safeParse(value);
-    if (!parsed.success) throw new RecordError(zodReason(parsed.error));
-    const r = parsed.data;
+    let r = readPlainResultsRecord(value);
+    if (!r) {
+      const parsed = resultsRecordSchema.safeParse(value);
+      if (!parsed.success) throw new RecordError(zodReason(parsed.error));
+      r = parsed.data;
+    }
     const th = r.turn_history;
     const n = th.actions.length;
     if (th.observations.length !== n) throw new RecordError(`turn_history: ${n} actions but ${th.observations.length} observations`);
