@@ -113,6 +113,23 @@ export function buildEpisodeConditions(f: EpisodeFilters = {}): { parts: string[
   return { parts, params };
 }
 
+/** The filters the statistics index (Episode_stats_idx) holds the columns of. */
+const STATS_INDEX_FILTERS = new Set(["environment", "dataset", "playerKind", "model", "policy", "status", "success", "rewardMin", "rewardMax", "turnsMin", "turnsMax", "turnLimit", "invalidMin", "search"]);
+const RANGE_FILTERS = ["rewardMin", "rewardMax", "turnsMin", "turnsMax", "invalidMin"];
+
+/**
+ * The index to count a filtered list from, when the filters use only columns of the statistics
+ * index and include a range (reward, turns, invalid actions). SQLite then drives the count from
+ * the range's own index and reads a table row per episode in range (35 ms at 100,000 episodes for
+ * reward 0.2-0.8); a scan of the covering index reads no table rows (11 ms). Equality filters
+ * alone are left to SQLite: their indexes find few rows.
+ */
+export function statsIndexCovers(f: EpisodeFilters & { invalidMin?: number }): string | undefined {
+  const set = Object.entries(f).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0));
+  if (!set.some(([k]) => RANGE_FILTERS.includes(k))) return undefined;
+  return set.every(([k]) => STATS_INDEX_FILTERS.has(k)) ? "Episode_stats_idx" : undefined;
+}
+
 /**
  * The sorts of the episode lists: each column's expression, the index on (column, id) when there
  * is one (see the list_stats_indexes migration), and whether it can be NULL (schema.prisma).
@@ -182,7 +199,8 @@ export function cachedStatement(db: Db, sql: string): Database.Statement {
  *   makes it walk. An ascending walk of a nullable key would put NULLs first, so it only walks
  *   keys that are NOT NULL or descending.
  * `correlated` says the filters and the sort key are not independent (success and reward), so
- * the walk estimate does not hold.
+ * the walk estimate does not hold. `countIndex` names an index to count from (one that covers every
+ * condition: no table rows read).
  */
 export function readEpisodePage(
   db: Db,
@@ -196,6 +214,7 @@ export function readEpisodePage(
     pageSize,
     columns,
     correlated = false,
+    countIndex,
   }: {
     parts: string[];
     params: Record<string, unknown>;
@@ -207,6 +226,8 @@ export function readEpisodePage(
     /** The SELECT list over `e`. */
     columns: string;
     correlated?: boolean;
+    /** An index that covers every condition, for counting without table rows (see statsIndexCovers). */
+    countIndex?: string;
   },
 ): EpisodePagePlan {
   const p: Record<string, unknown> = { ...params };
@@ -228,7 +249,10 @@ export function readEpisodePage(
     }
   }
   const where = conds.length ? `WHERE ${conds.join(" AND ")}` : "";
-  if (total === undefined) total = (cachedStatement(db, `SELECT COUNT(*) AS n FROM ${from} ${where}`).get(p) as { n: number }).n;
+  if (total === undefined) {
+    const countFrom = countIndex && !fewHits ? `"Episode" e INDEXED BY "${countIndex}"` : from;
+    total = (cachedStatement(db, `SELECT COUNT(*) AS n FROM ${countFrom} ${where}`).get(p) as { n: number }).n;
+  }
   const offset = (page - 1) * pageSize;
   if (total <= offset) return { total, rows: [] };
   if (!fewHits && conds.length && sort.index && (!sort.nullable || dir === "DESC") && !correlated) {

@@ -1,7 +1,7 @@
 import "server-only";
 import { BadInputError, ConflictError, NotFoundError } from "@/lib/errors";
 import { withPrisma } from "./client";
-import { buildEpisodeConditions, EPISODE_SORTS, readEpisodePage, toFtsQuery, type EpisodeFilters } from "./episode-filters";
+import { buildEpisodeConditions, EPISODE_SORTS, readEpisodePage, statsIndexCovers, toFtsQuery, type EpisodeFilters } from "./episode-filters";
 import type { Annotation, Episode, Turn } from "./generated/client";
 import { withWriteLock } from "./lock";
 import type Database from "better-sqlite3";
@@ -360,6 +360,7 @@ export async function listEpisodes(input: ListEpisodesInput = {}): Promise<Episo
       columns: cols,
       // Success is reward 1.0: those two are not independent, so the walk estimate does not hold.
       correlated: key === "reward" && input.filters?.success !== undefined,
+      countIndex: statsIndexCovers({ ...input.filters, search }),
     });
     return {
       total,

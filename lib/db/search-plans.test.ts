@@ -76,8 +76,11 @@ describe("search plans", () => {
         .filter(({ e }) => pred(e))
         .sort((a, b) => dir * (key(a.e) - key(b.e)) || dir * (a.i - b.i))
         .map(({ e }) => e.taskId);
-    const cases: Array<{ filter: (e: BulkEpisode) => boolean; filters: { environment?: string; model?: string }; search?: string }> = [
+    const cases: Array<{ filter: (e: BulkEpisode) => boolean; filters: { environment?: string; model?: string; rewardMin?: number }; search?: string }> = [
       { filter: (e) => e.environment === "sql", filters: { environment: "sql" } },
+      // a range: counted from the statistics index
+      { filter: (e) => e.environment === "bash" && (e.reward ?? 0) >= 0.3, filters: { environment: "bash", rewardMin: 0.3 } },
+      { filter: (e) => (e.reward ?? 0) >= 0.5, filters: { rewardMin: 0.5 }, search: "common" },
       { filter: (e) => e.model === "m1", filters: { model: "m1" }, search: "common" },
       { filter: (e) => e.model === "m2" && e.turns[0].action === "ls rare", filters: { model: "m2" }, search: "rare" },
     ];
@@ -89,17 +92,24 @@ describe("search plans", () => {
       const pred = (e: BulkEpisode) => c.filter(e) && (c.search !== "common" || e.turns[0].observation === "common output");
       for (const s of sorts) {
         for (const dir of ["asc", "desc"] as const) {
-          const want = plain(pred, s.get, dir === "asc" ? 1 : -1).slice(50, 100);
+          const all = plain(pred, s.get, dir === "asc" ? 1 : -1);
+          const want = all.slice(50, 100);
           const store = await listEpisodes({ filters: c.filters, search: c.search, sort: { key: s.key, dir }, page: 2 });
           expect(store.rows.map((r) => r.taskId), `${JSON.stringify(c.filters)} ${c.search} ${s.key} ${dir}`).toEqual(want);
           const viewer = listViewerEpisodes({
-            filters: { environment: c.filters.environment ? [c.filters.environment] : undefined, model: c.filters.model ? [c.filters.model] : undefined, search: c.search },
+            filters: {
+              environment: c.filters.environment ? [c.filters.environment] : undefined,
+              model: c.filters.model ? [c.filters.model] : undefined,
+              rewardMin: c.filters.rewardMin,
+              search: c.search,
+            },
             sort: s.key,
             dir,
             page: 2,
           });
           expect(viewer.rows.map((r) => r.taskId)).toEqual(want);
-          expect(viewer.total).toBe(store.total);
+          expect(store.total).toBe(all.length);
+          expect(viewer.total).toBe(all.length);
         }
       }
     }

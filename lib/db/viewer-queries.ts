@@ -6,6 +6,7 @@ import {
   EPISODE_SORTS,
   readEpisodePage,
   searchHitsSql,
+  statsIndexCovers,
   toFtsQuery,
   type EpisodeFilters,
   type EpisodeSortSpec,
@@ -122,6 +123,7 @@ export function listViewerEpisodes({
       pageSize,
       columns: ROW_COLS,
       correlated: sort === "reward" && filters.success !== undefined,
+      countIndex: statsIndexCovers(filters),
     });
     return { total, page, pageSize, rows: rows.map(toRow) };
   });
