@@ -2,7 +2,7 @@ import "server-only";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { cloneFileSystem, ensureFileSystem, fileSystemTimes } from "@/lib/datasets/bash-fs";
+import { cloneFileSystem, ensureFileSystem } from "@/lib/datasets/bash-fs";
 import { varDir } from "@/lib/datasets/paths";
 import type { BashTask, Task } from "@/lib/datasets/types";
 import { BadInputError } from "@/lib/errors";
@@ -12,7 +12,6 @@ import type { Sandbox } from "@/lib/sandbox/types";
 import { snapshotTestbed, type FsSnapshot } from "./bash-score";
 import { openSandbox, parseSubmit } from "./sandbox";
 import { ShellEpisode } from "./shell-episode";
-import { shellQuote } from "./shell-session";
 import type { Environment, EnvironmentOptions, StepOptions, StepResult, SubmitResult } from "./types";
 
 /**
@@ -73,30 +72,6 @@ export function fileSystemAt(fs: string, nowMs: number): Promise<string> {
   return hit;
 }
 
-const symlinkScripts = new Map<string, Promise<string>>();
-
-/**
- * A script that sets the times of the file system's symbolic links. The docker backend's copy
- * keeps the times of files and directories but gives links the time of the copy, which would make
- * two copies differ (an archive of a directory holding a link, `find -newer`); local copies keep
- * them, so the script only runs on docker.
- */
-export function symlinkTimesScript(fs: string, nowMs: number): Promise<string> {
-  const key = `${fs}@${nowMs}`;
-  let hit = symlinkScripts.get(key);
-  if (!hit) {
-    hit = fileSystemTimes(fs, nowMs).then((times) =>
-      times
-        .filter((t) => t.symlink)
-        .map((t) => `touch -c -h -m -d @${t.mtime} ${shellQuote("/" + t.path)}; touch -c -h -a -d @${t.atime} ${shellQuote("/" + t.path)}`)
-        .join("\n"),
-    );
-    hit.catch(() => symlinkScripts.delete(key));
-    symlinkScripts.set(key, hit);
-  }
-  return hit;
-}
-
 /** Opens a sandbox over file system `fs` (its tree becomes the sandbox's root, a private copy). */
 async function openFsSandbox(hostDir: string, options: EnvironmentOptions): Promise<Sandbox> {
   return openSandbox({ image: "bash", files: { hostDir, mountAt: FS_MOUNT }, workdir: "/" }, options);
@@ -110,13 +85,9 @@ interface GoldResult {
 const goldCache = new Map<string, Promise<GoldResult>>();
 
 /** Runs the gold command(s) in a fresh sandbox over the task's file system (InterCode joins a list with ";"). */
-async function runGold(task: BashTask, hostDir: string, nowMs: number, options: EnvironmentOptions): Promise<GoldResult> {
+async function runGold(task: BashTask, hostDir: string, options: EnvironmentOptions): Promise<GoldResult> {
   const sandbox = await openFsSandbox(hostDir, options);
   try {
-    if (sandbox.backend === "docker") {
-      const fix = await symlinkTimesScript(task.fs, nowMs);
-      if (fix) await sandbox.exec(["bash", "-c", fix], { cwd: "/" });
-    }
     const gold = Array.isArray(task.gold) ? task.gold.join(";") : task.gold;
     const r = await sandbox.exec(["bash", "-c", gold], { cwd: "/" });
     const snapshot = await snapshotTestbed(sandbox);
@@ -126,11 +97,11 @@ async function runGold(task: BashTask, hostDir: string, nowMs: number, options: 
   }
 }
 
-function goldFor(task: BashTask, hostDir: string, nowMs: number, sandbox: Sandbox, options: EnvironmentOptions): Promise<GoldResult> {
+function goldFor(task: BashTask, hostDir: string, sandbox: Sandbox, options: EnvironmentOptions): Promise<GoldResult> {
   const key = `${sandbox.backend}\0${hostDir}\0${JSON.stringify(task.gold)}`;
   let hit = goldCache.get(key);
   if (!hit) {
-    hit = runGold(task, hostDir, nowMs, options);
+    hit = runGold(task, hostDir, options);
     hit.catch(() => goldCache.delete(key));
     goldCache.set(key, hit);
   }
@@ -157,9 +128,9 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
     await this.close();
     this.nowMs = fsClock();
     this.hostDir = await fileSystemAt(task.fs, this.nowMs);
-    const sandbox = await this.begin(task, () => openFsSandbox(this.hostDir, this.options), "/", (s) => (s.backend === "docker" ? symlinkTimesScript(task.fs, this.nowMs) : Promise.resolve("")));
+    const sandbox = await this.begin(task, () => openFsSandbox(this.hostDir, this.options), "/");
     // Start gold early; its result is cached for the task.
-    goldFor(task, this.hostDir, this.nowMs, sandbox, this.options).catch(() => {});
+    goldFor(task, this.hostDir, sandbox, this.options).catch(() => {});
     return { observation: task.query };
   }
 
@@ -174,7 +145,7 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
 
   async evaluate(): Promise<SubmitResult> {
     const { sandbox, task } = this.live();
-    const [gold, agent] = await Promise.all([goldFor(task, this.hostDir, this.nowMs, sandbox, this.options), snapshotTestbed(sandbox)]);
+    const [gold, agent] = await Promise.all([goldFor(task, this.hostDir, sandbox, this.options), snapshotTestbed(sandbox)]);
     const { reward, breakdown } = scoreBash(this.lastObservation, gold.output, agent, gold.snapshot);
     return { reward, breakdown, goldObservation: gold.output, agentObservation: this.lastObservation };
   }

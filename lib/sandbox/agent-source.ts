@@ -333,6 +333,11 @@ def file_op(msg):
             os.makedirs(path, exist_ok=True)
             with tarfile.open(fileobj=io.BytesIO(base64.b64decode(msg["d"]))) as tf:
                 tf.extractall(path, numeric_owner=True)
+                # tarfile leaves a symbolic link with the time of its making; give it its own
+                # (find -newer, archives of a directory holding it), as cp -a does.
+                for m in tf.getmembers():
+                    if m.issym():
+                        os.utime(os.path.join(path, m.name), (m.mtime, m.mtime), follow_symlinks=False)
             return {}
     except OSError as e:
         return {"err": errno.errorcode.get(e.errno, "EIO"), "msg": "%s: %s" % (path, e.strerror)}

@@ -3,7 +3,7 @@
  * all of it. Real sandboxes, real processes; nothing is mocked.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { lutimesSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -23,16 +23,19 @@ export interface ConformanceTarget {
 }
 
 const MTIME = new Date("2021-03-04T05:06:07Z");
+const LINK_MTIME = new Date("2020-01-02T03:04:05Z");
 
 function makeHostDir(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), "ic-conformance-"));
   writeFileSync(path.join(dir, "hello.txt"), "hello from the host\n");
   mkdirSync(path.join(dir, "sub", "deep"), { recursive: true });
   writeFileSync(path.join(dir, "sub", "deep", "data.csv"), "a,b\n1,2\n");
+  symlinkSync("hello.txt", path.join(dir, "link.txt"));
   execFileSync("git", ["init", "-q", dir]);
   execFileSync("git", ["-C", dir, "add", "."]);
   execFileSync("git", ["-C", dir, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "init"]);
   utimesSync(path.join(dir, "hello.txt"), MTIME, MTIME);
+  lutimesSync(path.join(dir, "link.txt"), LINK_MTIME, LINK_MTIME);
   return dir;
 }
 
@@ -183,9 +186,9 @@ export function registerSandboxConformance(target: ConformanceTarget): void {
       await expect(sb.readFile("/testbed/missing.txt")).rejects.toBeInstanceOf(NotFoundError);
     });
 
-    it("copies the task's files with their mtimes and .git", async () => {
-      const r = await sb.exec("stat -c %Y hello.txt; test -d .git && echo has-git; git status --short | grep -v note.txt; cat sub/deep/data.csv");
-      expect(r.output).toBe(`${MTIME.getTime() / 1000}\nhas-git\na,b\n1,2\n`);
+    it("copies the task's files with their mtimes (links' own included) and .git", async () => {
+      const r = await sb.exec("stat -c %Y hello.txt link.txt; test -d .git && echo has-git; git status --short | grep -v note.txt; cat sub/deep/data.csv");
+      expect(r.output).toBe(`${MTIME.getTime() / 1000}\n${LINK_MTIME.getTime() / 1000}\nhas-git\na,b\n1,2\n`);
     });
 
     it("keeps each sandbox's files private: from each other and from the host", async () => {
