@@ -1,9 +1,12 @@
 import fs from "node:fs";
+import Database from "better-sqlite3";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadDataset } from "@/lib/datasets/registry";
 import { startScriptedServer, type ScriptedServer } from "@/lib/agent/scripted-server";
-import { wrongAction } from "@/lib/agent/scripts";
+import { POLICY_NAMES } from "@/lib/agent/policies/types";
+import { goldScript, wrongAction } from "@/lib/agent/scripts";
+import { ENV_NAMES, type EnvName, type Task } from "@/lib/datasets/types";
 import { launchBrowser } from "./browser";
 import { AgentPage } from "./pages/agent-page";
 import { ROOT, startServer, type RunningServer } from "./server";
@@ -85,4 +88,56 @@ describe("a model in the playground", () => {
     expect(turns.at(-1)!.ok).toBe(1);
     await page.close();
   });
+});
+
+/** A model episode with the fields the policy tests check, straight from the server's database. */
+function readModelEpisode(dbPath: string, id: string) {
+  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+  try {
+    const episode = db.prepare(`SELECT status, reward, playerKind, policy, taskId FROM "Episode" WHERE id = ?`).get(id);
+    const turns = db.prepare(`SELECT actor, source, thought, rawReply, tokensOut FROM "Turn" WHERE episodeId = ? ORDER BY "index"`).all(id) as {
+      actor: string;
+      source: string | null;
+      thought: string | null;
+      rawReply: string | null;
+      tokensOut: number | null;
+    }[];
+    return { episode, turns };
+  } finally {
+    db.close();
+  }
+}
+
+/** A demo task per environment whose gold solution is one plain action (as the batch tests pick). */
+function pickTask(env: EnvName): Task {
+  const tasks = loadDataset(`demo-${env}`);
+  return tasks.find((t) => (t.env !== "bash" || typeof t.gold === "string") && (t.env !== "ctf" || t.solution)) ?? tasks[0]!;
+}
+
+describe("every policy on every environment in the browser", () => {
+  for (const env of ENV_NAMES) {
+    it(`${env}: each of the four policies solves its task, and the store holds every turn`, async () => {
+      const task = pickTask(env);
+      const page = await browser.browser.newPage();
+      try {
+        for (const policy of POLICY_NAMES) {
+          scripted.setScript({ ...goldScript(policy, [task]), delayMs: 0 });
+          const agent = new AgentPage(page, app.url);
+          await agent.open(env, task.dataset, task.id);
+          await agent.start("scripted-demo", policy, 5);
+          expect(await agent.reward(), `${env} ${policy}`).toBe(1);
+          const shown = await agent.turnCount();
+          const { episode, turns } = readModelEpisode(app.dbPath, await agent.episodeId());
+          expect(episode, `${env} ${policy}`).toMatchObject({ status: "submitted", reward: 1, playerKind: "model", policy, taskId: task.id });
+          expect(turns.length).toBe(shown);
+          expect(turns.every((t) => t.rawReply && t.tokensOut !== null)).toBe(true);
+          expect(turns.every((t) => t.actor === "model" && t.source === "model")).toBe(true);
+          if (policy === "react") expect(turns[0]!.thought).toBeTruthy();
+        }
+        await page.screenshot({ path: path.join(ARTIFACTS, `agent-${env}.png`) });
+      } finally {
+        await page.close();
+      }
+    }, 180_000);
+  }
 });
