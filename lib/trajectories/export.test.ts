@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { closeStore } from "@/lib/db/client";
+import { appendTurn, createEpisode, finishEpisode } from "@/lib/db/episodes";
 import { exportEpisodes } from "./export";
 import { importLogText, importPaths } from "./import";
 import { episodeJsonSchema, jsonlEpisodeSchema } from "./jsonl-schema";
@@ -46,6 +47,21 @@ describe("export", () => {
     expect(rep).toMatchObject({ format: "jsonl", added: 163, rejected: [] });
     expect(stats()).toEqual(before);
     expect(await exportText("jsonl")).toBe(jsonl);
+  });
+
+  it("a model turn's latency and tokens survive export and import", async () => {
+    await closeStore();
+    useFreshDb("rt-latency");
+    const ep = await createEpisode({ environment: "sql", dataset: "demo-sql", taskId: "1", query: "count the rows", playerKind: "model", model: "m", policy: "react", turnLimit: 3 });
+    await appendTurn({ episodeId: ep.id, turn: { index: 0, actor: "model", action: "SELECT 1", observation: "[(1,)]", ok: true, tokensIn: 120, tokensOut: 9, durationMs: 4, latencyMs: 812 } });
+    await finishEpisode({ episodeId: ep.id, outcome: { status: "submitted", reward: 1 } });
+    const jsonl = await exportText("jsonl");
+    expect(JSON.parse(jsonl).turns[0]).toMatchObject({ tokensIn: 120, tokensOut: 9, durationMs: 4, latencyMs: 812 });
+    await closeStore();
+    useFreshDb("rt-latency-2");
+    expect(await importLogText("one.jsonl", jsonl)).toMatchObject({ added: 1, rejected: [] });
+    // The import gives the live episode its idempotency key; everything else comes back as it was.
+    expect({ ...JSON.parse(await exportText("jsonl")), sourceKey: null }).toEqual(JSON.parse(jsonl));
   });
 
   it("round trip through InterCode's results format keeps the statistics of a results file", async () => {

@@ -66,6 +66,7 @@ export function toJsonlEpisode(e: Episode & { turns: Turn[] }): JsonlEpisode {
       tokensIn: t.tokensIn,
       tokensOut: t.tokensOut,
       durationMs: t.durationMs,
+      latencyMs: t.latencyMs,
       costUsd: t.costUsd,
       source: t.source,
       timedOut: t.timedOut,
