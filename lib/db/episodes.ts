@@ -1,10 +1,9 @@
 import "server-only";
 import { BadInputError, ConflictError, NotFoundError } from "@/lib/errors";
 import { withPrisma } from "./client";
-import { buildEpisodeConditions, EPISODE_SORTS, readEpisodePage, statsIndexCovers, toFtsQuery, type EpisodeFilters } from "./episode-filters";
+import { buildEpisodeConditions, cachedStatement, EPISODE_SORTS, readEpisodePage, statsIndexCovers, toFtsQuery, type EpisodeFilters } from "./episode-filters";
 import type { Annotation, Episode, Turn } from "./generated/client";
 import { withWriteLock } from "./lock";
-import type Database from "better-sqlite3";
 import { withRaw } from "./sqlite";
 import { TURN_INSERT_COLUMNS } from "./turn-columns";
 
@@ -93,22 +92,10 @@ export interface NewTurnInput {
   startedAt?: Date | null;
 }
 
-const TURN_INSERT_COLS = TURN_INSERT_COLUMNS;
-
-const turnStatements = new WeakMap<Database.Database, ReturnType<typeof prepareTurnStatements>>();
-function prepareTurnStatements(db: Database.Database) {
-  return {
-    // Counters and the first action's time move with the turn; only a running episode takes one.
-    bump: db.prepare(
-      `UPDATE "Episode" SET "turnCount" = "turnCount" + 1, "invalidCount" = "invalidCount" + ?, "checkedCount" = "checkedCount" + ?,
-         "firstActionAt" = IFNULL("firstActionAt", ?), "updatedAt" = ? WHERE "id" = ? AND "status" = 'running'`,
-    ),
-    status: db.prepare(`SELECT "status" FROM "Episode" WHERE "id" = ?`),
-    insert: db.prepare(
-      `INSERT INTO "Turn" (${TURN_INSERT_COLS.map((c) => `"${c}"`).join(", ")}) VALUES (${TURN_INSERT_COLS.map(() => "?").join(", ")})`,
-    ),
-  };
-}
+/** Counters and the first action's time move with the turn; only a running episode takes one. */
+const BUMP_EPISODE_SQL = `UPDATE "Episode" SET "turnCount" = "turnCount" + 1, "invalidCount" = "invalidCount" + ?, "checkedCount" = "checkedCount" + ?,
+  "firstActionAt" = IFNULL("firstActionAt", ?), "updatedAt" = ? WHERE "id" = ? AND "status" = 'running'`;
+const INSERT_TURN_SQL = `INSERT INTO "Turn" (${TURN_INSERT_COLUMNS.map((c) => `"${c}"`).join(", ")}) VALUES (${TURN_INSERT_COLUMNS.map(() => "?").join(", ")})`;
 
 /**
  * Stores a turn and updates the episode's counters in one transaction. It resolves only once the
@@ -126,16 +113,13 @@ export async function appendTurn({ episodeId, turn }: { episodeId: string; turn:
   const startedAt = turn.startedAt?.getTime() ?? now;
   return withWriteLock(() =>
     withRaw((db) => {
-      let s = turnStatements.get(db);
-      if (!s) turnStatements.set(db, (s = prepareTurnStatements(db)));
-      const st = s;
       const store = db.transaction(() => {
-        if (st.bump.run(ok === false ? 1 : 0, ok === null ? 0 : 1, startedAt, now, episodeId).changes === 0) {
-          const row = st.status.get(episodeId) as { status: string } | undefined;
+        if (cachedStatement(db, BUMP_EPISODE_SQL).run(ok === false ? 1 : 0, ok === null ? 0 : 1, startedAt, now, episodeId).changes === 0) {
+          const row = cachedStatement(db, `SELECT "status" FROM "Episode" WHERE "id" = ?`).get(episodeId) as { status: string } | undefined;
           if (!row) throw new NotFoundError(`episode ${episodeId}`);
           throw new ConflictError(`episode ${episodeId} is ${row.status}, not running: it takes no more turns`);
         }
-        const row: Record<(typeof TURN_INSERT_COLS)[number], unknown> = {
+        const row: Record<(typeof TURN_INSERT_COLUMNS)[number], unknown> = {
           episodeId,
           index: turn.index,
           actor: turn.actor,
@@ -157,7 +141,7 @@ export async function appendTurn({ episodeId, turn }: { episodeId: string; turn:
           createdAt: now,
         };
         try {
-          return { id: Number(st.insert.run(TURN_INSERT_COLS.map((c) => row[c])).lastInsertRowid), index: turn.index };
+          return { id: Number(cachedStatement(db, INSERT_TURN_SQL).run(TURN_INSERT_COLUMNS.map((c) => row[c])).lastInsertRowid), index: turn.index };
         } catch (err) {
           if ((err as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") throw new ConflictError(`episode ${episodeId} already has turn ${turn.index}`);
           throw err;

@@ -1,5 +1,5 @@
 import "server-only";
-import { withRaw } from "@/lib/db/sqlite";
+import { findOpenBaselineEpisode, listTasksWithOpenBaselineEpisodes, type TaskKey } from "@/lib/db/seals";
 import { ConflictError } from "@/lib/errors";
 
 /**
@@ -11,12 +11,7 @@ import { ConflictError } from "@/lib/errors";
  * it lifts when the episode is submitted or abandoned (skipped).
  */
 
-/** A task as the store names it. */
-export interface TaskKey {
-  environment: string;
-  dataset: string;
-  taskId: string;
-}
+export type { TaskKey } from "@/lib/db/seals";
 
 /** The baseline episode that seals a task. */
 export interface Seal {
@@ -24,31 +19,18 @@ export interface Seal {
   annotator: string | null;
 }
 
-const OPEN_STATUSES = `('running', 'interrupted')`;
-
 /**
  * The unsubmitted baseline episode on `key`, other than `exceptId`, or null when the task is not
  * sealed (for that episode).
  */
 export function findSeal(key: TaskKey, exceptId?: string): Seal | null {
-  const row = withRaw(
-    (db) =>
-      db
-        .prepare(
-          `SELECT "id", "annotator" FROM "Episode" WHERE "environment" = ? AND "dataset" = ? AND "taskId" = ? AND "mode" = 'baseline' AND "status" IN ${OPEN_STATUSES} AND "id" <> ? ORDER BY "startedAt" LIMIT 1`,
-        )
-        .get(key.environment, key.dataset, key.taskId, exceptId ?? "") as { id: string; annotator: string | null } | undefined,
-  );
+  const row = findOpenBaselineEpisode(key, exceptId);
   return row ? { episodeId: row.id, annotator: row.annotator } : null;
 }
 
 /** Every sealed task, as `environment/dataset/taskId` keys (for lists and exports). */
 export function listSealedTaskKeys(): Set<string> {
-  const rows = withRaw(
-    (db) =>
-      db.prepare(`SELECT DISTINCT "environment", "dataset", "taskId" FROM "Episode" WHERE "mode" = 'baseline' AND "status" IN ${OPEN_STATUSES}`).all() as TaskKey[],
-  );
-  return new Set(rows.map(sealKey));
+  return new Set(listTasksWithOpenBaselineEpisodes().map(sealKey));
 }
 
 /** The key `listSealedTaskKeys` uses for a task. */
