@@ -1,5 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { jsonRoute, parseJsonBody } from "@/lib/server/json-route";
+import { parseJsonBody } from "@/lib/server/json-route";
+import { respond } from "@/lib/viewer/http";
 import { createStudyFromSelection, listStudyViews } from "@/lib/server/studies";
 import { createStudyBodySchema } from "./schema";
 
@@ -7,7 +8,7 @@ export const dynamic = "force-dynamic";
 
 /** GET /api/studies: every study (name, conditions, task count). */
 export function GET() {
-  return jsonRoute(async () => {
+  return respond(async () => {
     const studies = await listStudyViews();
     return NextResponse.json({
       studies: studies.map((s) => ({ id: s.id, name: s.name, env: s.config.env, dataset: s.config.dataset, tasks: s.config.tasks.length, feedback: s.config.feedback, turnLimit: s.config.turnLimit })),
@@ -17,7 +18,7 @@ export function GET() {
 
 /** POST /api/studies: creates a study; its task list is fixed now. */
 export function POST(req: NextRequest) {
-  return jsonRoute(async () => {
+  return respond(async () => {
     const study = await createStudyFromSelection(await parseJsonBody(req, createStudyBodySchema));
     return NextResponse.json({ id: study.id, name: study.name }, { status: 201 });
   });

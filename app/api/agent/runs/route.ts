@@ -1,7 +1,8 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { startAgent } from "@/lib/agent/live-agents";
 import { assertTaskUnsealed } from "@/lib/server/baseline-seal";
-import { jsonRoute, parseJsonBody } from "@/lib/server/json-route";
+import { parseJsonBody } from "@/lib/server/json-route";
+import { respond } from "@/lib/viewer/http";
 import { resolveTask } from "@/lib/server/tasks";
 import { startAgentBodySchema } from "./schema";
 
@@ -9,7 +10,7 @@ export const dynamic = "force-dynamic";
 
 /** POST /api/agent/runs: starts a model episode; follow it at /api/agent/runs/<id>/events. 409 while the task is sealed by a baseline episode. */
 export function POST(req: NextRequest) {
-  return jsonRoute(async () => {
+  return respond(async () => {
     const { env, taskRef, ...input } = await parseJsonBody(req, startAgentBodySchema);
     const task = resolveTask(env, taskRef);
     assertTaskUnsealed({ environment: task.env, dataset: task.dataset, taskId: task.id }, "a model run (it is scored, and can be taken over)");

@@ -1,6 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { controlAgent } from "@/lib/agent/live-agents";
-import { jsonRoute, parseJsonBody } from "@/lib/server/json-route";
+import { parseJsonBody } from "@/lib/server/json-route";
+import { respond } from "@/lib/viewer/http";
 import { controlBodySchema } from "./schema";
 
 export const dynamic = "force-dynamic";
@@ -10,7 +11,7 @@ export const dynamic = "force-dynamic";
  * {op: "action", text} to run a person's action after taking over (answers once it is stored).
  */
 export function POST(req: NextRequest, ctx: { params: Promise<{ id: string }> }) {
-  return jsonRoute(async () => {
+  return respond(async () => {
     const { id } = await ctx.params;
     return NextResponse.json(await controlAgent(id, await parseJsonBody(req, controlBodySchema)));
   });
