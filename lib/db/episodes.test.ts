@@ -56,6 +56,29 @@ describe("episodes", () => {
     expect(raw).toEqual({ t: "integer", u: "integer" });
   });
 
+  it("stores the duration from the first action (the baseline clock), or from the opening when no action was taken", async () => {
+    const ep = await createEpisode({ ...base, taskId: "clock", mode: "baseline" });
+    await new Promise((r) => setTimeout(r, 400)); // the annotator reads the task before acting
+    await appendTurn({ episodeId: ep.id, turn: { index: 0, actor: "human", action: "ls", observation: "a\n", ok: true } });
+    await new Promise((r) => setTimeout(r, 150));
+    const done = await finishEpisode({ episodeId: ep.id, outcome: { status: "submitted", reward: 0 } });
+    expect(done.firstActionAt).not.toBeNull();
+    expect(done.firstActionAt!.getTime() - done.startedAt.getTime()).toBeGreaterThanOrEqual(390);
+    expect(done.durationMs).toBe(done.endedAt!.getTime() - done.firstActionAt!.getTime());
+    expect(done.durationMs).toBeGreaterThanOrEqual(140);
+    // The reading time before the first action is not in it.
+    expect(done.durationMs).toBeLessThan(done.endedAt!.getTime() - done.startedAt.getTime() - 350);
+    // What a later read returns is what was stored.
+    expect((await getEpisodeById({ id: ep.id }))!.durationMs).toBe(done.durationMs);
+
+    const idle = await createEpisode({ ...base, taskId: "clock-idle", mode: "baseline" });
+    await new Promise((r) => setTimeout(r, 200));
+    const left = await finishEpisode({ episodeId: idle.id, outcome: { status: "abandoned", reason: "skip: too hard" } });
+    expect(left.firstActionAt).toBeNull();
+    expect(left.durationMs).toBe(left.endedAt!.getTime() - left.startedAt.getTime());
+    expect(left.durationMs).toBeGreaterThanOrEqual(190);
+  });
+
   it("marks episodes left running as interrupted, keeps their turns, and resumes them", async () => {
     const ep = await createEpisode({ ...base, taskId: "7" });
     await appendTurn({ episodeId: ep.id, turn: { index: 0, actor: "human", action: "pwd", observation: "/\n", ok: true } });

@@ -159,17 +159,27 @@ export type EpisodeOutcome =
   | { status: "error"; reason: string };
 
 /**
+ * An episode's duration as the store keeps it: from the first action (the baseline clock starts
+ * there, issue 4) to the end; an episode that took no action counts from when it was opened.
+ * The live clock (components/play/clock.tsx) shows the same span.
+ */
+export function episodeDurationMs({ firstActionAt, startedAt, endedAt }: { firstActionAt: Date | null; startedAt: Date; endedAt: Date }): number {
+  return Math.max(0, endedAt.getTime() - (firstActionAt ?? startedAt).getTime());
+}
+
+/**
  * Ends a running (or interrupted) episode: status, reward and breakdown, success (reward 1.0
- * reached unless given), the turn at which it was solved, end time and duration.
+ * reached unless given), the turn at which it was solved, end time and duration (from the first
+ * action: see episodeDurationMs).
  */
 export async function finishEpisode({ episodeId, outcome }: { episodeId: string; outcome: EpisodeOutcome }): Promise<Episode> {
   return withWriteLock(() =>
     withPrisma(async (prisma) => {
-      const ep = await prisma.episode.findUnique({ where: { id: episodeId }, select: { status: true, startedAt: true, turnCount: true } });
+      const ep = await prisma.episode.findUnique({ where: { id: episodeId }, select: { status: true, startedAt: true, firstActionAt: true, turnCount: true } });
       if (!ep) throw new NotFoundError(`episode ${episodeId}`);
       if (ep.status !== "running" && ep.status !== "interrupted") throw new ConflictError(`episode ${episodeId} already ended (${ep.status})`);
       const endedAt = new Date();
-      const base = { endedAt, durationMs: endedAt.getTime() - ep.startedAt.getTime(), status: outcome.status };
+      const base = { endedAt, durationMs: episodeDurationMs({ firstActionAt: ep.firstActionAt, startedAt: ep.startedAt, endedAt }), status: outcome.status };
       let data;
       if (outcome.status === "submitted") {
         if (!(outcome.reward >= 0 && outcome.reward <= 1)) throw new BadInputError("must be within [0, 1]", "reward");
