@@ -127,7 +127,7 @@ describe.skipIf(!canRun)("bad input against the live server", () => {
     // ---- API bodies: every route method that takes one ----
     const routes = appRoutes((name) => (name === "id" ? episodeId : name === "env" ? "bash" : name === "taskId" || name === "taskRef" ? "demo-bash:count-python-files" : undefined));
     // Handlers that read a body (the others, e.g. the gold run or a DELETE, ignore it by design).
-    const readsBody = (file: string) => /readJson\(|parseJsonBody\(|req\.json\(|formData\(|req\.text\(/.test(fs.readFileSync(file, "utf8"));
+    const readsBody = (file: string) => /parseJsonBody\(|req\.json\(|formData\(|req\.text\(/.test(fs.readFileSync(file, "utf8"));
     const bodyRoutes = routes.filter((r) => readsBody(r.file)).flatMap((r) => r.methods.filter((m) => ["POST", "PUT", "PATCH", "DELETE"].includes(m)).map((m) => ({ ...r, method: m })));
     const hugeFields = Object.fromEntries(["name", "text", "taskRef", "env", "turn", "model", "op", "episodeId", "kind", "annotator", "dataset", "tag", "author"].map((k) => [k, k[0].repeat(MB / 10)]));
     const badBodies: [string, string, RegExp][] = [

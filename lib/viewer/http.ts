@@ -13,7 +13,12 @@ export async function respond(fn: () => Promise<Response> | Response): Promise<R
   }
 }
 
-/** Validates `value` with `schema`, naming the first bad field (`where` prefixes it). */
+/**
+ * Validates `value` with `schema`. `where` names the input ("body", "path", "query parameter",
+ * "form field"); the error's `where` is that followed by the first bad field's path, e.g.
+ * "body selection.count".
+ * @throws BadInputError naming the first bad field and what was wrong with it.
+ */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where: string): z.infer<S> {
   const r = schema.safeParse(value);
   if (!r.success) {
@@ -23,11 +28,17 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, where
   return r.data;
 }
 
-/** Reads a JSON request body, or names it as bad input. */
-export async function readJson(req: Request): Promise<unknown> {
+/**
+ * Reads a request's JSON body and validates it with `schema` (the one way routes read a body).
+ * @throws BadInputError with `where` "body" when the body is not JSON, or "body <field path>"
+ * (see `parseInput`) naming the first bad field.
+ */
+export async function parseJsonBody<S extends z.ZodType>(req: Request, schema: S): Promise<z.infer<S>> {
+  let json: unknown;
   try {
-    return await req.json();
+    json = await req.json();
   } catch {
-    throw new BadInputError("the body must be JSON", "request body");
+    throw new BadInputError("not valid JSON", "body");
   }
+  return parseInput(schema, json, "body");
 }

@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
 import { createAnnotation } from "@/lib/db/annotations";
 import { listUsedTags } from "@/lib/db/viewer-queries";
-import { parseInput, readJson, respond } from "@/lib/viewer/http";
+import { parseJsonBody, respond } from "@/lib/viewer/http";
 import { BASE_TAXONOMY } from "@/lib/viewer/suggest-tags";
 import { newAnnotationSchema } from "./schema";
 
@@ -21,7 +21,7 @@ export function GET() {
 /** POST /api/annotations: adds a tag or note (author and time recorded). */
 export function POST(req: Request) {
   return respond(async () => {
-    const a = parseInput(newAnnotationSchema, await readJson(req), "body");
+    const a = await parseJsonBody(req, newAnnotationSchema);
     const created = await createAnnotation(a.kind === "tag" ? { ...a, kind: "tag" } : { ...a, kind: "note" });
     return NextResponse.json(created, { status: 201 });
   });

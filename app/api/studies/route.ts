@@ -1,6 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { parseJsonBody } from "@/lib/server/json-route";
-import { respond } from "@/lib/viewer/http";
+import { parseJsonBody, respond } from "@/lib/viewer/http";
 import { createStudyFromSelection, listStudyViews } from "@/lib/server/studies";
 import { createStudyBodySchema } from "./schema";
 

@@ -1,8 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { startAgent } from "@/lib/agent/live-agents";
 import { assertTaskUnsealed } from "@/lib/server/baseline-seal";
-import { parseJsonBody } from "@/lib/server/json-route";
-import { respond } from "@/lib/viewer/http";
+import { parseJsonBody, respond } from "@/lib/viewer/http";
 import { resolveTask } from "@/lib/server/tasks";
 import { startAgentBodySchema } from "./schema";
 

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { deleteAnnotationById, updateAnnotationStatus } from "@/lib/db/annotations";
-import { parseInput, readJson, respond } from "@/lib/viewer/http";
+import { parseInput, parseJsonBody, respond } from "@/lib/viewer/http";
 import { annotationParamsSchema, annotationPatchSchema } from "./schema";
 
 export const dynamic = "force-dynamic";
@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
 export function PATCH(req: Request, ctx: { params: Promise<{ id: string }> }) {
   return respond(async () => {
     const { id } = parseInput(annotationParamsSchema, await ctx.params, "path");
-    const { status } = parseInput(annotationPatchSchema, await readJson(req), "body");
+    const { status } = await parseJsonBody(req, annotationPatchSchema);
     return NextResponse.json(await updateAnnotationStatus({ id, status }));
   });
 }

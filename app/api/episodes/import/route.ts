@@ -13,7 +13,7 @@ export function POST(req: Request) {
     try {
       form = await req.formData();
     } catch {
-      throw new BadInputError("send a multipart form with one or more `file` fields", "request body");
+      throw new BadInputError("send a multipart form with one or more `file` fields", "body");
     }
     const opts = parseInput(
       importFormSchema,

@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
 import { type EpisodeRouteContext, withEpisode } from "@/lib/server/episode-route";
 import { createBranchEpisode } from "@/lib/viewer/branch";
-import { parseInput, readJson } from "@/lib/viewer/http";
+import { parseJsonBody } from "@/lib/viewer/http";
 import { branchBodySchema, episodeParamsSchema } from "./schema";
 
 export const dynamic = "force-dynamic";
@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
 /** POST /api/episodes/:id/branch: a new episode continuing this one from turn k; returns its id and playground URL. 409 while the task is sealed (a branch is scored after every turn). */
 export function POST(req: Request, ctx: EpisodeRouteContext) {
   return withEpisode(ctx, episodeParamsSchema, "a branch (it is scored after every turn)", async (data) => {
-    const body = parseInput(branchBodySchema, await readJson(req), "body");
+    const body = await parseJsonBody(req, branchBodySchema);
     return NextResponse.json(await createBranchEpisode({ episodeId: data.episode.id, turn: body.turn, annotator: body.annotator }), { status: 201 });
   });
 }

@@ -1,6 +1,6 @@
-import { NextResponse, type NextRequest } from "next/server";
-import { BadInputError, toHttp } from "@/lib/errors";
+import type { NextRequest } from "next/server";
 import { getAgent, type LoggedEvent } from "@/lib/agent/live-agents";
+import { parseInput, respond } from "@/lib/viewer/http";
 import { eventsQuerySchema } from "./schema";
 
 export const dynamic = "force-dynamic";
@@ -9,11 +9,10 @@ export const dynamic = "force-dynamic";
  * GET /api/agent/runs/<id>/events: a server-sent event stream of the model episode, each event
  * `{seq, event}`, from `from` on (a reconnect resumes from the last seq seen). Ends with the episode.
  */
-export async function GET(req: NextRequest, ctx: { params: Promise<{ id: string }> }) {
-  try {
+export function GET(req: NextRequest, ctx: { params: Promise<{ id: string }> }) {
+  return respond(async () => {
     const { id } = await ctx.params;
-    const q = eventsQuerySchema.safeParse(Object.fromEntries(req.nextUrl.searchParams));
-    if (!q.success) throw new BadInputError(q.error.issues[0]!.message, "query parameter from");
+    const q = parseInput(eventsQuerySchema, Object.fromEntries(req.nextUrl.searchParams), "query parameter");
     const agent = getAgent(id);
     const enc = new TextEncoder();
     let unsubscribe = () => {};
@@ -29,7 +28,7 @@ export async function GET(req: NextRequest, ctx: { params: Promise<{ id: string 
             controller.close();
           }
         };
-        for (const e of agent.log.slice(q.data.from)) send(e);
+        for (const e of agent.log.slice(q.from)) send(e);
         if (!closed) unsubscribe = agent.subscribe(send);
         req.signal.addEventListener("abort", () => {
           unsubscribe();
@@ -44,8 +43,5 @@ export async function GET(req: NextRequest, ctx: { params: Promise<{ id: string 
       },
     });
     return new Response(stream, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", connection: "keep-alive" } });
-  } catch (err) {
-    const { status, body } = toHttp(err);
-    return NextResponse.json(body, { status });
-  }
+  });
 }
