@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { type PyValue, pyRepr, pyReprBytes, pyReprFloat, pyReprRows, pyReprRowsConcatenated, pyReprString, pyReprTuple } from "./python-repr";
-import { runPython, seededRandom } from "./testing/python-oracle";
+import { mulberry32 } from "@/lib/seeded-random";
+import { runPython } from "./testing/python-oracle";
 
 const intercodeDir = process.env.IC_INTERCODE_DIR ?? path.resolve(__dirname, "../../../shared/intercode");
 
@@ -35,7 +36,7 @@ describe("python repr", () => {
   });
 
   it("matches python3's repr() of random strings, bytes and floats", () => {
-    const random = seededRandom(99);
+    const random = mulberry32(99);
     const pool = ["a", "'", '"', "\\", "\n", "\t", "\r", "\0", "\x7f", "\x85", "\xa0", "é", "\u2028", "\u200b", "\ue000", "\u0378", "\ud800", "\u{1f600}", "\u{e0001}", "\u3000", " "];
     const strings = Array.from({ length: 500 }, () =>
       Array.from({ length: Math.floor(random() * 8) }, () => pool[Math.floor(random() * pool.length)]).join(""),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { pyRound } from "./round";
-import { runPython, seededRandom } from "./testing/python-oracle";
+import { mulberry32 } from "@/lib/seeded-random";
+import { runPython } from "./testing/python-oracle";
 
 describe("pyRound", () => {
   it("rounds the exact binary value, exact halves to even", () => {
@@ -24,7 +25,7 @@ describe("pyRound", () => {
   });
 
   it("agrees with python3's round() on thousands of random and tie-heavy cases", () => {
-    const random = seededRandom(20261129);
+    const random = mulberry32(20261129);
     const cases: [number, number][] = [];
     for (let i = 0; i < 4000; i++) {
       const digits = i % 5 === 0 ? Math.floor(random() * 6) : 2;

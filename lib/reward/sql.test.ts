@@ -3,7 +3,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PyValue } from "./python-repr";
 import { type SqlRow, sqlReward } from "./sql";
-import { pythonHas, runPython, seededRandom } from "./testing/python-oracle";
+import { mulberry32 } from "@/lib/seeded-random";
+import { pythonHas, runPython } from "./testing/python-oracle";
 
 const intercodeDir = process.env.IC_INTERCODE_DIR ?? path.resolve(__dirname, "../../../shared/intercode");
 
@@ -60,7 +61,7 @@ describe("sqlReward", () => {
   });
 
   it.runIf(pythonHas("scipy"))("equals InterCode's formula run in Python (Counter, str(tuple), scipy kendalltau)", () => {
-    const random = seededRandom(3);
+    const random = mulberry32(3);
     const values: PyValue[] = [1, 2, 10, "a", "b", "it's", null, { py: "float", value: 1 }, { py: "float", value: 0.1 }, { py: "decimal", text: "1.50" }];
     const row = (): PyValue[] => Array.from({ length: 1 + Math.floor(random() * 2) }, () => values[Math.floor(random() * values.length)]);
     const cases = Array.from({ length: 300 }, () => {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { pyRound } from "./round";
 import { tfidfCosine, tokenize } from "./tfidf";
-import { pythonHas, runPython, seededRandom } from "./testing/python-oracle";
+import { mulberry32 } from "@/lib/seeded-random";
+import { pythonHas, runPython } from "./testing/python-oracle";
 
 describe("tfidfCosine", () => {
   it("worked cases", () => {
@@ -20,7 +21,7 @@ describe("tfidfCosine", () => {
 
   it("tokenizes like Python's (?u)\\b\\w\\w+\\b on lower-cased text", () => {
     expect(tokenize("file_1.txt, A b c42 Ünïcode déjà-vu")).toEqual(["file_1", "txt", "c42", "ünïcode", "déjà", "vu"]);
-    const random = seededRandom(5);
+    const random = mulberry32(5);
     const pool = ["a", "B", "_", "1", " ", "-", ".", "\n", "é", "E\u0301", "Σ", "ß", "İ", "٣", "½", "Ⅻ", "中文", "\u{1d400}", "\u00b2", "'"];
     const texts = Array.from({ length: 300 }, () => Array.from({ length: Math.floor(random() * 12) }, () => pool[Math.floor(random() * pool.length)]).join(""));
     const want = runPython<string[][]>("import re\npattern = re.compile(r'(?u)\\b\\w\\w+\\b')\nresult = [pattern.findall(t.lower()) for t in data]", texts);
@@ -28,7 +29,7 @@ describe("tfidfCosine", () => {
   });
 
   it.runIf(pythonHas("numpy"))("matches scikit-learn's formula (numpy, dense) and InterCode's rounded 0.33 part", () => {
-    const random = seededRandom(11);
+    const random = mulberry32(11);
     const words = ["ls", "dir1", "file.txt", "total", "4096", "root", "x", "-rw-r--r--", "Error", "error", "No", "such", "file", "directory", ""];
     const text = () => Array.from({ length: Math.floor(random() * 14) }, () => words[Math.floor(random() * words.length)]).join(random() < 0.5 ? " " : "\n");
     const pairs = Array.from({ length: 400 }, () => [text(), text()] as [string, string]);

@@ -65,17 +65,7 @@ export class LiveEpisode {
   listener: EpisodeListener | null = null;
   idleTimer: NodeJS.Timeout | null = null;
 
-  constructor(init: {
-    id: string;
-    task: Task;
-    publicView: PublicTask;
-    env: Environment;
-    mode: "play" | "baseline";
-    feedback: "none" | "reward";
-    turnLimit: number;
-    annotator: string | null;
-    studyId: string | null;
-  }) {
+  constructor(init: Pick<LiveEpisode, "id" | "task" | "publicView" | "env" | "mode" | "feedback" | "turnLimit" | "annotator" | "studyId">) {
     this.id = init.id;
     this.task = init.task;
     this.publicView = init.publicView;

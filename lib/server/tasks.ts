@@ -5,6 +5,7 @@ import { ensureFileSystem } from "@/lib/datasets/bash-fs";
 import { findTask, getTask, listDatasets, loadDataset } from "@/lib/datasets/registry";
 import type { DatasetInfo, EnvName, Task } from "@/lib/datasets/types";
 import { BadInputError } from "@/lib/errors";
+import { mulberry32 } from "@/lib/seeded-random";
 import type { PublicTask } from "@/lib/ws/protocol";
 import { formatTaskRef, parseTaskRef } from "@/lib/ws/task-ref";
 
@@ -182,14 +183,5 @@ export function randomTask(s: TaskSearch, seed?: number): TaskSummary | null {
   return searchTasks({ ...s, offset: i, limit: 1 }).tasks[0] ?? null;
 }
 
-/** A small seeded PRNG (mulberry32): same seed, same sequence. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// lib/server/studies.ts imports mulberry32 from here; the one definition is lib/seeded-random.ts.
+export { mulberry32 };
