@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { parseSubmitAction, type PublicTask, type ServerMessage } from "@/lib/ws/protocol";
+import { parseSubmitAction, skipReason, type PublicTask, type ServerMessage } from "@/lib/ws/protocol";
 
 type OpenedMessage = Extract<ServerMessage, { type: "opened" }>;
 import { CodeEditor } from "@/components/editor/code-editor";
@@ -197,7 +197,7 @@ export function PlayView(props: PlayViewProps) {
                 const reason = window.prompt("Why skip this task?");
                 if (reason === null) return;
                 skipping.current = true;
-                ep.abandon(`skip: ${reason || "no reason given"}`);
+                ep.abandon(skipReason(reason));
               }}
               disabled={!live}
             >

@@ -24,3 +24,23 @@ export async function getStudyById({ id }: { id: string }): Promise<Study | null
 export async function listStudies(): Promise<Study[]> {
   return withPrisma((prisma) => prisma.study.findMany({ orderBy: { createdAt: "desc" } }));
 }
+
+/** What a study's progress needs of one episode. */
+export interface StudyEpisodeState {
+  id: string;
+  taskId: string;
+  status: string;
+  errorReason: string | null;
+  startedAt: Date;
+}
+
+/** An annotator's episodes in a study, oldest first (light rows: no text, no turns). */
+export async function listStudyEpisodesByAnnotator({ studyId, annotator }: { studyId: string; annotator: string }): Promise<StudyEpisodeState[]> {
+  return withPrisma((prisma) =>
+    prisma.episode.findMany({
+      where: { studyId, annotator },
+      select: { id: true, taskId: true, status: true, errorReason: true, startedAt: true },
+      orderBy: [{ startedAt: "asc" }, { id: "asc" }],
+    }),
+  );
+}

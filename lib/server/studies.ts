@@ -1,11 +1,10 @@
 import "server-only";
 import { z } from "zod";
-import { listEpisodes } from "@/lib/db/episodes";
-import { createStudy, getStudyById, listStudies, type Study } from "@/lib/db/studies";
+import { createStudy, getStudyById, listStudies, listStudyEpisodesByAnnotator, type Study } from "@/lib/db/studies";
 import { loadDataset } from "@/lib/datasets/registry";
 import { envNameSchema } from "@/lib/datasets/types";
 import { BadInputError, NotFoundError } from "@/lib/errors";
-import { DEFAULT_TURN_LIMIT } from "@/lib/ws/protocol";
+import { DEFAULT_TURN_LIMIT, isSkipReason } from "@/lib/ws/protocol";
 import { playUrl } from "@/lib/ws/task-ref";
 import { mulberry32 } from "./tasks";
 
@@ -93,22 +92,40 @@ export async function getStudyProgress(id: string, position: number) {
 }
 
 /**
- * Where an annotator goes next in a study: the first task (in study order) without a finished
- * episode (submitted, or abandoned = skipped) by that annotator. `href` is null when all are done.
+ * Whether an episode settles its study task for the annotator: submitted, or abandoned by the
+ * study's Skip (its reason carries the skip prefix). Any other end (an abandon without the skip
+ * prefix, a sandbox error) or an episode still running or interrupted (idle sandbox, closed tab,
+ * server restart) leaves the task to do.
  */
-export async function nextStudyTask(id: string, annotator: string): Promise<{ position: number; total: number; done: number; href: string | null }> {
+export function settlesStudyTask(e: { status: string; errorReason: string | null }): boolean {
+  return e.status === "submitted" || (e.status === "abandoned" && isSkipReason(e.errorReason));
+}
+
+/**
+ * Where an annotator goes next in a study: the first task (in study order) that no episode of
+ * theirs settles (see settlesStudyTask). When they left an episode of that task running or
+ * interrupted, `href` resumes the newest such episode (its turns and clock); otherwise it opens a
+ * fresh one. `href` is null when all are done.
+ */
+export async function nextStudyTask(
+  id: string,
+  annotator: string,
+): Promise<{ position: number; total: number; done: number; href: string | null; resumeEpisodeId: string | null }> {
   const s = await getStudy(id);
   if (!s) throw new NotFoundError(`study ${id}`);
   const finished = new Set<string>();
-  for (let page = 1; ; page++) {
-    const res = await listEpisodes({ filters: { studyId: id, annotator, status: ["submitted", "abandoned"] }, page, pageSize: 500 });
-    for (const r of res.rows) finished.add(r.taskId);
-    if (page * res.pageSize >= res.total) break;
+  const unfinished = new Map<string, string>();
+  for (const e of await listStudyEpisodesByAnnotator({ studyId: id, annotator })) {
+    if (settlesStudyTask(e)) finished.add(e.taskId);
+    // Oldest first: the newest open episode of a task wins.
+    else if (e.status === "running" || e.status === "interrupted") unfinished.set(e.taskId, e.id);
   }
   const tasks = s.config.tasks;
   const position = tasks.findIndex((t) => !finished.has(t));
   const done = tasks.filter((t) => finished.has(t)).length;
-  if (position < 0) return { position: tasks.length, total: tasks.length, done, href: null };
+  if (position < 0) return { position: tasks.length, total: tasks.length, done, href: null, resumeEpisodeId: null };
+  const resumeEpisodeId = unfinished.get(tasks[position]) ?? null;
   const q = new URLSearchParams({ study: id, i: String(position) });
-  return { position, total: tasks.length, done, href: `${playUrl(s.config.env, s.config.dataset, tasks[position])}?${q}` };
+  if (resumeEpisodeId) q.set("episode", resumeEpisodeId);
+  return { position, total: tasks.length, done, href: `${playUrl(s.config.env, s.config.dataset, tasks[position])}?${q}`, resumeEpisodeId };
 }

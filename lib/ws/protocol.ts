@@ -57,6 +57,19 @@ export const interruptMessageSchema = z.object({ type: z.literal("interrupt") })
 export const submitMessageSchema = z.object({ type: z.literal("submit"), arg: z.string().max(MAX_ACTION_BYTES).optional() });
 export const restartMessageSchema = z.object({ type: z.literal("restart") });
 export const abandonMessageSchema = z.object({ type: z.literal("abandon"), reason: z.string().max(500).optional() });
+/**
+ * A study's Skip is an abandon whose reason starts with this prefix: it tells an explicit skip
+ * (the task counts as done) from any other abandon (the study gives the task back).
+ */
+export const SKIP_REASON_PREFIX = "skip:";
+/** The abandon reason a Skip sends (the annotator's reason, which may be empty). */
+export function skipReason(reason: string): string {
+  return `${SKIP_REASON_PREFIX} ${reason.trim() || "no reason given"}`.slice(0, 500);
+}
+/** Whether an abandoned episode's reason records a Skip. */
+export function isSkipReason(reason: string | null | undefined): boolean {
+  return !!reason && reason.startsWith(SKIP_REASON_PREFIX);
+}
 export const pingMessageSchema = z.object({ type: z.literal("ping"), t: z.number() });
 
 export const clientMessageSchema = z.discriminatedUnion("type", [
