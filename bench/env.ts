@@ -5,8 +5,15 @@
  * true` (docker) and a plain SQLite query (sql), with the ratio to it. Each timed reset and
  * reward comes `--gap` ms after the previous episode's start (default 1500: an episode's turns,
  * during which the warm pool refills); `--gap 0` measures back-to-back resets.
+ *
+ * Steps are timed twice: the first step right after each reset, while the reset's background work
+ * (the warm pool refilling, gold's run in its own sandbox) shares the CPU, and then a run of steps
+ * `--gap` ms into the episode, once that work is done. The bash step is also set beside the same
+ * action in a persistent bash on the host with no sandbox (same read-eval loop and frame), which is
+ * what process creation alone costs on this machine.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import path from "node:path";
 import os from "node:os";
 import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
@@ -69,6 +76,40 @@ function sqliteBaseline(n: number): Promise<number[]> {
 
 const STEP_ACTION: Record<EnvName, string> = { bash: "ls /testbed", python: "1 + 1", sql: "SELECT 1", ctf: "ls" };
 
+/**
+ * The bash step with no sandbox: a persistent host bash running the same read-eval loop as the
+ * environment's shell (lib/env/shell-session.ts), driven over pipes, with `/testbed` of the task's
+ * file system at its host path. What is left is process creation and the pipe round trip.
+ */
+async function hostShellBaseline(task: Task & { env: "bash" }, n: number): Promise<number[]> {
+  const { fileSystemAt } = await import("@/lib/env/bash");
+  const root = await fileSystemAt(task.fs, Date.now());
+  const loop = `while IFS= read -r -d '' c; do eval "$c" </dev/null; printf '\\0F%s\\0%s\\0' "$?" "$PWD"; export -p; printf '\\0Z\\0'; done`;
+  const sh = spawn("bash", ["--norc", "--noprofile", "-c", loop], { stdio: ["pipe", "pipe", "ignore"] });
+  let buf = "";
+  let done: (() => void) | null = null;
+  sh.stdout.setEncoding("utf8").on("data", (d: string) => {
+    buf += d;
+    if (buf.includes("\0Z\0") && done) {
+      buf = "";
+      const d2 = done;
+      done = null;
+      d2();
+    }
+  });
+  const step = (cmd: string) => new Promise<void>((resolve) => {
+    done = resolve;
+    sh.stdin.write(cmd + "\0");
+  });
+  try {
+    const cmd = STEP_ACTION.bash.replace("/testbed", path.join(root, "testbed"));
+    await step(cmd);
+    return await time(n, () => step(cmd));
+  } finally {
+    sh.kill();
+  }
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function benchEnv(env: EnvName, tasks: Task[], backend: "local" | "docker", opts: { steps: number; resets: number; gapMs: number }, rows: Row[], baseline: { name: string; median: number } | null) {
@@ -79,12 +120,15 @@ async function benchEnv(env: EnvName, tasks: Task[], backend: "local" | "docker"
     // Warm up (the pool fills, gold of the first task runs), then time each reset after a gap.
     await e.reset(tasks[0]!);
     const resets: number[] = [];
+    const firstSteps: number[] = [];
     for (let i = 0; i < opts.resets; i++) {
       await sleep(opts.gapMs);
       const t = performance.now();
       await e.reset(tasks[i % tasks.length]!);
       resets.push(performance.now() - t);
+      firstSteps.push(...(await time(1, () => e.step(STEP_ACTION[env]))));
     }
+    await sleep(opts.gapMs);
     const steps = await time(opts.steps, () => e.step(STEP_ACTION[env]));
     // Reward: the first evaluation of a task waits for gold's run (started by reset); the second hits the gold cache.
     const first: number[] = [];
@@ -102,7 +146,8 @@ async function benchEnv(env: EnvName, tasks: Task[], backend: "local" | "docker"
     const add = (what: string, ms: number[], b?: { name: string; median: number } | null) =>
       rows.push({ env, backend: env === "sql" ? "sqlite" : backend, what, ...stats(ms), n: ms.length, ...(b ? { baseline: b.name, baselineMedian: b.median } : {}) });
     add(`reset (after ${opts.gapMs} ms)`, resets, baseline);
-    add("step", steps, baseline);
+    add("step (first, right after reset)", firstSteps, baseline);
+    add(`step (${opts.gapMs} ms into the episode)`, steps, baseline);
     add(`reward (first, ${opts.gapMs} ms after reset)`, first);
     add("reward (gold cached)", cached);
   } finally {
@@ -180,6 +225,11 @@ export default async function benchEnvMain(argv: string[]): Promise<number> {
         continue;
       }
       process.stderr.write(`bench env: ${env} on ${backend}\n`);
+      const first = tasks[0]!;
+      if (first.env === "bash" && backend === backends[0]) {
+        const host = await hostShellBaseline(first, steps);
+        rows.push({ env: "bash", backend: "host", what: `step: ${STEP_ACTION.bash} in a persistent host bash, no sandbox`, ...stats(host), n: host.length });
+      }
       await benchEnv(env, tasks, backend, { steps, resets, gapMs }, rows, baseline).catch((err) => process.stderr.write(`bench env: ${env} on ${backend} failed: ${(err as Error).message}\n`));
     }
   }
