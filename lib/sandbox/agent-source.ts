@@ -23,9 +23,20 @@ except Exception:
     pass
 
 
+PENDING = []  # encoded messages of this round of events, written together by flush()
+
+
 def send(msg):
-    OUT.write(json.dumps(msg, separators=(",", ":")).encode() + b"\n")
-    OUT.flush()
+    PENDING.append(json.dumps(msg, separators=(",", ":")).encode() + b"\n")
+
+
+def flush():
+    # One write per round of events instead of one per message: a command's last output, the
+    # shell's frame and its exit usually travel (and wake the host) together.
+    if PENDING:
+        OUT.write(b"".join(PENDING))
+        del PENDING[:]
+        OUT.flush()
 
 
 def b64(data):
@@ -469,6 +480,7 @@ def main():
     buf = b""
     send({"ev": "ready", "pid": os.getpid()})
     while True:
+        flush()
         for key, mask in sel.select():
             current = sel.get_map().get(key.fd)
             if current is None or current.data is not key.data:
