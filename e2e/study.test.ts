@@ -150,6 +150,53 @@ describe("human baseline study", () => {
     await page.close();
   });
 
+  it("a finished episode's clock, after a reload, shows its stored duration (first action to end) and does not tick", { timeout: 180_000 }, async () => {
+    const page = await browser.browser.newPage();
+    const studies = new StudyPage(page, baseUrl);
+    const play = new PlayPage(page, baseUrl);
+    const studyId = await studies.create({ name: `clock ${RUN}`, dataset: "demo-sql", selection: { kind: "slice", from: 14, count: 1 }, feedback: "none", turnLimit: 4 });
+    const [taskId] = readStudyTasks(dbPath, studyId);
+    // The name, as the earlier tests leave it in this browser (so this test also runs alone).
+    await page.evaluate((name) => window.localStorage.setItem("icstudio.annotator", name), ANNOTATOR);
+    await studies.enter(studyId);
+    await play.waitReady();
+    // Some reading time before the first action: the clock (and the stored duration) leave it out.
+    await page.waitForTimeout(1500);
+    await play.typeInConsole(goldOf(taskId));
+    await play.waitTurns(1);
+    await page.waitForTimeout(1200);
+    expect(await play.submit()).toBe(1);
+    // Stopped at the submit, while still on the page.
+    const atSubmit = await studies.clockSeconds();
+    await page.waitForTimeout(2000);
+    expect(await studies.clockSeconds()).toBe(atSubmit);
+
+    // Later, the same episode's page again: it opens finished, with the span it had.
+    await page.waitForTimeout(3000);
+    const episodeId = play.episodeId();
+    await page.reload();
+    await play.waitReady();
+    expect(play.episodeId()).toBe(episodeId);
+    await play.reward();
+    await page.waitForFunction(() => !/00:00/.test(document.querySelector('[data-testid="clock"]')?.textContent ?? ""), undefined, { timeout: 10_000 });
+    const first = await studies.clockSeconds();
+    await page.waitForTimeout(2000);
+    const second = await studies.clockSeconds();
+    expect(second).toBe(first);
+
+    const [ep] = readStudyEpisodes(dbPath, studyId);
+    expect(ep.id).toBe(episodeId);
+    expect(ep.status).toBe("submitted");
+    // The store's duration runs from the first action to the end, and the clock shows it (whole seconds, as mm:ss).
+    expect(ep.durationMs).toBe(ep.endedAt! - ep.firstActionAt!);
+    expect(ep.firstActionAt! - ep.startedAt).toBeGreaterThanOrEqual(1500);
+    expect(ep.durationMs!).toBeGreaterThanOrEqual(1200);
+    expect(first).toBe(Math.floor(ep.durationMs! / 1000));
+    // The live clock stopped at the same second, within the message's way to the browser.
+    expect(Math.abs(atSubmit - first)).toBeLessThanOrEqual(1);
+    await page.close();
+  });
+
   it("a seeded random study, reward after every turn: same seed same tasks, the turn limit holds, no gold before submit", { timeout: 300_000 }, async () => {
     const page = await browser.browser.newPage();
     const studies = new StudyPage(page, baseUrl);

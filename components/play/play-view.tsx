@@ -155,7 +155,7 @@ export function PlayView(props: PlayViewProps) {
         <span data-testid="turns" className={`font-mono text-xs ${ep.limitReached ? "text-amber-400" : "text-zinc-300"}`}>
           turns {turnsTaken} / {props.turnLimit}
         </span>
-        {mode === "baseline" && <Clock startedAt={ep.episode?.firstActionAt ?? null} stopped={!live} />}
+        {mode === "baseline" && <Clock startedAt={ep.episode?.firstActionAt ?? null} endedAt={ep.episode?.endedAt ?? null} stopped={!live} />}
         {mode === "baseline" && annotator && <span className="text-xs text-zinc-500">annotator: {annotator}</span>}
         {props.feedback === "reward" && ep.lastReward !== null && !ep.submitted && (
           <span className="text-xs text-cyan-300" data-testid="feedback-reward">

@@ -114,7 +114,7 @@ export function useEpisode(params: EpisodeOpenParams | null, handlers: EpisodeSt
         case "submitted":
           setRunning(false);
           setSubmitted(m);
-          setEpisode((e) => (e ? { ...e, status: "submitted" } : e));
+          setEpisode((e) => (e ? { ...e, status: "submitted", endedAt: e.endedAt ?? Date.now() } : e));
           setTurns((ts) => [...ts, { index: ts.length, action: "submit", observation: m.agentObservation, ok: true, reward: m.reward }]);
           return;
         case "limitReached":
@@ -122,7 +122,7 @@ export function useEpisode(params: EpisodeOpenParams | null, handlers: EpisodeSt
           h.onNotice?.(m.message, "limit");
           return;
         case "abandoned":
-          setEpisode((e) => (e ? { ...e, status: "abandoned" } : e));
+          setEpisode((e) => (e ? { ...e, status: "abandoned", endedAt: e.endedAt ?? Date.now() } : e));
           return;
         case "status":
           h.onNotice?.(m.message, "status");

@@ -84,6 +84,7 @@ export const dbEpisodeStore: EpisodeStore = {
       goldObservation: ep.goldObservation,
       agentObservation: ep.agentObservation,
       firstActionAt: ep.firstActionAt ? ep.firstActionAt.getTime() : null,
+      endedAt: ep.endedAt ? ep.endedAt.getTime() : null,
       turns: ep.turns.map((t) => ({
         index: t.index,
         action: t.action,

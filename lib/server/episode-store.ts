@@ -23,6 +23,8 @@ export interface StoredEpisode {
   goldObservation: string | null;
   agentObservation: string | null;
   firstActionAt: number | null;
+  /** When the episode ended (ms since the epoch); null or absent while it runs. */
+  endedAt?: number | null;
   turns: StoredTurn[];
 }
 

@@ -536,5 +536,6 @@ function storedView(s: StoredEpisode): EpisodeView {
     annotator: s.annotator,
     studyId: s.studyId,
     firstActionAt: s.firstActionAt,
+    endedAt: s.endedAt ?? null,
   };
 }

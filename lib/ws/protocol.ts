@@ -131,6 +131,11 @@ export const episodeViewSchema = z.object({
   studyId: z.string().nullable().optional(),
   /** Milliseconds since the epoch of the first action (the baseline clock), or null. */
   firstActionAt: z.number().nullable(),
+  /**
+   * Milliseconds since the epoch when a finished episode ended, or null/absent while it runs: a
+   * finished episode's clock shows the fixed span firstActionAt → endedAt (its stored durationMs).
+   */
+  endedAt: z.number().nullable().optional(),
   /** Set when the episode was restored by replaying its stored actions into a fresh sandbox. */
   replayed: z.boolean().optional(),
 });
