@@ -1,13 +1,12 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
-import { ensureBuild, freePort } from "@/e2e/server";
+import { ensureBuild, ROOT } from "@/lib/testing/studio-server";
 import { type ClientMessageInput, parseServerMessage, type ServerMessage } from "@/lib/ws/protocol";
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+// The hardening tests (and bench load) take these from here; they live in lib/testing/studio-server.ts.
+export { spawnStudio, type StudioProcess } from "@/lib/testing/studio-server";
 
 /**
  * Makes sure the app is built (server.ts runs it in production mode). An existing build is used
@@ -24,62 +23,6 @@ export function ensureApp(): void {
  */
 export function appAvailable(): boolean {
   return process.env.IC_HARDENING_BUILD === "1" || fs.existsSync(path.join(ROOT, ".next", "BUILD_ID"));
-}
-
-/** A Studio server (server.ts) run as a child process, which a test may kill outright. */
-export interface StudioProcess {
-  url: string;
-  port: number;
-  child: ChildProcess;
-  logs(): string;
-  /** Resolves with the exit code (or signal name) once the process ends. */
-  exited: Promise<number | string>;
-  kill(signal?: NodeJS.Signals): Promise<number | string>;
-}
-
-/**
- * Spawns server.ts (production mode, the app must be built) with `env` on top of a test
- * environment (loopback, a fresh port, local sandbox). Resolves once it prints "ready on", or
- * with the exit code when `expectExit` and it ends first.
- */
-export async function spawnStudio(env: Record<string, string>, opts: { expectExit?: boolean; port?: number } = {}): Promise<StudioProcess> {
-  const port = opts.port ?? (await freePort());
-  let out = "";
-  const child = spawn(process.execPath, ["--import", "tsx", "--import", "./scripts/hooks.mjs", "server.ts"], {
-    cwd: ROOT,
-    env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", IC_HOST: "127.0.0.1", IC_PORT: String(port), IC_SANDBOX: "local", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  child.stdout!.on("data", (d) => (out += d));
-  child.stderr!.on("data", (d) => (out += d));
-  const exited = new Promise<number | string>((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown")));
-  const proc: StudioProcess = {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    child,
-    logs: () => out,
-    exited,
-    kill: async (signal = "SIGTERM") => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
-    },
-  };
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start in 120 s:\n${out}`)), 120_000);
-    const check = () => {
-      if (out.includes("ready on")) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on("data", check);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      if (opts.expectExit) resolve();
-      else reject(new Error(`the server exited (${code}) before it was ready:\n${out}`));
-    });
-  });
-  return proc;
 }
 
 /** A temporary directory with a database path in it. */
