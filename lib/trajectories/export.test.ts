@@ -49,14 +49,17 @@ describe("export", () => {
     expect(await exportText("jsonl")).toBe(jsonl);
   });
 
-  it("a model turn's latency and tokens survive export and import", async () => {
+  it("a model turn's latency and tokens, and the episode's first action and duration, survive export and import", async () => {
     await closeStore();
     useFreshDb("rt-latency");
     const ep = await createEpisode({ environment: "sql", dataset: "demo-sql", taskId: "1", query: "count the rows", playerKind: "model", model: "m", policy: "react", turnLimit: 3 });
     await appendTurn({ episodeId: ep.id, turn: { index: 0, actor: "model", action: "SELECT 1", observation: "[(1,)]", ok: true, tokensIn: 120, tokensOut: 9, durationMs: 4, latencyMs: 812 } });
     await finishEpisode({ episodeId: ep.id, outcome: { status: "submitted", reward: 1 } });
     const jsonl = await exportText("jsonl");
-    expect(JSON.parse(jsonl).turns[0]).toMatchObject({ tokensIn: 120, tokensOut: 9, durationMs: 4, latencyMs: 812 });
+    const line = JSON.parse(jsonl);
+    expect(line.turns[0]).toMatchObject({ tokensIn: 120, tokensOut: 9, durationMs: 4, latencyMs: 812 });
+    expect(line.firstActionAt).toEqual(expect.any(String));
+    expect(line.durationMs).toBe(Date.parse(line.endedAt) - Date.parse(line.firstActionAt));
     await closeStore();
     useFreshDb("rt-latency-2");
     expect(await importLogText("one.jsonl", jsonl)).toMatchObject({ added: 1, rejected: [] });

@@ -47,6 +47,7 @@ export function toJsonlEpisode(e: Episode & { turns: Turn[] }): JsonlEpisode {
     goldObservation: e.goldObservation,
     agentObservation: e.agentObservation,
     startedAt: e.startedAt.toISOString(),
+    firstActionAt: iso(e.firstActionAt),
     endedAt: iso(e.endedAt),
     durationMs: e.durationMs,
     sourceFile: e.sourceFile,

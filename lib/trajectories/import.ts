@@ -170,6 +170,7 @@ export function toBulkEpisode(e: ParsedEpisode): BulkEpisode {
     taskIndex: e.taskIndex ?? null,
     breakdown: e.breakdown === undefined || e.breakdown === null ? null : JSON.stringify(e.breakdown),
     startedAt: Date.parse(e.startedAt),
+    firstActionAt: ms(e.firstActionAt),
     endedAt: ms(e.endedAt),
     tags: (e.tags ?? []).join(" "),
     turns: e.turns.map((t) => ({ ...t, ok: t.ok ?? null, startedAt: ms(t.startedAt) })),
