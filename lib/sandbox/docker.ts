@@ -76,6 +76,11 @@ class DockerSandbox extends AgentSandbox {
     super(id, limits, client);
   }
 
+  /** Unpacks a tar at `dir` (a task's files, put in once the sandbox has left the pool). */
+  untar(dir: string, tar: Buffer): Promise<void> {
+    return this.client.untar(dir, tar);
+  }
+
   hold(active: boolean): void {
     const socket = this.stream as Duplex & { ref?: () => void; unref?: () => void };
     if (active) socket.ref?.();
@@ -197,11 +202,11 @@ async function startContainer(docker: Docker, spec: SandboxSpec, limits: Limits)
     } finally {
       clearTimeout(timer);
     }
+    // Files elsewhere (a CTF task's /ctf) go in after the sandbox leaves the pool (see create), so
+    // one pool serves every task of an image; a whole root has to be in place before the pivot.
     if (spec.files && filesAtRoot) {
       await client.untar(NEW_ROOT, tarOf(spec.files.hostDir));
       await client.pivotRoot(NEW_ROOT);
-    } else if (spec.files) {
-      await client.untar(spec.files.mountAt, tarOf(spec.files.hostDir));
     }
     return new DockerSandbox(id, limits, client, container, stream);
   } catch (err) {
@@ -265,16 +270,28 @@ export function createDockerBackend(options: DockerBackendOptions = {}): Sandbox
     async create(spec) {
       checkSpec(spec);
       const limits = resolveLimits(spec.limits);
-      const key = JSON.stringify([spec.image, spec.files?.hostDir, spec.files?.mountAt, spec.workdir, limits]);
+      const files = spec.files;
+      const filesAtRoot = files?.mountAt === "/";
+      // A whole-root file system is part of the pooled container; other task files are not.
+      const key = JSON.stringify([spec.image, filesAtRoot ? files.hostDir : null, files?.mountAt, spec.workdir, limits]);
       try {
-        return await pool.take(key, async () => {
-          const sandbox = await startContainer(docker, spec, limits);
-          sandbox.onClose = (removed) => {
+        const sandbox = await pool.take(key, async () => {
+          const s = await startContainer(docker, spec, limits);
+          s.onClose = (removed) => {
             removals.add(removed);
             void removed.finally(() => removals.delete(removed));
           };
-          return sandbox;
+          return s;
         });
+        if (files && !filesAtRoot) {
+          try {
+            await sandbox.untar(files.mountAt, tarOf(files.hostDir));
+          } catch (err) {
+            await sandbox.close();
+            throw err;
+          }
+        }
+        return sandbox;
       } catch (err) {
         cached = null;
         const a = await available();
