@@ -331,6 +331,33 @@ export function registerSandboxConformance(target: ConformanceTarget): void {
       expect((await s.exec("echo alive > /root/x && cat /root/x")).output).toBe("alive\n");
     });
 
+    it("serves a task with other files from the warm pool, holding only that task's files", { timeout: 60_000 }, async () => {
+      // Limits of their own, so these sandboxes have a pool of their own: the first is started
+      // on demand, the second must come from the pool although its files are new to it.
+      const limits = { ...spec.limits, processes: 63 };
+      const other = mkdtempSync(path.join(os.tmpdir(), "ic-conformance-other-"));
+      writeFileSync(path.join(other, "other.txt"), "other task\n");
+      // When the sandbox's PID 1 (the agent) started, in seconds since boot (the clock is shared).
+      const startedAt = async (s: Sandbox) => Number((await s.exec("cut -d' ' -f22 /proc/1/stat")).output) / 100;
+      const uptime = () => Number(readFileSync("/proc/uptime", "utf8").split(" ")[0]);
+      try {
+        const first = await open({ files: { hostDir, mountAt: "/testbed" }, limits });
+        expect((await first.exec("ls -A /testbed | sort | tr '\\n' ' '")).output).toBe(".git hello.txt link.txt sub ");
+        await first.exec("echo left-behind > /testbed/stray");
+        const firstStart = await startedAt(first);
+        // Time for the pool to start a replacement (it begins as soon as `first` is taken).
+        await new Promise((r) => setTimeout(r, 5000));
+        const asked = uptime();
+        const second = await open({ files: { hostDir: other, mountAt: "/testbed" }, limits });
+        expect((await second.exec("ls -A /testbed; cat /testbed/other.txt; pwd")).output).toBe("other.txt\nother task\n/testbed\n");
+        const secondStart = await startedAt(second);
+        expect(secondStart).toBeGreaterThanOrEqual(firstStart);
+        expect(secondStart).toBeLessThan(asked);
+      } finally {
+        rmSync(other, { recursive: true, force: true });
+      }
+    });
+
     it("closes idempotently and refuses work afterwards", async () => {
       const s = await open();
       expect((await s.exec("echo hi")).output).toBe("hi\n");

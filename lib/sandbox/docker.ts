@@ -12,7 +12,7 @@ import { AgentClient } from "./agent-client";
 import { AgentSandbox } from "./agent-sandbox";
 import { AGENT_BOOTSTRAP } from "./agent-source";
 import { checkSpec } from "./local";
-import { WarmPool } from "./pool";
+import { filesAfterTake, poolKey, WarmPool } from "./pool";
 import { resolveLimits, type Limits } from "./limits";
 import type { SandboxBackend, SandboxImage, SandboxSpec } from "./types";
 
@@ -270,12 +270,9 @@ export function createDockerBackend(options: DockerBackendOptions = {}): Sandbox
     async create(spec) {
       checkSpec(spec);
       const limits = resolveLimits(spec.limits);
-      const files = spec.files;
-      const filesAtRoot = files?.mountAt === "/";
-      // A whole-root file system is part of the pooled container; other task files are not.
-      const key = JSON.stringify([spec.image, filesAtRoot ? files.hostDir : null, files?.mountAt, spec.workdir, limits]);
+      const files = filesAfterTake(spec);
       try {
-        const sandbox = await pool.take(key, async () => {
+        const sandbox = await pool.take(poolKey(spec, limits), async () => {
           const s = await startContainer(docker, spec, limits);
           s.onClose = (removed) => {
             removals.add(removed);
@@ -283,7 +280,7 @@ export function createDockerBackend(options: DockerBackendOptions = {}): Sandbox
           };
           return s;
         });
-        if (files && !filesAtRoot) {
+        if (files) {
           try {
             await sandbox.untar(files.mountAt, tarOf(files.hostDir));
           } catch (err) {

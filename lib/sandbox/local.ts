@@ -12,7 +12,7 @@ import { AgentSandbox } from "./agent-sandbox";
 import { AGENT_BOOTSTRAP } from "./agent-source";
 import { cgroupSupport, createSandboxCgroup, removeOrphanCgroups, type SandboxCgroup } from "./cgroup";
 import { resolveLimits, type Limits } from "./limits";
-import { WarmPool } from "./pool";
+import { filesAfterTake, poolKey, WarmPool } from "./pool";
 import type { SandboxBackend, SandboxSpec } from "./types";
 
 const BWRAP = process.env.IC_BWRAP ?? "bwrap";
@@ -131,6 +131,11 @@ class LocalSandbox extends AgentSandbox {
     super(id, limits, client);
   }
 
+  /** Puts a task's files in (they appear at its mount point), once the sandbox has left the pool. */
+  loadFiles(hostDir: string): Promise<void> {
+    return copyFiles(hostDir, this.root);
+  }
+
   hold(active: boolean): void {
     for (const h of [this.child, this.child.stdin, this.child.stdout, this.child.stderr] as ({ ref?: () => void; unref?: () => void } | null)[]) {
       if (active) h?.ref?.();
@@ -153,6 +158,12 @@ class LocalSandbox extends AgentSandbox {
   }
 }
 
+/** Copies a task's files into a sandbox's files directory (cp -a keeps modes, mtimes, symlinks and .git). */
+async function copyFiles(hostDir: string, root: string): Promise<void> {
+  const cp = await run("cp", ["-a", "--", `${hostDir}/.`, path.join(root, "files")]);
+  if (!cp.ok) throw new SandboxError(`could not copy ${hostDir} into the sandbox: ${cp.out}`);
+}
+
 async function startLocal(spec: SandboxSpec): Promise<LocalSandbox> {
   const limits = resolveLimits(spec.limits);
   const workdir = spec.workdir ?? spec.files?.mountAt ?? "/";
@@ -170,11 +181,9 @@ async function startLocal(spec: SandboxSpec): Promise<LocalSandbox> {
     writeFileSync(path.join(root, "etc", "group"), GROUP);
     writeFileSync(path.join(root, "etc", "gitconfig"), GITCONFIG);
     writeFileSync(path.join(root, "etc", "hostname"), "sandbox\n");
-    if (spec.files) {
-      // cp -a keeps modes, mtimes, symlinks and .git.
-      const cp = await run("cp", ["-a", "--", `${spec.files.hostDir}/.`, path.join(root, "files")]);
-      if (!cp.ok) throw new SandboxError(`could not copy ${spec.files.hostDir} into the sandbox: ${cp.out}`);
-    }
+    // A whole root must be in place before bwrap binds it; other task files go in after the
+    // sandbox leaves the pool (create), through the bind of root/files.
+    if (spec.files && !filesAfterTake(spec)) await copyFiles(spec.files.hostDir, root);
     cgroup = createSandboxCgroup(`ic-sandbox-${process.pid}-${id}`, { processes: limits.processes, memoryBytes: limits.memoryBytes });
     // The wrapper joins the cgroups and shields bwrap and the agent from the OOM killer
     // (the agent raises it back to 1000 for every command), then becomes bwrap.
@@ -280,7 +289,7 @@ async function checkAvailable(): Promise<{ ok: true } | { ok: false; reason: str
 
 /** Options of the local backend. */
 export interface LocalBackendOptions {
-  /** Started sandboxes kept ready per (image, files, limits); default IC_LOCAL_POOL or 1. 0 disables the pool. */
+  /** Started sandboxes kept ready per (image, whole-root file system, limits); default IC_LOCAL_POOL or 1. 0 disables the pool. */
   poolSize?: number;
 }
 
@@ -294,8 +303,17 @@ export function createLocalBackend(options: LocalBackendOptions = {}): SandboxBa
       const a = await (availability ??= checkAvailable());
       if (!a.ok) throw new SandboxUnavailableError(a.reason);
       checkSpec(spec);
-      const key = JSON.stringify([spec.image, spec.files?.hostDir, spec.files?.mountAt, spec.workdir, resolveLimits(spec.limits)]);
-      return pool.take(key, () => startLocal(spec));
+      const sandbox = await pool.take(poolKey(spec, resolveLimits(spec.limits)), () => startLocal(spec));
+      const files = filesAfterTake(spec);
+      if (files) {
+        try {
+          await sandbox.loadFiles(files.hostDir);
+        } catch (err) {
+          await sandbox.close();
+          throw err;
+        }
+      }
+      return sandbox;
     },
     shutdown: () => pool.drain(),
   };

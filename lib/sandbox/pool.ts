@@ -1,4 +1,21 @@
 import "server-only";
+import type { Limits } from "./limits";
+import type { SandboxSpec } from "./types";
+
+/**
+ * The warm-pool key of a spec. A whole-root file system (bash) is laid out before the sandbox
+ * starts, so it is part of the key; other task files (a CTF task's /ctf) go in after the sandbox
+ * is taken (see `filesAfterTake`), so one pool serves every task of an image.
+ */
+export function poolKey(spec: SandboxSpec, limits: Limits): string {
+  const atRoot = spec.files?.mountAt === "/";
+  return JSON.stringify([spec.image, atRoot ? spec.files!.hostDir : null, spec.files?.mountAt, spec.workdir, limits]);
+}
+
+/** The task files a backend puts into a sandbox once it is taken from the pool, if any. */
+export function filesAfterTake(spec: SandboxSpec): { hostDir: string; mountAt: string } | null {
+  return spec.files && spec.files.mountAt !== "/" ? spec.files : null;
+}
 
 /** What the pool needs of a sandbox: whether it died while waiting, and how to free it. */
 export interface Poolable {
