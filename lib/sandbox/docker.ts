@@ -234,7 +234,7 @@ async function removeOrphans(docker: Docker): Promise<void> {
   }
 }
 
-/** The Docker backend: one container per sandbox, a warm pool of started ones per (image, files, limits). */
+/** The Docker backend: one container per sandbox, a warm pool of started ones per (image, whole-root file system, limits); see poolKey. */
 export function createDockerBackend(options: DockerBackendOptions = {}): SandboxBackend {
   const docker = new Docker({ socketPath: options.socketPath ?? socketFromEnv() });
   const poolSize = options.poolSize ?? Number(process.env.IC_DOCKER_POOL ?? 2);
