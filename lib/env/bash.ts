@@ -125,7 +125,7 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
 
   async reset(task: Task): Promise<{ observation: string }> {
     if (task.env !== "bash") throw new BadInputError(`a ${task.env} task cannot run in the bash environment`, "task");
-    await this.close();
+    this.retire();
     this.nowMs = fsClock();
     this.hostDir = await fileSystemAt(task.fs, this.nowMs);
     const sandbox = await this.begin(task, () => openFsSandbox(this.hostDir, this.options), "/");

@@ -41,7 +41,7 @@ export class CtfEnvironment extends ShellEpisode<CtfTask> implements Environment
 
   async reset(task: Task): Promise<{ observation: string }> {
     if (task.env !== "ctf") throw new BadInputError(`a ${task.env} task cannot run in the ctf environment`, "task");
-    await this.close();
+    this.retire();
     this.filesDir = ctfFilesDir(task);
     // Without files there is no /ctf mount; start in /tmp (private and writable) instead.
     await this.begin(task, () => this.open(), this.filesDir ? CTF_WORKDIR : "/tmp");

@@ -37,7 +37,7 @@ export abstract class ShellEpisode<T extends Task> {
    * `setup` (given the sandbox) returns commands the shell runs before the first action.
    */
   protected async begin(task: T, open: () => Promise<Sandbox>, cwd: string, setup?: (sandbox: Sandbox) => Promise<string>): Promise<Sandbox> {
-    await this.close();
+    this.retire();
     this.task = task;
     this.done = false;
     this.lastObservation = "";
@@ -77,11 +77,26 @@ export abstract class ShellEpisode<T extends Task> {
     };
   }
 
-  async close(): Promise<void> {
+  /** Sandboxes of earlier episodes still being torn down (close() waits for them). */
+  private readonly retiring = new Set<Promise<void>>();
+
+  /**
+   * Ends the current episode's shell and sandbox without waiting for the sandbox's teardown (a
+   * reset need not wait for it: killing, unmounting and removing go on in the background).
+   */
+  protected retire(): void {
     this.shell?.close();
     this.shell = null;
     const s = this.sandbox;
     this.sandbox = null;
-    await s?.close();
+    if (!s) return;
+    const closing = s.close().catch(() => undefined);
+    this.retiring.add(closing);
+    void closing.finally(() => this.retiring.delete(closing));
+  }
+
+  async close(): Promise<void> {
+    this.retire();
+    await Promise.all([...this.retiring]);
   }
 }
