@@ -1,23 +1,10 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeStore } from "@/lib/db/client";
+import { describe, expect, it } from "vitest";
 import { createEpisode, finishEpisode, markInterruptedEpisodes, type NewEpisodeInput } from "@/lib/db/episodes";
-import { closeRawDb } from "@/lib/db/sqlite";
+import { useTempStore } from "@/lib/db/test-store";
 import { ConflictError } from "@/lib/errors";
 import { assertTaskUnsealed, findSeal, listSealedTaskKeys, sealKey } from "./baseline-seal";
 
-let dir = "";
-beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-seal-"));
-  process.env.IC_DB = path.join(dir, "studio.db");
-});
-afterAll(async () => {
-  await closeStore().catch(() => {});
-  closeRawDb();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+useTempStore("seal");
 
 const task = { environment: "bash", dataset: "demo-bash", taskId: "top-three-ips" };
 const other = { environment: "bash", dataset: "demo-bash", taskId: "count-errors" };

@@ -1,24 +1,11 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { closeStore } from "@/lib/db/client";
+import { describe, expect, it } from "vitest";
 import { appendTurn, createEpisode, finishEpisode, markInterruptedEpisodes, type NewEpisodeInput } from "@/lib/db/episodes";
-import { closeRawDb } from "@/lib/db/sqlite";
+import { useTempStore } from "@/lib/db/test-store";
 import { skipReason } from "@/lib/ws/protocol";
 import { playUrl } from "@/lib/ws/task-ref";
 import { createStudyFromSelection, getStudy, nextStudyTask, type StudyView } from "./studies";
 
-let dir = "";
-beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-studies-"));
-  process.env.IC_DB = path.join(dir, "studio.db");
-});
-afterAll(async () => {
-  await closeStore().catch(() => {});
-  closeRawDb();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+useTempStore("studies");
 
 const SUBMITTED = { status: "submitted", reward: 1, breakdown: { kind: "sql" } } as const;
 
