@@ -6,7 +6,7 @@ import { envNameSchema } from "@/lib/datasets/types";
 import { BadInputError, NotFoundError } from "@/lib/errors";
 import { DEFAULT_TURN_LIMIT, isSkipReason } from "@/lib/ws/protocol";
 import { playUrl } from "@/lib/ws/task-ref";
-import { mulberry32 } from "./tasks";
+import { mulberry32 } from "@/lib/seeded-random";
 
 /** How a study picks its tasks: a slice of a dataset, or a seeded random sample of it. */
 export const studySelectionSchema = z.discriminatedUnion("kind", [

@@ -182,6 +182,3 @@ export function randomTask(s: TaskSearch, seed?: number): TaskSummary | null {
   const i = Math.floor(r * total);
   return searchTasks({ ...s, offset: i, limit: 1 }).tasks[0] ?? null;
 }
-
-// lib/server/studies.ts imports mulberry32 from here; the one definition is lib/seeded-random.ts.
-export { mulberry32 };
