@@ -12,7 +12,7 @@ import { AgentClient } from "./agent-client";
 import { AgentSandbox } from "./agent-sandbox";
 import { AGENT_BOOTSTRAP } from "./agent-source";
 import { checkSpec } from "./local";
-import { filesAfterTake, poolKey, WarmPool } from "./pool";
+import { takeForSpec, WarmPool } from "./pool";
 import { resolveLimits, type Limits } from "./limits";
 import type { SandboxBackend, SandboxImage, SandboxSpec } from "./types";
 
@@ -76,9 +76,9 @@ class DockerSandbox extends AgentSandbox {
     super(id, limits, client);
   }
 
-  /** Unpacks a tar at `dir` (a task's files, put in once the sandbox has left the pool). */
-  untar(dir: string, tar: Buffer): Promise<void> {
-    return this.client.untar(dir, tar);
+  /** Unpacks a task's files at their mount point, once the sandbox has left the pool. */
+  loadFiles(files: { hostDir: string; mountAt: string }): Promise<void> {
+    return this.client.untar(files.mountAt, tarOf(files.hostDir));
   }
 
   hold(active: boolean): void {
@@ -270,25 +270,15 @@ export function createDockerBackend(options: DockerBackendOptions = {}): Sandbox
     async create(spec) {
       checkSpec(spec);
       const limits = resolveLimits(spec.limits);
-      const files = filesAfterTake(spec);
       try {
-        const sandbox = await pool.take(poolKey(spec, limits), async () => {
-          const s = await startContainer(docker, spec, limits);
-          s.onClose = (removed) => {
+        return await takeForSpec(pool, spec, limits, async () => {
+          const sandbox = await startContainer(docker, spec, limits);
+          sandbox.onClose = (removed) => {
             removals.add(removed);
             void removed.finally(() => removals.delete(removed));
           };
-          return s;
+          return sandbox;
         });
-        if (files) {
-          try {
-            await sandbox.untar(files.mountAt, tarOf(files.hostDir));
-          } catch (err) {
-            await sandbox.close();
-            throw err;
-          }
-        }
-        return sandbox;
       } catch (err) {
         cached = null;
         const a = await available();

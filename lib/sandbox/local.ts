@@ -12,7 +12,7 @@ import { AgentSandbox } from "./agent-sandbox";
 import { AGENT_BOOTSTRAP } from "./agent-source";
 import { cgroupSupport, createSandboxCgroup, removeOrphanCgroups, type SandboxCgroup } from "./cgroup";
 import { resolveLimits, type Limits } from "./limits";
-import { filesAfterTake, poolKey, WarmPool } from "./pool";
+import { filesAfterTake, takeForSpec, WarmPool } from "./pool";
 import type { SandboxBackend, SandboxSpec } from "./types";
 
 const BWRAP = process.env.IC_BWRAP ?? "bwrap";
@@ -132,8 +132,8 @@ class LocalSandbox extends AgentSandbox {
   }
 
   /** Puts a task's files in (they appear at its mount point), once the sandbox has left the pool. */
-  loadFiles(hostDir: string): Promise<void> {
-    return copyFiles(hostDir, this.root);
+  loadFiles(files: { hostDir: string }): Promise<void> {
+    return copyFiles(files.hostDir, this.root);
   }
 
   hold(active: boolean): void {
@@ -303,17 +303,7 @@ export function createLocalBackend(options: LocalBackendOptions = {}): SandboxBa
       const a = await (availability ??= checkAvailable());
       if (!a.ok) throw new SandboxUnavailableError(a.reason);
       checkSpec(spec);
-      const sandbox = await pool.take(poolKey(spec, resolveLimits(spec.limits)), () => startLocal(spec));
-      const files = filesAfterTake(spec);
-      if (files) {
-        try {
-          await sandbox.loadFiles(files.hostDir);
-        } catch (err) {
-          await sandbox.close();
-          throw err;
-        }
-      }
-      return sandbox;
+      return takeForSpec(pool, spec, resolveLimits(spec.limits), () => startLocal(spec));
     },
     shutdown: () => pool.drain(),
   };

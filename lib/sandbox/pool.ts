@@ -12,9 +12,34 @@ export function poolKey(spec: SandboxSpec, limits: Limits): string {
   return JSON.stringify([spec.image, atRoot ? spec.files!.hostDir : null, spec.files?.mountAt, spec.workdir, limits]);
 }
 
+type TaskFiles = NonNullable<SandboxSpec["files"]>;
+
 /** The task files a backend puts into a sandbox once it is taken from the pool, if any. */
-export function filesAfterTake(spec: SandboxSpec): { hostDir: string; mountAt: string } | null {
+export function filesAfterTake(spec: SandboxSpec): TaskFiles | null {
   return spec.files && spec.files.mountAt !== "/" ? spec.files : null;
+}
+
+/** A pooled sandbox that can be handed a task's files after it leaves the pool. */
+export interface FilesTarget extends Poolable {
+  loadFiles(files: TaskFiles): Promise<void>;
+}
+
+/**
+ * Takes a sandbox for `spec` from `pool` (keyed by poolKey) and puts in the task files that are
+ * not part of the pooled sandbox (filesAfterTake); a sandbox that fails to take them is closed.
+ */
+export async function takeForSpec<T extends FilesTarget>(pool: WarmPool<T>, spec: SandboxSpec, limits: Limits, start: () => Promise<T>): Promise<T> {
+  const sandbox = await pool.take(poolKey(spec, limits), start);
+  const files = filesAfterTake(spec);
+  if (files) {
+    try {
+      await sandbox.loadFiles(files);
+    } catch (err) {
+      await sandbox.close();
+      throw err;
+    }
+  }
+  return sandbox;
 }
 
 /** What the pool needs of a sandbox: whether it died while waiting, and how to free it. */
