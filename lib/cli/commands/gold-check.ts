@@ -3,6 +3,7 @@ import { ProgressBar } from "../progress";
 import { BadInputError } from "@/lib/errors";
 import { envNameSchema, type Task } from "@/lib/datasets/types";
 import type { Environment, EnvironmentOptions, SubmitResult } from "@/lib/env/types";
+import type { GoldExceptions } from "@/lib/datasets/fs-check";
 import type { RewardBreakdown } from "@/lib/reward/types";
 
 /** One task's gold check. */
@@ -89,10 +90,16 @@ export async function documentedException(task: Task): Promise<string | undefine
   if (task.env !== "bash") return undefined;
   const m = /^nl2bash-(fs[1-4])$/.exec(task.dataset);
   if (!m || m[1] !== task.fs) return undefined;
-  const { loadGoldExceptions } = await import("@/lib/datasets/fs-check");
-  const e = (await loadGoldExceptions())[task.fs]?.[String(task.index)];
+  goldExceptions ??= import("@/lib/datasets/fs-check").then((fsCheck) => fsCheck.loadGoldExceptions());
+  const e = (await goldExceptions)[task.fs]?.[String(task.index)];
   return e ? `${e.reason} (allowed: ${e.allow.join(", ")})` : undefined;
 }
+
+/** datasets/bash/gold-exceptions.json, read once by the first failure that looks it up. */
+let goldExceptions: Promise<GoldExceptions> | undefined;
+
+/** What joins a failure's reason and its documented exception. */
+const DOCUMENTED = "; documented exception: ";
 
 /** Gold-checks a list of tasks with `concurrency` environments working in parallel. */
 export async function goldCheck(
@@ -117,7 +124,7 @@ export async function goldCheck(
         }
         if (o.reward < 1) {
           const doc = await documentedException(task).catch(() => undefined);
-          if (doc) o.reason = `${o.reason ?? "score below 1"}; documented exception: ${doc}`;
+          if (doc) o.reason = `${o.reason ?? "score below 1"}${DOCUMENTED}${doc}`;
         }
         outcomes[i] = o;
         opts.onTask?.(o);
@@ -201,7 +208,7 @@ export default defineCommand({
       for (const f of report.failures) process.stdout.write(`failure ${f.taskId} reward ${f.reward}: ${f.reason}\n`);
     }
     if (report.failures.length) {
-      const documented = report.failures.filter((f) => f.reason.includes("; documented exception: ")).length;
+      const documented = report.failures.filter((f) => f.reason.includes(DOCUMENTED)).length;
       log(`${report.failures.length} task(s) below 1.0, ${documented} of them documented in datasets/bash/gold-exceptions.json`);
     }
     await shutdownSandboxes();
