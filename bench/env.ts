@@ -83,14 +83,15 @@ const STEP_ACTION: Record<EnvName, string> = { bash: "ls /testbed", python: "1 +
  */
 async function hostShellBaseline(task: Task & { env: "bash" }, n: number): Promise<number[]> {
   const { fileSystemAt } = await import("@/lib/env/bash");
+  const { shellLoopScript } = await import("@/lib/env/shell-session");
   const root = await fileSystemAt(task.fs, Date.now());
-  const loop = `while IFS= read -r -d '' c; do eval "$c" </dev/null; printf '\\0F%s\\0%s\\0' "$?" "$PWD"; export -p; printf '\\0Z\\0'; done`;
-  const sh = spawn("bash", ["--norc", "--noprofile", "-c", loop], { stdio: ["pipe", "pipe", "ignore"] });
+  const nonce = "bench";
+  const sh = spawn("bash", ["--norc", "--noprofile", "-c", shellLoopScript(nonce)], { stdio: ["pipe", "pipe", "ignore"] });
   let buf = "";
   let done: (() => void) | null = null;
   sh.stdout.setEncoding("utf8").on("data", (d: string) => {
     buf += d;
-    if (buf.includes("\0Z\0") && done) {
+    if (buf.includes(`\0IC${nonce}Z\0`) && done) {
       buf = "";
       const d2 = done;
       done = null;

@@ -50,27 +50,13 @@ export class ShellSession {
     this.marks = { frameStart: `\u0000IC${this.nonce}F\u0000`, frameEnd: `\u0000IC${this.nonce}Z\u0000`, errMark: `\u0000IC${this.nonce}E\u0000` };
   }
 
-  private loopScript(): string {
-    return [
-      `__ic_n=${this.nonce}`,
-      `while IFS= read -r -d '' __ic_cmd; do`,
-      `  eval "$__ic_cmd" </dev/null`,
-      `  __ic_s=$?`,
-      `  printf '\\0IC%sF\\0%s\\0%s\\0' "$__ic_n" "$__ic_s" "$PWD"`,
-      `  export -p`,
-      `  printf '\\0IC%sZ\\0' "$__ic_n"`,
-      `  printf '\\0IC%sE\\0' "$__ic_n" >&2`,
-      `done`,
-    ].join("\n");
-  }
-
   /** Starts the shell (idempotent), restoring the last known cwd and exported variables. */
   private start(): SandboxProcess {
     if (this.proc) return this.proc;
     const shell = this.opts.shell ?? "bash";
     // After a restart, the new shell first restores the last known exported variables and cwd.
     const restore = this.exports ? `${this.exports}\ncd -- ${shellQuote(this.cwd)} 2>/dev/null\n` : "";
-    const proc = this.sandbox.spawn([shell, "--norc", "--noprofile", "-c", restore + this.loopScript()], { cwd: this.opts.cwd, env: this.opts.env });
+    const proc = this.sandbox.spawn([shell, "--norc", "--noprofile", "-c", restore + shellLoopScript(this.nonce)], { cwd: this.opts.cwd, env: this.opts.env });
     this.proc = proc;
     proc.exited.then(() => {
       if (this.proc === proc) this.proc = null;
@@ -131,6 +117,25 @@ export class ShellSession {
     this.proc = null;
     p?.kill("SIGKILL");
   }
+}
+
+/**
+ * The read-eval loop a ShellSession's bash runs (see ShellSession): each NUL-terminated action is
+ * evaluated, then a frame (status, cwd, `export -p`) ends in `\0IC<nonce>Z\0` on stdout and a mark
+ * `\0IC<nonce>E\0` goes to stderr.
+ */
+export function shellLoopScript(nonce: string): string {
+  return [
+    `__ic_n=${nonce}`,
+    `while IFS= read -r -d '' __ic_cmd; do`,
+    `  eval "$__ic_cmd" </dev/null`,
+    `  __ic_s=$?`,
+    `  printf '\\0IC%sF\\0%s\\0%s\\0' "$__ic_n" "$__ic_s" "$PWD"`,
+    `  export -p`,
+    `  printf '\\0IC%sZ\\0' "$__ic_n"`,
+    `  printf '\\0IC%sE\\0' "$__ic_n" >&2`,
+    `done`,
+  ].join("\n");
 }
 
 /** Quotes a string for bash. */
