@@ -1,6 +1,7 @@
 import type { EnvName, Task } from "@/lib/datasets/types";
 import type { RewardBreakdown } from "@/lib/reward/types";
 import type { Limits } from "@/lib/sandbox/limits";
+import type { ProfileName } from "./profiles";
 
 export interface StepOptions {
   /** Called with output as it streams (the playground's console). */
@@ -59,4 +60,6 @@ export interface EnvironmentOptions {
   limits?: Partial<Limits>;
   /** SQL only: a MySQL-compatible server (mysql://...), else embedded SQLite. */
   sqlUrl?: string;
+  /** Which profile's semantics the episode runs under (lib/env/profiles.ts; default "studio"). */
+  profile?: ProfileName;
 }

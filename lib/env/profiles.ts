@@ -1,0 +1,151 @@
+import { z } from "zod";
+
+/**
+ * The episode engine's two profiles, and every difference between them in one table.
+ *
+ * - `intercode`: InterCode as it ran, quirks included: what its loops ran, when they scored, what
+ *   its models were shown and stored. Recheck of InterCode's logs uses it; `icstudio eval
+ *   --profile intercode` gives a new model paper conditions.
+ * - `studio`: the Studio's own cleaner semantics; the default for people and for `eval`.
+ *
+ * A row is one difference: where it applies (environment, policy), which part of a turn it is
+ * about, and the value each profile takes. Code reads a row with `profileValue(profile, key)`;
+ * nothing else in the engine branches on the profile's name. `docs/profiles.md` holds the same
+ * table, rendered by `renderProfileTable()` (its test fails when the two differ).
+ *
+ * Values are short names (read by code) that are also what the docs show; `what` says in words
+ * what the row changes and what each value means.
+ */
+export const PROFILE_NAMES = ["intercode", "studio"] as const;
+export const profileNameSchema = z.enum(PROFILE_NAMES);
+export type ProfileName = z.infer<typeof profileNameSchema>;
+
+/** The profile for people and for new runs unless asked otherwise. */
+export const DEFAULT_PROFILE: ProfileName = "studio";
+
+/** The part of a turn a row is about. */
+export type ProfileAspect = "turn runs" | "scored" | "model is shown" | "turns" | "observation" | "action format" | "environment";
+
+export interface ProfileRow<V = unknown> {
+  /** Environment the row applies to ("any" for all). */
+  env: "bash" | "sql" | "python" | "ctf" | "any";
+  /** Policy the row applies to ("any" for all; "env log" for InterCode's environment logs, played through the environment itself). */
+  policy: "single-turn" | "try-again" | "react" | "plan-solve" | "env log" | "any";
+  aspect: ProfileAspect;
+  /** What the row changes, and what its values mean. */
+  what: string;
+  intercode: V;
+  studio: V;
+}
+
+const row = <V>(r: ProfileRow<V>): ProfileRow<V> => r;
+
+/**
+ * Every difference between the profiles. Add a row here (and run the docs test with
+ * IC_UPDATE_DOCS=1 to rewrite docs/profiles.md); never branch on a profile's name elsewhere.
+ */
+export const PROFILE_TABLE = {
+  "python.turn": row<"def-as-written-else-print" | "as-written">({
+    env: "python",
+    policy: "any",
+    aspect: "turn runs",
+    what: "What an action runs. `def-as-written-else-print`: an action starting with `def` runs as written, any other runs as `print(<action>)` (a syntax error in that is `Error executing action: <error>`). `as-written`: the code runs as written and a final bare expression's value is printed, as in a REPL.",
+    intercode: "def-as-written-else-print",
+    studio: "as-written",
+  }),
+  "python.observation": row<"str-of-result-dict" | "printed-text">({
+    env: "python",
+    policy: "any",
+    aspect: "observation",
+    what: "What an action's observation is. `str-of-result-dict`: Python's `str()` of `{'output': <stdout>, 'error': <stderr>}`, or `{'error': 'Error: <exception>'}` when it raised. `printed-text`: what it printed, traceback included.",
+    intercode: "str-of-result-dict",
+    studio: "printed-text",
+  }),
+  "python.scored-function": row<"last-def-bound-to-gold-name" | "named-function">({
+    env: "python",
+    policy: "any",
+    aspect: "scored",
+    what: "Which function a score tests, and where. `last-def-bound-to-gold-name`: the function the scored action's first `def` defined, assigned to the gold's first `def` name, tested in the episode's own interpreter (a failed assignment is ignored, so whatever that name holds is tested). `named-function`: the function named at submit (default: the name the tests call), tested in a fresh interpreter that replays the episode's cells.",
+    intercode: "last-def-bound-to-gold-name",
+    studio: "named-function",
+  }),
+  "python.non-def-score": row<"zero-untested" | "tested">({
+    env: "python",
+    policy: "any",
+    aspect: "scored",
+    what: "The score of an action that does not start with `def`. `zero-untested`: 0, no test runs. `tested`: scored like any other turn.",
+    intercode: "zero-untested",
+    studio: "tested",
+  }),
+  "python.after-score": row<"reset-to-gold" | "unchanged">({
+    env: "python",
+    policy: "any",
+    aspect: "turn runs",
+    what: "The interpreter after a scored `def` action. `reset-to-gold`: globals cleared, then the task's setup code and the gold solution run in it (so the gold's function is defined for the next turn). `unchanged`: the episode's interpreter is left as it was.",
+    intercode: "reset-to-gold",
+    studio: "unchanged",
+  }),
+  "python.try-again-feedback": row<"rewritten-test-feedback" | "output-and-pass-flag">({
+    env: "python",
+    policy: "try-again",
+    aspect: "model is shown",
+    what: "The turn's stored observation (what the model sees) when a scored turn's reward is below 1. `rewritten-test-feedback`: the observation is replaced by one of InterCode's three wordings (each run used one): `Test case did not pass. Please try again.`, `Failed <failed>/<total> Test Cases. Please try again.`, or `Failed Test Case: <first failing test>\\nPlease try again.`. `output-and-pass-flag`: the observation is kept and the model is also told whether the hidden tests pass.",
+    intercode: "rewritten-test-feedback",
+    studio: "output-and-pass-flag",
+  }),
+  "sql.observation": row<"str-of-row-list" | "row-tuples">({
+    env: "sql",
+    policy: "any",
+    aspect: "observation",
+    what: "A query's stored observation under a model's loop. `str-of-row-list`: Python's `str()` of the list of row tuples, `[(1, 'a'), (2, 'b')]`. `row-tuples`: the row tuples back to back, `(1, 'a')(2, 'b')` (InterCode's environment logs, played through the environment, store this form under both profiles).",
+    intercode: "str-of-row-list",
+    studio: "row-tuples",
+  }),
+  "react.action-format": row<"execute-brackets" | "action-line">({
+    env: "any",
+    policy: "react",
+    aspect: "action format",
+    what: "How a ReAct action is written. `execute-brackets`: `execute[<code>]` runs the code, `submit` submits, the thought is logged beside it (`thoughts`). `action-line`: a `Thought:` line, then an `Action:` line or fenced block.",
+    intercode: "execute-brackets",
+    studio: "action-line",
+  }),
+  "react.forced-submit": row<"appended-not-counted" | "not-recorded">({
+    env: "any",
+    policy: "react",
+    aspect: "turns",
+    what: "The submit forced when the turn limit is reached. `appended-not-counted`: it is logged as a last `submit` action that the turn count (`turns_taken`) leaves out. `not-recorded`: the episode is scored without a turn for it.",
+    intercode: "appended-not-counted",
+    studio: "not-recorded",
+  }),
+  "ctf.action-format": row<"cmd-wrapper" | "bare-command">({
+    env: "ctf",
+    policy: "any",
+    aspect: "action format",
+    what: "How a CTF action is logged. `cmd-wrapper`: `cmd <command>` runs the command (`submit <flag>` submits). `bare-command`: the command as typed.",
+    intercode: "cmd-wrapper",
+    studio: "bare-command",
+  }),
+} satisfies Record<string, ProfileRow>;
+
+export type ProfileKey = keyof typeof PROFILE_TABLE;
+export type ProfileValue<K extends ProfileKey> = (typeof PROFILE_TABLE)[K]["intercode"];
+
+/** The value `profile` takes for one row of the table. */
+export function profileValue<K extends ProfileKey>(profile: ProfileName, key: K): ProfileValue<K> {
+  return PROFILE_TABLE[key][profile] as ProfileValue<K>;
+}
+
+const cell = (v: unknown) => `\`${typeof v === "string" ? v : JSON.stringify(v)}\``;
+const escapeCell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+
+/** The table as Markdown, as docs/profiles.md holds it between its generated-table markers. */
+export function renderProfileTable(): string {
+  const lines = ["| row | env | policy | aspect | intercode | studio | what |", "| --- | --- | --- | --- | --- | --- | --- |"];
+  for (const [key, r] of Object.entries(PROFILE_TABLE) as [string, ProfileRow][]) {
+    lines.push(`| \`${key}\` | ${r.env} | ${r.policy} | ${r.aspect} | ${cell(r.intercode)} | ${cell(r.studio)} | ${escapeCell(r.what)} |`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+export const PROFILE_DOC_BEGIN = "<!-- profile table: generated from lib/env/profiles.ts; do not edit by hand -->";
+export const PROFILE_DOC_END = "<!-- end of profile table -->";
