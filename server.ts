@@ -10,15 +10,15 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import next from "next";
+import { config as readConfig } from "@/lib/config";
 import { asStudioError } from "@/lib/errors";
 import { assertSafeBind } from "@/lib/server/auth";
-import { readServerConfig } from "@/lib/server/config";
 import { createStudioServer } from "@/lib/server/http";
 import { prepareStore, createLiveEpisodeManager } from "@/lib/server/wiring";
 
 async function main(): Promise<void> {
   const dev = process.argv.includes("--dev");
-  const config = readServerConfig();
+  const config = readConfig();
   assertSafeBind(config.host, config.token);
 
   const interrupted = await prepareStore();

@@ -8,6 +8,8 @@ import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { tsImport } from "tsx/esm/api";
+import "./hooks.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const args = new Set(process.argv.slice(2));
@@ -19,6 +21,15 @@ function run(cmd, argv, opts = {}) {
     console.error(`[start] ${cmd} ${argv.join(" ")} failed (exit ${r.status ?? r.signal})`);
     process.exit(r.status ?? 1);
   }
+}
+
+// 0. The settings (lib/config.ts, the one reader of IC_* variables): a bad value stops here, naming it.
+let settings;
+try {
+  settings = (await tsImport("../lib/config.ts", import.meta.url)).config();
+} catch (err) {
+  console.error(`[start] ${err.message}`);
+  process.exit(1);
 }
 
 // 1. Prisma client
@@ -67,7 +78,7 @@ if (args.has("--build-only")) process.exit(0);
 function has(cmd) {
   return spawnSync("sh", ["-c", `command -v ${cmd}`], { stdio: "ignore" }).status === 0;
 }
-if (!has("bwrap") && (process.env.IC_SANDBOX ?? "auto") !== "docker") {
+if (!has("bwrap") && settings.backend !== "docker") {
   if (process.getuid?.() === 0 && has("apt-get")) {
     log("bubblewrap (bwrap) is missing: installing it with apt-get");
     // A fresh machine may have no package lists yet.

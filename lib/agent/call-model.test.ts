@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ProviderError } from "@/lib/errors";
-import { backoffDelay, callModel, DEFAULT_RETRY } from "./call-model";
+import { backoffDelay, callModel, defaultRetry } from "./call-model";
 import { resolveModel } from "./models";
 import { startScriptedServer, type ScriptedServer } from "./scripted-server";
 
@@ -84,7 +84,7 @@ describe("callModel against the scripted OpenAI-compatible server", () => {
 
 describe("backoffDelay", () => {
   it("doubles, jitters within [half, full] and caps", () => {
-    const p = { ...DEFAULT_RETRY, baseDelayMs: 100, maxDelayMs: 1000 };
+    const p = { ...defaultRetry(), baseDelayMs: 100, maxDelayMs: 1000 };
     expect(backoffDelay(1, p, undefined, () => 0)).toBe(50);
     expect(backoffDelay(1, p, undefined, () => 1)).toBe(100);
     expect(backoffDelay(3, p, undefined, () => 1)).toBe(400);

@@ -1,5 +1,6 @@
 import "server-only";
 import { APICallError, generateText, streamText, type ModelMessage } from "ai";
+import { config } from "@/lib/config";
 import { ProviderError } from "@/lib/errors";
 import type { ResolvedModel } from "./models";
 import { estimateTokens } from "./scripted-server";
@@ -21,12 +22,11 @@ export interface RetryPolicy {
   timeoutMs: number;
 }
 
-export const DEFAULT_RETRY: Readonly<RetryPolicy> = Object.freeze({
-  attempts: Number(process.env.IC_MODEL_ATTEMPTS) || 4,
-  baseDelayMs: 500,
-  maxDelayMs: 20_000,
-  timeoutMs: Number(process.env.IC_MODEL_TIMEOUT_MS) || 60_000,
-});
+/** The retry policy of a call that sets none: attempts and time per attempt from IC_MODEL_ATTEMPTS and IC_MODEL_TIMEOUT_MS (lib/config.ts). */
+export function defaultRetry(): RetryPolicy {
+  const c = config();
+  return { attempts: c.modelAttempts, baseDelayMs: 500, maxDelayMs: 20_000, timeoutMs: c.modelTimeoutMs };
+}
 
 export interface CallOptions {
   system: string;
@@ -143,7 +143,7 @@ async function attemptOnce(model: ResolvedModel, options: CallOptions, timeoutMs
  * @throws ProviderError when the last attempt fails or the error cannot be retried.
  */
 export async function callModel(model: ResolvedModel, options: CallOptions): Promise<CallResult> {
-  const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
+  const policy: RetryPolicy = { ...defaultRetry(), ...options.retry };
   const started = performance.now();
   for (let attempt = 1; ; attempt++) {
     try {

@@ -1,13 +1,12 @@
 import "server-only";
 import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import type { LanguageModel } from "ai";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { config } from "@/lib/config";
 import { BadInputError, NotFoundError } from "@/lib/errors";
 
 /**
@@ -18,8 +17,6 @@ import { BadInputError, NotFoundError } from "@/lib/errors";
 
 /** Environment variables as read here (process.env or a test's own). */
 export type EnvVars = Record<string, string | undefined>;
-
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
 export const PROVIDERS = ["openai", "anthropic", "google", "openai-compatible"] as const;
 
@@ -57,8 +54,8 @@ export interface ModelInfo extends ModelConfig {
 }
 
 /** Path of the models file in use. */
-export function modelsConfigPath(env: EnvVars = process.env): string {
-  return env.IC_MODELS_CONFIG ? path.resolve(env.IC_MODELS_CONFIG) : path.join(REPO_ROOT, "models.config.json");
+export function modelsConfigPath(): string {
+  return config().modelsConfig;
 }
 
 /** Reads and validates the models file; a bad file is a BadInputError naming the entry and field. */
@@ -92,7 +89,7 @@ function availability(m: ModelConfig, env: EnvVars): { available: boolean; reaso
 /** Every configured model, each marked available or not (with the reason). Never throws for a missing key. */
 export function listModels(options: { env?: EnvVars; file?: string } = {}): ModelInfo[] {
   const env = options.env ?? process.env;
-  return loadModelsConfig(options.file ?? modelsConfigPath(env)).map((m) => ({ ...m, ...availability(m, env) }));
+  return loadModelsConfig(options.file ?? modelsConfigPath()).map((m) => ({ ...m, ...availability(m, env) }));
 }
 
 /** Settings for an ad-hoc OpenAI-compatible model (`--base-url URL --api-key KEY`). */
@@ -148,7 +145,7 @@ export function resolveModel(
   }
   if (!id) throw new BadInputError("a model id is required (see `icstudio models`)", "--model");
   const info = listModels({ env, file: options.file }).find((m) => m.id === id);
-  if (!info) throw new NotFoundError(`model ${JSON.stringify(id)} (not in ${options.file ?? modelsConfigPath(env)})`);
+  if (!info) throw new NotFoundError(`model ${JSON.stringify(id)} (not in ${options.file ?? modelsConfigPath()})`);
   if (!info.available) throw new BadInputError(`model ${id} is unavailable: ${info.reason}`, "--model");
   const key = info.apiKeyEnv ? env[info.apiKeyEnv] : undefined;
   return { info, languageModel: createLanguageModel(info, key) };

@@ -1,4 +1,5 @@
 import { commandHelp, parseCommandArgs, type Command } from "./command";
+import { config } from "@/lib/config";
 import { asStudioError, toExitCode } from "@/lib/errors";
 
 /**
@@ -54,7 +55,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     const e = asStudioError(err);
     process.stderr.write(`icstudio ${name}: ${e.message}\n`);
-    if (e.code === "internal" && process.env.IC_DEBUG) process.stderr.write(String((err as Error).stack) + "\n");
+    if (e.code === "internal" && debugOn()) process.stderr.write(String((err as Error).stack) + "\n");
     return toExitCode(e);
   }
 }
@@ -68,3 +69,12 @@ main(process.argv.slice(2)).then(
     process.exitCode = 1;
   },
 );
+
+/** IC_DEBUG, read while reporting an error: a bad setting must not hide the error being reported. */
+function debugOn(): boolean {
+  try {
+    return config().debug;
+  } catch {
+    return false;
+  }
+}

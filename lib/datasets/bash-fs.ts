@@ -3,8 +3,9 @@ import { execFile } from "node:child_process";
 import { existsSync, promises as fsp } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
+import { config } from "@/lib/config";
 import { NotFoundError } from "@/lib/errors";
-import { DATASETS_DIR, varDir } from "./paths";
+import { DATASETS_DIR } from "./paths";
 import { applyTimes, manifestHash, manifestTimes, materializeManifest, readManifest, type FsManifest, type PathTimes } from "./fs-manifest";
 
 const run = promisify(execFile);
@@ -47,7 +48,7 @@ export function manifestDir(): string {
 
 /** Where built file systems live: var/fs/ (under IC_DATA_DIR when set), or IC_FS_DIR. */
 export function buildDir(): string {
-  return process.env.IC_FS_DIR ? path.resolve(process.env.IC_FS_DIR) : path.join(varDir(), "fs");
+  return config().fsDir;
 }
 
 /** Files in datasets/bash/ that are not manifests. */

@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type Database from "better-sqlite3";
+import { config } from "@/lib/config";
 import { StorageError } from "@/lib/errors";
 
 /** One migration folder in prisma/migrations (Prisma's layout: `<timestamp>_<name>/migration.sql`). */
@@ -14,7 +15,7 @@ export interface MigrationFile {
 
 /** Where the SQL migrations live: IC_MIGRATIONS_DIR, else prisma/migrations under the working directory. */
 export function migrationsDir(): string {
-  return process.env.IC_MIGRATIONS_DIR ?? path.resolve(process.cwd(), "prisma/migrations");
+  return config().migrationsDir;
 }
 
 /** Reads every migration in name (timestamp) order. */

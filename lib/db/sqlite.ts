@@ -2,6 +2,7 @@ import "server-only";
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
+import { config } from "@/lib/config";
 import { applyMigrations } from "./migrate";
 import { toStorageError } from "./storage-error";
 
@@ -10,7 +11,7 @@ export const BUSY_TIMEOUT_MS = 5000;
 
 /** The database file: IC_DB, else ./var/studio.db under the working directory. */
 export function dbPath(): string {
-  return path.resolve(process.env.IC_DB ?? "var/studio.db");
+  return config().dbFile;
 }
 
 /**

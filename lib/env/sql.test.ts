@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { config } from "@/lib/config";
 import { parseDatasetFile } from "@/lib/datasets/formats";
 import { DATASETS_DIR, sharedIntercodeDir } from "@/lib/datasets/paths";
 import type { SqlTask } from "@/lib/datasets/types";
@@ -11,7 +12,7 @@ import type { SqlEngine } from "@/lib/sql/types";
 import { goldCheckSql } from "./gold-check-sql";
 import { createSqlEnvironment, RESET_NOTE } from "./sql";
 
-const SQL_URL = process.env.IC_SQL_URL || undefined;
+const SQL_URL = config().sqlUrl;
 const spider = () => parseDatasetFile(path.join(sharedIntercodeDir(), "sql", "spider", "ic_spider_dev.json"), { dataset: "spider-dev" }) as SqlTask[];
 const demo = () => parseDatasetFile(path.join(DATASETS_DIR, "demo-sql.json"), { dataset: "demo-sql" }) as SqlTask[];
 
@@ -119,7 +120,7 @@ describe("SQL environment on SQLite", () => {
 
 describe("SQL environment on MariaDB (IC_SQL_URL)", () => {
   it("has a server when CI requires one", () => {
-    if (process.env.IC_REQUIRE_MYSQL === "1") expect(SQL_URL, "IC_REQUIRE_MYSQL=1 but IC_SQL_URL is not set").toBeTruthy();
+    if (config().requireMysql) expect(SQL_URL, "IC_REQUIRE_MYSQL=1 but IC_SQL_URL is not set").toBeTruthy();
   });
 
   describe.runIf(SQL_URL)("with a server", () => {

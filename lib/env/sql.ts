@@ -93,7 +93,7 @@ export class SqlEnvironment implements Environment {
 
   /** The engine episodes run on (the shared one unless given). */
   async getEngine(): Promise<SqlEngine> {
-    if (!this.engine) this.engine = await getSqlEngine(this.options.sqlUrl ?? (process.env.IC_SQL_URL || undefined));
+    if (!this.engine) this.engine = await getSqlEngine(this.options.sqlUrl);
     return this.engine;
   }
 

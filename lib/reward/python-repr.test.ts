@@ -1,11 +1,12 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { config } from "@/lib/config";
 import { type PyValue, pyRepr, pyReprBytes, pyReprFloat, pyReprRows, pyReprRowsConcatenated, pyReprString, pyReprTuple } from "./python-repr";
 import { mulberry32 } from "@/lib/seeded-random";
 import { runPython } from "./testing/python-oracle";
 
-const intercodeDir = process.env.IC_INTERCODE_DIR ?? path.resolve(__dirname, "../../../shared/intercode");
+const intercodeDir = config().sharedIntercodeDir;
 
 describe("python repr", () => {
   it("prints tuples, lists and scalars as Python does", () => {

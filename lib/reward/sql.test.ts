@@ -1,12 +1,13 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { config } from "@/lib/config";
 import type { PyValue } from "./python-repr";
 import { type SqlRow, sqlReward } from "./sql";
 import { mulberry32 } from "@/lib/seeded-random";
 import { pythonHas, runPython } from "./testing/python-oracle";
 
-const intercodeDir = process.env.IC_INTERCODE_DIR ?? path.resolve(__dirname, "../../../shared/intercode");
+const intercodeDir = config().sharedIntercodeDir;
 
 describe("sqlReward", () => {
   it("both empty is 1; an error or no result set is 0", () => {

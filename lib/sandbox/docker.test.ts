@@ -5,6 +5,7 @@ import path from "node:path";
 
 import { describe, expect, it } from "vitest";
 
+import { config } from "@/lib/config";
 import { SandboxError } from "@/lib/errors";
 
 import { createDockerBackend } from "./docker";
@@ -20,7 +21,7 @@ function engineAnswers(): boolean {
 }
 
 // CI sets IC_REQUIRE_DOCKER=1, so there a missing engine fails the suite instead of skipping it.
-const skip = process.env.IC_REQUIRE_DOCKER !== "1" && !engineAnswers() ? "no Docker engine answers (set IC_REQUIRE_DOCKER=1 to fail instead)" : false;
+const skip = !config().requireDocker && !engineAnswers() ? "no Docker engine answers (set IC_REQUIRE_DOCKER=1 to fail instead)" : false;
 
 registerSandboxConformance({ name: "docker", backend: () => createDockerBackend({ poolSize: 1 }), skip });
 

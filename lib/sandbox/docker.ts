@@ -7,6 +7,7 @@ import { PassThrough, type Duplex } from "node:stream";
 
 import Docker from "dockerode";
 
+import { config } from "@/lib/config";
 import { SandboxError, SandboxUnavailableError } from "@/lib/errors";
 import { AgentClient } from "./agent-client";
 import { AgentSandbox } from "./agent-sandbox";
@@ -237,7 +238,7 @@ async function removeOrphans(docker: Docker): Promise<void> {
 /** The Docker backend: one container per sandbox, a warm pool of started ones per (image, whole-root file system, limits); see poolKey. */
 export function createDockerBackend(options: DockerBackendOptions = {}): SandboxBackend {
   const docker = new Docker({ socketPath: options.socketPath ?? socketFromEnv() });
-  const poolSize = options.poolSize ?? Number(process.env.IC_DOCKER_POOL ?? 2);
+  const poolSize = options.poolSize ?? config().dockerPool;
   const pool = new WarmPool<DockerSandbox>(poolSize);
   let cached: { at: number; result: { ok: true } | { ok: false; reason: string } } | null = null;
   let orphansChecked = false;

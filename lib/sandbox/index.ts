@@ -21,6 +21,7 @@
  */
 import "server-only";
 
+import { config } from "@/lib/config";
 import { BadInputError, SandboxUnavailableError } from "@/lib/errors";
 import type { SandboxBackend } from "./types";
 
@@ -38,8 +39,8 @@ async function load(kind: "docker" | "local"): Promise<SandboxBackend> {
   return p;
 }
 
-function parseChoice(raw: string | undefined, where: string): BackendChoice {
-  const v = (raw ?? "auto").trim() || "auto";
+function parseChoice(raw: string, where: string): BackendChoice {
+  const v = raw.trim() || "auto";
   if (v === "docker" || v === "local" || v === "auto") return v;
   throw new BadInputError(`must be docker, local or auto, got ${JSON.stringify(raw)}`, where);
 }
@@ -53,8 +54,7 @@ function parseChoice(raw: string | undefined, where: string): BackendChoice {
  */
 export async function getSandboxBackend(choice?: BackendChoice | string | { backend?: BackendChoice | string }): Promise<SandboxBackend> {
   const raw = typeof choice === "object" ? choice.backend : choice;
-  const fromEnv = raw === undefined || raw === "auto";
-  const picked = parseChoice(fromEnv ? (process.env.IC_SANDBOX ?? raw) : raw, fromEnv && process.env.IC_SANDBOX ? "IC_SANDBOX" : "sandbox backend");
+  const picked = raw === undefined || raw === "auto" ? config().backend : parseChoice(raw, "sandbox backend");
   if (picked !== "auto") return load(picked);
   const docker = await load("docker");
   const d = await docker.available();

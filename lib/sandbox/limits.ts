@@ -3,6 +3,8 @@
  * override any of them (`resolveLimits`), and the environment variables below override the
  * defaults for a whole process.
  */
+import { config } from "@/lib/config";
+
 export interface Limits {
   /** Wall time for one action (InterCode's value: 10 s). */
   timeoutMs: number;
@@ -34,28 +36,9 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   diskBytes: DISK_LIMIT_BYTES,
 });
 
-const ENV_OVERRIDES: Record<keyof Limits, string> = {
-  timeoutMs: "IC_TIMEOUT_MS",
-  outputBytes: "IC_OUTPUT_BYTES",
-  memoryBytes: "IC_MEMORY_BYTES",
-  processes: "IC_PROCESS_LIMIT",
-  fileBytes: "IC_FILE_BYTES",
-  diskBytes: "IC_DISK_BYTES",
-};
-
-/** Defaults, then process-wide environment overrides, then the run's own overrides. */
-export function resolveLimits(overrides: Partial<Limits> = {}, env: NodeJS.ProcessEnv = process.env): Limits {
-  const limits: Limits = { ...DEFAULT_LIMITS };
-  for (const key of Object.keys(ENV_OVERRIDES) as (keyof Limits)[]) {
-    const raw = env[ENV_OVERRIDES[key]];
-    if (raw !== undefined && raw !== "") {
-      const n = Number(raw);
-      if (!Number.isFinite(n) || n <= 0) {
-        throw new Error(`${ENV_OVERRIDES[key]} must be a positive number, got ${JSON.stringify(raw)}`);
-      }
-      limits[key] = n;
-    }
-  }
+/** Defaults, then process-wide overrides (IC_TIMEOUT_MS, IC_OUTPUT_BYTES, IC_MEMORY_BYTES, IC_PROCESS_LIMIT, IC_FILE_BYTES, IC_DISK_BYTES: lib/config.ts), then the run's own overrides. */
+export function resolveLimits(overrides: Partial<Limits> = {}, processWide: Partial<Limits> = config().limits): Limits {
+  const limits: Limits = { ...DEFAULT_LIMITS, ...processWide };
   for (const [key, value] of Object.entries(overrides) as [keyof Limits, number | undefined][]) {
     if (value !== undefined) limits[key] = value;
   }

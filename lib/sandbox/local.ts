@@ -6,6 +6,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, 
 import os from "node:os";
 import path from "node:path";
 
+import { config } from "@/lib/config";
 import { BadInputError, SandboxError, SandboxUnavailableError } from "@/lib/errors";
 import { AgentClient, BASE_ENV } from "./agent-client";
 import { AgentSandbox } from "./agent-sandbox";
@@ -15,7 +16,6 @@ import { resolveLimits, type Limits } from "./limits";
 import { filesAfterTake, takeForSpec, WarmPool } from "./pool";
 import type { SandboxBackend, SandboxSpec } from "./types";
 
-const BWRAP = process.env.IC_BWRAP ?? "bwrap";
 const START_TIMEOUT_MS = 15_000;
 
 /** /etc files the sandbox may see (no secrets: no shadow, no host passwd, no ssh, no machine-id). */
@@ -188,7 +188,7 @@ async function startLocal(spec: SandboxSpec): Promise<LocalSandbox> {
     // The wrapper joins the cgroups and shields bwrap and the agent from the OOM killer
     // (the agent raises it back to 1000 for every command), then becomes bwrap.
     const join = 'for f in "$@"; do case "$f" in --) shift; break;; esac; echo $$ > "$f"; shift; done; echo -1000 > /proc/self/oom_score_adj; exec "$@"';
-    const child = spawn("/bin/sh", ["-c", join, "sh", ...(cgroup?.procsFiles ?? []), "--", BWRAP, ...bwrapArgs(root, spec, limits)], {
+    const child = spawn("/bin/sh", ["-c", join, "sh", ...(cgroup?.procsFiles ?? []), "--", config().bwrap, ...bwrapArgs(root, spec, limits)], {
       stdio: ["pipe", "pipe", "pipe"],
       env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" } as unknown as NodeJS.ProcessEnv,
     });
@@ -273,12 +273,12 @@ async function removeOrphans(): Promise<void> {
 
 async function checkAvailable(): Promise<{ ok: true } | { ok: false; reason: string }> {
   await removeOrphans().catch(() => undefined);
-  const probe = await run(BWRAP, ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--as-pid-1", "--cap-drop", "ALL", "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev", "--", "/usr/bin/true"]);
+  const probe = await run(config().bwrap, ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--as-pid-1", "--cap-drop", "ALL", "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev", "--", "/usr/bin/true"]);
   if (!probe.ok) {
     return { ok: false, reason: `bubblewrap cannot start a sandbox here (${probe.out || "bwrap not found"}); install it with: apt-get install -y bubblewrap` };
   }
   if (!existsSync("/usr/bin/python3")) return { ok: false, reason: "the local sandbox runs its agent with /usr/bin/python3: apt-get install -y python3" };
-  if (cgroupSupport() === null && process.env.IC_SANDBOX_ALLOW_NO_CGROUP !== "1") {
+  if (cgroupSupport() === null && !config().allowNoCgroup) {
     return {
       ok: false,
       reason: "no writable cgroup (v1 pids+memory or v2) for the local sandbox's process and memory caps: run as root with /sys/fs/cgroup writable, or set IC_SANDBOX_ALLOW_NO_CGROUP=1 to run without them",
@@ -295,7 +295,7 @@ export interface LocalBackendOptions {
 
 /** The bubblewrap backend. */
 export function createLocalBackend(options: LocalBackendOptions = {}): SandboxBackend {
-  const pool = new WarmPool<LocalSandbox>(options.poolSize ?? Number(process.env.IC_LOCAL_POOL ?? 1));
+  const pool = new WarmPool<LocalSandbox>(options.poolSize ?? config().localPool);
   return {
     kind: "local",
     available: () => (availability ??= checkAvailable()),

@@ -1,8 +1,8 @@
 import "server-only";
+import type { Config } from "@/lib/config";
 import { createEnvironment } from "@/lib/env";
 import { getRawDb } from "@/lib/db/sqlite";
 import { markInterruptedEpisodes } from "@/lib/db/episodes";
-import type { ServerConfig } from "./config";
 import { findSeal, sealMessage } from "./baseline-seal";
 import { dbEpisodeStore } from "./db-store";
 import { LiveEpisodeManager } from "./live-episodes";
@@ -16,13 +16,13 @@ export async function prepareStore(): Promise<number> {
 }
 
 /** The live episode manager on the real store, task sets and environments. */
-export function createLiveEpisodeManager(config: Pick<ServerConfig, "idleMs" | "maxSandboxes" | "backend">): LiveEpisodeManager {
+export function createLiveEpisodeManager(config: Pick<Config, "idleMs" | "maxSandboxes" | "backend"> & Partial<Pick<Config, "sqlUrl">>): LiveEpisodeManager {
   return new LiveEpisodeManager({
     store: dbEpisodeStore,
     resolveTask: async (env, ref) => resolveTask(env, ref),
     publicTask,
     goldText,
-    createEnvironment: (env) => createEnvironment(env, { backend: config.backend, sqlUrl: process.env.IC_SQL_URL || undefined }),
+    createEnvironment: (env) => createEnvironment(env, { backend: config.backend, sqlUrl: config.sqlUrl }),
     idleMs: config.idleMs,
     maxSandboxes: config.maxSandboxes,
     backendName: config.backend,

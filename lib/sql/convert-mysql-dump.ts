@@ -74,8 +74,8 @@ export interface Catalog {
 export const CATALOG_FILE = "catalog.json";
 
 /** Where the app keeps the converted Spider databases: var/datasets/intercode/spider-sqlite/<db>.sqlite. */
-export function spiderSqliteDir(env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(intercodeDataDir(env), "spider-sqlite");
+export function spiderSqliteDir(): string {
+  return path.join(intercodeDataDir(), "spider-sqlite");
 }
 const CATALOG_VERSION = 1;
 

@@ -1,4 +1,5 @@
 import "server-only";
+import { config } from "@/lib/config";
 import { BadInputError } from "@/lib/errors";
 import type { SqlEngine } from "./types";
 
@@ -10,7 +11,7 @@ import type { SqlEngine } from "./types";
 const engines = new Map<string, Promise<SqlEngine>>();
 
 /** The engine for `url` (mysql://...), else IC_SQL_URL, else embedded SQLite. */
-export function getSqlEngine(url: string | undefined = process.env.IC_SQL_URL || undefined): Promise<SqlEngine> {
+export function getSqlEngine(url: string | undefined = config().sqlUrl): Promise<SqlEngine> {
   const key = url ? `mysql:${url}` : "sqlite";
   let hit = engines.get(key);
   if (!hit) {

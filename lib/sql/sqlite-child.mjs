@@ -80,9 +80,11 @@ process.on("message", (msg) => {
 });
 // Caps the native memory of this process (SQLite's own allocations): a runaway query fails
 // with "out of memory" instead of taking the host down.
-if (process.env.IC_SQLITE_HEAP_BYTES) {
+// The cap comes as the first argument (sqlite-engine.ts forks this file with it).
+const heapBytes = Number(process.argv[2]);
+if (Number.isInteger(heapBytes) && heapBytes > 0) {
   const probe = new Database(":memory:");
-  probe.pragma(`hard_heap_limit = ${Number(process.env.IC_SQLITE_HEAP_BYTES)}`);
+  probe.pragma(`hard_heap_limit = ${heapBytes}`);
   probe.close();
 }
 process.on("disconnect", () => process.exit(0));

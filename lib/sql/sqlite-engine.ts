@@ -62,11 +62,11 @@ class WorkerHandle {
   readonly ready: Promise<void>;
 
   constructor(file: string) {
-    this.child = fork(file, [], {
+    this.child = fork(file, [String(SQLITE_HEAP_BYTES)], {
       execArgv: ["--max-old-space-size=256"],
       serialization: "advanced",
       stdio: ["ignore", "ignore", "ignore", "ipc"],
-      env: { PATH: process.env.PATH ?? "", IC_SQLITE_HEAP_BYTES: String(SQLITE_HEAP_BYTES) } as unknown as NodeJS.ProcessEnv,
+      env: { PATH: process.env.PATH ?? "" } as unknown as NodeJS.ProcessEnv,
     });
     this.hold(true);
     this.ready = new Promise((resolve, reject) => {

@@ -1,10 +1,11 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { config } from "@/lib/config";
 
 /** The shared InterCode data (IC_INTERCODE_DIR, else ../shared/intercode from the repo root). */
 export function intercodeDir(): string {
-  return process.env.IC_INTERCODE_DIR ?? path.resolve(__dirname, "../..", "../shared/intercode");
+  return config().sharedIntercodeDir;
 }
 
 /** A fresh database file for a test (sets IC_DB). */

@@ -1,4 +1,5 @@
 import "server-only";
+import { config } from "@/lib/config";
 import { getTask, loadDataset } from "@/lib/datasets/registry";
 import type { EnvName, Task } from "@/lib/datasets/types";
 import { createEnvironment } from "@/lib/env";
@@ -23,6 +24,6 @@ export function taskForEpisode({ dataset, taskId, taskIndex }: { dataset: string
 
 /** A fresh environment for a viewer job (gold, replay check), on the server's sandbox backend. */
 export function createViewerEnvironment(env: EnvName, backend?: "docker" | "local" | "auto"): Promise<Environment> {
-  const b = backend ?? ((process.env.IC_SANDBOX as "docker" | "local" | "auto" | undefined) || "auto");
-  return createEnvironment(env, { backend: b, sqlUrl: process.env.IC_SQL_URL || undefined });
+  const c = config();
+  return createEnvironment(env, { backend: backend ?? c.backend, sqlUrl: c.sqlUrl });
 }

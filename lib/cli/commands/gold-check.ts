@@ -194,7 +194,7 @@ export default defineCommand({
     let perfect = 0;
     const report = await goldCheck(tasks, {
       backend: backend as EnvironmentOptions["backend"],
-      sqlUrl: (values["sql-url"] as string | undefined) ?? process.env.IC_SQL_URL,
+      sqlUrl: values["sql-url"] as string | undefined,
       concurrency,
       onTask: (o) => {
         if (o.reward >= 1) perfect++;

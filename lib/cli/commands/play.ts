@@ -49,7 +49,7 @@ export default defineCommand({
     const task = values.dataset ? getTask(values.dataset as string, values.task) : findTask(env, values.task);
     if (task.env !== env) throw new BadInputError(`task ${task.dataset}/${task.id} is a ${task.env} task`, "--task");
     const { createEnvironment } = await import("@/lib/env/index");
-    const environment = await createEnvironment(env, { backend: backend as EnvironmentOptions["backend"], sqlUrl: (values["sql-url"] as string | undefined) ?? process.env.IC_SQL_URL });
+    const environment = await createEnvironment(env, { backend: backend as EnvironmentOptions["backend"], sqlUrl: values["sql-url"] as string | undefined });
     let current: AbortController | null = null;
     const onSigint = () => {
       if (current) current.abort();

@@ -3,9 +3,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { config } from "@/lib/config";
 
 const root = path.resolve(__dirname, "../../..");
-const sample = path.join(process.env.IC_INTERCODE_DIR ?? path.resolve(root, "../shared/intercode"), "results-sample");
+const sample = path.join(config().sharedIntercodeDir, "results-sample");
 
 function icstudio(args: string[], db: string) {
   return spawnSync(process.execPath, ["--import", "tsx", "--import", "./scripts/hooks.mjs", "lib/cli/main.ts", ...args], {

@@ -1,4 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { config } from "@/lib/config";
 import { startAgent } from "@/lib/agent/live-agents";
 import { assertTaskUnsealed } from "@/lib/server/baseline-seal";
 import { parseJsonBody, respond } from "@/lib/viewer/http";
@@ -13,8 +14,8 @@ export function POST(req: NextRequest) {
     const { env, taskRef, ...input } = await parseJsonBody(req, startAgentBodySchema);
     const task = resolveTask(env, taskRef);
     assertTaskUnsealed({ environment: task.env, dataset: task.dataset, taskId: task.id }, "a model run (it is scored, and can be taken over)");
-    const backend = process.env.IC_SANDBOX as "docker" | "local" | "auto" | undefined;
-    const agent = startAgent(task, input, { envOptions: { backend, sqlUrl: process.env.IC_SQL_URL || undefined } });
+    const { backend, sqlUrl } = config();
+    const agent = startAgent(task, input, { envOptions: { backend, sqlUrl } });
     return NextResponse.json({ id: agent.id }, { status: 201 });
   });
 }

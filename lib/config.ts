@@ -1,0 +1,191 @@
+import "server-only";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import { BadInputError } from "@/lib/errors";
+
+/**
+ * The Studio's settings: every `IC_*` environment variable, parsed by one schema in this one
+ * module (scripts/check-imports.mjs fails CI when another module reads one). Modules call
+ * `config()` when they need a setting, or are handed the parsed `Config`; a bad value is a
+ * BadInputError naming the variable. Tests and scripts that set variables before a call or a
+ * spawned process keep working: the parse is redone only when an `IC_*` value changes.
+ */
+
+/** The repository root (one level above this file). */
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** Unset and "" mean "not set" throughout. */
+const unset = (v: string | undefined): v is undefined | "" => v === undefined || v === "";
+
+const text = () => z.string().optional().transform((v) => (unset(v) ? undefined : v));
+
+const int = (min: number, what: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (unset(v)) return undefined;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < min) {
+        ctx.addIssue({ code: "custom", message: `must be ${what}, got ${JSON.stringify(v)}` });
+        return z.NEVER;
+      }
+      return n;
+    });
+const positiveInt = () => int(1, "a positive integer");
+const count = () => int(0, "a whole number (0 or more)");
+
+/** "1" / "true" / "yes" turn a switch on; "0" / "false" / "no" / unset leave it off. */
+const flag = () =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (unset(v)) return false;
+      const s = v.trim().toLowerCase();
+      if (s === "1" || s === "true" || s === "yes") return true;
+      if (s === "0" || s === "false" || s === "no") return false;
+      ctx.addIssue({ code: "custom", message: `must be 1 or 0, got ${JSON.stringify(v)}` });
+      return z.NEVER;
+    });
+
+const dir = () => text().transform((v) => (v === undefined ? undefined : path.resolve(v)));
+
+const envSchema = z
+  .object({
+    // The server (server.ts)
+    IC_HOST: text(),
+    IC_PORT: int(0, "a port number (0..65535)").refine((n) => n === undefined || n <= 65535, { message: "must be a port number (0..65535)" }),
+    IC_TOKEN: text(),
+    IC_IDLE_MS: positiveInt(),
+    IC_MAX_SANDBOXES: positiveInt(),
+    // Sandboxes (lib/sandbox)
+    IC_SANDBOX: z
+      .string()
+      .optional()
+      .transform((v, ctx): "docker" | "local" | "auto" => {
+        const s = unset(v) ? "auto" : v.trim();
+        if (s === "docker" || s === "local" || s === "auto") return s;
+        ctx.addIssue({ code: "custom", message: `must be docker, local or auto, got ${JSON.stringify(v)}` });
+        return z.NEVER;
+      }),
+    IC_TIMEOUT_MS: positiveInt(),
+    IC_OUTPUT_BYTES: positiveInt(),
+    IC_MEMORY_BYTES: positiveInt(),
+    IC_PROCESS_LIMIT: positiveInt(),
+    IC_FILE_BYTES: positiveInt(),
+    IC_DISK_BYTES: positiveInt(),
+    IC_DOCKER_POOL: count(),
+    IC_LOCAL_POOL: count(),
+    IC_BWRAP: text(),
+    IC_SANDBOX_ALLOW_NO_CGROUP: flag(),
+    // Data and the store
+    IC_SQL_URL: text(),
+    IC_DB: dir(),
+    IC_MIGRATIONS_DIR: dir(),
+    IC_DATA_DIR: dir(),
+    IC_FS_DIR: dir(),
+    IC_INTERCODE_DIR: dir(),
+    // Models (lib/agent)
+    IC_MODELS_CONFIG: dir(),
+    IC_MODEL_ATTEMPTS: positiveInt(),
+    IC_MODEL_TIMEOUT_MS: positiveInt(),
+    // Diagnostics and test switches
+    IC_DEBUG: flag(),
+    IC_REQUIRE_DOCKER: flag(),
+    IC_REQUIRE_MYSQL: flag(),
+  })
+  .transform((e) => {
+    const dataDir = e.IC_DATA_DIR ?? path.join(REPO_ROOT, "var");
+    return {
+      repoRoot: REPO_ROOT,
+      /** Where the server listens (IC_HOST, IC_PORT). */
+      host: e.IC_HOST ?? "127.0.0.1",
+      port: e.IC_PORT ?? 3000,
+      /** Required when `host` is not loopback (IC_TOKEN). */
+      token: e.IC_TOKEN ?? null,
+      /** An idle episode's sandbox is closed after this (IC_IDLE_MS). */
+      idleMs: e.IC_IDLE_MS ?? 10 * 60_000,
+      /** Live sandboxes at once (IC_MAX_SANDBOXES). */
+      maxSandboxes: e.IC_MAX_SANDBOXES ?? 16,
+      /** The sandbox backend (IC_SANDBOX). */
+      backend: e.IC_SANDBOX,
+      /** Whole-process overrides of the sandbox limits (IC_TIMEOUT_MS ... IC_DISK_BYTES); unset ones are absent. */
+      limits: dropUndefined({
+        timeoutMs: e.IC_TIMEOUT_MS,
+        outputBytes: e.IC_OUTPUT_BYTES,
+        memoryBytes: e.IC_MEMORY_BYTES,
+        processes: e.IC_PROCESS_LIMIT,
+        fileBytes: e.IC_FILE_BYTES,
+        diskBytes: e.IC_DISK_BYTES,
+      }),
+      /** Warm sandboxes kept per image and file system (IC_DOCKER_POOL, IC_LOCAL_POOL); 0 disables. */
+      dockerPool: e.IC_DOCKER_POOL ?? 2,
+      localPool: e.IC_LOCAL_POOL ?? 1,
+      /** The bubblewrap binary (IC_BWRAP). */
+      bwrap: e.IC_BWRAP ?? "bwrap",
+      /** Let the local sandbox run without cgroup caps (IC_SANDBOX_ALLOW_NO_CGROUP). */
+      allowNoCgroup: e.IC_SANDBOX_ALLOW_NO_CGROUP,
+      /** A MariaDB/MySQL server for the SQL environment, else embedded SQLite (IC_SQL_URL). */
+      sqlUrl: e.IC_SQL_URL,
+      /** The trajectory store (IC_DB; default var/studio.db under the working directory). */
+      dbFile: e.IC_DB ?? path.resolve("var/studio.db"),
+      /** Prisma migrations applied at startup (IC_MIGRATIONS_DIR). */
+      migrationsDir: e.IC_MIGRATIONS_DIR ?? path.resolve("prisma/migrations"),
+      /** The writable state directory (IC_DATA_DIR; default var/ in the repository). */
+      dataDir,
+      /** The bash file systems (IC_FS_DIR; default <dataDir>/fs). */
+      fsDir: e.IC_FS_DIR ?? path.join(dataDir, "fs"),
+      /** The shared read-only copy of InterCode's data (IC_INTERCODE_DIR; default ../shared/intercode). */
+      sharedIntercodeDir: e.IC_INTERCODE_DIR ?? path.resolve(REPO_ROOT, "../shared/intercode"),
+      /** The models file (IC_MODELS_CONFIG). */
+      modelsConfig: e.IC_MODELS_CONFIG ?? path.join(REPO_ROOT, "models.config.json"),
+      /** Tries and time per model call (IC_MODEL_ATTEMPTS, IC_MODEL_TIMEOUT_MS). */
+      modelAttempts: e.IC_MODEL_ATTEMPTS ?? 4,
+      modelTimeoutMs: e.IC_MODEL_TIMEOUT_MS ?? 60_000,
+      /** Print stack traces of internal errors (IC_DEBUG). */
+      debug: e.IC_DEBUG,
+      /** Tests fail instead of skipping when docker / MySQL cannot run (IC_REQUIRE_DOCKER, IC_REQUIRE_MYSQL). */
+      requireDocker: e.IC_REQUIRE_DOCKER,
+      requireMysql: e.IC_REQUIRE_MYSQL,
+    };
+  });
+
+function dropUndefined<T extends Record<string, number | undefined>>(o: T): { [K in keyof T]?: number } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: number };
+}
+
+/** The parsed settings. */
+export type Config = z.output<typeof envSchema>;
+
+/** Environment variables as read here (process.env or a test's own). */
+export type EnvVars = Record<string, string | undefined>;
+
+/** Every `IC_*` variable the schema knows. */
+export const CONFIG_VARIABLES = Object.keys(envSchema.in.shape) as (keyof typeof envSchema.in.shape)[];
+
+/**
+ * Parses `env` (process.env by default). A bad value is a BadInputError whose `where` is the
+ * variable's name: `IC_PORT: must be a port number (0..65535), got "http"`.
+ */
+export function parseConfig(env: EnvVars): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0] ?? "environment");
+    throw new BadInputError(issue.message.startsWith("Invalid") ? `${issue.message}, got ${JSON.stringify(env[name])}` : issue.message, name);
+  }
+  return parsed.data;
+}
+
+let cached: { key: string; value: Config } | null = null;
+
+/** The settings from process.env, parsed again only when an IC_* variable or the working directory changed. */
+export function config(): Config {
+  const env = process.env;
+  let key = process.cwd();
+  for (const name of CONFIG_VARIABLES) key += "\0" + (env[name] ?? "");
+  if (cached?.key !== key) cached = { key, value: parseConfig(env) };
+  return cached.value;
+}
