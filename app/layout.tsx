@@ -16,6 +16,7 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
           <nav className="flex gap-4 text-zinc-400">
             <Link href="/play" className="hover:text-zinc-100">Play</Link>
             <Link href="/episodes" className="hover:text-zinc-100">Episodes</Link>
+            <Link href="/models" className="hover:text-zinc-100">Models</Link>
           </nav>
         </header>
         <main>{children}</main>

@@ -100,6 +100,12 @@ export function backoffDelay(attempt: number, policy: RetryPolicy, retryAfterMs?
   return Math.min(policy.maxDelayMs, Math.max(jittered, retryAfterMs ?? 0));
 }
 
+/** A reply the provider cut off by its content filter (or a model's refusal): not worth another attempt. */
+function refusalError(text: string): ProviderError {
+  const said = text.trim();
+  return new ProviderError(`the provider refused to answer${said ? `: ${said.slice(0, 500)}` : " (content filter)"}`, false, { kind: "refused" });
+}
+
 async function attemptOnce(model: ResolvedModel, options: CallOptions, timeoutMs: number): Promise<{ text: string; tokensIn?: number; tokensOut?: number }> {
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
@@ -116,6 +122,7 @@ async function attemptOnce(model: ResolvedModel, options: CallOptions, timeoutMs
   try {
     if (!options.stream) {
       const r = await generateText(common);
+      if (r.finishReason === "content-filter") throw refusalError(r.text);
       return { text: r.text, tokensIn: r.usage.inputTokens, tokensOut: r.usage.outputTokens };
     }
     const r = streamText({ ...common, onError: () => {} });
@@ -128,6 +135,7 @@ async function attemptOnce(model: ResolvedModel, options: CallOptions, timeoutMs
         throw part.error;
       }
     }
+    if ((await r.finishReason) === "content-filter") throw refusalError(text);
     const usage = await r.usage;
     return { text, tokensIn: usage.inputTokens, tokensOut: usage.outputTokens };
   } catch (err) {

@@ -7,50 +7,52 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { config } from "@/lib/config";
-import { BadInputError, NotFoundError } from "@/lib/errors";
+import { BadInputError, ConflictError, NotFoundError } from "@/lib/errors";
+import { listAddedModels, listConnectionTests, removeAddedModel, saveAddedModel, type ConnectionTest } from "./added-models";
+import { deleteStoredKey, getStoredKey, listStoredKeyIds, setStoredKey, storeDir } from "./key-store";
+import { modelConfigSchema, type AddModelInput, type ModelConfig } from "./model-config";
 
 /**
- * Models and their endpoints. The one place they are configured is `models.config.json` at the
- * repository root (or the file named by IC_MODELS_CONFIG); keys come from the environment
- * variable each model names, never from the file.
+ * Models and their endpoints: those configured in `models.config.json` at the repository root (or
+ * the file named by IC_MODELS_CONFIG) and those added in the models page (added-models.ts, beside
+ * the store). A key comes from the key store (key-store.ts, for models added with a key) or from
+ * the environment variable the model names; never from a models file.
  */
 
 /** Environment variables as read here (process.env or a test's own). */
 export type EnvVars = Record<string, string | undefined>;
 
-export const PROVIDERS = ["openai", "anthropic", "google", "openai-compatible"] as const;
-
-export const modelConfigSchema = z
-  .object({
-    /** The name used on the command line and in the store. */
-    id: z.string().min(1),
-    provider: z.enum(PROVIDERS),
-    /** The provider's own model name. */
-    model: z.string().min(1),
-    /** Endpoint; required for openai-compatible, optional override for the others. */
-    baseURL: z.string().url().optional(),
-    /** Environment variable that holds the API key. */
-    apiKeyEnv: z.string().min(1).optional(),
-    /** The key may be missing (local servers that accept any key). */
-    apiKeyOptional: z.boolean().default(false),
-    /** Tokens the model accepts (prompt and reply). */
-    contextWindow: z.number().int().positive(),
-    /** Cap on a reply's tokens. */
-    maxOutputTokens: z.number().int().positive().default(1024),
-    /** US dollars per million tokens, to estimate cost. */
-    price: z.object({ inputPerMtok: z.number().nonnegative(), outputPerMtok: z.number().nonnegative() }),
-  })
-  .refine((m) => m.provider !== "openai-compatible" || m.baseURL, { message: "an openai-compatible model needs baseURL", path: ["baseURL"] });
-
-export type ModelConfig = z.infer<typeof modelConfigSchema>;
-
 export const modelsFileSchema = z.object({ $comment: z.string().optional(), models: z.array(modelConfigSchema) });
 
-/** A configured model and whether it can be used here. */
+/**
+ * What the models page shows for a model. "untested" until a connection test ran: a preset is
+ * never called ready just because nothing is missing from its entry.
+ */
+export type ModelStatus = "no-key" | "untested" | "ok" | "failed";
+
+/** A model and whether it can be used here. Holds no key, only whether one is set. */
 export interface ModelInfo extends ModelConfig {
+  /** Where the entry comes from: the models file, or the models page. */
+  source: "config" | "added" | "adhoc";
+  /** Whether a key is set (in the key store or in the named environment variable). */
+  keySet: boolean;
+  /** "stored": the key store; "env": the variable apiKeyEnv; null: no key. */
+  keySource: "stored" | "env" | null;
+  /** A key is set, or none is needed. */
   available: boolean;
   /** Why it cannot be used (missing key), when `available` is false. */
   reason?: string;
+  /** The last connection test, if one ran. */
+  lastTest: ConnectionTest | null;
+  status: ModelStatus;
+}
+
+/** Where listModels and resolveModel look: the environment, the models file, the store's folder. */
+export interface ModelSources {
+  env?: EnvVars;
+  file?: string;
+  /** The folder of the key store and the added models (default: the store's folder, from IC_DB). */
+  dir?: string;
 }
 
 /** Path of the models file in use. */
@@ -79,18 +81,56 @@ export function loadModelsConfig(file = modelsConfigPath()): ModelConfig[] {
   return parsed.data.models;
 }
 
-function availability(m: ModelConfig, env: EnvVars): { available: boolean; reason?: string } {
-  if (m.apiKeyEnv && !m.apiKeyOptional && !env[m.apiKeyEnv]) {
-    return { available: false, reason: `set ${m.apiKeyEnv} to use this model` };
-  }
-  return { available: true };
+function describe(m: ModelConfig, source: ModelInfo["source"], env: EnvVars, storedKeys: Set<string>, tests: Record<string, ConnectionTest>): ModelInfo {
+  const keySource = storedKeys.has(m.id) ? "stored" : m.apiKeyEnv && env[m.apiKeyEnv] ? "env" : null;
+  const keySet = keySource !== null;
+  const needsKey = !m.apiKeyOptional && (source === "added" ? m.provider !== "openai-compatible" : m.apiKeyEnv !== undefined);
+  const available = keySet || !needsKey;
+  const lastTest = tests[m.id] ?? null;
+  const status: ModelStatus = !available ? "no-key" : !lastTest ? "untested" : lastTest.ok ? "ok" : "failed";
+  const reason = available ? undefined : m.apiKeyEnv ? `set ${m.apiKeyEnv} to use this model` : "no API key: add one in the models page";
+  return { ...m, source, keySet, keySource, available, ...(reason ? { reason } : {}), lastTest, status };
 }
 
-/** Every configured model, each marked available or not (with the reason). Never throws for a missing key. */
-export function listModels(options: { env?: EnvVars; file?: string } = {}): ModelInfo[] {
+/**
+ * Every model, configured then added, each with whether a key is set and its last connection
+ * test. Never throws for a missing key. An added model whose id the models file now also uses is
+ * left out (the file wins).
+ */
+export function listModels(options: ModelSources = {}): ModelInfo[] {
   const env = options.env ?? process.env;
-  return loadModelsConfig(options.file ?? modelsConfigPath()).map((m) => ({ ...m, ...availability(m, env) }));
+  const dir = options.dir ?? storeDir();
+  const configured = loadModelsConfig(options.file ?? modelsConfigPath());
+  const ids = new Set(configured.map((m) => m.id));
+  const added = listAddedModels(dir).filter((m) => !ids.has(m.id));
+  const storedKeys = listStoredKeyIds(dir);
+  const tests = listConnectionTests(dir);
+  return [
+    ...configured.map((m) => describe(m, "config", env, storedKeys, tests)),
+    ...added.map((m) => describe(m, "added", env, storedKeys, tests)),
+  ];
 }
+
+/** What a page or route may show of a model: no key, whatever the entry holds. */
+export function publicModelView(m: ModelInfo) {
+  return {
+    id: m.id,
+    provider: m.provider,
+    model: m.model,
+    baseURL: m.baseURL ?? null,
+    source: m.source,
+    apiKeyEnv: m.apiKeyEnv ?? null,
+    keySet: m.keySet,
+    keySource: m.keySource,
+    available: m.available,
+    reason: m.reason ?? null,
+    status: m.status,
+    lastTest: m.lastTest,
+    contextWindow: m.contextWindow,
+    price: m.price,
+  };
+}
+export type PublicModel = ReturnType<typeof publicModelView>;
 
 /** Settings for an ad-hoc OpenAI-compatible model (`--base-url URL --api-key KEY`). */
 export interface AdHocModel {
@@ -125,7 +165,12 @@ export function adHocModelInfo(adhoc: AdHocModel): ModelInfo {
     contextWindow: adhoc.contextWindow ?? 32_768,
     maxOutputTokens: 1024,
     price: { inputPerMtok: 0, outputPerMtok: 0 },
+    source: "adhoc",
+    keySet: adhoc.apiKey !== undefined,
+    keySource: null,
     available: true,
+    lastTest: null,
+    status: "untested",
   };
 }
 
@@ -136,7 +181,7 @@ export function adHocModelInfo(adhoc: AdHocModel): ModelInfo {
  */
 export function resolveModel(
   id: string | undefined,
-  options: { adhoc?: AdHocModel; env?: EnvVars; file?: string } = {},
+  options: ModelSources & { adhoc?: AdHocModel } = {},
 ): ResolvedModel {
   const env = options.env ?? process.env;
   if (options.adhoc) {
@@ -144,10 +189,11 @@ export function resolveModel(
     return { info, languageModel: createLanguageModel(info, options.adhoc.apiKey) };
   }
   if (!id) throw new BadInputError("a model id is required (see `icstudio models`)", "--model");
-  const info = listModels({ env, file: options.file }).find((m) => m.id === id);
-  if (!info) throw new NotFoundError(`model ${JSON.stringify(id)} (not in ${options.file ?? modelsConfigPath()})`);
+  const dir = options.dir ?? storeDir();
+  const info = listModels({ env, file: options.file, dir }).find((m) => m.id === id);
+  if (!info) throw new NotFoundError(`model ${JSON.stringify(id)} (not in ${options.file ?? modelsConfigPath()} nor added in the models page)`);
   if (!info.available) throw new BadInputError(`model ${id} is unavailable: ${info.reason}`, "--model");
-  const key = info.apiKeyEnv ? env[info.apiKeyEnv] : undefined;
+  const key = info.keySource === "stored" ? getStoredKey(id, dir) : info.apiKeyEnv ? env[info.apiKeyEnv] : undefined;
   return { info, languageModel: createLanguageModel(info, key) };
 }
 
@@ -168,4 +214,46 @@ export function createLanguageModel(info: ModelConfig, apiKey: string | undefine
 /** Estimated cost in US dollars of a call with these token counts. */
 export function estimateCost(info: Pick<ModelConfig, "price">, tokensIn: number, tokensOut: number): number {
   return (tokensIn * info.price.inputPerMtok + tokensOut * info.price.outputPerMtok) / 1_000_000;
+}
+
+/**
+ * Adds a model from the models page (or replaces one added before with the same id); its key, if
+ * given, goes to the key store. The id defaults to the model name, or name@host when a configured
+ * model already has that id.
+ * @throws ConflictError when the id is a configured model's.
+ */
+export function addModel(input: AddModelInput, sources: ModelSources = {}): ModelInfo {
+  const env = sources.env ?? process.env;
+  const dir = sources.dir ?? storeDir();
+  const configured = new Set(loadModelsConfig(sources.file ?? modelsConfigPath()).map((m) => m.id));
+  const suffix = input.baseURL ? new URL(input.baseURL).host : input.provider;
+  const id = input.id ?? (configured.has(input.model) ? `${input.model}@${suffix}` : input.model);
+  if (configured.has(id)) throw new ConflictError(`model id ${JSON.stringify(id)} is taken by ${modelsConfigPath()}; give another id`, { where: "id" });
+  const entry = modelConfigSchema.parse({
+    id,
+    provider: input.provider,
+    model: input.model,
+    ...(input.baseURL ? { baseURL: input.baseURL.replace(/\/+$/, "") } : {}),
+    ...(input.apiKeyEnv ? { apiKeyEnv: input.apiKeyEnv } : {}),
+    contextWindow: input.contextWindow ?? (input.provider === "openai-compatible" ? 32_768 : 128_000),
+    price: input.price ?? { inputPerMtok: 0, outputPerMtok: 0 },
+  });
+  if (input.apiKey) setStoredKey(id, input.apiKey, dir);
+  else deleteStoredKey(id, dir);
+  saveAddedModel(entry, dir);
+  return listModels({ ...sources, env, dir }).find((m) => m.id === id)!;
+}
+
+/**
+ * Removes a model added in the page, with its key and test result.
+ * @throws ConflictError for a configured model; NotFoundError for an unknown id.
+ */
+export function removeModel(id: string, sources: ModelSources = {}): void {
+  const env = sources.env ?? process.env;
+  const dir = sources.dir ?? storeDir();
+  if (loadModelsConfig(sources.file ?? modelsConfigPath()).some((m) => m.id === id)) {
+    throw new ConflictError(`model ${JSON.stringify(id)} is configured in ${modelsConfigPath()}; remove it there`);
+  }
+  if (!removeAddedModel(id, dir)) throw new NotFoundError(`model ${JSON.stringify(id)}`);
+  deleteStoredKey(id, dir);
 }

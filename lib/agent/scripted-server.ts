@@ -28,7 +28,7 @@ export interface ReplyContext {
   taskId?: string;
 }
 
-export type FaultKind = "429" | "500" | "hang" | "malformed" | "empty";
+export type FaultKind = "401" | "429" | "500" | "hang" | "malformed" | "empty" | "refusal";
 
 /** Fails the first `times` attempts of a reply (at `turn`, or at every turn when omitted). */
 export interface Fault {
@@ -58,10 +58,12 @@ export interface Script {
   fallback?: string | ((ctx: ReplyContext) => string);
   /** Milliseconds to wait before each reply (default 0: instant). */
   delayMs?: number;
+  /** When set, a request without `Authorization: Bearer <apiKey>` gets HTTP 401, as a provider answers a bad key. */
+  apiKey?: string;
 }
 
 const faultSchema = z.object({
-  kind: z.enum(["429", "500", "hang", "malformed", "empty"]),
+  kind: z.enum(["401", "429", "500", "hang", "malformed", "empty", "refusal"]),
   times: z.number().int().nonnegative(),
   turn: z.number().int().nonnegative().optional(),
   retryAfterSec: z.number().nonnegative().optional(),
@@ -82,6 +84,7 @@ export const scriptFileSchema = z.object({
   ),
   fallback: z.string().optional(),
   delayMs: z.number().int().nonnegative().optional(),
+  apiKey: z.string().min(1).optional(),
 });
 
 /** Validates a parsed JSON script; `where` names the file in the error. */
@@ -117,6 +120,11 @@ function contentText(content: unknown): string {
   }
   return "";
 }
+
+/** What the scripted server answers a request without the right key (OpenAI's wording and shape). */
+const UNAUTHORIZED = { error: { message: "Incorrect API key provided (scripted)", type: "invalid_request_error", code: "invalid_api_key" } };
+/** The scripted model's refusal. */
+export const REFUSAL = "I can't help with that request (scripted refusal).";
 
 const TASK_MARKER = /\[task:([^\]\s]+)\]/;
 
@@ -170,6 +178,11 @@ export async function startScriptedServer(initial: Script, options: { port?: num
     const headerTask = req.headers["x-ic-task"];
     const taskId = typeof headerTask === "string" ? headerTask : undefined;
     const turn = messages.filter((m) => m.role === "assistant").length;
+    if (script.apiKey !== undefined && req.headers.authorization !== `Bearer ${script.apiKey}`) {
+      requests.push({ taskId, turn, stream, outcome: "401" });
+      sendJson(res, 401, UNAUTHORIZED);
+      return;
+    }
     const found = findRule(messages, taskId);
     const ctx: ReplyContext = { messages, turn, taskId };
 
@@ -190,7 +203,7 @@ export async function startScriptedServer(initial: Script, options: { port?: num
         if (n >= fault.times) continue;
         attempts.set(key, n + 1);
         requests.push({ taskId, turn, stream, outcome: fault.kind });
-        injectFault(res, fault);
+        injectFault(res, fault, stream);
         return;
       }
       text = Array.isArray(rule.replies) ? rule.replies[Math.min(turn, rule.replies.length - 1)]! : rule.replies(ctx);
@@ -229,8 +242,24 @@ export async function startScriptedServer(initial: Script, options: { port?: num
     res.end("data: [DONE]\n\n");
   }
 
-  function injectFault(res: http.ServerResponse, fault: Fault): void {
+  function injectFault(res: http.ServerResponse, fault: Fault, stream: boolean): void {
     switch (fault.kind) {
+      case "401":
+        sendJson(res, 401, UNAUTHORIZED);
+        return;
+      case "refusal": {
+        // OpenAI's shape: the refusal in its own field, the reply stopped by the content filter.
+        const base = { id: "chatcmpl-refused", created: 0, model: "scripted" };
+        if (!stream) {
+          sendJson(res, 200, { ...base, object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: null, refusal: REFUSAL }, finish_reason: "content_filter" }] });
+          return;
+        }
+        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+        res.write(`data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: { role: "assistant", refusal: REFUSAL }, finish_reason: null }] })}\n\n`);
+        res.write(`data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "content_filter" }] })}\n\n`);
+        res.end("data: [DONE]\n\n");
+        return;
+      }
       case "429":
         res.writeHead(429, { "content-type": "application/json", "retry-after": String(fault.retryAfterSec ?? 0) });
         res.end(JSON.stringify({ error: { message: "rate limited (scripted)", type: "rate_limit_error" } }));

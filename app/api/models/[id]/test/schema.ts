@@ -1,0 +1,1 @@
+export { modelParamsSchema } from "../schema";
