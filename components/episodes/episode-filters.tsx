@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
+import { EPISODE_FLAGS } from "@/lib/trajectories/flags";
 
 type Facets = Record<"environment" | "dataset" | "playerKind" | "model" | "policy" | "annotator" | "status" | "hardness", string[]>;
 
@@ -20,6 +21,7 @@ const SELECTS: { key: string; facet: keyof Facets; label: string }[] = [
 const INPUTS: { key: string; label: string; type: string; width: string }[] = [
   { key: "task", label: "task id", type: "text", width: "w-20" },
   { key: "tag", label: "tag", type: "text", width: "w-28" },
+  { key: "flag", label: "import flag", type: "text", width: "w-28" },
   { key: "rmin", label: "reward ≥", type: "number", width: "w-16" },
   { key: "rmax", label: "reward ≤", type: "number", width: "w-16" },
   { key: "tmin", label: "turns ≥", type: "number", width: "w-14" },
@@ -78,7 +80,7 @@ export function EpisodeFilters({ query, facets, tags }: { query: Record<string, 
           <input
             type={i.type}
             step={i.key.startsWith("r") ? "0.01" : undefined}
-            list={i.key === "tag" ? "known-tags" : undefined}
+            list={i.key === "tag" ? "known-tags" : i.key === "flag" ? "known-flags" : undefined}
             className={`${i.width} rounded border border-zinc-700 bg-zinc-900 px-1 py-0.5 text-zinc-100`}
             value={v[i.key] ?? ""}
             onChange={(e) => set(i.key, e.target.value)}
@@ -87,6 +89,7 @@ export function EpisodeFilters({ query, facets, tags }: { query: Record<string, 
         </label>
       ))}
       <datalist id="known-tags">{tags.map((t) => <option key={t} value={t} />)}</datalist>
+      <datalist id="known-flags">{Object.keys(EPISODE_FLAGS).map((f) => <option key={f} value={f} />)}</datalist>
       <Button type="submit" variant="primary" data-testid="apply-filters">apply</Button>
       <Button
         onClick={() => {

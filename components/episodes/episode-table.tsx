@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import type { ViewerRow } from "@/lib/db/viewer-queries";
+import { FlagChips } from "./flag-chips";
 
 /** A sortable column: its URL sort name and header. */
 const COLUMNS: { sort: string; label: string }[] = [
@@ -86,7 +87,7 @@ export function EpisodeTable({ rows, query, sort, dir }: { rows: ViewerRow[]; qu
               <td className="px-2">{r.turnCount}/{r.turnLimit}</td>
               <td className={`px-2 ${r.invalidCount ? "text-red-400" : ""}`}>{r.invalidCount}</td>
               <td className="px-2">{fmtDuration(r.durationMs)}</td>
-              <td className="px-2">{r.tags.map((t) => <Link key={t} href={`/episodes?tag=${encodeURIComponent(t)}`} className="mr-1 rounded bg-zinc-800 px-1 text-emerald-300">{t}</Link>)}</td>
+              <td className="px-2">{r.tags.map((t) => <Link key={t} href={`/episodes?tag=${encodeURIComponent(t)}`} className="mr-1 rounded bg-zinc-800 px-1 text-emerald-300">{t}</Link>)}<FlagChips flags={r.flags} link /></td>
               <td className="whitespace-nowrap px-2 text-zinc-500">{new Date(r.startedAt).toISOString().slice(0, 16).replace("T", " ")}</td>
             </tr>
           ))}

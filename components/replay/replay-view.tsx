@@ -11,6 +11,7 @@ import { AnsiOutput } from "./ansi-output";
 import { GoldPanel } from "./gold-panel";
 import { Highlight } from "./highlight";
 import { sendJson, useAuthor } from "./use-author";
+import { FlagChips } from "@/components/episodes/flag-chips";
 
 const SPEEDS = [0.5, 1, 2, 4] as const;
 
@@ -112,6 +113,7 @@ export function ReplayView({ initial }: { initial: ReplayData }) {
             <span>· {ep.status}</span>
             <span data-testid="episode-reward" className={ep.success ? "text-emerald-400" : "text-zinc-300"}>· reward {fmtReward(ep.reward)}{ep.success ? " (solved)" : ""}</span>
             {ep.tags.map((t) => <span key={t} className="rounded bg-zinc-800 px-1 text-emerald-300">{t}</span>)}
+            <FlagChips flags={ep.flags} link />
           </div>
           <p className="text-sm text-zinc-100">{ep.query}</p>
           <div className="flex flex-wrap gap-3 text-xs text-zinc-400" data-testid="lineage">

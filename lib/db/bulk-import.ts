@@ -33,6 +33,10 @@ export type BulkEpisode = Omit<NewEpisodeInput, "playerKind" | "mode" | "feedbac
   sourceFile?: string | null;
   /** Accepted tag names, space-separated. */
   tags?: string;
+  /** What is odd about the episode as logged, space-separated (lib/trajectories/flags.ts). */
+  flags?: string;
+  /** The turns the log itself counted (InterCode's summary.turns_taken), when it says. */
+  turnsTaken?: number | null;
   turns: BulkTurn[];
 };
 
@@ -47,7 +51,7 @@ const EPISODE_COLS = [
   "id", "environment", "dataset", "taskId", "taskIndex", "query", "gold", "playerKind", "annotator", "model", "policy", "turnLimit",
   "mode", "feedback", "backend", "status", "errorReason", "reward", "breakdown", "success", "solvedAtTurn", "goldObservation",
   "agentObservation", "startedAt", "firstActionAt", "endedAt", "durationMs", "sourceFile", "sourceKey", "parentEpisodeId",
-  "branchTurn", "hardness", "db", "tags", "turnCount", "invalidCount", "checkedCount", "createdAt", "updatedAt", "searchKey",
+  "branchTurn", "hardness", "db", "tags", "flags", "turnCount", "turnsTaken", "invalidCount", "checkedCount", "createdAt", "updatedAt", "searchKey",
 ] as const;
 const TURN_COLS = TURN_INSERT_COLUMNS;
 /**
@@ -73,7 +77,9 @@ function prepare(db: Database.Database) {
     indexEpisode: db.prepare(`INSERT INTO "EpisodeText"(rowid, "query", "body") VALUES (?, ?, ?)`),
     fileSeen: db.prepare(`SELECT "episodes", "rejected" FROM "ImportedFile" WHERE "contentHash" = ?`),
     fileRecord: db.prepare(
-      `INSERT INTO "ImportedFile" ("contentHash", "path", "format", "episodes", "rejected", "importedAt") VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      // A file imported again after a change that rejects fewer of its records says what it gives now.
+      `INSERT INTO "ImportedFile" ("contentHash", "path", "format", "episodes", "rejected", "importedAt") VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT ("contentHash") DO UPDATE SET "episodes" = excluded."episodes", "rejected" = excluded."rejected", "format" = excluded."format"`,
     ),
   };
 }
@@ -139,7 +145,7 @@ export async function insertEpisodesBulk({
             e.errorReason ?? null, e.reward, e.breakdown ?? null, e.success ? 1 : 0, e.solvedAtTurn ?? null, e.goldObservation ?? null,
             e.agentObservation ?? null, e.startedAt, e.firstActionAt ?? null, e.endedAt ?? null, e.durationMs ?? null, e.sourceFile ?? null,
             e.sourceKey, parent, parent ? (e.branchTurn ?? null) : null, e.hardness ?? null, e.db ?? null, e.tags ?? "",
-            e.turns.length, invalid, checked, now, now, searchKey + 1,
+            e.flags ?? "", e.turns.length, e.turnsTaken ?? null, invalid, checked, now, now, searchKey + 1,
           );
           if (res.changes === 0) continue;
           searchKey++;

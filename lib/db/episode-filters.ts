@@ -18,6 +18,8 @@ export interface EpisodeFilters {
   success?: boolean;
   /** An accepted tag the episode must carry. */
   tag?: string;
+  /** An import flag the episode must carry (lib/trajectories/flags.ts). */
+  flag?: string;
   rewardMin?: number;
   rewardMax?: number;
   turnsMin?: number;
@@ -96,6 +98,7 @@ export function buildEpisodeConditions(f: EpisodeFilters = {}): { parts: string[
   if (f.parentEpisodeId) parts.push(`e."parentEpisodeId" = ${bind(f.parentEpisodeId)}`);
   if (f.success !== undefined) parts.push(`e."success" = ${bind(f.success ? 1 : 0)}`);
   if (f.tag) parts.push(`(' ' || e."tags" || ' ') LIKE ${bind(`% ${f.tag.replace(/[%_\s]/g, "")} %`)}`);
+  if (f.flag) parts.push(`(' ' || e."flags" || ' ') LIKE ${bind(`% ${f.flag.replace(/[%_\s]/g, "")} %`)}`);
   if (f.rewardMin !== undefined) parts.push(`e."reward" >= ${bind(f.rewardMin)}`);
   if (f.rewardMax !== undefined) parts.push(`e."reward" <= ${bind(f.rewardMax)}`);
   if (f.turnsMin !== undefined) parts.push(`e."turnCount" >= ${bind(f.turnsMin)}`);

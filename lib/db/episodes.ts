@@ -301,6 +301,8 @@ export interface EpisodeListRow {
   durationMs: number | null;
   hardness: string | null;
   tags: string[];
+  /** What is odd about the episode as logged (lib/trajectories/flags.ts). */
+  flags: string[];
   startedAt: Date;
   parentEpisodeId: string | null;
   runId: string | null;
@@ -341,7 +343,7 @@ export async function listEpisodes(input: ListEpisodesInput = {}): Promise<Episo
   const { parts, params } = buildEpisodeConditions({ ...input.filters, search: undefined });
   const cols = `e."id", e."environment", e."dataset", e."taskId", e."taskIndex", e."query", e."playerKind", e."annotator", e."model",
                 e."policy", e."status", e."reward", e."success", e."turnCount", e."invalidCount", e."turnLimit", e."durationMs",
-                e."hardness", e."tags", e."startedAt", e."parentEpisodeId", e."runId"`;
+                e."hardness", e."tags", e."flags", e."startedAt", e."parentEpisodeId", e."runId"`;
   return withRaw((db) => {
     const { total, rows } = readEpisodePage(db, {
       parts,
@@ -364,6 +366,7 @@ export async function listEpisodes(input: ListEpisodesInput = {}): Promise<Episo
         ...(r as unknown as EpisodeListRow),
         success: r.success === 1,
         tags: r.tags ? String(r.tags).split(" ").filter(Boolean) : [],
+        flags: r.flags ? String(r.flags).split(" ").filter(Boolean) : [],
         startedAt: new Date(Number(r.startedAt)),
       })),
     };

@@ -24,6 +24,7 @@ export interface StatsGroupRow {
   episodes: number;
   solved: number;
   rewardSum: number;
+  /** Sum of turns as the logs counted them (turnsTaken), else of stored turns. */
   turnSum: number;
   /** Sum over episodes with known outcomes of (invalid actions / checked actions), and how many such episodes. */
   errorShareSum: number;
@@ -54,7 +55,7 @@ export function aggregateEpisodeStats({ filters = {}, groupBy }: { filters?: Epi
     const rows = db
       .prepare(
         `SELECT ${sel ? sel + "," : ""} e."solvedAtTurn" AS k, COUNT(*) AS n, SUM(e."success") AS solved, SUM(COALESCE(e."reward", 0)) AS rewardSum,
-                SUM(e."turnCount") AS turnSum,
+                SUM(COALESCE(e."turnsTaken", e."turnCount")) AS turnSum,
                 SUM(CASE WHEN e."checkedCount" > 0 THEN CAST(e."invalidCount" AS REAL) / e."checkedCount" END) AS errSum,
                 SUM(e."checkedCount" > 0) AS errN, MAX(e."turnLimit") AS maxLimit
          FROM ${from} ${where} GROUP BY ${groupCols.join(", ")}`,

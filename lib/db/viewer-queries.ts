@@ -78,13 +78,14 @@ export interface ViewerPage {
 
 const ROW_COLS = `e."id", e."environment", e."dataset", e."taskId", e."taskIndex", substr(e."query", 1, 200) AS "query", e."playerKind",
   e."annotator", e."model", e."policy", e."status", e."reward", e."success", e."turnCount", e."invalidCount", e."turnLimit",
-  e."durationMs", e."tags", e."startedAt", e."parentEpisodeId"`;
+  e."durationMs", e."tags", e."flags", e."startedAt", e."parentEpisodeId"`;
 
 function toRow(r: Record<string, unknown>): ViewerRow {
   return {
     ...(r as unknown as ViewerRow),
     success: r.success === 1,
     tags: r.tags ? String(r.tags).split(" ").filter(Boolean) : [],
+    flags: r.flags ? String(r.flags).split(" ").filter(Boolean) : [],
     startedAt: Number(r.startedAt),
   };
 }
@@ -185,6 +186,8 @@ export interface ReplayData {
     hardness: string | null;
     db: string | null;
     branchTurn: number | null;
+    /** The turns the log itself counted (InterCode's turns_taken), when it says. */
+    turnsTaken: number | null;
   };
   turns: ReplayTurn[];
   annotations: ReplayAnnotation[];
@@ -276,6 +279,8 @@ export function getReplayDataById({ id }: { id: string }): ReplayData | null {
         hardness: (e.hardness as string | null) ?? null,
         db: (e.db as string | null) ?? null,
         tags: e.tags ? String(e.tags).split(" ").filter(Boolean) : [],
+        flags: e.flags ? String(e.flags).split(" ").filter(Boolean) : [],
+        turnsTaken: (e.turnsTaken as number | null) ?? null,
         parentEpisodeId: (e.parentEpisodeId as string | null) ?? null,
         branchTurn: (e.branchTurn as number | null) ?? null,
       },

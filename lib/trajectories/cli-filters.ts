@@ -1,5 +1,6 @@
 import type { EpisodeFilters } from "@/lib/db/episode-filters";
 import { BadInputError } from "@/lib/errors";
+import { EPISODE_FLAGS, isEpisodeFlag } from "./flags";
 
 /** The filter flags shared by `icstudio export` and `icstudio stats` (comma-separated lists). */
 export const FILTER_OPTIONS = {
@@ -14,6 +15,7 @@ export const FILTER_OPTIONS = {
   task: { type: "string" },
   run: { type: "string" },
   tag: { type: "string" },
+  flag: { type: "string" },
   success: { type: "string" },
   search: { type: "string" },
 } as const;
@@ -21,6 +23,7 @@ export const FILTER_OPTIONS = {
 export const FILTER_HELP = `filters (comma-separated values match any):
   --env bash,sql    --dataset D   --model M   --policy P   --actor human|model|imported
   --annotator A     --status S    --hardness H   --task ID   --run RUN_ID   --tag T
+  --flag F (an import flag: ${Object.keys(EPISODE_FLAGS).join(", ")})
   --success true|false   --search "full text"`;
 
 const list = (v: unknown): string[] | undefined => (typeof v === "string" && v.trim() ? v.split(",").map((s) => s.trim()).filter(Boolean) : undefined);
@@ -44,6 +47,10 @@ export function filtersFromFlags(values: Record<string, unknown>): EpisodeFilter
   if (list(values.task)) f.taskId = list(values.task);
   if (typeof values.run === "string") f.runId = values.run;
   if (typeof values.tag === "string") f.tag = values.tag;
+  if (typeof values.flag === "string") {
+    if (!isEpisodeFlag(values.flag)) throw new BadInputError(`unknown flag ${JSON.stringify(values.flag)}; one of ${Object.keys(EPISODE_FLAGS).join(", ")}`, "--flag");
+    f.flag = values.flag;
+  }
   if (typeof values.search === "string") f.search = values.search;
   if (values.success !== undefined) {
     if (values.success !== "true" && values.success !== "false") throw new BadInputError("must be true or false", "--success");

@@ -55,6 +55,8 @@ export function toJsonlEpisode(e: Episode & { turns: Turn[] }): JsonlEpisode {
     parentEpisodeId: e.parentEpisodeId,
     branchTurn: e.branchTurn,
     tags: e.tags ? e.tags.split(" ").filter(Boolean) : [],
+    ...(e.flags ? { flags: e.flags.split(" ").filter(Boolean) } : {}),
+    ...(e.turnsTaken !== null ? { turnsTaken: e.turnsTaken } : {}),
     turns: e.turns.map((t) => ({
       index: t.index,
       actor: t.actor as "human" | "model",
@@ -103,7 +105,7 @@ export function toInterCodeRecord(e: Episode & { turns: Turn[] }): Record<string
       valid_action: e.turns.map((t) => t.ok),
     },
     ...(Object.keys(info).length ? { info } : {}),
-    summary: { max_reward: reward, max_reward_idx: maxIdx, turns_taken: e.turns.length, turns_max: e.turnLimit },
+    summary: { max_reward: reward, max_reward_idx: maxIdx, turns_taken: e.turnsTaken ?? e.turns.length, turns_max: e.turnLimit },
   };
 }
 

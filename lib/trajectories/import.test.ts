@@ -25,7 +25,10 @@ describe("file names", () => {
     // names as InterCode's published results folder has them
     expect(inferMetaFromFileName("results/bash/gpt-3.5/ic_bash_plan_solve_fs_1.json")).toEqual({ environment: "bash", dataset: "nl2bash-fs1", model: "gpt-3.5", policy: "plan-solve" });
     expect(inferMetaFromFileName("results/bash/gpt-3.5/ic_bash_react_10_turns_fs_2.json")).toEqual({ environment: "bash", dataset: "nl2bash-fs2", model: "gpt-3.5", policy: "react", turnLimit: 10 });
-    expect(inferMetaFromFileName("gpt-3.5/ic_sql_plan_solve_refine_3_turns.json")).toMatchObject({ model: "gpt-3.5", policy: "plan-solve-refine", turnLimit: 3 });
+    // the 3 is Plan & Solve's refine turns, part of the policy's name (not a turn limit)
+    expect(inferMetaFromFileName("gpt-3.5/ic_sql_plan_solve_refine_3_turns.json")).toEqual({ environment: "sql", model: "gpt-3.5", policy: "plan-solve-refine-3" });
+    // InterCode's ReAct runs named their logs without the ic_ prefix
+    expect(inferMetaFromFileName("gpt-3.5/sql_react_10_turns.json")).toEqual({ environment: "sql", model: "gpt-3.5", policy: "react", turnLimit: 10 });
     expect(inferMetaFromFileName("sql/gpt-3.5/ic_sql_multiturn_gpt-3.5-1_turns.json")).toMatchObject({ model: "gpt-3.5", policy: "single-turn", turnLimit: 1 });
     expect(inferMetaFromFileName("ic_sql_multiturn_gpt-4_1_turns.json")).toMatchObject({ model: "gpt-4", policy: "single-turn", turnLimit: 1 });
     expect(inferMetaFromFileName("ic_sql_multiturn_text-bison-001_10_turns_handicap.json")).toMatchObject({ model: "text-bison-001", policy: "try-again-handicap", turnLimit: 10 });
@@ -40,6 +43,8 @@ describe("import of InterCode's published logs", () => {
   it("imports the sample folder and reproduces the published figures", async () => {
     const report = await importPaths([sample]);
     expect(report.totals).toMatchObject({ files: 4, failedFiles: 0, rejected: 0, episodes: 27 + 4 + 117 + 15, added: 27 + 4 + 117 + 15 });
+    // the sample holds none of the published logs' oddities
+    expect(report.totals).toMatchObject({ flagged: 0, flags: {} });
     const { groups } = computeStats({ groupBy: ["env", "dataset", "actor", "model", "policy"] });
     const bash = groups.find((g) => g.key.env === "bash")!;
     expect(bash.key).toEqual({ env: "bash", dataset: "nl2bash-fs4", actor: "model", model: "gpt-4", policy: "try-again" });
@@ -100,7 +105,7 @@ describe("import of InterCode's published logs", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-bad-"));
     const good = JSON.parse(fs.readFileSync(path.join(sample, "python/ic_python_multiturn_gpt-3.5_7_turns.json"), "utf8"));
     const keys = Object.keys(good).slice(0, 3);
-    const mixed: Record<string, unknown> = { [keys[0]]: good[keys[0]], [keys[1]]: { ...good[keys[1]], turn_history: { ...good[keys[1]].turn_history, observations: [] } }, [keys[2]]: { ...good[keys[2]], environment: "ic_cobol" }, x: { summary: "nope" } };
+    const mixed: Record<string, unknown> = { [keys[0]]: good[keys[0]], [keys[1]]: { ...good[keys[1]], turn_history: { ...good[keys[1]].turn_history, observations: [...good[keys[1]].turn_history.observations, "an observation with no action"] } }, [keys[2]]: { ...good[keys[2]], environment: "ic_cobol" }, x: { summary: "nope" } };
     fs.writeFileSync(path.join(dir, "ic_python_multiturn_gpt-4_5_turns.json"), JSON.stringify(mixed));
     fs.writeFileSync(path.join(dir, "ic_sql_multiturn_gpt-4_10_turns.json"), JSON.stringify(good).slice(0, 5000));
     fs.writeFileSync(path.join(dir, "config.json"), JSON.stringify({ model: "gpt-4", max_turns: 10, env: "ic_sql", temperature: 0 }));

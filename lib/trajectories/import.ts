@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { getImportedFileByHash, insertEpisodesBulk, type BulkEpisode } from "@/lib/db/bulk-import";
 import { BadInputError } from "@/lib/errors";
-import { detectRecordFormat, inferMetaFromFileName, parseInterCodeRecord, RecordError, type LogMeta, type ParsedEpisode } from "./intercode";
+import { detectRecordFormat, inferMetaFromFileName, metaFromRunMeta, parseInterCodeRecord, readRunLog, RecordError, type LogMeta, type ParsedEpisode } from "./intercode";
 import { jsonlEpisodeSchema } from "./jsonl-schema";
 
 /** Flags that override what file names say. */
@@ -29,9 +29,13 @@ export interface RecordProblem {
 
 export interface FileReport {
   file: string;
-  format: "results" | "envlog" | "jsonl" | "unknown";
+  /** `run`: InterCode's `{meta, logs}` run file (its Plan & Solve runs), records in the results format. */
+  format: "results" | "envlog" | "run" | "jsonl" | "unknown";
   /** Records that held a usable episode. */
   episodes: number;
+  /** Episodes with at least one flag, and episodes per flag (lib/trajectories/flags.ts): what is odd about them as logged. */
+  flagged: number;
+  flags: Record<string, number>;
   added: number;
   skipped: number;
   rejected: RecordProblem[];
@@ -41,7 +45,7 @@ export interface FileReport {
 
 export interface ImportReport {
   files: FileReport[];
-  totals: { files: number; failedFiles: number; episodes: number; added: number; skipped: number; rejected: number };
+  totals: { files: number; failedFiles: number; episodes: number; added: number; skipped: number; rejected: number; flagged: number; flags: Record<string, number> };
 }
 
 /** Biggest log file read (bytes). */
@@ -76,8 +80,9 @@ export interface ParsedFile {
   error?: string;
 }
 
-function metaFor(file: string, opts: ImportOptions): LogMeta {
-  const m = inferMetaFromFileName(file);
+/** Who played and how: the flags, else a run file's meta, else the file's name. */
+function metaFor(file: string, opts: ImportOptions, runMeta?: LogMeta): LogMeta {
+  const m = { ...inferMetaFromFileName(file), ...runMeta };
   if (opts.model !== undefined) {
     m.model = opts.model;
     m.human = opts.model === "human";
@@ -134,7 +139,9 @@ export function parseLogText(name: string, text: string, opts: ImportOptions = {
     return { format: "unknown", episodes, rejected, error: `damaged JSON: ${(err as Error).message}` };
   }
   if (!data || typeof data !== "object") return { format: "unknown", episodes, rejected, error: "not a log: the file holds a JSON " + (data === null ? "null" : typeof data) };
-  const entries: Array<[string, unknown]> = Array.isArray(data) ? data.map((v, i) => [String(i), v]) : Object.entries(data);
+  const run = readRunLog(data);
+  const records = run ? run.logs : data;
+  const entries: Array<[string, unknown]> = Array.isArray(records) ? records.map((v, i) => [String(i), v]) : Object.entries(records);
   const formats = entries.map(([, v]) => detectRecordFormat(v));
   if (!formats.some(Boolean)) {
     const keys = entries.slice(0, 5).map(([k]) => k).join(", ");
@@ -147,7 +154,7 @@ export function parseLogText(name: string, text: string, opts: ImportOptions = {
         : "holds no records",
     };
   }
-  const meta = metaFor(name, opts);
+  const meta = metaFor(name, opts, run ? metaFromRunMeta(run.meta) : undefined);
   const sourceFile = path.basename(name);
   const fileHash = textHash ?? createHash("sha256").update(text).digest("hex");
   entries.forEach(([key, value], i) => {
@@ -158,7 +165,7 @@ export function parseLogText(name: string, text: string, opts: ImportOptions = {
       rejected.push({ file: name, record: key, index: i, reason: err.message });
     }
   });
-  const format = formats.filter(Boolean)[0]!;
+  const format = run ? "run" : formats.filter(Boolean)[0]!;
   return { format, episodes, rejected };
 }
 
@@ -173,6 +180,8 @@ export function toBulkEpisode(e: ParsedEpisode): BulkEpisode {
     firstActionAt: ms(e.firstActionAt),
     endedAt: ms(e.endedAt),
     tags: (e.tags ?? []).join(" "),
+    flags: (e.flags ?? []).join(" "),
+    turnsTaken: e.turnsTaken ?? null,
     turns: e.turns.map((t) => ({ ...t, ok: t.ok ?? null, startedAt: ms(t.startedAt) })),
   };
 }
@@ -187,10 +196,13 @@ export async function importLogText(name: string, text: string, opts: ImportOpti
     .digest("hex");
   const seen = getImportedFileByHash({ contentHash });
   if (seen && seen.rejected === 0) {
-    return { file: name, format: "unknown", episodes: seen.episodes, added: 0, skipped: seen.episodes, rejected: [] };
+    return { file: name, format: "unknown", episodes: seen.episodes, added: 0, skipped: seen.episodes, rejected: [], flagged: 0, flags: {} };
   }
   const parsed = parseLogText(name, text, opts, new Date(), textHash);
-  const report: FileReport = { file: name, format: parsed.format, episodes: parsed.episodes.length, added: 0, skipped: 0, rejected: parsed.rejected };
+  const report: FileReport = { file: name, format: parsed.format, episodes: parsed.episodes.length, added: 0, skipped: 0, rejected: parsed.rejected,
+    flagged: parsed.episodes.filter((e) => e.flags?.length).length,
+    flags: countFlags(parsed.episodes),
+  };
   if (parsed.error) return { ...report, error: parsed.error };
   const res = await insertEpisodesBulk({
     episodes: parsed.episodes.map(toBulkEpisode),
@@ -207,7 +219,7 @@ export async function importPaths(paths: string[], opts: ImportOptions = {}): Pr
     let report: FileReport;
     const size = fs.statSync(file).size;
     if (size > MAX_IMPORT_FILE_BYTES) {
-      report = { file, format: "unknown", episodes: 0, added: 0, skipped: 0, rejected: [], error: `too large (${size} bytes; the limit is ${MAX_IMPORT_FILE_BYTES})` };
+      report = unreadFileReport(file, `too large (${size} bytes; the limit is ${MAX_IMPORT_FILE_BYTES})`);
     } else {
       report = await importLogText(file, fs.readFileSync(file, "utf8"), opts);
     }
@@ -217,7 +229,21 @@ export async function importPaths(paths: string[], opts: ImportOptions = {}): Pr
   return { files: reports, totals: summarize(reports) };
 }
 
+/** The report of a file that was not read (too large), with the reason. */
+export function unreadFileReport(file: string, error: string): FileReport {
+  return { file, format: "unknown", episodes: 0, added: 0, skipped: 0, rejected: [], flagged: 0, flags: {}, error };
+}
+
+/** Episodes per flag. */
+export function countFlags(episodes: Array<{ flags?: string[] }>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const e of episodes) for (const f of e.flags ?? []) out[f] = (out[f] ?? 0) + 1;
+  return out;
+}
+
 function summarize(files: FileReport[]): ImportReport["totals"] {
+  const flags: Record<string, number> = {};
+  for (const f of files) for (const [k, n] of Object.entries(f.flags)) flags[k] = (flags[k] ?? 0) + n;
   return {
     files: files.length,
     failedFiles: files.filter((f) => f.error).length,
@@ -225,5 +251,7 @@ function summarize(files: FileReport[]): ImportReport["totals"] {
     added: files.reduce((n, f) => n + f.added, 0),
     skipped: files.reduce((n, f) => n + f.skipped, 0),
     rejected: files.reduce((n, f) => n + f.rejected.length, 0),
+    flagged: files.reduce((n, f) => n + f.flagged, 0),
+    flags,
   };
 }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { z } from "zod";
+import type { EpisodeFlag } from "./flags";
 import type { JsonlEpisode } from "./jsonl-schema";
 
 /** An episode read from any log format, ready for the store. */
@@ -39,7 +40,8 @@ const NOT_A_MODEL = /^(results?|logs?|data|bash|sql|python|ctf|ic_\w+|\.|)$/i;
 export function inferMetaFromFileName(file: string): LogMeta {
   let rest = path.basename(file).replace(/\.(json|jsonl)$/i, "");
   const meta: LogMeta = {};
-  const env = rest.match(/^ic_(bash|sql|python|ctf)(_|$)/);
+  // InterCode's ReAct runs wrote `sql_react_10_turns.json`, without the `ic_`.
+  const env = rest.match(/^(?:ic_)?(bash|sql|python|ctf)(_|$)/);
   if (env) {
     meta.environment = env[1] as LogMeta["environment"];
     rest = rest.slice(env[0].length);
@@ -49,12 +51,19 @@ export function inferMetaFromFileName(file: string): LogMeta {
     meta.dataset = `nl2bash-fs${fs[2]}`;
     rest = rest.replace(fs[0], "_");
   }
+  // Plan & Solve with refinement names its refine turns (`plan_solve_refine_3_turns`): they are
+  // part of the policy, not a turn limit (a plan has as many steps as the model wrote).
+  const refine = rest.match(/(^|_)plan_?solve_refine_(\d+)_turns?(_|$)/);
+  if (refine) {
+    meta.policy = `plan-solve-refine-${refine[2]}`;
+    rest = rest.replace(refine[0], "_");
+  }
   const turns = rest.match(/(^|[_-])(\d+)_turns?(_|$)/) ?? rest.match(/(^|_)turns?_(\d+)(_|$)/);
   if (turns) {
     meta.turnLimit = Number(turns[2]);
     rest = rest.replace(turns[0], "_");
   }
-  for (const [re, policy] of POLICY_TOKENS) {
+  for (const [re, policy] of meta.policy ? ([] as typeof POLICY_TOKENS) : POLICY_TOKENS) {
     const m = rest.match(re);
     if (m) {
       meta.policy = policy;
@@ -133,6 +142,10 @@ export const resultsRecordSchema = z.looseObject({
     observations: z.array(z.unknown()),
     rewards: z.array(numberLike.nullable()).optional(),
     valid_action: z.array(z.boolean().nullable()).optional(),
+    /** ReAct: the model's thought before each action. */
+    thoughts: z.array(z.string()).optional(),
+    /** Plan & Solve: the plan step each action carries out (refinement turns have none). */
+    steps: z.array(z.string()).optional(),
   }),
   info: z.unknown().optional(),
   summary: z.looseObject({
@@ -169,6 +182,7 @@ export function readPlainResultsRecord(v: unknown): ResultsRecord | null {
   if (!optArrayOf(th.actions, (x) => typeof x === "string") || th.actions === undefined || !Array.isArray(th.observations)) return null;
   if (!optArrayOf(th.rewards, (x) => x === null || (typeof x === "number" && Number.isFinite(x)))) return null;
   if (!optArrayOf(th.valid_action, (x) => x === null || typeof x === "boolean")) return null;
+  if (!optArrayOf(th.thoughts, (x) => typeof x === "string") || !optArrayOf(th.steps, (x) => typeof x === "string")) return null;
   if (typeof sum.max_reward !== "number" || !Number.isFinite(sum.max_reward)) return null;
   if (!(sum.max_reward_idx === undefined || sum.max_reward_idx === null || Number.isSafeInteger(sum.max_reward_idx))) return null;
   if (!(sum.turns_taken === undefined || (Number.isSafeInteger(sum.turns_taken) && (sum.turns_taken as number) >= 0))) return null;
@@ -232,9 +246,40 @@ function keyOf(format: string, meta: LogMeta, recordKey: string, fileHash: strin
 }
 let keyPrefix: { text: string; hash: ReturnType<typeof createHash> } = { text: "", hash: createHash("sha256") };
 
-function clampReward(r: number, where: string): number {
-  if (!Number.isFinite(r) || r < 0 || r > 1) throw new RecordError(`${where}: reward ${r} is outside [0, 1]`);
+/** A reward as logged: kept whatever its value (a value outside [0, 1] is flagged), only a non-number refused. */
+function loggedReward(r: number, where: string, flags: Set<EpisodeFlag>): number {
+  if (!Number.isFinite(r)) throw new RecordError(`${where}: reward ${r} is not a finite number`);
+  if (r < 0) flags.add("negative-reward");
+  else if (r > 1) flags.add("reward-above-one");
   return r;
+}
+
+const BLOCKED_ACTION = "blocked";
+const FORCED_SUBMIT_ACTION = "submit";
+const EXECUTE_WRAPPED = /^\s*execute\s*\[/;
+
+/**
+ * What a results record's turn history holds that InterCode's loops log oddly, read as they log
+ * it: Try Again ends an episode whose model reply could not be parsed with the action `blocked`,
+ * a reward of 0 and no observation or valid_action; ReAct, at its turn limit, appends a `submit`
+ * that turns_taken leaves out. Adds what it finds to `flags`; throws RecordError only when a
+ * list is longer than the actions (a value with no action to hold it).
+ */
+function historyFlags(th: ResultsRecord["turn_history"], turnsTaken: number | undefined, flags: Set<EpisodeFlag>): void {
+  const n = th.actions.length;
+  if (n === 0) flags.add("no-actions");
+  const blocked = n > 0 && th.actions[n - 1].trim() === BLOCKED_ACTION;
+  if (blocked) flags.add("blocked");
+  if (th.observations.length < n) flags.add("missing-observation");
+  for (const [name, arr] of [["observations", th.observations], ["rewards", th.rewards], ["valid_action", th.valid_action], ["thoughts", th.thoughts], ["steps", th.steps]] as const) {
+    if (arr && arr.length > n) throw new RecordError(`turn_history: ${n} actions but ${arr.length} ${name}`);
+  }
+  const short = (arr: unknown[] | undefined) => arr !== undefined && arr.length < n && !(blocked && arr.length === n - 1);
+  if (short(th.rewards) || short(th.valid_action) || (short(th.observations) && !blocked)) flags.add("ragged-history");
+  if (th.actions.some((a) => EXECUTE_WRAPPED.test(a))) flags.add("execute-wrapped");
+  if (turnsTaken !== undefined && turnsTaken !== n) {
+    flags.add(n === turnsTaken + 1 && th.actions[n - 1].trim() === FORCED_SUBMIT_ACTION ? "forced-submit" : "turns-mismatch");
+  }
 }
 
 function infoParts(info: unknown): { breakdown?: unknown; agentObservation: string | null; goldObservation: string | null } {
@@ -245,6 +290,37 @@ function infoParts(info: unknown): { breakdown?: unknown; agentObservation: stri
     agentObservation: o.agent_obs === undefined ? null : obsText(o.agent_obs),
     goldObservation: o.eval_obs === undefined ? null : obsText(o.eval_obs),
   };
+}
+
+/**
+ * InterCode's run format (its Plan & Solve runs): `{meta: {env, data_path, refine, refine_turns,
+ * ...}, logs: {<task index>: <results record>}}`. Null when `v` is not one.
+ */
+export function readRunLog(v: unknown): { meta: Record<string, unknown>; logs: Record<string, unknown> } | null {
+  if (!v || typeof v !== "object" || Array.isArray(v)) return null;
+  const o = v as Record<string, unknown>;
+  const isRecord = (x: unknown): x is Record<string, unknown> => !!x && typeof x === "object" && !Array.isArray(x);
+  if (!isRecord(o.meta) || !isRecord(o.logs) || detectRecordFormat(o)) return null;
+  return { meta: o.meta, logs: o.logs };
+}
+
+/**
+ * What a run's `meta` says about who played and how: the environment (`env`), the dataset (from
+ * `data_path`), the model when named, and the policy (a run with `refine` settings is Plan &
+ * Solve: `plan-solve`, or `plan-solve-refine-<refine_turns>` when it refined).
+ */
+export function metaFromRunMeta(m: Record<string, unknown>): LogMeta {
+  const out: LogMeta = {};
+  const env = typeof m.env === "string" ? m.env.replace(/^ic_/, "") : undefined;
+  if (env && ENVS.has(env)) out.environment = env as LogMeta["environment"];
+  const dataset = datasetFromRecordPath(typeof m.data_path === "string" ? m.data_path : undefined);
+  if (dataset) out.dataset = dataset;
+  if (typeof m.model === "string" && m.model) out.model = m.model;
+  if ("refine" in m || "refine_turns" in m) {
+    const turns = Number(m.refine_turns);
+    out.policy = m.refine && Number.isInteger(turns) && turns > 0 ? `plan-solve-refine-${turns}` : "plan-solve";
+  }
+  return out;
 }
 
 /** Which InterCode format a record is in, or null when it is neither (e.g. a run configuration). */
@@ -292,18 +368,23 @@ export function parseInterCodeRecord(recordKey: string, value: unknown, meta: Lo
     }
     const th = r.turn_history;
     const n = th.actions.length;
-    if (th.observations.length !== n) throw new RecordError(`turn_history: ${n} actions but ${th.observations.length} observations`);
-    if (th.rewards && th.rewards.length !== n) throw new RecordError(`turn_history: ${n} actions but ${th.rewards.length} rewards`);
-    if (th.valid_action && th.valid_action.length !== n) throw new RecordError(`turn_history: ${n} actions but ${th.valid_action.length} valid_action flags`);
-    const reward = clampReward(r.summary.max_reward, "summary.max_reward");
+    const turnsTaken = r.summary.turns_taken;
+    const flags = new Set<EpisodeFlag>();
+    historyFlags(th, turnsTaken, flags);
+    const reward = loggedReward(r.summary.max_reward, "summary.max_reward", flags);
+    const rewards = (th.rewards ?? []).map((x, i) => (x === null ? null : loggedReward(x, `turn_history.rewards[${i}]`, flags)));
     const success = reward >= 1;
     let solvedAtTurn: number | null = null;
     if (success) {
-      const first = (th.rewards ?? []).findIndex((x) => x !== null && x >= 1);
+      const first = rewards.findIndex((x) => x !== null && x >= 1);
       solvedAtTurn = first >= 0 ? first + 1 : Math.min(n, (r.summary.max_reward_idx ?? n - 1) + 1) || 1;
+      // A forced final submit is not a turn in the log's count: the episode was solved by its last counted turn.
+      if (turnsTaken !== undefined && turnsTaken > 0) solvedAtTurn = Math.min(solvedAtTurn, turnsTaken);
     }
     const c = common(r.environment, r.dataset);
     const turnLimit = meta.turnLimit ?? r.summary.turns_max ?? Math.max(1, n);
+    // ReAct's thoughts and Plan & Solve's plan steps are what the model said before each action.
+    const thoughts = th.thoughts ?? th.steps;
     return {
       ...c,
       taskId: String(r.task_id ?? recordKey),
@@ -316,14 +397,18 @@ export function parseInterCodeRecord(recordKey: string, value: unknown, meta: Lo
       reward,
       success,
       solvedAtTurn,
+      flags: [...flags],
+      turnsTaken: turnsTaken ?? null,
       ...infoParts(r.info),
       turns: th.actions.map((action, i) => ({
         index: i,
         actor: c.playerKind === "human" ? ("human" as const) : ("model" as const),
         action,
-        observation: obsText(th.observations[i]),
+        // A missing observation (a blocked last action) is stored empty; the episode's flags say why.
+        observation: i < th.observations.length ? obsText(th.observations[i]) : "",
         ok: th.valid_action ? (th.valid_action[i] ?? null) : null,
-        reward: th.rewards ? (th.rewards[i] === null ? null : clampReward(th.rewards[i] as number, `turn_history.rewards[${i}]`)) : null,
+        reward: th.rewards ? (rewards[i] ?? null) : null,
+        thought: thoughts?.[i] ?? null,
       })),
     };
   }
@@ -331,8 +416,10 @@ export function parseInterCodeRecord(recordKey: string, value: unknown, meta: Lo
   const parsed = envLogRecordSchema.safeParse(value);
   if (!parsed.success) throw new RecordError(zodReason(parsed.error));
   const r = parsed.data;
-  const reward = clampReward(r.reward, "reward");
+  const flags = new Set<EpisodeFlag>();
+  const reward = loggedReward(r.reward, "reward", flags);
   const n = r.trajectory.length;
+  if (n === 0) flags.add("no-actions");
   const c = common(r.environment, undefined);
   const info = infoParts(r.info);
   return {
@@ -347,6 +434,7 @@ export function parseInterCodeRecord(recordKey: string, value: unknown, meta: Lo
     reward,
     success: reward >= 1,
     solvedAtTurn: reward >= 1 ? Math.max(1, n) : null,
+    flags: [...flags],
     ...info,
     turns: r.trajectory.map((s, i) => ({
       index: i,

@@ -58,7 +58,10 @@ export const jsonlEpisodeSchema = z
     feedback: z.enum(["none", "reward"]).optional(),
     status: z.enum(["running", "submitted", "abandoned", "error", "interrupted"]),
     errorReason: nullableString,
-    reward: z.number().min(0).max(1).nullable().describe("final reward in [0, 1]; null when never evaluated"),
+    reward: z
+      .number()
+      .nullable()
+      .describe("final reward, normally in [0, 1]; an imported log's reward as logged (InterCode's SQL reward can be below 0: flag negative-reward); null when never evaluated"),
     breakdown: z.unknown().optional().describe("the reward's components, as the environment reported them"),
     success: z.boolean().describe("the reward reached 1.0"),
     solvedAtTurn: z.number().int().positive().nullable().optional().describe("1-based turn at which the reward first reached 1.0"),
@@ -73,6 +76,8 @@ export const jsonlEpisodeSchema = z
     parentEpisodeId: nullableString.describe("lineage: the episode this one was branched from"),
     branchTurn: nullableInt.describe("lineage: how many of the parent's turns were replayed"),
     tags: z.array(z.string()).optional(),
+    flags: z.array(z.string()).optional().describe("what is odd about an imported episode as logged: negative-reward, blocked, missing-observation, forced-submit, ..."),
+    turnsTaken: nullableInt.describe("the turns the log itself counted (InterCode's summary.turns_taken, without ReAct's forced final submit)"),
     turns: z.array(jsonlTurnSchema),
   })
   .describe("One InterCode Studio episode (one line of an icstudio JSONL export)");

@@ -13,7 +13,10 @@ export interface StatsGroup {
   /** Share of episodes whose reward reached 1.0. */
   successRate: number;
   meanReward: number;
-  /** Mean number of turns taken. */
+  /**
+   * Mean number of turns taken, as the log counted them where it says (InterCode's
+   * summary.turns_taken, without ReAct's forced final submit), else the stored turns.
+   */
   meanTurns: number;
   /**
    * For each episode the share of its actions that failed to execute, averaged over episodes

@@ -46,6 +46,8 @@ export const listParamsSchema = z.object({
   hardness: csv,
   task: csv,
   tag: text,
+  /** An import flag (lib/trajectories/flags.ts). */
+  flag: text,
   run: text,
   solved: text.pipe(z.enum(["yes", "no"]).optional()).catch(undefined),
   rmin: num,
@@ -87,6 +89,7 @@ export function toEpisodeFilters(p: ListParams): EpisodeFilters & { invalidMin?:
   if (p.hardness) f.hardness = p.hardness;
   if (p.task) f.taskId = p.task;
   if (p.tag) f.tag = p.tag;
+  if (p.flag) f.flag = p.flag;
   if (p.run) f.runId = p.run;
   if (p.solved) f.success = p.solved === "yes";
   if (p.rmin !== undefined) f.rewardMin = p.rmin;

@@ -7,14 +7,18 @@ import { importPaths } from "@/lib/trajectories/import";
 /** `icstudio import`: InterCode logs (results files, environment logs) and the project's JSONL. */
 export default defineCommand({
   name: "import",
-  summary: "Import trajectory logs (InterCode results files and environment logs, or this project's JSONL) into the store.",
+  summary: "Import trajectory logs (InterCode results files, environment logs and {meta, logs} run files, or this project's JSONL) into the store.",
   usage: "import <files or folders...> [--model M] [--policy P] [--turns N] [--dataset D] [--json]",
   help: `Folders are searched for .json and .jsonl files. Model, policy, turn limit and dataset are read
-from InterCode's file names (ic_sql_multiturn_gpt-4_10_turns.json, ..._fs_4.json) unless given.
-Importing the same file again stores nothing new. A damaged file or record is reported and the
-rest goes on; the exit status is 0 when every file was read, 1 when some records or files were rejected.
+from InterCode's file names (ic_sql_multiturn_gpt-4_10_turns.json, ..._fs_4.json) and from a run
+file's meta (Plan & Solve: plan-solve, plan-solve-refine-N) unless given.
+Episodes are stored as logged; what is odd about one (a reward below 0, a blocked last action with
+no observation, ReAct's forced final submit, ...) is flagged on it and counted per file
+(\`icstudio stats --flag F\` selects them). Importing the same file again stores nothing new. A
+damaged file or record is reported and the rest goes on; the exit status is 0 when every file was
+read, 1 when some records or files were rejected.
   --model M     the model that played (\`human\` for people)
-  --policy P    try-again | react | plan-solve | single-turn
+  --policy P    try-again | react | plan-solve | plan-solve-refine-3 | single-turn | try-again-handicap
   --turns N     the turn limit
   --dataset D   the dataset name (e.g. nl2bash-fs2, spider-dev, mbpp)
   --json        print the report as JSON
@@ -53,13 +57,19 @@ Database: IC_DB (default ./var/studio.db).`,
     });
     if (values.json) printJson(report);
     else {
+      const flagList = (flags: Record<string, number>) =>
+        Object.entries(flags)
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([k, n]) => `${k} ${n}`)
+          .join(", ");
       for (const f of report.files) {
         if (f.error) log(`${f.file}: not imported: ${f.error}`);
         for (const r of f.rejected) log(`${r.file}: record ${r.record} (#${r.index}): ${r.reason}`);
+        if (f.flagged) process.stdout.write(`${f.file}: ${f.episodes} episodes, ${f.flagged} flagged (${flagList(f.flags)})\n`);
       }
       const t = report.totals;
       process.stdout.write(
-        `files ${t.files} (${t.failedFiles} not readable) · episodes added ${t.added} · skipped ${t.skipped} (already stored) · rejected ${t.rejected}\n`,
+        `files ${t.files} (${t.failedFiles} not readable) · episodes added ${t.added} · skipped ${t.skipped} (already stored) · rejected ${t.rejected} · flagged ${t.flagged}${t.flagged ? ` (${flagList(t.flags)})` : ""}\n`,
       );
     }
     return report.totals.failedFiles || report.totals.rejected ? 1 : 0;

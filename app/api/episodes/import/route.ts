@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { BadInputError } from "@/lib/errors";
-import { importLogText, type FileReport } from "@/lib/trajectories/import";
+import { importLogText, unreadFileReport, type FileReport } from "@/lib/trajectories/import";
 import { parseInput, respond } from "@/lib/viewer/http";
 import { importFormSchema, MAX_UPLOAD_BYTES } from "./schema";
 
@@ -25,7 +25,7 @@ export function POST(req: Request) {
     const reports: FileReport[] = [];
     for (const f of files) {
       if (f.size > MAX_UPLOAD_BYTES) {
-        reports.push({ file: f.name, format: "unknown", episodes: 0, added: 0, skipped: 0, rejected: [], error: `too large (${f.size} bytes; the limit is ${MAX_UPLOAD_BYTES})` });
+        reports.push(unreadFileReport(f.name, `too large (${f.size} bytes; the limit is ${MAX_UPLOAD_BYTES})`));
         continue;
       }
       reports.push(await importLogText(f.name, await f.text(), { model: opts.model, policy: opts.policy, dataset: opts.dataset, turnLimit: opts.turns }));

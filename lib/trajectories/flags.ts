@@ -1,0 +1,21 @@
+/**
+ * What can be odd about an episode as a log recorded it. The importer stores such an episode as
+ * logged (nothing is clamped, filled in or dropped) and names each oddity on it
+ * (`Episode.flags`, space-separated), so the viewer can show it, a list or `icstudio stats
+ * --flag` can select it, and the import summary counts it. One table, read by all of them.
+ */
+export const EPISODE_FLAGS = {
+  "negative-reward": "a reward below 0 (InterCode's SQL reward multiplies overlap by Kendall's tau without clamping)",
+  "reward-above-one": "a reward above 1",
+  blocked: "the last action is `blocked`: the model's reply could not be parsed, and nothing ran",
+  "missing-observation": "fewer observations than actions; a missing observation is stored empty",
+  "ragged-history": "fewer rewards or valid_action entries than actions (beyond a blocked last action); the missing ones are stored as unknown",
+  "forced-submit": "the turn limit was reached and the log appended a final `submit` that its turn count leaves out",
+  "turns-mismatch": "the log's own turn count (turns_taken) differs from its number of actions for no reason named here",
+  "execute-wrapped": "actions are logged as the agent wrote them (ReAct's `execute[...]`), not as they ran",
+  "no-actions": "the log holds no action at all (e.g. a Plan & Solve plan with no steps)",
+} as const;
+
+export type EpisodeFlag = keyof typeof EPISODE_FLAGS;
+
+export const isEpisodeFlag = (s: string): s is EpisodeFlag => Object.hasOwn(EPISODE_FLAGS, s);
