@@ -1,0 +1,213 @@
+/**
+ * `npm run bench -- import [--keep]`: `icstudio import` end to end (a fresh process, a fresh store)
+ * over a synthetic copy of InterCode's whole published set: 58 files, 17,702 episodes, in the
+ * three formats and with the published oddities in their published numbers (13 rewards below 0,
+ * 608 blocked last actions, 91 ReAct forced submits, one truncated file). The records are the
+ * sample logs in ../shared/intercode/results-sample and this project's own fixtures, copied to
+ * volume in a temporary folder (nothing of InterCode's is written into the repository).
+ * Target: the whole import under 5 s of wall time, 17,702 episodes added, 0 rejected.
+ */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { fileURLToPath } from "node:url";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const SAMPLE = path.join(ROOT, "../shared/intercode/results-sample");
+const FIXTURES = path.join(ROOT, "lib/trajectories/fixtures/logs");
+
+type Rec = Record<string, unknown> & { turn_history: { actions: string[]; observations: unknown[]; rewards: number[]; valid_action: boolean[]; thoughts?: string[]; steps?: string[] }; summary: Record<string, unknown> };
+type Env = "bash" | "sql" | "python" | "ctf";
+
+const readJson = (f: string) => JSON.parse(fs.readFileSync(f, "utf8")) as Record<string, unknown>;
+const clone = <T>(v: T): T => structuredClone(v);
+
+/** Results-format records of each environment to copy from. */
+function templates(): Record<Env, Rec[]> {
+  const recs = (f: string) => Object.values(readJson(f)) as Rec[];
+  // The sample's SQL log is a human environment log; its steps make results records of real size.
+  const sql = (Object.values(readJson(path.join(SAMPLE, "sql/ic_sql_multiturn_human_10_turns.json"))) as Array<Record<string, unknown>>).map((r): Rec => {
+    const traj = r.trajectory as Array<{ action: string; observation: unknown }>;
+    const rewards = traj.map((_, i) => (i === traj.length - 1 ? Number(r.reward) : 0));
+    return {
+      environment: "ic_sql",
+      dataset: "./data/sql/spider/ic_spider_dev.json",
+      query: r.query,
+      hardness: "medium",
+      turn_history: { actions: traj.map((s) => s.action), observations: traj.map((s) => String(s.observation)), rewards, valid_action: traj.map(() => true) },
+      summary: { max_reward: Math.max(...rewards), max_reward_idx: rewards.indexOf(Math.max(...rewards)), turns_taken: traj.length, turns_max: 10 },
+    };
+  });
+  // One human episode holds an 83 KB observation (SELECT * on a large table); copied to a model
+  // log's volume it would be 60% of the set's bytes, where a model log has it once. Records above
+  // 16 KB stay out of the templates.
+  const small = (r: Rec) => JSON.stringify(r).length <= 16_384;
+  return {
+    sql: [...sql.filter(small), ...recs(path.join(FIXTURES, "gpt-3.5/sql_react_3_turns.json")).map(unwrap)],
+    bash: [...recs(path.join(SAMPLE, "bash/ic_bash_multiturn_gpt-4_10_turns_fs_4.json")), ...recs(path.join(FIXTURES, "ic_bash_multiturn_gpt-4_3_turns_fs_2.json")).filter((r) => !r.turn_history.actions.includes("blocked"))],
+    python: recs(path.join(SAMPLE, "python/ic_python_multiturn_gpt-3.5_7_turns.json")),
+    ctf: recs(path.join(SAMPLE, "ctf/ic_ctf_gpt-4_25_turns.json")),
+  };
+}
+
+/** A ReAct fixture record as a plain Try Again record. */
+function unwrap(r: Rec): Rec {
+  const out = clone(r);
+  const th = out.turn_history;
+  const n = (out.summary.turns_taken as number) ?? th.actions.length;
+  th.actions = th.actions.slice(0, n).map((a) => a.replace(/^execute\[(.*)\]$/s, "$1"));
+  for (const k of ["observations", "rewards", "valid_action"] as const) (th[k] as unknown[]) = th[k].slice(0, n);
+  delete th.thoughts;
+  return out;
+}
+
+type Kind = "try-again" | "react" | "plan-solve" | "envlog";
+interface FileSpec {
+  name: string;
+  env: Env;
+  kind: Kind;
+  count: number;
+  negative?: number;
+  blocked?: number;
+  forced?: number;
+}
+
+/** The published set's shape: which files, how many episodes each, where the oddities are. */
+function publishedShape(): FileSpec[] {
+  const files: FileSpec[] = [];
+  const sqlModels = ["gpt-4", "gpt-3.5", "text-bison-001", "chat-bison-001", "starchat", "vicuna-13b", "gpt-3.5_10_turns_handicap", "gpt-4-1", "gpt-3.5-1"];
+  for (const m of sqlModels) files.push({ name: `ic_sql_multiturn_${m.includes("turns") ? m : m.endsWith("-1") ? `${m}_turns` : `${m}_10_turns`}.json`, env: "sql", kind: "try-again", count: 1034 });
+  files.push({ name: "gpt-3.5/sql_react_10_turns.json", env: "sql", kind: "react", count: 1034, forced: 71 });
+  files.push({ name: "gpt-3.5/ic_sql_plan_solve.json", env: "sql", kind: "plan-solve", count: 1034 });
+  files.push({ name: "gpt-3.5/ic_sql_plan_solve_refine_3_turns.json", env: "sql", kind: "plan-solve", count: 1034 });
+  for (const m of ["gpt-4", "gpt-3.5", "text-bison-001"]) files.push({ name: `ic_python_multiturn_${m}_7_turns.json`, env: "python", kind: "try-again", count: 974 });
+  const fsSizes = [60, 53, 60, 27];
+  for (const m of ["gpt-4", "gpt-3.5", "text-bison-001", "chat-bison-001", "starchat", "vicuna-13b"]) {
+    fsSizes.forEach((n, i) => files.push({ name: `ic_bash_multiturn_${m}_10_turns_fs_${i + 1}.json`, env: "bash", kind: "try-again", count: n }));
+  }
+  fsSizes.forEach((n, i) => files.push({ name: `ic_bash_multiturn_gpt-4_1_turns_fs_${i + 1}.json`, env: "bash", kind: "try-again", count: n }));
+  fsSizes.forEach((n, i) => files.push({ name: `gpt-3.5/ic_bash_react_10_turns_fs_${i + 1}.json`, env: "bash", kind: "react", count: n, forced: 5 }));
+  fsSizes.forEach((n, i) => files.push({ name: `gpt-3.5/ic_bash_plan_solve_fs_${i + 1}.json`, env: "bash", kind: "plan-solve", count: n }));
+  for (const t of [5, 10, 15, 20, 25]) files.push({ name: `ic_ctf_gpt-4_${t}_turns.json`, env: "ctf", kind: "try-again", count: 100 });
+  files.push({ name: "ic_sql_multiturn_human_10_turns.json", env: "sql", kind: "envlog", count: 0 });
+  // Oddities where the published logs have them: below-0 rewards in SQL, blocked replies across models.
+  files[1].negative = 13;
+  const blockedIn = files.filter((f) => f.kind === "try-again" && !f.name.includes("gpt-4"));
+  let left = 608;
+  blockedIn.forEach((f, i) => {
+    const n = i === blockedIn.length - 1 ? left : Math.min(left, Math.round((608 * f.count) / blockedIn.reduce((s, g) => s + g.count, 0)));
+    f.blocked = n;
+    left -= n;
+  });
+  const fixed = files.reduce((s, f) => s + f.count, 0);
+  files[files.length - 1].count = 17_702 - fixed;
+  return files;
+}
+
+function makeRecord(tpl: Rec, spec: FileSpec, i: number, odd: { negative: boolean; blocked: boolean; forced: boolean }): Record<string, unknown> {
+  const r = clone(tpl);
+  r.task_id = i;
+  const th = r.turn_history;
+  const limit = spec.kind === "react" ? 10 : Number(r.summary.turns_max ?? 10);
+  if (odd.negative) {
+    th.rewards = th.rewards.map(() => -0.25);
+    r.summary = { ...r.summary, max_reward: -0.25, max_reward_idx: 0 };
+  }
+  if (odd.blocked) {
+    th.actions.push("blocked");
+    th.rewards.push(0);
+    r.summary = { ...r.summary, turns_taken: th.actions.length };
+  }
+  if (spec.kind === "react") {
+    th.thoughts = th.actions.map((_, k) => `thought ${k + 1}`);
+    th.actions = th.actions.map((a) => (a === "submit" ? a : `execute[${a}]`));
+    r.summary = { max_reward: r.summary.max_reward, turns_taken: th.actions.length, turns_max: limit };
+    if (odd.forced) {
+      th.thoughts.push("EXCEEDED MAX TURNS: submit");
+      th.actions.push("submit");
+      th.observations.push(String(th.observations.at(-1) ?? ""));
+      th.rewards.push(Number(r.summary.max_reward));
+      th.valid_action.push(th.valid_action.at(-1) ?? true);
+    }
+  }
+  if (spec.kind === "plan-solve") {
+    th.steps = th.actions.map((_, k) => `step ${k + 1}`);
+    r.summary = { max_reward: r.summary.max_reward, max_reward_idx: r.summary.max_reward_idx };
+  }
+  return r;
+}
+
+function writeSet(dir: string): { files: number; episodes: number; bytes: number } {
+  const tpl = templates();
+  let bytes = 0;
+  let episodes = 0;
+  const specs = publishedShape();
+  for (const spec of specs) {
+    const out: Record<string, unknown> = {};
+    const pick = tpl[spec.env];
+    for (let i = 0; i < spec.count; i++) {
+      const odd = { negative: i < (spec.negative ?? 0), blocked: i >= spec.count - (spec.blocked ?? 0), forced: i < (spec.forced ?? 0) };
+      const rec = makeRecord(pick[i % pick.length], spec, i, odd);
+      if (spec.kind === "envlog") {
+        const th = (rec as Rec).turn_history;
+        out[String(i)] = {
+          environment: rec.environment,
+          query_idx: i,
+          query: rec.query,
+          reward: (rec as Rec).summary.max_reward,
+          trajectory: th.actions.map((a, k) => ({ action: a, observation: th.observations[k] })),
+          info: {},
+        };
+      } else out[String(i)] = rec;
+    }
+    const body = spec.kind === "plan-solve" ? { meta: { env: spec.env, data_path: `./data/${spec.env}/set.json`, refine: spec.name.includes("refine"), refine_turns: spec.name.includes("refine") ? 3 : null }, logs: out } : out;
+    const text = JSON.stringify(body, null, 2);
+    const file = path.join(dir, spec.env, spec.name);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, text);
+    bytes += text.length;
+    episodes += spec.count;
+  }
+  // The published set's one damaged file: a log cut off partway.
+  const cut = fs.readFileSync(path.join(dir, "python", "ic_python_multiturn_gpt-4_7_turns.json"), "utf8");
+  fs.writeFileSync(path.join(dir, "python", "ic_python_multiturn_gpt-4_5_turns.json"), cut.slice(0, Math.floor(cut.length / 3)));
+  return { files: specs.length + 1, episodes, bytes };
+}
+
+export default async function importBench(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { keep: { type: "boolean" } } });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-bench-import-"));
+  try {
+    const set = writeSet(path.join(dir, "logs"));
+    process.stdout.write(`synthetic published set: ${set.files} files, ${set.episodes} episodes, ${(set.bytes / 1e6).toFixed(1)} MB (${dir}/logs)\n`);
+    const t0 = performance.now();
+    // CPU seconds beside wall seconds (GNU time, when there is one): on a shared machine the wall
+    // time also counts waiting for a core.
+    const cmd = [process.execPath, path.join(ROOT, "bin/icstudio.mjs"), "import", path.join(dir, "logs"), "--json"];
+    const timeFile = path.join(dir, "time.txt");
+    const gnuTime = fs.existsSync("/usr/bin/time");
+    const run = spawnSync(gnuTime ? "/usr/bin/time" : cmd[0], gnuTime ? ["-f", "%U %S", "-o", timeFile, ...cmd] : cmd.slice(1), {
+      env: { ...process.env, IC_DB: path.join(dir, "studio.db") },
+      encoding: "utf8",
+      maxBuffer: 256 * 1024 * 1024,
+    });
+    const ms = performance.now() - t0;
+    const cpu = gnuTime ? fs.readFileSync(timeFile, "utf8").trim().split("\n").at(-1)!.split(/\s+/).map(Number) : null;
+    const report = JSON.parse(run.stdout) as { totals: Record<string, unknown>; files: Array<{ file: string; error?: string }> };
+    const t = report.totals;
+    process.stdout.write(
+      [
+        `icstudio import, end to end (process start to exit, fresh store): ${(ms / 1000).toFixed(2)} s wall (target < 5 s)` +
+          (cpu ? `, ${(cpu[0] + cpu[1]).toFixed(2)} s CPU (user ${cpu[0]}, system ${cpu[1]})` : ""),
+        `  files ${t.files}, not readable ${t.failedFiles}: ${report.files.filter((f) => f.error).map((f) => `${path.relative(dir, f.file)} (${f.error})`).join("; ")}`,
+        `  episodes added ${t.added}, rejected ${t.rejected}, flagged ${t.flagged}: ${JSON.stringify(t.flags)}`,
+        `  load average (1 min) ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`,
+      ].join("\n") + "\n",
+    );
+    return t.added === set.episodes && t.rejected === 0 && t.failedFiles === 1 && ms < 5000 ? 0 : 1;
+  } finally {
+    if (!values.keep) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
