@@ -85,3 +85,38 @@ export function parseAction(reply: string, options: ParseOptions = {}): ParsedRe
     : "your reply was empty";
   return { kind: "invalid", reason, thought: cleanThought(text, options.thoughtLabel) };
 }
+
+/** What a logged action does when replayed. */
+export type LoggedAction = { kind: "run"; code: string } | { kind: "submit"; arg: string } | { kind: "blocked" };
+
+export interface LoggedActionFormat {
+  /** ReAct and Plan & Solve runs write actions as `execute[<code>]` (profile row `react.action-format`). */
+  executeBrackets?: boolean;
+  /** InterCode CTF writes actions as `cmd <command>` (profile row `ctf.action-format`). */
+  cmdWrapper?: boolean;
+}
+
+const EXECUTE_RE = /^\s*execute\s*\[([\s\S]*)\]\s*$/;
+const CMD_RE = /^\s*cmd\s+([\s\S]*?)\s*$/;
+const SUBMIT_RE = /^\s*submit(?:\s+([\s\S]*?))?\s*$/;
+
+/**
+ * Reads an action as a loop logged it: `submit` / `submit <arg>` submits; `blocked` (InterCode's
+ * mark for a reply it could not parse) runs nothing; under the formats asked for, `execute[<code>]`
+ * and `cmd <command>` run what they wrap; anything else runs as written. Never throws.
+ */
+export function parseLoggedAction(action: string, format: LoggedActionFormat = {}): LoggedAction {
+  if (/^\s*blocked\s*$/.test(action)) return { kind: "blocked" };
+  let code = action;
+  if (format.executeBrackets) {
+    const m = EXECUTE_RE.exec(action);
+    if (m) return { kind: "run", code: m[1]! };
+  }
+  if (format.cmdWrapper) {
+    const m = CMD_RE.exec(action);
+    if (m) code = m[1]!;
+  }
+  const s = SUBMIT_RE.exec(code);
+  if (s) return { kind: "submit", arg: s[1] ?? "" };
+  return { kind: "run", code };
+}

@@ -89,6 +89,73 @@ def _report(exc):
     _REAL[1].write("".join(lines))
 
 
+class _TestTimeout(BaseException):
+    pass
+
+
+def _ic_exec(code, parse_first):
+    """Runs `code` the way InterCode's Python executor did; returns the observation it logged."""
+    import io
+    import contextlib
+    if parse_first:
+        try:
+            ast.parse(code)
+        except BaseException as e:
+            return "Error executing action: %s" % e, False
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            exec(code, _ns)
+    except BaseException as e:
+        return str({"error": "Error: %s" % e}), False
+    return str({"output": out.getvalue(), "error": err.getvalue()}), True
+
+
+def _ic_score(req):
+    """InterCode's scoring of a `def` turn: bind, run the tests here, then reset to gold."""
+    import io
+    import contextlib
+    import signal
+
+    def alarm(signum, frame):
+        raise _TestTimeout()
+
+    old = signal.signal(signal.SIGALRM, alarm)
+    results = []
+    sink = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            try:
+                exec("%s = %s" % (req["target"], req["fn"]), _ns)
+            except BaseException:
+                pass
+            for t in req["tests"]:
+                try:
+                    signal.setitimer(signal.ITIMER_REAL, float(req.get("perTestSeconds", 5)))
+                    exec(t, _ns)
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+                    results.append({"outcome": "pass"})
+                except AssertionError as e:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+                    results.append({"outcome": "fail", "detail": "AssertionError" + (": %s" % e if str(e) else "")})
+                except _TestTimeout:
+                    results.append({"outcome": "error", "detail": "timed out"})
+                except BaseException as e:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+                    results.append({"outcome": "error", "detail": "%s: %s" % (type(e).__name__, str(e)[:200])})
+            _ns.clear()
+            _ns.update({"__name__": "__main__", "__builtins__": builtins})
+            for cell in (req.get("setup") or "", req.get("gold") or ""):
+                try:
+                    exec(cell, _ns)
+                except BaseException:
+                    pass
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    return results
+
+
 def main():
     global _REAL
     while True:
@@ -115,6 +182,11 @@ def main():
                         result = {"ok": True, "source": inspect.getsource(fn)}
                     except (OSError, TypeError):
                         result = {"ok": True, "source": ""}
+            elif req.get("op") == "ic-exec":
+                obs, ok = _ic_exec(req["code"], req.get("parseFirst", False))
+                result = {"ok": ok, "observation": obs}
+            elif req.get("op") == "ic-score":
+                result = {"ok": True, "results": _ic_score(req)}
             else:
                 _run(req["code"])
         except SystemExit as e:

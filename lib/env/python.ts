@@ -10,6 +10,7 @@ import type { TestOutcome } from "@/lib/reward/types";
 import type { Sandbox, SandboxProcess } from "@/lib/sandbox/types";
 import { observationOf } from "./shell-episode";
 import { exchange, type FrameMarks } from "./framed";
+import { profileValue, type ProfileName } from "./profiles";
 import { openSandbox, parseSubmit } from "./sandbox";
 import type { Environment, EnvironmentOptions, StepOptions, StepResult, SubmitResult } from "./types";
 
@@ -70,6 +71,14 @@ function goldOutcomes(task: PythonTask, backend: string, options: EnvironmentOpt
   return hit;
 }
 
+/** As InterCode found a function's name: `def`, a name, then `(` with no space before it ("def f (x)" is skipped). */
+const FIRST_DEF = /\bdef\s+([A-Za-z_]\w*)\(/;
+
+/** The name of the first `def <name>(` in `code` (InterCode's reading of it), or null. */
+export function firstDefName(code: string): string | null {
+  return FIRST_DEF.exec(code)?.[1] ?? null;
+}
+
 /** The function name the task's tests call. */
 export function targetName(task: PythonTask): string {
   if (!task.functionName) throw new BadInputError(`task ${task.dataset}/${task.id} names no function and none could be found in its tests`, `${task.dataset}/${task.id}: functionName`);
@@ -92,9 +101,14 @@ export class PythonEnvironment implements Environment {
   /** Cells that ran without error, replayed before the hidden tests. */
   private cells: string[] = [];
   private lastObservation = "";
+  /** The last action run (profile intercode scores the function it defined). */
+  private lastAction = "";
   private done = false;
+  private readonly profile: ProfileName;
 
-  constructor(private readonly options: EnvironmentOptions = {}) {}
+  constructor(private readonly options: EnvironmentOptions = {}) {
+    this.profile = options.profile ?? "studio";
+  }
 
   async reset(task: Task): Promise<{ observation: string }> {
     if (task.env !== "python") throw new BadInputError(`a ${task.env} task cannot run in the python environment`, "task");
@@ -103,6 +117,7 @@ export class PythonEnvironment implements Environment {
     this.done = false;
     this.cells = [];
     this.lastObservation = "";
+    this.lastAction = "";
     this.sandbox = await openSandbox({ image: "python", workdir: PYTHON_WORKDIR }, this.options);
     this.startDriver();
     const r = await this.request({ code: "None" }, { timeoutMs: 15_000 });
@@ -159,6 +174,8 @@ export class PythonEnvironment implements Environment {
       const submitted = await this.submit(submit.arg);
       return { observation: submitted.agentObservation, ok: true, done: true, submitted };
     }
+    this.lastAction = action;
+    if (profileValue(this.profile, "python.turn") === "def-as-written-else-print") return this.stepAsInterCode(action, options);
     const r = await this.request({ code: action }, { onOutput: options.onOutput, signal: options.signal });
     let observation = observationOf(r, sandbox.limits);
     if (r.died) {
@@ -171,8 +188,52 @@ export class PythonEnvironment implements Environment {
     return { observation, ok, done: false, ...(r.timedOut ? { timedOut: true } : {}), ...(r.truncated ? { truncated: true } : {}), ...(r.aborted ? { aborted: true } : {}) };
   }
 
+  /** Profile intercode: a `def` runs as written, anything else inside print(...); the observation is str() of the result dict. */
+  private async stepAsInterCode(action: string, options: StepOptions): Promise<StepResult> {
+    const { sandbox } = this.live();
+    const isDef = action.trimStart().startsWith("def");
+    const r = await this.request({ op: "ic-exec", code: isDef ? action : `print(${action})`, parseFirst: !isDef }, { signal: options.signal });
+    const result = r.result as { ok: boolean; observation?: string } | null;
+    let observation = result?.observation ?? observationOf(r, sandbox.limits);
+    if (r.died) observation += RESTART_NOTE;
+    this.lastObservation = observation;
+    const ok = Boolean(result?.ok) && !r.timedOut && !r.aborted;
+    return { observation, ok, done: false, ...(r.timedOut ? { timedOut: true } : {}), ...(r.aborted ? { aborted: true } : {}) };
+  }
+
+  /**
+   * Profile intercode's score of the last action: 0 untested unless it starts with `def`; else the
+   * function its first `def` defined is bound to the gold's first `def` name and tested in this
+   * interpreter, which is then reset to fresh globals, the setup code and the gold.
+   */
+  private async scoreAsInterCode(redact: boolean): Promise<SubmitResult> {
+    const { sandbox, task } = this.live();
+    const fn = this.lastAction.trimStart().startsWith("def") ? firstDefName(this.lastAction) : null;
+    const gold = await goldOutcomes(task, sandbox.backend, this.options);
+    const target = firstDefName(task.gold) ?? targetName(task);
+    let agent: TestRun[];
+    if (fn === null) {
+      agent = task.tests.map(() => ({ outcome: "error" as const, detail: "the scored action does not define a function" }));
+    } else {
+      const r = await this.request(
+        { op: "ic-score", fn, target, tests: task.tests, setup: task.setup, gold: task.gold, perTestSeconds: 5 },
+        { timeoutMs: Math.max(30_000, task.tests.length * 6_000) },
+      );
+      const got = (r.result as { results?: TestRun[] } | null)?.results;
+      agent = got ?? task.tests.map(() => ({ outcome: "error" as const, detail: r.timedOut ? "the tests timed out" : "the tests did not run" }));
+    }
+    const { reward, breakdown } = pythonReward({
+      functionName: fn ?? "",
+      tests: task.tests.map((t, i) => ({ test: t, gold: gold[i]!.outcome, agent: agent[i]!.outcome, detail: agent[i]!.detail })),
+      ...(fn === null ? { error: "the scored action does not define a function (scored 0)" } : {}),
+    });
+    const scored = fn === null ? { reward: 0, breakdown: { ...breakdown, tests: breakdown.tests.map((t) => ({ ...t, agree: false })) } } : { reward, breakdown };
+    return { reward: scored.reward, breakdown: redactTests(scored.breakdown, redact), goldObservation: task.gold, agentObservation: this.lastAction };
+  }
+
   /** Scores `fn` (default: the name the tests call). `redact` hides the test text (mid-episode evaluation). */
   private async score(fn: string | undefined, redact: boolean): Promise<SubmitResult> {
+    if (profileValue(this.profile, "python.scored-function") === "last-def-bound-to-gold-name") return this.scoreAsInterCode(redact);
     const { sandbox, task } = this.live();
     const target = targetName(task);
     const name = (fn ?? "").trim() || target;
@@ -184,10 +245,10 @@ export class PythonEnvironment implements Environment {
     ]);
     const { reward, breakdown } = pythonReward({
       functionName: name,
-      tests: task.tests.map((t, i) => ({ test: redact ? `test ${i + 1}` : t, gold: gold[i]!.outcome, agent: agent[i]!.outcome, detail: agent[i]!.detail })),
+      tests: task.tests.map((t, i) => ({ test: t, gold: gold[i]!.outcome, agent: agent[i]!.outcome, detail: agent[i]!.detail })),
     });
     const agentObservation = src.result?.source || (src.result?.ok === false ? `${src.result.error}` : name);
-    return { reward, breakdown, goldObservation: task.gold, agentObservation };
+    return { reward, breakdown: redactTests(breakdown, redact), goldObservation: task.gold, agentObservation };
   }
 
   evaluate(arg?: string): Promise<SubmitResult> {
@@ -208,6 +269,14 @@ export class PythonEnvironment implements Environment {
     this.sandbox = null;
     await s?.close();
   }
+}
+
+/**
+ * Hides the tests' text (mid-episode evaluation) after scoring, so a test listed twice still
+ * counts once (the reward keys tests by their text).
+ */
+function redactTests<B extends { tests: { test: string }[] }>(breakdown: B, redact: boolean): B {
+  return redact ? { ...breakdown, tests: breakdown.tests.map((t, i) => ({ ...t, test: `test ${i + 1}` })) } : breakdown;
 }
 
 /** Starts a python environment (call reset to begin an episode). */

@@ -3,8 +3,10 @@ import { config } from "@/lib/config";
 import { getTask, loadDataset } from "@/lib/datasets/registry";
 import type { EnvName, Task } from "@/lib/datasets/types";
 import { createEnvironment } from "@/lib/env";
+import type { ProfileName } from "@/lib/env/profiles";
 import type { Environment } from "@/lib/env/types";
 import { NotFoundError } from "@/lib/errors";
+import type { ReplayLoop } from "./replay-check";
 
 /**
  * The task an episode was played on: by its id in its dataset, else by its index in the dataset
@@ -22,8 +24,17 @@ export function taskForEpisode({ dataset, taskId, taskIndex }: { dataset: string
   }
 }
 
-/** A fresh environment for a viewer job (gold, replay check), on the server's sandbox backend. */
-export function createViewerEnvironment(env: EnvName, backend?: "docker" | "local" | "auto"): Promise<Environment> {
+/** A fresh environment for a viewer job (gold, replay check), on the server's sandbox backend, under `profile` (default studio). */
+export function createViewerEnvironment(env: EnvName, backend?: "docker" | "local" | "auto", profile?: ProfileName): Promise<Environment> {
   const c = config();
-  return createEnvironment(env, { backend: backend ?? c.backend, sqlUrl: c.sqlUrl });
+  return createEnvironment(env, { backend: backend ?? c.backend, sqlUrl: c.sqlUrl, ...(profile ? { profile } : {}) });
+}
+
+/**
+ * The loop that recorded a stored episode: an episode imported from InterCode's logs replays under
+ * profile intercode with its policy and turn limit; the Studio's own under studio.
+ */
+export function replayLoopForEpisode(episode: { mode?: string | null; sourceFile?: string | null; policy: string | null; turnLimit: number }): ReplayLoop {
+  const imported = episode.mode === "import" || Boolean(episode.sourceFile);
+  return { profile: imported ? "intercode" : "studio", policy: episode.policy, turnLimit: episode.turnLimit };
 }

@@ -1,7 +1,9 @@
 import "server-only";
+import { parseLoggedAction } from "@/lib/agent/parse-action";
 import type { Task } from "@/lib/datasets/types";
+import { detectPythonFeedback, pythonTestFeedback } from "@/lib/env/intercode-loop";
+import { profileValue, type ProfileName } from "@/lib/env/profiles";
 import type { Environment } from "@/lib/env/types";
-import { parseSubmitAction } from "@/lib/ws/protocol";
 import { stripAnsi } from "./ansi";
 
 /** A recorded turn, as the check needs it. */
@@ -12,9 +14,30 @@ export interface RecordedTurn {
   reward: number | null;
 }
 
+/** The loop that produced a recorded episode, which the replay runs again. */
+export interface ReplayLoop {
+  /** InterCode's logs replay under "intercode"; the Studio's own episodes under "studio". */
+  profile: ProfileName;
+  /** The policy that played (try-again, react, plan-solve, single-turn; null: a person or unknown). */
+  policy: string | null;
+  /** The episode's turn limit: a ReAct `submit` logged past it is the forced final submit. */
+  turnLimit: number | null;
+}
+
+/** Why a turn's replay differs from the recording (a heuristic on the two texts; see categorize). */
+export const DISAGREEMENT_CATEGORIES = ["environment content", "nondeterminism", "reward formula", "loop", "tool versions", "order"] as const;
+export type DisagreementCategory = (typeof DISAGREEMENT_CATEGORIES)[number];
+
 /** The check of one turn: what was recorded against what a fresh run gives. */
 export interface TurnCheck {
   index: number;
+  /** The logged action as the loop read it (`execute[...]` unwrapped); absent when the same as logged. */
+  ranAction?: string;
+  /** The submit a ReAct loop appended at its turn limit: replayed for the final reward, not a turn. */
+  forcedSubmit?: boolean;
+  /** Set when observation or reward disagree. */
+  category?: DisagreementCategory;
+  recordedObservation?: string;
   observationAgrees: boolean;
   /** null when the recorded turn has no reward to compare with. */
   rewardAgrees: boolean | null;
@@ -84,53 +107,114 @@ export function unwrapPythonResult(s: string): string {
 
 export const rewardsAgree = (a: number, b: number) => Math.abs(a - b) <= REWARD_TOLERANCE;
 
+const MASK_VOLATILE = [
+  /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?\b/g,
+  /\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\s+\d+ [\d:]+( \w+)? \d{4}\b/g,
+  /\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\s+\d+\s+(\d{2}:\d{2}|\d{4})\b/g,
+  /\b\d{1,2}:\d{2}(:\d{2})?\b/g,
+  /0x[0-9a-f]+/gi,
+  /\b\d+\b/g,
+];
+const TOOL_MESSAGES = /command not found|invalid syntax|SyntaxError|not installed|No module named|illegal option|unrecognized option|invalid option|usage:/i;
+
 /**
- * Re-runs the recorded actions of an episode in a fresh environment (reset on `task`) and compares
- * each turn's observation and reward with what was recorded. A submit action is scored by submit;
- * every other turn's reward is the environment's evaluate() after it, compared only when the
- * recording has one. The environment is closed at the end.
+ * Sorts a disagreeing turn into one cause, from the two texts: the same lines in another order is
+ * "order"; the same once numbers, times and addresses are masked is "nondeterminism"; the same
+ * observation with a different reward is "reward formula"; a tool's own complaint on either side
+ * is "tool versions"; a loop's text (`Please try again`, `execute[`) or a replay that stopped is
+ * "loop"; anything else is "environment content" (different files, rows or data).
+ */
+export function categorize(recorded: string, replayed: string, observationAgrees: boolean, replayError?: string): DisagreementCategory {
+  if (replayError) return "loop";
+  if (observationAgrees) return "reward formula";
+  const a = normalizeObservation(recorded);
+  const b = normalizeObservation(replayed);
+  const lines = (x: string) => x.split(/\n|(?<=\))(?=\()/).sort().join("\n");
+  if (lines(a) === lines(b)) return "order";
+  const mask = (x: string) => MASK_VOLATILE.reduce((t, re) => t.replace(re, "#"), x);
+  if (mask(a) === mask(b)) return "nondeterminism";
+  if (/Please try again\.?$|^execute\[/.test(a) || /Please try again\.?$/.test(b)) return "loop";
+  if (TOOL_MESSAGES.test(a) !== TOOL_MESSAGES.test(b) || (TOOL_MESSAGES.test(a) && TOOL_MESSAGES.test(b))) return "tool versions";
+  return "environment content";
+}
+
+/**
+ * Re-runs the recorded actions of an episode in a fresh environment (reset on `task`) with the
+ * loop that recorded them, and compares each turn's observation and reward with the recording.
+ * The loop decides how an action reads (`execute[...]`, `cmd ...`, `blocked`), which rewrites of
+ * an observation it made (profile rows), and when a turn was scored: a turn is scored with
+ * evaluate() when the recording has a reward for it (under profile intercode that score has the
+ * side effects InterCode's had), a submit by submit. `env` must have been created under
+ * `loop.profile`; it is closed at the end.
  */
 export async function checkEpisodeReplay({
   task,
   turns,
   finalReward,
   env,
+  loop = { profile: "studio", policy: null, turnLimit: null },
 }: {
   task: Task;
   turns: RecordedTurn[];
   finalReward: number | null;
   env: Environment;
+  loop?: ReplayLoop;
 }): Promise<EpisodeCheck> {
   const out: TurnCheck[] = [];
   let last: number | null = null;
+  const multiStep = loop.policy === "react" || (loop.policy?.startsWith("plan-solve") ?? false);
+  const format = {
+    executeBrackets: multiStep && profileValue(loop.profile, "react.action-format") === "execute-brackets",
+    cmdWrapper: task.env === "ctf" && profileValue(loop.profile, "ctf.action-format") === "cmd-wrapper",
+  };
+  const rewrite =
+    task.env === "python" && loop.policy?.startsWith("try-again") === true && profileValue(loop.profile, "python.try-again-feedback") === "rewritten-test-feedback"
+      ? (detectPythonFeedback(turns.map((t) => t.observation)) ?? "did-not-pass")
+      : null;
+  const uniqueTests = task.env === "python" ? [...new Set(task.tests)] : [];
   try {
     await env.reset(task);
     let done = false;
-    for (const t of turns) {
+    for (const [i, t] of turns.entries()) {
       if (done) break;
-      const submitArg = parseSubmitAction(t.action);
+      const parsed = parseLoggedAction(t.action, format);
+      if (parsed.kind === "blocked") continue;
       let observation: string;
       let reward: number | null = null;
-      if (submitArg !== null) {
-        const r = await env.submit(submitArg || undefined);
+      const isLast = i === turns.length - 1;
+      const forcedSubmit =
+        parsed.kind === "submit" && isLast && loop.policy === "react" && loop.turnLimit !== null && t.index >= loop.turnLimit && profileValue(loop.profile, "react.forced-submit") === "appended-not-counted";
+      if (parsed.kind === "submit") {
+        const r = await env.submit(parsed.arg || undefined);
         observation = r.agentObservation;
         reward = r.reward;
         done = true;
       } else {
-        const r = await env.step(t.action);
+        const r = await env.step(parsed.code);
         observation = r.observation;
         if (r.submitted) {
           reward = r.submitted.reward;
           done = true;
-        } else if (t.reward !== null || t === turns[turns.length - 1]) {
-          reward = (await env.evaluate()).reward;
+        } else if (t.reward !== null || (isLast && (task.env !== "python" || profileValue(loop.profile, "python.after-score") === "unchanged"))) {
+          const ev = await env.evaluate();
+          reward = ev.reward;
+          if (rewrite && ev.reward < 1 && ev.breakdown.kind === "python" && ev.breakdown.error === undefined) {
+            const failed = ev.breakdown.tests.flatMap((x, k) => (x.agree ? [] : [uniqueTests[k] ?? x.test]));
+            observation = pythonTestFeedback(rewrite, failed, ev.breakdown.tests.length);
+          }
         }
       }
       if (reward !== null) last = reward;
+      const observationAgrees = normalizeObservation(observation) === normalizeObservation(t.observation);
+      const rewardAgrees = t.reward === null || reward === null ? null : rewardsAgree(t.reward, reward);
       out.push({
         index: t.index,
-        observationAgrees: normalizeObservation(observation) === normalizeObservation(t.observation),
-        rewardAgrees: t.reward === null || reward === null ? null : rewardsAgree(t.reward, reward),
+        ...(parsed.kind === "run" && parsed.code !== t.action ? { ranAction: parsed.code } : {}),
+        ...(forcedSubmit ? { forcedSubmit: true } : {}),
+        ...(!observationAgrees || rewardAgrees === false ? { category: categorize(t.observation, observation, observationAgrees) } : {}),
+        recordedObservation: t.observation,
+        observationAgrees,
+        rewardAgrees,
         recordedReward: t.reward,
         replayedReward: reward,
         replayedObservation: observation,
@@ -152,6 +236,7 @@ export function summarizeChecks(checks: EpisodeCheck[]): { episodes: number; tur
   let ra = 0;
   for (const c of checks) {
     for (const t of c.turns) {
+      if (t.forcedSubmit) continue;
       turns++;
       if (t.observationAgrees) obs++;
       if (t.rewardAgrees !== null) {
@@ -160,7 +245,7 @@ export function summarizeChecks(checks: EpisodeCheck[]): { episodes: number; tur
       }
     }
     // Logs without per-turn rewards (InterCode's environment logs) still have the episode's reward.
-    if (c.turns.every((t) => t.rewardAgrees === null) && c.finalRewardAgrees !== null) {
+    if (c.turns.every((t) => t.rewardAgrees === null || t.forcedSubmit) && c.finalRewardAgrees !== null) {
       rc++;
       if (c.finalRewardAgrees) ra++;
     }

@@ -6,8 +6,9 @@ import { loadDataset } from "@/lib/datasets/registry";
 import type { Task } from "@/lib/datasets/types";
 import { BadInputError } from "@/lib/errors";
 import { parseLogText } from "@/lib/trajectories/import";
-import { createViewerEnvironment, taskForEpisode } from "@/lib/viewer/episode-task";
-import { checkEpisodeReplay, summarizeChecks, type EpisodeCheck, type RecordedTurn } from "@/lib/viewer/replay-check";
+import { profileNameSchema, type ProfileName } from "@/lib/env/profiles";
+import { createViewerEnvironment, replayLoopForEpisode, taskForEpisode } from "@/lib/viewer/episode-task";
+import { checkEpisodeReplay, summarizeChecks, type DisagreementCategory, type EpisodeCheck, type RecordedTurn, type ReplayLoop } from "@/lib/viewer/replay-check";
 
 /** One file's (or the stored episodes') agreement, as `--json` prints it. */
 export interface RecheckFileReport {
@@ -24,24 +25,55 @@ export interface RecheckFileReport {
   /** Episodes whose replay failed part-way (their checked turns still count). */
   errors: number;
   skipped: number;
+  /** Disagreeing turns by category. */
+  categories: Partial<Record<DisagreementCategory, number>>;
 }
 
-type Job = { label: string; task: Task; turns: RecordedTurn[]; finalReward: number | null; queryMismatch: boolean };
+/** One environment's agreement over every file checked. */
+export interface RecheckEnvReport {
+  env: string;
+  episodes: number;
+  turns: number;
+  observationAgree: number | null;
+  rewardAgree: number | null;
+  rewardCompared: number;
+  categories: Partial<Record<DisagreementCategory, number>>;
+}
+
+/** A turn whose replay differs from the recording, as `--json` lists it. */
+export interface RecheckDisagreement {
+  file: string;
+  /** The episode: "task <index>" for a log file, "episode <id>" for a stored one. */
+  episode: string;
+  turn: number;
+  category: DisagreementCategory;
+  recorded: { observation: string; reward: number | null };
+  replayed: { observation: string; reward: number | null };
+}
+
+type Job = { label: string; task: Task; turns: RecordedTurn[]; finalReward: number | null; queryMismatch: boolean; loop: ReplayLoop };
 
 /** `icstudio recheck`: replays recorded actions in fresh sandboxes and reports how many turns agree. */
 export default defineCommand({
   name: "recheck",
   summary: "Replay recorded episodes (stored episode ids or InterCode log files) in fresh sandboxes and report the share of turns whose observation and reward agree.",
-  usage: "recheck <episode ids or log files...> [--dataset NAME] [--backend local|docker|auto] [--limit N] [--json]",
+  usage: "recheck <episode ids or log files...> [--dataset NAME] [--profile intercode|studio] [--backend local|docker|auto] [--limit N] [--json]",
   help: `Log files (InterCode results files and environment logs, or JSONL) are read without importing them;
 each logged episode's task is found by its index in the dataset named by --dataset (InterCode keys
 its results by task index). Episode ids are read from the store (IC_DB) and use their own dataset.
+Each episode is replayed with the loop that recorded it (its policy's action format, when it was
+scored, the observations the loop rewrote) under a profile (docs/profiles.md): InterCode's logs,
+and episodes imported from them, under intercode; the Studio's own episodes under studio.
   --dataset NAME   dataset of the log files' tasks (nl2bash-fs4, spider-dev, mbpp, ...); required for files
+  --profile P      replay every episode under profile P instead
   --backend B      sandbox backend (default IC_SANDBOX, else auto)
   --limit N        check at most N episodes per file
-  --json           print {files: [{file, episodes, turns, observationAgree, rewardAgree, ...}]} (fractions)`,
+  --json           print {files: [{file, episodes, turns, observationAgree, rewardAgree, categories, ...}],
+                   environments: [...the same per environment], disagreements: [{file, episode, turn,
+                   category, recorded: {observation, reward}, replayed: {observation, reward}}]} (fractions)`,
   options: {
     dataset: { type: "string" },
+    profile: { type: "string" },
     backend: { type: "string" },
     limit: { type: "string" },
     json: { type: "boolean" },
@@ -56,47 +88,85 @@ its results by task index). Episode ids are read from the store (IC_DB) and use 
       limit = Number(values.limit);
       if (!Number.isInteger(limit) || limit < 1) throw new BadInputError("must be a positive integer", "--limit");
     }
+    let profile: ProfileName | undefined;
+    if (values.profile !== undefined) {
+      const p = profileNameSchema.safeParse(values.profile);
+      if (!p.success) throw new BadInputError("must be intercode or studio", "--profile");
+      profile = p.data;
+    }
     const dataset = values.dataset as string | undefined;
     const groups: { file: string; jobs: Job[]; skipped: number }[] = [];
     const ids: string[] = [];
     for (const p of positionals) {
-      if (fs.existsSync(p) && fs.statSync(p).isFile()) groups.push(jobsFromFile(p, dataset, limit));
+      if (fs.existsSync(p) && fs.statSync(p).isFile()) groups.push(jobsFromFile(p, dataset, limit, profile));
       else ids.push(p);
     }
-    if (ids.length) groups.push(jobsFromStore(ids));
+    if (ids.length) groups.push(jobsFromStore(ids, profile));
     const files: RecheckFileReport[] = [];
+    const byEnv = new Map<string, EpisodeCheck[]>();
+    const disagreements: RecheckDisagreement[] = [];
     for (const g of groups) {
       const checks: EpisodeCheck[] = [];
       let mismatch = 0;
       for (const [i, job] of g.jobs.entries()) {
         if (job.queryMismatch) mismatch++;
-        const env = await createViewerEnvironment(job.task.env, backend as "local" | "docker" | "auto" | undefined);
-        const c = await checkEpisodeReplay({ task: job.task, turns: job.turns, finalReward: job.finalReward, env });
+        const env = await createViewerEnvironment(job.task.env, backend as "local" | "docker" | "auto" | undefined, job.loop.profile);
+        const c = await checkEpisodeReplay({ task: job.task, turns: job.turns, finalReward: job.finalReward, env, loop: job.loop });
         if (c.error) log(`${g.file}: ${job.label}: replay stopped: ${c.error}`);
         checks.push(c);
+        byEnv.set(job.task.env, [...(byEnv.get(job.task.env) ?? []), c]);
+        for (const t of c.turns) {
+          if (!t.category || t.forcedSubmit) continue;
+          disagreements.push({
+            file: g.file,
+            episode: job.label,
+            turn: t.index,
+            category: t.category,
+            recorded: { observation: t.recordedObservation ?? "", reward: t.recordedReward },
+            replayed: { observation: t.replayedObservation, reward: t.replayedReward },
+          });
+        }
         if (!values.json && process.stderr.isTTY) process.stderr.write(`\r${g.file}: ${i + 1}/${g.jobs.length}`);
       }
       if (!values.json && process.stderr.isTTY) process.stderr.write("\n");
       const s = summarizeChecks(checks);
-      files.push({ file: g.file, episodes: s.episodes, turns: s.turns, observationAgree: s.observationAgree, rewardAgree: s.rewardAgree, rewardCompared: s.rewardCompared, queryMismatch: mismatch, errors: s.errors, skipped: g.skipped });
+      files.push({ file: g.file, episodes: s.episodes, turns: s.turns, observationAgree: s.observationAgree, rewardAgree: s.rewardAgree, rewardCompared: s.rewardCompared, queryMismatch: mismatch, errors: s.errors, skipped: g.skipped, categories: countCategories(checks) });
     }
-    if (values.json) printJson({ files });
+    const environments: RecheckEnvReport[] = [...byEnv].map(([env, checks]) => {
+      const s = summarizeChecks(checks);
+      return { env, episodes: s.episodes, turns: s.turns, observationAgree: s.observationAgree, rewardAgree: s.rewardAgree, rewardCompared: s.rewardCompared, categories: countCategories(checks) };
+    });
+    if (values.json) printJson({ files, environments, disagreements });
     else {
       const pct = (v: number | null) => (v === null ? "n/a" : `${(v * 100).toFixed(1)}%`);
+      const cats = (c: RecheckFileReport["categories"]) => {
+        const parts = Object.entries(c).map(([k, v]) => `${k} ${v}`);
+        return parts.length ? `; disagreeing turns: ${parts.join(", ")}` : "";
+      };
       for (const f of files) {
         console.log(
           `${f.file}: ${f.episodes} episodes, ${f.turns} turns: observation agrees ${pct(f.observationAgree)}, reward agrees ${pct(f.rewardAgree)} (of ${f.rewardCompared})` +
             (f.queryMismatch ? `, ${f.queryMismatch} task queries differ` : "") +
             (f.errors ? `, ${f.errors} replays stopped` : "") +
-            (f.skipped ? `, ${f.skipped} skipped` : ""),
+            (f.skipped ? `, ${f.skipped} skipped` : "") +
+            cats(f.categories),
         );
+      }
+      for (const e of environments) {
+        console.log(`${e.env} (all files): ${e.episodes} episodes, ${e.turns} turns: observation agrees ${pct(e.observationAgree)}, reward agrees ${pct(e.rewardAgree)} (of ${e.rewardCompared})${cats(e.categories)}`);
       }
     }
     return 0;
   },
 });
 
-function jobsFromFile(file: string, dataset: string | undefined, limit: number): { file: string; jobs: Job[]; skipped: number } {
+function countCategories(checks: EpisodeCheck[]): Partial<Record<DisagreementCategory, number>> {
+  const out: Partial<Record<DisagreementCategory, number>> = {};
+  for (const c of checks) for (const t of c.turns) if (t.category && !t.forcedSubmit) out[t.category] = (out[t.category] ?? 0) + 1;
+  return out;
+}
+
+function jobsFromFile(file: string, dataset: string | undefined, limit: number, profile: ProfileName | undefined): { file: string; jobs: Job[]; skipped: number } {
   if (!dataset) throw new BadInputError("give the dataset of the log's tasks (e.g. --dataset nl2bash-fs4)", "--dataset");
   const tasks = loadDataset(dataset);
   const parsed = parseLogText(file, fs.readFileSync(file, "utf8"), { dataset });
@@ -121,12 +191,13 @@ function jobsFromFile(file: string, dataset: string | undefined, limit: number):
       turns: e.turns.map((t) => ({ index: t.index, action: t.action, observation: t.observation, reward: t.reward ?? null })),
       finalReward: e.reward ?? null,
       queryMismatch: task.query.trim() !== e.query.trim(),
+      loop: { profile: profile ?? "intercode", policy: e.policy ?? null, turnLimit: e.turnLimit },
     });
   }
   return { file, jobs, skipped };
 }
 
-function jobsFromStore(ids: string[]): { file: string; jobs: Job[]; skipped: number } {
+function jobsFromStore(ids: string[], profile: ProfileName | undefined): { file: string; jobs: Job[]; skipped: number } {
   const jobs: Job[] = [];
   let skipped = 0;
   for (const id of ids) {
@@ -143,6 +214,7 @@ function jobsFromStore(ids: string[]): { file: string; jobs: Job[]; skipped: num
       turns: d.turns.map((t) => ({ index: t.index, action: t.action, observation: t.observation, reward: t.reward })),
       finalReward: d.episode.reward,
       queryMismatch: task.query.trim() !== d.episode.query.trim(),
+      loop: { ...replayLoopForEpisode(d.episode), ...(profile ? { profile } : {}) },
     });
   }
   return { file: "(stored episodes)", jobs, skipped };
