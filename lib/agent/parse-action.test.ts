@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseAction } from "./parse-action";
+import { parseAction, parseLoggedAction } from "./parse-action";
 
 describe("parseAction", () => {
   it("takes the first fenced block, and the text before it as the thought", () => {
@@ -41,5 +41,21 @@ describe("parseAction", () => {
     expect(parseAction("   ")).toMatchObject({ kind: "invalid", reason: "your reply was empty" });
     expect(parseAction("```sql\n\n```")).toMatchObject({ kind: "invalid", reason: "the action was empty" });
     expect(parseAction("Action:", { actionLabel: "Action" })).toMatchObject({ kind: "invalid" });
+  });
+});
+
+describe("parseLoggedAction", () => {
+  it("unwraps ReAct's execute[...] and CTF's cmd, and reads submit and blocked", () => {
+    const react = { executeBrackets: true };
+    expect(parseLoggedAction("execute[SELECT count(*) FROM singer]", react)).toEqual({ kind: "run", code: "SELECT count(*) FROM singer" });
+    expect(parseLoggedAction("execute[SELECT a[1] FROM t\nWHERE x = 1]", react)).toEqual({ kind: "run", code: "SELECT a[1] FROM t\nWHERE x = 1" });
+    expect(parseLoggedAction("submit", react)).toEqual({ kind: "submit", arg: "" });
+    expect(parseLoggedAction("blocked", react)).toEqual({ kind: "blocked" });
+    // Without the format (a Try Again log), the text runs as written.
+    expect(parseLoggedAction("execute[ls]")).toEqual({ kind: "run", code: "execute[ls]" });
+    const ctf = { cmdWrapper: true };
+    expect(parseLoggedAction('cmd /bin/bash -c "cat flag.txt"', ctf)).toEqual({ kind: "run", code: '/bin/bash -c "cat flag.txt"' });
+    expect(parseLoggedAction("submit picoCTF{x_y}", ctf)).toEqual({ kind: "submit", arg: "picoCTF{x_y}" });
+    expect(parseLoggedAction("cmd submit picoCTF{x}", ctf)).toEqual({ kind: "submit", arg: "picoCTF{x}" });
   });
 });

@@ -65,17 +65,9 @@ export const PROFILE_TABLE = {
     env: "python",
     policy: "any",
     aspect: "scored",
-    what: "Which function a score tests, and where. `last-def-bound-to-gold-name`: the function the scored action's first `def` defined, assigned to the gold's first `def` name, tested in the episode's own interpreter (a failed assignment is ignored, so whatever that name holds is tested). `named-function`: the function named at submit (default: the name the tests call), tested in a fresh interpreter that replays the episode's cells.",
+    what: "Which function a score tests, and where. `last-def-bound-to-gold-name`: the function the scored action's first `def` defined, assigned to the gold's first `def` name, tested in the episode's own interpreter (a failed assignment is ignored, so whatever that name holds is tested); an action that does not start with `def` scores 0 and runs no test. `named-function`: the function named at submit (default: the name the tests call), tested in a fresh interpreter that replays the episode's cells.",
     intercode: "last-def-bound-to-gold-name",
     studio: "named-function",
-  }),
-  "python.non-def-score": row<"zero-untested" | "tested">({
-    env: "python",
-    policy: "any",
-    aspect: "scored",
-    what: "The score of an action that does not start with `def`. `zero-untested`: 0, no test runs. `tested`: scored like any other turn.",
-    intercode: "zero-untested",
-    studio: "tested",
   }),
   "python.after-score": row<"reset-to-gold" | "unchanged">({
     env: "python",
@@ -100,6 +92,14 @@ export const PROFILE_TABLE = {
     what: "A query's stored observation under a model's loop. `str-of-row-list`: Python's `str()` of the list of row tuples, `[(1, 'a'), (2, 'b')]`. `row-tuples`: the row tuples back to back, `(1, 'a')(2, 'b')` (InterCode's environment logs, played through the environment, store this form under both profiles).",
     intercode: "str-of-row-list",
     studio: "row-tuples",
+  }),
+  "sql.submit-semicolon": row<"runs-as-sql" | "submits">({
+    env: "sql",
+    policy: "any",
+    aspect: "turn runs",
+    what: "The action `submit;`. `runs-as-sql`: only a bare `submit` submits; `submit;` goes to the database (a syntax error). `submits`: it submits.",
+    intercode: "runs-as-sql",
+    studio: "submits",
   }),
   "react.action-format": row<"execute-brackets" | "action-line">({
     env: "any",

@@ -10,7 +10,7 @@ import type { TestOutcome } from "@/lib/reward/types";
 import type { Sandbox, SandboxProcess } from "@/lib/sandbox/types";
 import { observationOf } from "./shell-episode";
 import { exchange, type FrameMarks } from "./framed";
-import { profileValue, type ProfileName } from "./profiles";
+import { DEFAULT_PROFILE, profileValue, type ProfileName } from "./profiles";
 import { openSandbox, parseSubmit } from "./sandbox";
 import type { Environment, EnvironmentOptions, StepOptions, StepResult, SubmitResult } from "./types";
 
@@ -107,7 +107,7 @@ export class PythonEnvironment implements Environment {
   private readonly profile: ProfileName;
 
   constructor(private readonly options: EnvironmentOptions = {}) {
-    this.profile = options.profile ?? "studio";
+    this.profile = options.profile ?? DEFAULT_PROFILE;
   }
 
   async reset(task: Task): Promise<{ observation: string }> {

@@ -1,11 +1,12 @@
 import "server-only";
 import type { SqlTask, Task } from "@/lib/datasets/types";
 import { BadInputError } from "@/lib/errors";
-import { pyReprRowsConcatenated } from "@/lib/reward/python-repr";
+import { pyReprRows, pyReprRowsConcatenated } from "@/lib/reward/python-repr";
 import { sqlReward } from "@/lib/reward/sql";
 import { resolveLimits, timeoutNote, truncationNote, type Limits } from "@/lib/sandbox/limits";
 import { getSqlEngine } from "@/lib/sql/engines";
 import type { QueryOutcome, SqlCell, SqlEngine, SqlSession } from "@/lib/sql/types";
+import { DEFAULT_PROFILE, profileValue, type ProfileValue } from "./profiles";
 import type { Environment, EnvironmentOptions, StepOptions, StepResult, SubmitResult } from "./types";
 
 /**
@@ -61,8 +62,12 @@ export function capObservation(text: string, limit: number, alreadyTruncated = f
   return { text: cut + truncationNote(limit), truncated: true };
 }
 
-/** The observation of a query outcome. */
-export function observationOf(outcome: QueryOutcome, limits: Pick<Limits, "outputBytes" | "timeoutMs">): { text: string; truncated: boolean } {
+/** The observation of a query outcome; rows in the form profile row `sql.observation` names. */
+export function observationOf(
+  outcome: QueryOutcome,
+  limits: Pick<Limits, "outputBytes" | "timeoutMs">,
+  form: ProfileValue<"sql.observation"> = "row-tuples",
+): { text: string; truncated: boolean } {
   if (!outcome.ok) {
     let text = `Error executing query: ${outcome.error}`;
     if (outcome.timedOut) text += timeoutNote(limits.timeoutMs);
@@ -71,7 +76,7 @@ export function observationOf(outcome: QueryOutcome, limits: Pick<Limits, "outpu
   }
   const r = outcome.result;
   if (!r.resultSet) return { text: `Query OK, ${r.changes ?? 0} row${r.changes === 1 ? "" : "s"} affected`, truncated: false };
-  return capObservation(pyReprRowsConcatenated(r.rows), limits.outputBytes, r.truncated);
+  return capObservation(form === "str-of-row-list" ? pyReprRows(r.rows) : pyReprRowsConcatenated(r.rows), limits.outputBytes, r.truncated);
 }
 
 const SUBMIT = /^\s*submit\s*;?\s*$/i;
@@ -117,12 +122,13 @@ export class SqlEnvironment implements Environment {
 
   async step(action: string, options: StepOptions = {}): Promise<StepResult> {
     const { session } = this.live();
-    if (SUBMIT.test(action)) {
+    const profile = this.options.profile ?? DEFAULT_PROFILE;
+    if (profileValue(profile, "sql.submit-semicolon") === "runs-as-sql" ? /^\s*submit\s*$/.test(action) : SUBMIT.test(action)) {
       const submitted = await this.submit();
       return { observation: submitted.agentObservation, ok: true, done: true, submitted };
     }
     const outcome = await session.query(action, { timeoutMs: this.limits.timeoutMs, signal: options.signal });
-    const obs = observationOf(outcome, this.limits);
+    const obs = observationOf(outcome, this.limits, profileValue(profile, "sql.observation"));
     this.lastObservation = obs.text;
     this.last = outcome.ok ? { rows: outcome.result.resultSet ? outcome.result.rows : null } : { rows: null, error: outcome.error };
     options.onOutput?.(obs.text);

@@ -43,3 +43,53 @@ describe("checkEpisodeReplay (python, real sandbox)", () => {
     expect(s).toMatchObject({ episodes: 1, turns: 4, rewardCompared: 2, rewardAgree: 0.5 });
   }, 120_000);
 });
+
+describe("checkEpisodeReplay with InterCode's loops (real sandboxes)", () => {
+  it("runs ReAct's execute[...] as the code it wraps, and the forced final submit is not a turn", async () => {
+    const task = loadDataset("demo-sql").find((t) => t.id === "bike-01")!;
+    const env = await createEnvironment("sql", { backend: "local", profile: "intercode" });
+    const check = await checkEpisodeReplay({
+      task,
+      env,
+      finalReward: 1,
+      loop: { profile: "intercode", policy: "react", turnLimit: 2 },
+      turns: [
+        { index: 0, action: "execute[SELECT count(*) FROM stations]", observation: "[(8,)]", reward: null },
+        { index: 1, action: "execute[SELECT name FROM stations WHERE station_id < 3 ORDER BY station_id]", observation: "[('Harbour Gate',), ('Old Mill Square',)]", reward: null },
+        { index: 2, action: "submit", observation: "", reward: null },
+      ],
+    });
+    expect(check.error).toBeUndefined();
+    expect(check.turns.map((t) => [t.observationAgrees, t.ranAction ?? null, t.forcedSubmit ?? false])).toEqual([
+      [true, "SELECT count(*) FROM stations", false],
+      [true, "SELECT name FROM stations WHERE station_id < 3 ORDER BY station_id", false],
+      [expect.any(Boolean), null, true],
+    ]);
+    expect(check.finalRewardAgrees).toBe(false);
+    // The episode has two turns (InterCode's turns_taken); its last submit only gives the final reward.
+    expect(summarizeChecks([check])).toMatchObject({ turns: 2, observationAgree: 1 });
+  }, 120_000);
+
+  it("replays Python Try Again under intercode with the logged feedback wording", async () => {
+    const task = loadDataset("demo-python").find((t) => t.id === "reverse-words")!;
+    const env = await createEnvironment("python", { backend: "local", profile: "intercode" });
+    const check = await checkEpisodeReplay({
+      task,
+      env,
+      finalReward: 1,
+      loop: { profile: "intercode", policy: "try-again", turnLimit: 3 },
+      turns: [
+        { index: 0, action: "def rev(s):\n    return s[::-1]", observation: "Failed 3/3 Test Cases. Please try again.", reward: 0 },
+        { index: 1, action: "print('checking')", observation: "{'output': 'checking\\nNone\\n', 'error': ''}", reward: 0 },
+        { index: 2, action: "def rev(s):\n    return ' '.join(s.split()[::-1])", observation: "{'output': '', 'error': ''}", reward: 1 },
+      ],
+    });
+    expect(check.error).toBeUndefined();
+    expect(check.turns.map((t) => [t.observationAgrees, t.rewardAgrees])).toEqual([
+      [true, true],
+      [true, true],
+      [true, true],
+    ]);
+    expect(check.finalRewardAgrees).toBe(true);
+  }, 120_000);
+});

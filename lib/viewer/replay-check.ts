@@ -105,6 +105,18 @@ export function unwrapPythonResult(s: string): string {
   return err.text ? `${out.text}${out.text && !out.text.endsWith("\n") ? "\n" : ""}${err.text}` : out.text;
 }
 
+/**
+ * InterCode's environment logs of SQL hold rows back to back, `(1, 'a')(2, 'b')`; its model loops
+ * hold `str()` of the row list, `[(1, 'a'), (2, 'b')]`. For comparing the two, this turns the list
+ * form into the other (a string value holding "), (" would be joined too: close enough to compare).
+ */
+export function unwrapRowList(s: string): string {
+  const t = s.trim();
+  if (t === "[]") return "";
+  if (!t.startsWith("[(") || !t.endsWith(")]")) return s;
+  return t.slice(1, -1).split("), (").join(")(");
+}
+
 export const rewardsAgree = (a: number, b: number) => Math.abs(a - b) <= REWARD_TOLERANCE;
 
 const MASK_VOLATILE = [
@@ -127,13 +139,15 @@ const TOOL_MESSAGES = /command not found|invalid syntax|SyntaxError|not installe
 export function categorize(recorded: string, replayed: string, observationAgrees: boolean, replayError?: string): DisagreementCategory {
   if (replayError) return "loop";
   if (observationAgrees) return "reward formula";
-  const a = normalizeObservation(recorded);
-  const b = normalizeObservation(replayed);
+  const a = normalizeObservation(unwrapRowList(recorded));
+  const b = normalizeObservation(unwrapRowList(replayed));
   const lines = (x: string) => x.split(/\n|(?<=\))(?=\()/).sort().join("\n");
   if (lines(a) === lines(b)) return "order";
   const mask = (x: string) => MASK_VOLATILE.reduce((t, re) => t.replace(re, "#"), x);
   if (mask(a) === mask(b)) return "nondeterminism";
   if (/Please try again\.?$|^execute\[/.test(a) || /Please try again\.?$/.test(b)) return "loop";
+  // A query that failed on one engine and ran on the other: a different server version or mode.
+  if (a.startsWith("Error executing query") !== b.startsWith("Error executing query")) return "tool versions";
   if (TOOL_MESSAGES.test(a) !== TOOL_MESSAGES.test(b) || (TOOL_MESSAGES.test(a) && TOOL_MESSAGES.test(b))) return "tool versions";
   return "environment content";
 }
@@ -205,7 +219,8 @@ export async function checkEpisodeReplay({
         }
       }
       if (reward !== null) last = reward;
-      const observationAgrees = normalizeObservation(observation) === normalizeObservation(t.observation);
+      const comparable = (x: string) => normalizeObservation(task.env === "sql" ? unwrapRowList(x) : x);
+      const observationAgrees = comparable(observation) === comparable(t.observation);
       const rewardAgrees = t.reward === null || reward === null ? null : rewardsAgree(t.reward, reward);
       out.push({
         index: t.index,
