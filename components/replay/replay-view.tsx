@@ -8,8 +8,10 @@ import type { ReplayData } from "@/lib/db/viewer-queries";
 import type { EpisodeCheck } from "@/lib/viewer/replay-check";
 import { AnnotationsPanel } from "./annotations-panel";
 import { AnsiOutput } from "./ansi-output";
+import { EpisodeFailure } from "./episode-failure";
 import { GoldPanel } from "./gold-panel";
 import { Highlight } from "./highlight";
+import { TurnTranscript } from "./turn-transcript";
 import { sendJson, useAuthor } from "./use-author";
 import { FlagChips } from "@/components/episodes/flag-chips";
 
@@ -116,6 +118,8 @@ export function ReplayView({ initial }: { initial: ReplayData }) {
             <FlagChips flags={ep.flags} link />
           </div>
           <p className="text-sm text-zinc-100">{ep.query}</p>
+          <EpisodeFailure status={ep.status} errorReason={ep.errorReason} />
+          {ep.status === "error" && ep.playerKind === "model" && <TurnTranscript episodeId={ep.id} turnIndex={turns.length} label="the failed model call" />}
           <div className="flex flex-wrap gap-3 text-xs text-zinc-400" data-testid="lineage">
             {data.parent && (
               <span>
@@ -188,6 +192,7 @@ export function ReplayView({ initial }: { initial: ReplayData }) {
                 </div>
                 {t.thought && <p className="mt-1 text-xs italic text-zinc-400">{t.thought}</p>}
                 <div className="mt-1"><Highlight code={t.action} env={ep.environment} /></div>
+                {t.actor === "model" && ep.playerKind === "model" && <TurnTranscript episodeId={ep.id} turnIndex={t.index} tokensIn={t.tokensIn} tokensOut={t.tokensOut} latencyMs={t.latencyMs} costUsd={t.costUsd} />}
                 {i === current && (
                   <>
                     <AnsiOutput text={t.observation} className="mt-1 max-h-72" testId="observation" />

@@ -2,23 +2,35 @@ import type { ChatMessage } from "./call-model";
 import { estimateTokens } from "./scripted-server";
 
 /**
- * Keeps a conversation within a token budget: the first message (the task) and the latest turns
- * stay; turns in the middle are dropped in assistant/user pairs (so roles still alternate), and
- * the first message says how many were left out.
+ * How many earlier turns (assistant/user pairs after the task) must be left out for the
+ * conversation to fit a token budget: the first message (the task) and the latest turns stay.
  */
-export function fitToContext(system: string, messages: ChatMessage[], budgetTokens: number): ChatMessage[] {
+export function turnsToDrop(system: string, messages: ChatMessage[], budgetTokens: number): number {
   const cost = (m: ChatMessage) => estimateTokens(m.content) + 4;
   let total = estimateTokens(system) + messages.reduce((s, m) => s + cost(m), 0);
-  if (total <= budgetTokens || messages.length <= 2) return messages;
-  const first = messages[0]!;
-  const rest = messages.slice(1);
+  if (total <= budgetTokens || messages.length <= 2) return 0;
   let dropped = 0;
   // Drop the oldest assistant/user pair after the task while over budget, keeping the last message.
-  while (total > budgetTokens && rest.length > 2) {
-    const [a, b] = rest.splice(0, 2);
-    total -= cost(a!) + cost(b!);
+  for (let i = 1; total > budgetTokens && messages.length - i > 2; i += 2) {
+    total -= cost(messages[i]!) + cost(messages[i + 1]!);
     dropped++;
   }
+  return dropped;
+}
+
+/**
+ * The conversation with `dropped` turns left out after the first message (pairs, so roles still
+ * alternate), the first message saying how many. The one place this is done: the agent loop when
+ * it calls the model and the transcript when it shows what the model was sent.
+ */
+export function dropTurns<M extends ChatMessage>(messages: M[], dropped: number): M[] {
+  if (dropped <= 0) return messages;
+  const first = messages[0]!;
   const note = `\n\n(${dropped} earlier turn${dropped === 1 ? " was" : "s were"} left out to fit the model's context.)`;
-  return [{ role: first.role, content: first.content + note }, ...rest];
+  return [{ ...first, content: first.content + note }, ...messages.slice(1 + 2 * dropped)];
+}
+
+/** Keeps a conversation within a token budget (see turnsToDrop and dropTurns). */
+export function fitToContext(system: string, messages: ChatMessage[], budgetTokens: number): ChatMessage[] {
+  return dropTurns(messages, turnsToDrop(system, messages, budgetTokens));
 }

@@ -1,6 +1,7 @@
 import "server-only";
 import { ConflictError } from "@/lib/errors";
 import { appendTurn, createEpisode, finishEpisode } from "@/lib/db/episodes";
+import { appendTranscriptMessages } from "@/lib/db/transcripts";
 import { createRun, getRunByName, updateRunStatus } from "@/lib/db/runs";
 import { listRunEpisodeOutcomes, markEpisodeInterruptedById, markRunEpisodesInterrupted, setRunCounts } from "@/lib/db/run-episodes";
 import type { EpisodeRecorder } from "./recorder";
@@ -53,10 +54,12 @@ export function dbRecorder(): EpisodeRecorder {
           timedOut: turn.timedOut,
           aborted: turn.aborted,
           startedAt: turn.startedAt,
+          messages: turn.messages,
         },
       });
     },
     async finishEpisode(episodeId, end) {
+      if (end.unclaimed) await appendTranscriptMessages({ episodeId, ...end.unclaimed });
       switch (end.status) {
         case "submitted":
           await finishEpisode({

@@ -1,6 +1,15 @@
 import type { EnvName, Task } from "@/lib/datasets/types";
 import type { RewardBreakdown } from "@/lib/reward/types";
 
+/** One message of the conversation with the model, numbered in order (0 is the system prompt). */
+export interface TranscriptEntry {
+  seq: number;
+  role: "system" | "user" | "assistant";
+  content: string;
+  /** On a reply: earlier turns left out of the conversation it answered, to fit the context. */
+  droppedTurns?: number;
+}
+
 /** One turn as the agent loop records it (model or human). */
 export interface AgentTurn {
   /** 0-based. */
@@ -27,6 +36,8 @@ export interface AgentTurn {
   timedOut: boolean;
   aborted: boolean;
   startedAt: Date;
+  /** The messages this turn's model calls added to the conversation (prompts and raw replies); none for a person's turn. */
+  messages?: TranscriptEntry[];
 }
 
 export type EpisodeEndStatus = "submitted" | "abandoned" | "error" | "interrupted";
@@ -54,6 +65,8 @@ export interface EpisodeEnd {
   goldObservation?: string;
   agentObservation?: string;
   errorReason?: string;
+  /** Messages no turn claimed (the prompt of a call that failed, a reply that skipped), stored under the next turn's index. */
+  unclaimed?: { turnIndex: number; messages: TranscriptEntry[] };
 }
 
 /**

@@ -4,13 +4,13 @@ import type { Environment, EnvironmentOptions, SubmitResult } from "@/lib/env/ty
 import { asStudioError } from "@/lib/errors";
 import { callModel, type ChatMessage, type RetryPolicy } from "./call-model";
 import { EpisodeController } from "./controller";
-import { fitToContext } from "./conversation";
+import { dropTurns, turnsToDrop } from "./conversation";
 import { estimateCost, type ResolvedModel } from "./models";
 import { parseAction, type ParsedReply } from "./parse-action";
 import { cutObservation } from "./policies/prompts";
 import { getPolicy } from "./policies/registry";
 import type { PolicyName, PolicySession, TurnFeedback } from "./policies/types";
-import type { AgentTurn, EpisodeEnd, EpisodeEndStatus, EpisodeRecorder } from "./recorder";
+import type { AgentTurn, EpisodeEnd, EpisodeEndStatus, EpisodeRecorder, TranscriptEntry } from "./recorder";
 
 /** Characters of an observation the model is shown (the store keeps it whole). */
 export const OBSERVATION_BUDGET = 2_000;
@@ -155,7 +155,20 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
   /** The policy has nothing more to ask (a person finished its last step). */
   let policyDone = false;
 
+  /** The conversation with the model, each message once, seq = position (0: the system prompt). */
+  const transcript: TranscriptEntry[] = [];
+  /** Messages before this are stored with a turn. */
+  let claimed = 0;
+  const claim = (): TranscriptEntry[] | undefined => {
+    if (claimed === transcript.length) return undefined;
+    const added = transcript.slice(claimed);
+    claimed = transcript.length;
+    return added;
+  };
+
   const finish = async (end: EpisodeEnd): Promise<EpisodeOutcome> => {
+    const unclaimed = claim();
+    if (unclaimed) end = { ...end, unclaimed: { turnIndex: turns, messages: unclaimed } };
     if (episodeId) await stored(() => recorder.finishEpisode(episodeId, end));
     const outcome: EpisodeOutcome = {
       episodeId,
@@ -232,14 +245,17 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
     let carried = { tokensIn: 0, tokensOut: 0, latencyMs: 0, raw: "", thought: "" };
 
     const ask = async (index: number) => {
+      if (transcript.length === 0) transcript.push({ seq: 0, role: "system", content: session.system });
       messages.push({ role: "user", content: pending });
+      transcript.push({ seq: transcript.length, role: "user", content: pending });
       pending = "";
       const s = performance.now();
       const c = process.cpuUsage();
       try {
+        const dropped = turnsToDrop(session.system, messages, contextBudget);
         const r = await callModel(model, {
           system: session.system,
-          messages: fitToContext(session.system, messages, contextBudget),
+          messages: dropTurns(messages, dropped),
           stream: options.stream,
           onDelta: options.stream ? (text) => emit({ type: "reply-delta", index, text }) : undefined,
           signal: controller.signal,
@@ -247,6 +263,7 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
           headers,
         });
         messages.push({ role: "assistant", content: r.text });
+        transcript.push({ seq: transcript.length, role: "assistant", content: r.text, ...(dropped ? { droppedTurns: dropped } : {}) });
         stats.tokensIn += r.tokensIn;
         stats.tokensOut += r.tokensOut;
         stats.costUsd += estimateCost(model.info, r.tokensIn, r.tokensOut);
@@ -360,6 +377,11 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
   }
 
   async function recordTurn(turn: AgentTurn): Promise<void> {
+    // A model turn carries the messages its calls added (a person's turn reaches the model in the next prompt).
+    if (turn.actor === "model") {
+      const added = claim();
+      if (added) turn = { ...turn, messages: added };
+    }
     await stored(() => recorder.appendTurn(episodeId, turn));
     emit({ type: "turn-end", turn });
   }

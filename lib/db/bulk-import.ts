@@ -4,6 +4,7 @@ import type Database from "better-sqlite3";
 import { withWriteLock } from "./lock";
 import { withRaw } from "./sqlite";
 import type { NewEpisodeInput, NewTurnInput } from "./episodes";
+import { insertTranscriptMessagesRaw, type TranscriptMessageInput } from "./transcripts";
 import { TURN_INSERT_COLUMNS } from "./turn-columns";
 
 /**
@@ -38,6 +39,8 @@ export type BulkEpisode = Omit<NewEpisodeInput, "playerKind" | "mode" | "feedbac
   /** The turns the log itself counted (InterCode's summary.turns_taken), when it says. */
   turnsTaken?: number | null;
   turns: BulkTurn[];
+  /** The conversation with the model, each message once. */
+  messages?: (TranscriptMessageInput & { turnIndex: number })[];
 };
 
 /** A turn to store in bulk: a live turn's fields, with the time as Unix milliseconds. */
@@ -151,6 +154,7 @@ export async function insertEpisodesBulk({
           searchKey++;
           added++;
           addedIds.push(id);
+          if (e.messages?.length) insertTranscriptMessagesRaw(db, id, e.messages);
           let body = "";
           for (const t of e.turns) {
             body += (body ? " " : "") + t.action + " " + t.observation;

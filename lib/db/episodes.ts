@@ -5,6 +5,7 @@ import { buildEpisodeConditions, cachedStatement, EPISODE_SORTS, readEpisodePage
 import type { Annotation, Episode, Turn } from "./generated/client";
 import { withWriteLock } from "./lock";
 import { withRaw } from "./sqlite";
+import { insertTranscriptMessagesRaw, type TranscriptMessageInput } from "./transcripts";
 import { TURN_INSERT_COLUMNS } from "./turn-columns";
 
 export type { Episode, Turn } from "./generated/client";
@@ -90,6 +91,8 @@ export interface NewTurnInput {
   timedOut?: boolean;
   aborted?: boolean;
   startedAt?: Date | null;
+  /** The messages this turn added to the conversation with the model (stored once, with the turn). */
+  messages?: readonly TranscriptMessageInput[];
 }
 
 /** Counters and the first action's time move with the turn; only a running episode takes one. */
@@ -140,12 +143,15 @@ export async function appendTurn({ episodeId, turn }: { episodeId: string; turn:
           startedAt,
           createdAt: now,
         };
+        let id: number;
         try {
-          return { id: Number(cachedStatement(db, INSERT_TURN_SQL).run(TURN_INSERT_COLUMNS.map((c) => row[c])).lastInsertRowid), index: turn.index };
+          id = Number(cachedStatement(db, INSERT_TURN_SQL).run(TURN_INSERT_COLUMNS.map((c) => row[c])).lastInsertRowid);
         } catch (err) {
           if ((err as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") throw new ConflictError(`episode ${episodeId} already has turn ${turn.index}`);
           throw err;
         }
+        if (turn.messages?.length) insertTranscriptMessagesRaw(db, episodeId, turn.messages.map((m) => ({ ...m, turnIndex: turn.index })));
+        return { id, index: turn.index };
       });
       return store.immediate();
     }),

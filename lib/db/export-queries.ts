@@ -2,6 +2,7 @@ import "server-only";
 import { buildEpisodeWhere, type EpisodeFilters } from "./episode-filters";
 import type { Episode, Turn } from "./generated/client";
 import { withRaw } from "./sqlite";
+import { listTranscriptMessagesRaw, type TranscriptMessage } from "./transcripts";
 
 const DATE_FIELDS = ["startedAt", "firstActionAt", "endedAt", "createdAt", "updatedAt"] as const;
 const BOOL_FIELDS = ["success"] as const;
@@ -31,10 +32,13 @@ export function countEpisodes({ filters = {} }: { filters?: EpisodeFilters } = {
 }
 
 /**
- * Every episode matching the filters with its turns, in a stable order (dataset, task index, id),
- * read in batches so an export of any size holds one batch in memory at a time.
+ * Every episode matching the filters with its turns and its conversation with the model, in a
+ * stable order (dataset, task index, id), read in batches so an export of any size holds one
+ * batch in memory at a time.
  */
-export function* iterateEpisodesWithTurns({ filters = {}, batchSize = 500 }: { filters?: EpisodeFilters; batchSize?: number } = {}): Generator<Episode & { turns: Turn[] }> {
+export function* iterateEpisodesWithTurns({ filters = {}, batchSize = 500 }: { filters?: EpisodeFilters; batchSize?: number } = {}): Generator<
+  Episode & { turns: Turn[]; messages: TranscriptMessage[] }
+> {
   const { sql, params } = buildEpisodeWhere(filters);
   let offset = 0;
   for (;;) {
@@ -53,7 +57,8 @@ export function* iterateEpisodesWithTurns({ filters = {}, batchSize = 500 }: { f
         list.push(turnFromRow(t));
         byEp.set(t.episodeId as string, list);
       }
-      return eps.map((e) => ({ ...episodeFromRow(e), turns: byEp.get(e.id as string) ?? [] }));
+      const messages = listTranscriptMessagesRaw(db, ids);
+      return eps.map((e) => ({ ...episodeFromRow(e), turns: byEp.get(e.id as string) ?? [], messages: messages.get(e.id as string) ?? [] }));
     });
     if (!batch.length) return;
     yield* batch;

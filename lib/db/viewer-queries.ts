@@ -156,6 +156,8 @@ export interface ReplayTurn {
   durationMs: number | null;
   /** The model's reply latency, ms (model turns). */
   latencyMs: number | null;
+  /** Estimated cost of the turn's model calls, US dollars. */
+  costUsd: number | null;
   timedOut: boolean;
   aborted: boolean;
   source: string | null;
@@ -216,6 +218,7 @@ export function getReplayDataById({ id }: { id: string }): ReplayData | null {
         tokensOut: (t.tokensOut as number | null) ?? null,
         durationMs: (t.durationMs as number | null) ?? null,
         latencyMs: (t.latencyMs as number | null) ?? null,
+        costUsd: (t.costUsd as number | null) ?? null,
         timedOut: t.timedOut === 1,
         aborted: t.aborted === 1,
         source: (t.source as string | null) ?? null,

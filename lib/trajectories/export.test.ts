@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { closeStore } from "@/lib/db/client";
 import { appendTurn, createEpisode, finishEpisode } from "@/lib/db/episodes";
+import { appendTranscriptMessages } from "@/lib/db/transcripts";
 import { exportEpisodes } from "./export";
 import { importLogText, importPaths } from "./import";
 import { episodeJsonSchema, jsonlEpisodeSchema } from "./jsonl-schema";
@@ -65,6 +66,31 @@ describe("export", () => {
     expect(await importLogText("one.jsonl", jsonl)).toMatchObject({ added: 1, rejected: [] });
     // The import gives the live episode its idempotency key; everything else comes back as it was.
     expect({ ...JSON.parse(await exportText("jsonl")), sourceKey: null }).toEqual(JSON.parse(jsonl));
+  });
+
+  it("a model episode's transcript (each message once, by turn) survives export and import; a line whose messages go backwards is refused, naming them", async () => {
+    await closeStore();
+    useFreshDb("rt-transcript");
+    const ep = await createEpisode({ environment: "sql", dataset: "demo-sql", taskId: "1", query: "count the rows", playerKind: "model", model: "m", policy: "try-again", turnLimit: 3 });
+    const messages = [
+      { seq: 0, role: "system" as const, content: "You write SQL." },
+      { seq: 1, role: "user" as const, content: "count the rows" },
+      { seq: 2, role: "assistant" as const, content: "```sql\nSELECT 1\n```" },
+    ];
+    await appendTurn({ episodeId: ep.id, turn: { index: 0, actor: "model", action: "SELECT 1", observation: "[(1,)]", ok: true, messages } });
+    await appendTranscriptMessages({ episodeId: ep.id, turnIndex: 1, messages: [{ seq: 3, role: "user", content: "Output: [(1,)]" }] });
+    await finishEpisode({ episodeId: ep.id, outcome: { status: "error", reason: "provider: HTTP 429" } });
+    const jsonl = await exportText("jsonl");
+    const line = JSON.parse(jsonl);
+    expect(line.messages).toEqual([...messages.map((m) => ({ ...m, turnIndex: 0, droppedTurns: null })), { seq: 3, turnIndex: 1, role: "user", content: "Output: [(1,)]", droppedTurns: null }]);
+    await closeStore();
+    useFreshDb("rt-transcript-2");
+    expect(await importLogText("one.jsonl", jsonl)).toMatchObject({ added: 1, rejected: [] });
+    expect({ ...JSON.parse(await exportText("jsonl")), sourceKey: null }).toEqual({ ...line, sourceKey: null });
+    const backwards = JSON.stringify({ ...line, id: "other", sourceKey: null, messages: [line.messages[1], line.messages[0]] });
+    const rep = await importLogText("bad.jsonl", backwards);
+    expect(rep.added).toBe(0);
+    expect(rep.rejected[0]!.reason).toMatch(/^messages: seq must increase/);
   });
 
   it("round trip through InterCode's results format keeps the statistics of a results file", async () => {

@@ -1,6 +1,7 @@
 import "server-only";
 import type { EpisodeFilters } from "@/lib/db/episode-filters";
 import type { Episode, Turn } from "@/lib/db/episodes";
+import type { TranscriptMessage } from "@/lib/db/transcripts";
 import { iterateEpisodesWithTurns } from "@/lib/db/export-queries";
 import { EPISODE_FORMAT_VERSION, type JsonlEpisode } from "./jsonl-schema";
 
@@ -18,7 +19,7 @@ function parseJson(s: string | null): unknown {
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** One stored episode as a line of the project's JSONL format. */
-export function toJsonlEpisode(e: Episode & { turns: Turn[] }): JsonlEpisode {
+export function toJsonlEpisode(e: Episode & { turns: Turn[]; messages?: TranscriptMessage[] }): JsonlEpisode {
   return {
     format: "icstudio.episode",
     version: EPISODE_FORMAT_VERSION,
@@ -76,6 +77,7 @@ export function toJsonlEpisode(e: Episode & { turns: Turn[] }): JsonlEpisode {
       aborted: t.aborted,
       startedAt: iso(t.startedAt),
     })),
+    ...(e.messages?.length ? { messages: e.messages.map(({ seq, turnIndex, role, content, droppedTurns }) => ({ seq, turnIndex, role, content, droppedTurns })) } : {}),
   };
 }
 

@@ -36,6 +36,16 @@ export const jsonlTurnSchema = z
   })
   .describe("One action and its observation");
 
+export const jsonlMessageSchema = z
+  .object({
+    seq: z.number().int().nonnegative().describe("position in the conversation, 0-based (0 is the system prompt)"),
+    turnIndex: z.number().int().nonnegative().describe("the turn that added it; the index after the last turn for a call that got no answer"),
+    role: z.enum(["system", "user", "assistant"]),
+    content: z.string().describe("the prompt as the policy built it, or the model's raw reply"),
+    droppedTurns: nullableInt.describe("on a reply: earlier turns left out of the conversation it answered, to fit the model's context"),
+  })
+  .describe("One message of the conversation with the model, stored once");
+
 export const jsonlEpisodeSchema = z
   .object({
     format: z.literal("icstudio.episode").describe("marks a line of this format"),
@@ -79,11 +89,17 @@ export const jsonlEpisodeSchema = z
     flags: z.array(z.string()).optional().describe("what is odd about an imported episode as logged: negative-reward, blocked, missing-observation, forced-submit, ..."),
     turnsTaken: nullableInt.describe("the turns the log itself counted (InterCode's summary.turns_taken, without ReAct's forced final submit)"),
     turns: z.array(jsonlTurnSchema),
+    messages: z
+      .array(jsonlMessageSchema)
+      .refine((ms) => ms.every((m, i) => i === 0 || m.seq > ms[i - 1]!.seq), { message: "seq must increase from one message to the next" })
+      .optional()
+      .describe("the conversation with the model (model episodes): each message once, in order; what the model was sent at a turn is the messages before its reply"),
   })
   .describe("One InterCode Studio episode (one line of an icstudio JSONL export)");
 
 export type JsonlEpisode = z.infer<typeof jsonlEpisodeSchema>;
 export type JsonlTurn = z.infer<typeof jsonlTurnSchema>;
+export type JsonlMessage = z.infer<typeof jsonlMessageSchema>;
 
 /** The JSON Schema (draft 2020-12) of one JSONL line, as committed in docs/episode.schema.json. */
 export function episodeJsonSchema(): Record<string, unknown> {

@@ -1,0 +1,65 @@
+import "server-only";
+import type Database from "better-sqlite3";
+import { cachedStatement } from "./episode-filters";
+import { withWriteLock } from "./lock";
+import { withRaw } from "./sqlite";
+
+/** One message of an episode's conversation with its model, as stored (once). */
+export interface TranscriptMessageInput {
+  /** Position in the conversation, 0-based (0 is the system prompt). */
+  seq: number;
+  role: "system" | "user" | "assistant";
+  content: string;
+  /** On a reply: earlier turns left out of the conversation it answered. */
+  droppedTurns?: number | null;
+}
+
+export interface TranscriptMessage extends TranscriptMessageInput {
+  /** The turn that added it. */
+  turnIndex: number;
+  droppedTurns: number | null;
+}
+
+const INSERT_SQL = `INSERT INTO "TranscriptMessage" ("episodeId", "seq", "turnIndex", "role", "content", "droppedTurns") VALUES (?, ?, ?, ?, ?, ?)`;
+
+/**
+ * Writes messages on a connection inside the caller's transaction (a turn and the messages it
+ * added go in together: appendTurn, the bulk importer).
+ */
+export function insertTranscriptMessagesRaw(db: Database.Database, episodeId: string, messages: readonly (TranscriptMessageInput & { turnIndex: number })[]): void {
+  const stmt = cachedStatement(db, INSERT_SQL);
+  for (const m of messages) stmt.run(episodeId, m.seq, m.turnIndex, m.role, m.content, m.droppedTurns ?? null);
+}
+
+/**
+ * Stores messages that no turn claimed (the prompt a failing provider call sent, a reply that
+ * skipped the task), marked with the index the next turn would have had.
+ */
+export async function appendTranscriptMessages({ episodeId, turnIndex, messages }: { episodeId: string; turnIndex: number; messages: readonly TranscriptMessageInput[] }): Promise<void> {
+  if (messages.length === 0) return;
+  const rows = messages.map((m) => ({ ...m, turnIndex }));
+  await withWriteLock(() => withRaw((db) => db.transaction(() => insertTranscriptMessagesRaw(db, episodeId, rows)).immediate()));
+}
+
+/** An episode's whole conversation with its model, in order. */
+export function listTranscriptMessagesByEpisode({ episodeId }: { episodeId: string }): TranscriptMessage[] {
+  return withRaw((db) =>
+    (cachedStatement(db, `SELECT "seq", "turnIndex", "role", "content", "droppedTurns" FROM "TranscriptMessage" WHERE "episodeId" = ? ORDER BY "seq"`).all(episodeId) as TranscriptMessage[]),
+  );
+}
+
+/** The conversations of several episodes (export), by episode id, on the caller's connection. */
+export function listTranscriptMessagesRaw(db: Database.Database, episodeIds: readonly string[]): Map<string, TranscriptMessage[]> {
+  const out = new Map<string, TranscriptMessage[]>();
+  if (episodeIds.length === 0) return out;
+  const rows = cachedStatement(
+    db,
+    `SELECT "episodeId", "seq", "turnIndex", "role", "content", "droppedTurns" FROM "TranscriptMessage" WHERE "episodeId" IN (SELECT value FROM json_each(?)) ORDER BY "episodeId", "seq"`,
+  ).all(JSON.stringify(episodeIds)) as (TranscriptMessage & { episodeId: string })[];
+  for (const { episodeId, ...m } of rows) {
+    let list = out.get(episodeId);
+    if (!list) out.set(episodeId, (list = []));
+    list.push(m);
+  }
+  return out;
+}
