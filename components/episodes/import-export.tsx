@@ -10,6 +10,9 @@ interface FileReport {
   added: number;
   skipped: number;
   rejected: { record: string; reason: string }[];
+  /** Episodes stored with a flag (what is odd about them as logged), and how many per flag. */
+  flagged: number;
+  flags: Record<string, number>;
   error?: string;
 }
 
@@ -54,7 +57,7 @@ export function ImportExport({ query }: { query: string }) {
       {error && <span className="text-red-400">{error}</span>}
       {reports && (
         <span className="text-zinc-400" data-testid="import-report">
-          {reports.map((r) => `${r.file}: ${r.error ? `not imported (${r.error})` : `${r.added} added, ${r.skipped} already there${r.rejected.length ? `, ${r.rejected.length} rejected` : ""}`}`).join(" · ")}
+          {reports.map((r) => `${r.file}: ${r.error ? `not imported (${r.error})` : `${r.added} added, ${r.skipped} already there${r.rejected.length ? `, ${r.rejected.length} rejected` : ""}${r.flagged ? `, ${r.flagged} flagged (${Object.entries(r.flags).map(([f, n]) => `${f} ${n}`).join(", ")})` : ""}`}`).join(" · ")}
         </span>
       )}
     </div>
