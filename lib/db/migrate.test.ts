@@ -68,3 +68,41 @@ describe("migrations", () => {
     expect(migrationsDir()).toBe(realMigrations);
   });
 });
+
+describe("episode_flags migration", () => {
+  it("marks ReAct logs imported before it whose last action is the forced submit, and counts their turns as the log did", () => {
+    const dir = tmp();
+    const all = readMigrations(realMigrations);
+    const at = all.findIndex((m) => m.name.endsWith("_episode_flags"));
+    const copy = (m: { name: string; sql: string }) => {
+      fs.mkdirSync(path.join(dir, m.name));
+      fs.writeFileSync(path.join(dir, m.name, "migration.sql"), m.sql);
+    };
+    all.slice(0, at).forEach(copy);
+    const db = new Database(":memory:");
+    applyMigrations(db, dir);
+    const episode = db.prepare(
+      `INSERT INTO "Episode" ("id", "environment", "dataset", "taskId", "query", "playerKind", "policy", "turnLimit", "mode", "turnCount", "createdAt", "updatedAt") VALUES (?, 'sql', 'spider-dev', ?, 'q', 'model', ?, 3, ?, ?, 0, 0)`,
+    );
+    const turn = db.prepare(`INSERT INTO "Turn" ("episodeId", "index", "actor", "action", "observation", "createdAt") VALUES (?, ?, 'model', ?, '', 0)`);
+    const add = (id: string, policy: string, mode: string, actions: string[]) => {
+      episode.run(id, id, policy, mode, actions.length);
+      actions.forEach((a, i) => turn.run(id, i, a));
+    };
+    add("forced", "react", "import", ["execute[a]", "execute[b]", "execute[c]", "submit"]);
+    add("submitted", "react", "import", ["execute[a]", "submit"]);
+    add("four-actions", "react", "import", ["execute[a]", "execute[b]", "execute[c]", "execute[d]"]);
+    add("played", "react", "play", ["a", "b", "c", "submit"]);
+    add("try-again", "try-again", "import", ["a", "b", "c", "submit"]);
+    all.slice(at, at + 1).forEach(copy);
+    applyMigrations(db, dir);
+    const rows = db.prepare(`SELECT "id", "flags", "turnsTaken" FROM "Episode" ORDER BY "id"`).all();
+    expect(rows).toEqual([
+      { id: "forced", flags: "forced-submit", turnsTaken: 3 },
+      { id: "four-actions", flags: "", turnsTaken: null },
+      { id: "played", flags: "", turnsTaken: null },
+      { id: "submitted", flags: "", turnsTaken: null },
+      { id: "try-again", flags: "", turnsTaken: null },
+    ]);
+  });
+});
