@@ -35,10 +35,29 @@ describe("suggestTags", () => {
       success: true,
       turns: [t(0, "select * from x", "Error 1146: Table 'db.x' doesn't exist", { ok: false }), t(1, "selct 1", "You have an error in your SQL syntax", { ok: false }), t(2, "submit", "", { reward: 1 })],
     });
-    expect(s.map((x) => x.tag).sort()).toEqual(["no-such-file", "query-error", "query-error"].sort());
+    expect(s.map((x) => `${x.tag}@${x.turnIndex}`)).toEqual(["no-such-table@0", "query-error@1"]);
+  });
+  it("speaks each environment's words, one error tag a turn", () => {
+    const missing = "Error executing query: no such table: flights";
+    const sql = suggestTags({ environment: "sql", status: "submitted", reward: 0, success: false, turns: [t(0, "select * from flights", missing, { ok: false }), t(1, "select * from flights", missing, { ok: false })] });
+    expect(sql.map((x) => `${x.tag}@${x.turnIndex}`)).toEqual(["no-such-table@0", "no-such-table@1", "repeated-action@1", "wrong-answer@1"]);
+    expect(sql.some((x) => x.tag === "no-such-file")).toBe(false);
+    const mysql = suggestTags({ environment: "sql", status: "running", reward: null, success: false, turns: [t(0, "select x from t", "Error executing query: 1054 (42S22): Unknown column 'x' in 'field list'", { ok: false })] });
+    expect(mysql.map((x) => x.tag)).toEqual(["no-such-column"]);
+    const py = suggestTags({
+      environment: "python",
+      status: "running",
+      reward: null,
+      success: false,
+      turns: [t(0, "print(y)", "Traceback (most recent call last):\n  File \"<stdin>\", line 1\nNameError: name 'y' is not defined", { ok: false }), t(1, "1/0", "ZeroDivisionError: division by zero", { ok: false })],
+    });
+    expect(py.map((x) => `${x.tag}@${x.turnIndex}`)).toEqual(["name-error@0", "exception@1"]);
+    const bash = suggestTags({ environment: "bash", status: "running", reward: null, success: false, turns: [t(0, "cat x", "cat: x: No such file or directory", { ok: false })] });
+    expect(bash.map((x) => x.tag)).toEqual(["no-such-file"]);
   });
   it("says gave-up for an abandoned episode and for skip", () => {
-    expect(suggestTags({ environment: "sql", status: "abandoned", reward: null, success: false, turns: [t(0, "skip", "")] }).map((x) => x.tag)).toEqual(["gave-up", "gave-up"]);
+    expect(suggestTags({ environment: "sql", status: "abandoned", reward: null, success: false, turns: [t(0, "skip", "")] }).map((x) => `${x.tag}@${x.turnIndex}`)).toEqual(["gave-up@0"]);
+    expect(suggestTags({ environment: "sql", status: "abandoned", reward: null, success: false, turns: [] }).map((x) => `${x.tag}@${x.turnIndex}`)).toEqual(["gave-up@null"]);
     expect(suggestTags({ environment: "sql", status: "submitted", reward: 1, success: true, turns: [t(0, "select 1", "(1,)")] })).toEqual([]);
   });
 });
