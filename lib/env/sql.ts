@@ -139,6 +139,7 @@ export class SqlEnvironment implements Environment {
       ...(!outcome.ok && outcome.timedOut ? { timedOut: true } : {}),
       ...(!outcome.ok && outcome.aborted ? { aborted: true } : {}),
       ...(obs.truncated ? { truncated: true } : {}),
+      ...(outcome.ok && outcome.result.resultSet ? { columns: outcome.result.columns } : {}),
     };
   }
 

@@ -21,6 +21,8 @@ export interface StepResult {
   aborted?: boolean;
   /** Set when the action was a submit: its result. */
   submitted?: SubmitResult;
+  /** SQL: the column names of the query's result set (the observation itself stays InterCode's rows). */
+  columns?: string[];
 }
 
 export interface SubmitResult {

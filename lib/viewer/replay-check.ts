@@ -44,6 +44,8 @@ export interface TurnCheck {
   recordedReward: number | null;
   replayedReward: number | null;
   replayedObservation: string;
+  /** SQL: the column names of the replayed query's result set. */
+  columns?: string[];
 }
 
 export interface EpisodeCheck {
@@ -167,12 +169,15 @@ export async function checkEpisodeReplay({
   finalReward,
   env,
   loop = { profile: "studio", policy: null, turnLimit: null },
+  scoreEvery = false,
 }: {
   task: Task;
   turns: RecordedTurn[];
   finalReward: number | null;
   env: Environment;
   loop?: ReplayLoop;
+  /** Score every turn with evaluate() (the replay page's would-be rewards), not only those the recording scored. */
+  scoreEvery?: boolean;
 }): Promise<EpisodeCheck> {
   const out: TurnCheck[] = [];
   let last: number | null = null;
@@ -195,6 +200,7 @@ export async function checkEpisodeReplay({
       if (parsed.kind === "blocked") continue;
       let observation: string;
       let reward: number | null = null;
+      let columns: string[] | undefined;
       const isLast = i === turns.length - 1;
       const forcedSubmit =
         parsed.kind === "submit" && isLast && loop.policy === "react" && loop.turnLimit !== null && t.index >= loop.turnLimit && profileValue(loop.profile, "react.forced-submit") === "appended-not-counted";
@@ -206,10 +212,11 @@ export async function checkEpisodeReplay({
       } else {
         const r = await env.step(parsed.code);
         observation = r.observation;
+        columns = r.columns;
         if (r.submitted) {
           reward = r.submitted.reward;
           done = true;
-        } else if (t.reward !== null || (isLast && (task.env !== "python" || profileValue(loop.profile, "python.after-score") === "unchanged"))) {
+        } else if (scoreEvery || t.reward !== null || (isLast && (task.env !== "python" || profileValue(loop.profile, "python.after-score") === "unchanged"))) {
           const ev = await env.evaluate();
           reward = ev.reward;
           if (rewrite && ev.reward < 1 && ev.breakdown.kind === "python" && ev.breakdown.error === undefined) {
@@ -233,6 +240,7 @@ export async function checkEpisodeReplay({
         recordedReward: t.reward,
         replayedReward: reward,
         replayedObservation: observation,
+        ...(columns ? { columns } : {}),
       });
     }
     return { turns: out, finalRewardAgrees: finalReward === null || last === null ? null : rewardsAgree(finalReward, last), replayedFinalReward: last };

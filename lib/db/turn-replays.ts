@@ -1,0 +1,53 @@
+import "server-only";
+import { cachedStatement } from "./episode-filters";
+import { withRaw } from "./sqlite";
+
+/** What a replay in a fresh sandbox found after one turn (see TurnReplay in schema.prisma). */
+export interface TurnReplayRow {
+  index: number;
+  /** The reward a submit would have scored after this turn; null when it could not be scored. */
+  reward: number | null;
+  /** Whether the replayed output agreed with the recorded one. */
+  agrees: boolean;
+  /** SQL: the result set's column names, when the turn's query returned one. */
+  columns: string[] | null;
+}
+
+function toRow(r: Record<string, unknown>): TurnReplayRow {
+  let columns: string[] | null = null;
+  if (typeof r.columns === "string") {
+    try {
+      const v = JSON.parse(r.columns) as unknown;
+      if (Array.isArray(v) && v.every((c) => typeof c === "string")) columns = v;
+    } catch {
+      columns = null;
+    }
+  }
+  return { index: Number(r.index), reward: (r.reward as number | null) ?? null, agrees: r.agrees === 1, columns };
+}
+
+/** The cached replay of an episode's turns, in turn order (empty when it was never replayed). */
+export function listTurnReplaysByEpisode({ episodeId }: { episodeId: string }): TurnReplayRow[] {
+  return withRaw((db) =>
+    (cachedStatement(db, `SELECT "index", "reward", "agrees", "columns" FROM "TurnReplay" WHERE "episodeId" = ? ORDER BY "index"`).all(episodeId) as Record<string, unknown>[]).map(toRow),
+  );
+}
+
+/** The cached replays of several episodes, by episode id. */
+export function listTurnReplaysByEpisodes({ episodeIds }: { episodeIds: string[] }): Map<string, TurnReplayRow[]> {
+  const out = new Map<string, TurnReplayRow[]>();
+  for (const id of episodeIds) out.set(id, listTurnReplaysByEpisode({ episodeId: id }));
+  return out;
+}
+
+/** Stores (replacing any earlier) one episode's replayed turns, all in one transaction. */
+export function putTurnReplays({ episodeId, turns }: { episodeId: string; turns: TurnReplayRow[] }): void {
+  withRaw((db) => {
+    const del = cachedStatement(db, `DELETE FROM "TurnReplay" WHERE "episodeId" = ?`);
+    const ins = cachedStatement(db, `INSERT INTO "TurnReplay" ("episodeId", "index", "reward", "agrees", "columns") VALUES (?, ?, ?, ?, ?)`);
+    db.transaction(() => {
+      del.run(episodeId);
+      for (const t of turns) ins.run(episodeId, t.index, t.reward, t.agrees ? 1 : 0, t.columns ? JSON.stringify(t.columns) : null);
+    })();
+  });
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { loadDataset } from "@/lib/datasets/registry";
+import { appendTurn, createEpisode, finishEpisode } from "@/lib/db/episodes";
+import { useTempStore } from "@/lib/db/test-store";
+import { listTurnReplaysByEpisode } from "@/lib/db/turn-replays";
+import { getReplayDataById } from "@/lib/db/viewer-queries";
+import { getTurnScores } from "./turn-scores";
+
+useTempStore("turn-scores");
+
+describe("getTurnScores (SQL, embedded engine, real store)", () => {
+  it("replays an episode without per-turn rewards once, caches it, and marks the turns whose output is gold's", async () => {
+    const task = loadDataset("demo-sql").find((t) => t.id === "bike-01")!;
+    const gold = String(task.gold);
+    const ep = await createEpisode({ environment: "sql", dataset: "demo-sql", taskId: task.id, query: task.query, gold, playerKind: "human", turnLimit: 10, feedback: "none" });
+    const turns = [
+      { action: "SELECT name, docks AS n FROM stations ORDER BY station_id LIMIT 2", observation: "" },
+      { action: gold, observation: "" },
+      { action: "SELECT count(*) FROM nope", observation: "", ok: false },
+      { action: "submit", observation: "", reward: 0 },
+    ];
+    // What the playground stores: the outputs of a live run.
+    const { createEnvironment } = await import("@/lib/env");
+    const env = await createEnvironment("sql", {});
+    await env.reset(task);
+    turns[0].observation = (await env.step(turns[0].action)).observation;
+    turns[1].observation = (await env.step(turns[1].action)).observation;
+    turns[2].observation = (await env.step(turns[2].action)).observation;
+    expect(turns[2].observation).toMatch(/^Error executing query: .*nope/);
+    await env.close();
+    for (const [index, t] of turns.entries()) {
+      await appendTurn({ episodeId: ep.id, turn: { index, actor: "human", source: "terminal", action: t.action, observation: t.observation, ok: t.ok ?? true, reward: t.reward ?? null } });
+    }
+    await finishEpisode({ episodeId: ep.id, outcome: { status: "submitted", reward: 0, success: false } });
+
+    const first = await getTurnScores(getReplayDataById({ id: ep.id })!);
+    expect(first.error).toBeUndefined();
+    expect(first.source).toBe("replayed");
+    expect(first.turns.map((t) => [t.reward, t.rewardFrom])).toEqual([
+      [0, "replay"],
+      [1, "replay"],
+      [0, "replay"],
+      [0, "recorded"],
+    ]);
+    expect(first.turns.map((t) => t.matchesGold)).toEqual([false, true, false, false]);
+    expect(first.turns[0].columns).toEqual(["name", "n"]);
+    expect(first.turns[1].columns).toEqual(["count(*)"]);
+    expect(first.turns.slice(0, 3).map((t) => t.replayAgrees)).toEqual([true, true, true]);
+    expect(listTurnReplaysByEpisode({ episodeId: ep.id }).map((r) => r.reward)).toEqual([0, 1, 0, 0]);
+
+    const again = await getTurnScores(getReplayDataById({ id: ep.id })!);
+    expect(again.source).toBe("cached");
+    expect(again.turns).toEqual(first.turns);
+  }, 120_000);
+});

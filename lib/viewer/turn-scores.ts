@@ -1,0 +1,97 @@
+import "server-only";
+import { listTurnReplaysByEpisode, putTurnReplays, type TurnReplayRow } from "@/lib/db/turn-replays";
+import type { ReplayData } from "@/lib/db/viewer-queries";
+import { createViewerEnvironment, taskForEpisode } from "./episode-task";
+import { getGoldOutput } from "./gold";
+import { checkEpisodeReplay, normalizeObservation } from "./replay-check";
+
+/** One turn as the replay page scores it. */
+export interface TurnScore {
+  index: number;
+  /** What a submit would have scored right after this turn: recorded, or found by a replay. */
+  reward: number | null;
+  rewardFrom: "recorded" | "replay" | null;
+  /** The turn's output is gold's output (after normalising escapes and trailing space); null when gold's is unknown or says nothing. */
+  matchesGold: boolean | null;
+  /** Whether the replay's output agreed with the recorded one (null when not replayed). */
+  replayAgrees: boolean | null;
+  /** SQL: the result set's column names from the engine (when replayed). */
+  columns: string[] | null;
+}
+
+export interface TurnScores {
+  turns: TurnScore[];
+  /** "recorded": every turn had its reward; "cached": an earlier replay's; "replayed": just run in a fresh sandbox. */
+  source: "recorded" | "cached" | "replayed";
+  /** Why the would-be rewards or gold's output are missing, when they are. */
+  error?: string;
+}
+
+const inflight = new Map<string, Promise<TurnReplayRow[]>>();
+
+/** Replays the episode's actions in a fresh sandbox, scoring after every turn; caches a complete replay. */
+function replayTurns(data: ReplayData): Promise<TurnReplayRow[]> {
+  const id = data.episode.id;
+  let p = inflight.get(id);
+  if (!p) {
+    p = (async () => {
+      try {
+        const task = taskForEpisode(data.episode);
+        const env = await createViewerEnvironment(task.env);
+        const check = await checkEpisodeReplay({ task, turns: data.turns, finalReward: data.episode.reward, env, scoreEvery: true });
+        if (check.error) throw new Error(`the replay stopped at turn ${check.turns.length + 1}: ${check.error}`);
+        const rows = check.turns.map((t) => ({ index: t.index, reward: t.replayedReward, agrees: t.observationAgrees, columns: t.columns ?? null }));
+        // Turns after a submit are not replayed; only a replay of every turn is kept.
+        if (rows.length === data.turns.length) putTurnReplays({ episodeId: id, turns: rows });
+        return rows;
+      } finally {
+        inflight.delete(id);
+      }
+    })();
+    inflight.set(id, p);
+  }
+  return p;
+}
+
+/**
+ * The score of every turn of an episode: its would-be reward (the recorded one, else computed on
+ * demand by replaying the actions in a fresh sandbox and evaluating after each turn, cached in the
+ * store), whether its output equals gold's, and for SQL the column names the engine gave.
+ */
+export async function getTurnScores(data: ReplayData): Promise<TurnScores> {
+  const errors: string[] = [];
+  let goldOut: string | null = data.episode.goldObservation;
+  try {
+    goldOut = (await getGoldOutput(taskForEpisode(data.episode))).observation;
+  } catch (err) {
+    if (goldOut === null) errors.push(`gold's output: ${(err as Error).message}`);
+  }
+  const needed = data.turns.some((t) => t.reward === null);
+  let replay = needed || data.episode.environment === "sql" ? listTurnReplaysByEpisode({ episodeId: data.episode.id }) : [];
+  let source: TurnScores["source"] = needed ? "cached" : "recorded";
+  if (needed && replay.length < data.turns.length) {
+    try {
+      replay = await replayTurns(data);
+      source = "replayed";
+    } catch (err) {
+      errors.push((err as Error).message);
+    }
+  }
+  const byIndex = new Map(replay.map((r) => [r.index, r]));
+  // An empty gold output says nothing for bash, Python and CTF (many actions print nothing); for SQL it is "no rows".
+  const gold = goldOut === null ? null : normalizeObservation(goldOut);
+  const comparable = gold !== null && (gold !== "" || data.episode.environment === "sql");
+  const turns = data.turns.map((t): TurnScore => {
+    const r = byIndex.get(t.index);
+    const reward = t.reward ?? r?.reward ?? null;
+    return {
+      index: t.index,
+      reward,
+      rewardFrom: t.reward !== null ? "recorded" : reward !== null ? "replay" : null,
+      matchesGold: comparable ? normalizeObservation(t.observation) === gold : null,
+      replayAgrees: r ? r.agrees : null,
+      columns: r?.columns ?? null,
+    };
+  });
+  return { turns, source, ...(errors.length ? { error: errors.join("; ") } : {}) };
+}
