@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
+import { ComparePicker } from "@/components/replay/compare-picker";
 import { CompareView } from "@/components/replay/compare-view";
-import { listReplayDataByIds } from "@/lib/db/viewer-queries";
+import { listTurnReplaysByEpisodes } from "@/lib/db/turn-replays";
+import { listReplayDataByIds, listViewerEpisodes } from "@/lib/db/viewer-queries";
 import { listSealedTaskKeys, sealKey } from "@/lib/server/baseline-seal";
 
 export const dynamic = "force-dynamic";
@@ -8,24 +10,52 @@ export const metadata: Metadata = { title: "Compare · InterCode Studio" };
 
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
-/** /compare?ids=a,b,...: episodes side by side, aligned by turn. */
+const PICK_ROWS = 30;
+const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)?.trim() ?? "";
+
+/**
+ * /compare?ids=a,b,... (or ids=a&ids=b): episodes side by side, aligned by turn. Without two
+ * episodes it opens on the picker (search the store, tick episodes); with them the picker is
+ * folded below.
+ */
 export default async function ComparePage({ searchParams }: Props) {
-  const raw = (await searchParams).ids;
-  const ids = (Array.isArray(raw) ? raw.join(",") : (raw ?? "")).split(",").map((s) => s.trim()).filter(Boolean).slice(0, 8);
+  const sp = await searchParams;
+  const raw = sp.ids;
+  const ids = [...new Set((Array.isArray(raw) ? raw.join(",") : (raw ?? "")).split(",").map((s) => s.trim()).filter(Boolean))].slice(0, 8);
+  const q = first(sp.q);
+  const task = first(sp.task);
   const sealed = listSealedTaskKeys();
   const found = listReplayDataByIds({ ids });
   // Episodes of a task sealed by an unsubmitted baseline episode are left out (lib/server/baseline-seal.ts).
   const episodes = found.filter((d) => !sealed.has(sealKey(d.episode)));
   const tasks = new Set(episodes.map((d) => `${d.episode.environment}/${d.episode.dataset}/${d.episode.taskId}`));
-  const first = episodes[0]?.episode;
+  const head = episodes[0]?.episode;
+  const replays = listTurnReplaysByEpisodes({ episodeIds: episodes.map((d) => d.episode.id) });
+  const wouldBe = Object.fromEntries([...replays].map(([id, rows]) => [id, Object.fromEntries(rows.map((r) => [r.index, r.reward]))]));
+  const candidates = listViewerEpisodes({ filters: { ...(q ? { search: q } : {}), ...(task ? { taskId: [task] } : {}) }, sort: "startedAt", dir: "desc", pageSize: PICK_ROWS });
+  const picker = <ComparePicker rows={candidates.rows} total={candidates.total} q={q} task={task} picked={episodes.map((d) => d.episode.id)} />;
   return (
     <div className="space-y-3 p-4">
       <h1 className="text-lg font-semibold">Compare</h1>
       {found.length > episodes.length && <p className="text-xs text-amber-400" data-testid="sealed">{found.length - episodes.length} of the episodes are of a task sealed by an unsubmitted baseline episode.</p>}
       {found.length < ids.length && <p className="text-xs text-amber-400">{ids.length - found.length} of the ids are not in the store.</p>}
       {tasks.size > 1 && <p className="text-xs text-amber-400">These episodes are of {tasks.size} different tasks; turns are still aligned by position.</p>}
-      {first && <p className="text-sm text-zinc-200">{first.query}</p>}
-      {episodes.length ? <CompareView episodes={episodes} /> : <p className="text-sm text-zinc-500">Give episode ids: /compare?ids=a,b</p>}
+      {head && <p className="text-sm text-zinc-200">{head.query}</p>}
+      {episodes.length >= 2 ? (
+        <>
+          <CompareView episodes={episodes} wouldBe={wouldBe} />
+          <details className="text-xs">
+            <summary className="cursor-pointer text-zinc-300">pick other episodes</summary>
+            <div className="mt-2">{picker}</div>
+          </details>
+        </>
+      ) : (
+        <>
+          <p className="text-sm text-zinc-300">Pick two or more episodes to see them side by side, aligned by turn.</p>
+          {episodes.length === 1 && <CompareView episodes={episodes} wouldBe={wouldBe} />}
+          {picker}
+        </>
+      )}
     </div>
   );
 }

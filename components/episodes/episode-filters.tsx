@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { EPISODE_FLAGS } from "@/lib/trajectories/flags";
+import { EPISODE_STATUSES } from "./status-chip";
 
 type Facets = Record<"environment" | "dataset" | "playerKind" | "model" | "policy" | "annotator" | "status" | "hardness", string[]>;
 
@@ -56,7 +57,24 @@ export function EpisodeFilters({ query, facets, tags }: { query: Record<string, 
         <input className="w-64 rounded border border-zinc-700 bg-zinc-900 px-1 py-0.5 text-zinc-100" value={v.q ?? ""} onChange={(e) => set("q", e.target.value)} data-testid="search" />
       </label>
       {SELECTS.map((s) =>
-        facets[s.facet].length ? (
+        s.key === "status" ? (
+          <label key={s.key} className="flex flex-col text-zinc-400">
+            {s.label}
+            <select
+              className="rounded border border-zinc-700 bg-zinc-900 px-1 py-0.5 text-zinc-100"
+              value={v.status ?? ""}
+              onChange={(e) => {
+                const next = { ...v, status: e.target.value };
+                setV(next);
+                apply(next);
+              }}
+              data-testid="filter-status"
+            >
+              <option value="">any</option>
+              {EPISODE_STATUSES.map((st) => <option key={st} value={st}>{st}</option>)}
+            </select>
+          </label>
+        ) : facets[s.facet].length ? (
           <label key={s.key} className="flex flex-col text-zinc-400">
             {s.label}
             <select className="max-w-40 rounded border border-zinc-700 bg-zinc-900 px-1 py-0.5 text-zinc-100" value={v[s.key] ?? ""} onChange={(e) => set(s.key, e.target.value)} data-testid={`filter-${s.key}`}>

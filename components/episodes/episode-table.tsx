@@ -6,6 +6,8 @@ import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import type { ViewerRow } from "@/lib/db/viewer-queries";
 import { FlagChips } from "./flag-chips";
+import { playerLabel } from "@/lib/viewer/player";
+import { StatusChip } from "./status-chip";
 
 /** A sortable column: its URL sort name and header. */
 const COLUMNS: { sort: string; label: string }[] = [
@@ -13,6 +15,7 @@ const COLUMNS: { sort: string; label: string }[] = [
   { sort: "env", label: "env" },
   { sort: "dataset", label: "dataset" },
   { sort: "player", label: "player" },
+  { sort: "status", label: "status" },
   { sort: "reward", label: "reward" },
   { sort: "solved", label: "solved" },
   { sort: "turns", label: "turns" },
@@ -81,7 +84,8 @@ export function EpisodeTable({ rows, query, sort, dir }: { rows: ViewerRow[]; qu
               </td>
               <td className="px-2">{r.environment}</td>
               <td className="px-2">{r.dataset}</td>
-              <td className="px-2">{r.annotator ?? (r.model ? `${r.model}${r.policy ? ` · ${r.policy}` : ""}` : r.playerKind)}</td>
+              <td className="px-2">{playerLabel(r)}</td>
+              <td className="px-2"><StatusChip status={r.status} /></td>
               <td className="px-2 font-mono">{r.reward === null ? "–" : r.reward.toFixed(2)}</td>
               <td className={`px-2 ${r.success ? "text-emerald-400" : "text-zinc-500"}`}>{r.success ? "yes" : "no"}</td>
               <td className="px-2">{r.turnCount}/{r.turnLimit}</td>
@@ -93,7 +97,7 @@ export function EpisodeTable({ rows, query, sort, dir }: { rows: ViewerRow[]; qu
           ))}
           {!rows.length && (
             <tr>
-              <td colSpan={12} className="p-4 text-center text-zinc-500">no episodes match</td>
+              <td colSpan={13} className="p-4 text-center text-zinc-500">no episodes match</td>
             </tr>
           )}
         </tbody>

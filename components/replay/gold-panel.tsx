@@ -31,6 +31,41 @@ function FileChanges({ b }: { b: Breakdown }) {
   );
 }
 
+/** A Python breakdown's tests: each test's text verbatim (spaces kept), the player's and gold's outcome. */
+function PythonTests({ b }: { b: Breakdown }) {
+  const tests = b && Array.isArray(b.tests) ? (b.tests as { test?: unknown; agent?: unknown; gold?: unknown; agree?: unknown; detail?: unknown }[]) : null;
+  if (!tests?.length) return null;
+  const passed = tests.filter((t) => t.agent === "pass").length;
+  return (
+    <div className="space-y-1 text-xs" data-testid="python-tests">
+      <p className="text-zinc-400">
+        {passed} of {tests.length} tests passed · {tests.filter((t) => t.agree === true).length} with gold&apos;s outcome (the reward is that share)
+      </p>
+      <table className="w-full border-collapse">
+        <thead>
+          <tr className="text-left text-zinc-400">
+            <th scope="col" className="pr-2 font-medium">player</th>
+            <th scope="col" className="pr-2 font-medium">gold</th>
+            <th scope="col" className="font-medium">test</th>
+          </tr>
+        </thead>
+        <tbody>
+          {tests.map((t, i) => (
+            <tr key={i} className="align-top" data-testid="python-test" data-outcome={String(t.agent)}>
+              <td className={`pr-2 ${t.agent === "pass" ? "text-emerald-400" : "text-red-400"}`}>{String(t.agent)}</td>
+              <td className="pr-2 text-zinc-400">{String(t.gold)}</td>
+              <td className="min-w-0">
+                <pre className="overflow-x-auto whitespace-pre font-mono text-zinc-200" data-testid="python-test-text">{String(t.test)}</pre>
+                {typeof t.detail === "string" && t.detail && <pre className="overflow-x-auto whitespace-pre font-mono text-red-300">{t.detail}</pre>}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 function BreakdownTable({ b }: { b: Breakdown }) {
   if (!b || typeof b !== "object") return <p className="text-xs text-zinc-600">no breakdown recorded</p>;
   const rows = Object.entries(b).filter(([, v]) => typeof v === "number" || typeof v === "string" || typeof v === "boolean" || v === null);
@@ -57,21 +92,29 @@ function BreakdownTable({ b }: { b: Breakdown }) {
   );
 }
 
-/** Gold's solution and output beside the replay (computed on demand, cached), the breakdown and the diff. */
+/** The selected turn's output, as the gold panel compares it with gold's. */
+export interface ComparedOutput {
+  /** 1-based. */
+  turn: number;
+  output: string;
+  matchesGold: boolean | null;
+}
+
+/** Gold's solution and output beside the replay (computed on demand, cached), the breakdown and the selected turn's output against gold's. */
 export function GoldPanel({
   episodeId,
   env,
   breakdown,
   recordedGold,
   recordedGoldObservation,
-  playerOutput,
+  compared,
 }: {
   episodeId: string;
   env: string;
   breakdown: unknown;
   recordedGold: string | null;
   recordedGoldObservation: string | null;
-  playerOutput: string;
+  compared: ComparedOutput | null;
 }) {
   const [gold, setGold] = useState<GoldOutput | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -117,11 +160,17 @@ export function GoldPanel({
         <h3 className="mb-1 text-xs font-semibold text-zinc-300">Reward breakdown</h3>
         <BreakdownTable b={b} />
         {env === "bash" && <FileChanges b={b} />}
+        {env === "python" && <PythonTests b={b} />}
       </div>
-      {goldOut !== null && goldOut !== undefined && (
-        <div>
-          <h3 className="mb-1 text-xs font-semibold text-zinc-300">Player&apos;s last output against gold&apos;s</h3>
-          <LineDiff player={playerOutput} gold={goldOut} />
+      {goldOut !== null && goldOut !== undefined && compared && (
+        <div data-testid="turn-vs-gold">
+          <h3 className="mb-1 text-xs font-semibold text-zinc-300">Turn {compared.turn}&apos;s output against gold&apos;s</h3>
+          {compared.matchesGold && (
+            <p className="mb-1 text-xs text-emerald-300" data-testid="turn-equals-gold">
+              Turn {compared.turn}&apos;s output equals gold&apos;s{env === "sql" || env === "bash" ? " (a submit right after it scores that output)" : ""}.
+            </p>
+          )}
+          <LineDiff player={compared.output} gold={goldOut} />
         </div>
       )}
       {ourBreakdown && env === "bash" && !b && <FileChanges b={ourBreakdown} />}

@@ -6,38 +6,47 @@ import { Button } from "@/components/ui/button";
 import { LazyRewardCurve } from "@/components/charts/lazy-reward-curve";
 import type { ReplayData } from "@/lib/db/viewer-queries";
 import type { EpisodeCheck } from "@/lib/viewer/replay-check";
+import type { TurnScores } from "@/lib/viewer/turn-scores";
 import { AnnotationsPanel } from "./annotations-panel";
 import { AnsiOutput } from "./ansi-output";
 import { EpisodeFailure } from "./episode-failure";
 import { GoldPanel } from "./gold-panel";
 import { Highlight } from "./highlight";
+import { SqlResult, type SqlResultView } from "./sql-result";
+import { TurnActor } from "./turn-actor";
 import { TurnTranscript } from "./turn-transcript";
 import { sendJson, useAuthor } from "./use-author";
 import { FlagChips } from "@/components/episodes/flag-chips";
+import { playerLabel } from "@/lib/viewer/player";
 
 const SPEEDS = [0.5, 1, 2, 4] as const;
 
 const fmtReward = (r: number | null) => (r === null ? "–" : r.toFixed(2));
-const playerOf = (e: ReplayData["episode"]) => e.annotator ?? (e.model ? `${e.model}${e.policy ? ` · ${e.policy}` : ""}` : e.playerKind);
 
 /**
- * One episode's replay: the timeline of turns (step with buttons or j/k and arrow keys, play at a
- * speed, click to jump), gold beside it, the reward curve, tags and notes, the replay check and
- * "continue from turn k".
+ * One episode's replay: the timeline of turns (step with buttons or j/k and arrow keys, Home/End,
+ * play at a speed, click to jump; the selected turn is `?turn=N` in the URL), gold beside it with
+ * the selected turn's output against gold's, the reward curve of every turn's would-be reward (the
+ * recorded one, else replayed in a sandbox on the server and cached), tags and notes, the replay
+ * check and "continue from turn k".
  */
-export function ReplayView({ initial }: { initial: ReplayData }) {
+export function ReplayView({ initial, initialTurn }: { initial: ReplayData; initialTurn?: number }) {
   const [data, setData] = useState(initial);
   const { episode: ep, turns } = data;
-  const [current, setCurrent] = useState(turns.length ? 0 : -1);
+  const [current, setCurrent] = useState(turns.length ? Math.max(0, Math.min(turns.length - 1, (initialTurn ?? 1) - 1)) : -1);
   const [playing, setPlaying] = useState(false);
   const [speed, setSpeed] = useState<(typeof SPEEDS)[number]>(1);
   const [check, setCheck] = useState<EpisodeCheck | null>(null);
   const [checking, setChecking] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
+  const [scores, setScores] = useState<TurnScores | null>(null);
+  const [scoring, setScoring] = useState(false);
+  const [sqlView, setSqlView] = useState<SqlResultView>("table");
   const [author] = useAuthor();
   const listRef = useRef<HTMLOListElement>(null);
 
   const step = useCallback((d: number) => setCurrent((c) => Math.max(0, Math.min(turns.length - 1, c + d))), [turns.length]);
+  const jump = useCallback((i: number) => setCurrent(Math.max(0, Math.min(turns.length - 1, i))), [turns.length]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -49,6 +58,12 @@ export function ReplayView({ initial }: { initial: ReplayData }) {
       } else if (e.key === "k" || e.key === "ArrowUp" || e.key === "ArrowLeft") {
         e.preventDefault();
         step(-1);
+      } else if (e.key === "Home") {
+        e.preventDefault();
+        jump(0);
+      } else if (e.key === "End") {
+        e.preventDefault();
+        jump(turns.length - 1);
       } else if (e.key === " ") {
         e.preventDefault();
         setPlaying((p) => !p);
@@ -56,7 +71,30 @@ export function ReplayView({ initial }: { initial: ReplayData }) {
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [step]);
+  }, [step, jump, turns.length]);
+
+  // The selected turn lives in the URL (1-based), so a link or a reload opens the same turn.
+  useEffect(() => {
+    if (current < 0) return;
+    const url = new URL(window.location.href);
+    if (url.searchParams.get("turn") === String(current + 1)) return;
+    url.searchParams.set("turn", String(current + 1));
+    window.history.replaceState(window.history.state, "", url);
+  }, [current]);
+
+  // Every turn's would-be reward, whether its output is gold's, and SQL column names.
+  useEffect(() => {
+    if (!turns.length) return;
+    let live = true;
+    setScoring(true);
+    sendJson<TurnScores>(`/api/episodes/${encodeURIComponent(ep.id)}/turn-scores`, "POST")
+      .then((r) => live && setScores(r))
+      .catch((err: Error) => live && setScores({ turns: [], source: "recorded", error: err.message }))
+      .finally(() => live && setScoring(false));
+    return () => {
+      live = false;
+    };
+  }, [ep.id, turns.length]);
 
   useEffect(() => {
     if (!playing) return;
@@ -99,8 +137,12 @@ export function ReplayView({ initial }: { initial: ReplayData }) {
   };
 
   const checkByIndex = useMemo(() => new Map(check?.turns.map((t) => [t.index, t]) ?? []), [check]);
+  const scoreByIndex = useMemo(() => new Map(scores?.turns.map((t) => [t.index, t]) ?? []), [scores]);
+  const rewards = turns.map((t) => t.reward ?? scoreByIndex.get(t.index)?.reward ?? null);
   const turn = current >= 0 ? turns[current] : undefined;
-  const lastOutput = ep.agentObservation ?? turns.filter((t) => !/^\s*submit\b/.test(t.action)).at(-1)?.observation ?? "";
+  const isSubmit = (t: { action: string }) => /^\s*submit\b/.test(t.action);
+  // A submit turn's output is the scored answer; the output compared with gold's is the last one before it.
+  const compared = turn && isSubmit(turn) ? turns.slice(0, current).filter((t) => !isSubmit(t)).at(-1) : turn;
   const turnTags = (i: number) => data.annotations.filter((a) => a.turnIndex === i && a.kind === "tag" && a.status === "accepted");
 
   return (
@@ -111,7 +153,7 @@ export function ReplayView({ initial }: { initial: ReplayData }) {
             <Link className="hover:text-zinc-100" href={`/tasks/${ep.environment}/${encodeURIComponent(`${ep.dataset}:${ep.taskId}`)}`}>
               {ep.environment} · {ep.dataset} · task {ep.taskId}
             </Link>
-            <span>· {playerOf(ep)}</span>
+            <span>· {playerLabel(ep)}</span>
             <span>· {ep.status}</span>
             <span data-testid="episode-reward" className={ep.success ? "text-emerald-400" : "text-zinc-300"}>· reward {fmtReward(ep.reward)}{ep.success ? " (solved)" : ""}</span>
             {ep.tags.map((t) => <span key={t} className="rounded bg-zinc-800 px-1 text-emerald-300">{t}</span>)}
@@ -163,18 +205,29 @@ export function ReplayView({ initial }: { initial: ReplayData }) {
         )}
         {message && <p className="text-xs text-red-400">{message}</p>}
 
-        <LazyRewardCurve series={[{ name: playerOf(ep), rewards: turns.map((t) => t.reward) }]} current={current} onPick={(i) => setCurrent(Math.max(0, Math.min(turns.length - 1, i)))} />
+        <p className="text-xs text-zinc-400" data-testid="scores-status">
+          {scoring
+            ? "scoring every turn: replaying the actions in a fresh sandbox…"
+            : scores?.error
+              ? <span className="text-amber-400">{scores.error}</span>
+              : scores?.source === "replayed" || scores?.source === "cached"
+                ? `rewards marked "would be" are what a submit would have scored after that turn (replayed in a sandbox${scores.source === "cached" ? ", cached" : ""}).`
+                : null}
+        </p>
+        <LazyRewardCurve series={[{ name: playerLabel(ep), rewards }]} current={current} onPick={jump} />
 
         <ol ref={listRef} className="max-h-[60vh] space-y-1 overflow-auto pr-1" data-testid="timeline">
           {turns.map((t, i) => {
             const c = checkByIndex.get(t.index);
             const differs = c && (!c.observationAgrees || c.rewardAgrees === false);
+            const sc = scoreByIndex.get(t.index);
             return (
               <li
                 key={t.index}
                 data-index={i}
                 data-testid="turn"
                 data-current={i === current ? "1" : undefined}
+                aria-current={i === current ? "step" : undefined}
                 data-differs={differs ? "1" : undefined}
                 onClick={() => setCurrent(i)}
                 className={`cursor-pointer rounded border p-2 ${i === current ? "border-emerald-600 bg-zinc-900" : "border-zinc-800 hover:border-zinc-600"} ${differs ? "ring-1 ring-amber-500" : ""}`}
@@ -182,7 +235,11 @@ export function ReplayView({ initial }: { initial: ReplayData }) {
                 <div className="flex items-center gap-2 text-xs text-zinc-500">
                   <span className="font-semibold text-zinc-300">#{i + 1}</span>
                   <span className={t.ok === false ? "text-red-400" : t.ok ? "text-emerald-400" : ""}>{t.ok === null ? "?" : t.ok ? "ok" : "invalid"}</span>
-                  <span>reward {fmtReward(t.reward)}</span>
+                  <TurnActor turn={t} playerKind={ep.playerKind} />
+                  <span data-testid="turn-reward" title={sc?.rewardFrom === "replay" ? "what a submit would have scored after this turn (replayed in a sandbox)" : undefined}>
+                    {sc?.rewardFrom === "replay" ? "would be" : "reward"} {fmtReward(rewards[i])}
+                  </span>
+                  {sc?.matchesGold && <span className="rounded bg-emerald-900/60 px-1 text-emerald-200" data-testid="matches-gold">output = gold&apos;s</span>}
                   {t.timedOut && <span className="text-amber-400">timed out</span>}
                   {(t.tokensIn !== null || t.tokensOut !== null) && <span>tokens {t.tokensIn ?? "?"}→{t.tokensOut ?? "?"}</span>}
                   {t.latencyMs !== null && <span title="model reply latency">model {t.latencyMs} ms</span>}
@@ -195,7 +252,11 @@ export function ReplayView({ initial }: { initial: ReplayData }) {
                 {t.actor === "model" && ep.playerKind === "model" && <TurnTranscript episodeId={ep.id} turnIndex={t.index} tokensIn={t.tokensIn} tokensOut={t.tokensOut} latencyMs={t.latencyMs} costUsd={t.costUsd} />}
                 {i === current && (
                   <>
-                    <AnsiOutput text={t.observation} className="mt-1 max-h-72" testId="observation" />
+                    {ep.environment === "sql" && !isSubmit(t) ? (
+                      <SqlResult observation={t.observation} query={t.action} columns={sc?.columns ?? null} view={sqlView} onView={setSqlView} testId="observation" />
+                    ) : (
+                      <AnsiOutput text={t.observation} className="mt-1 max-h-72" testId="observation" />
+                    )}
                     {differs && c && !c.observationAgrees && (
                       <details className="mt-1 text-xs text-zinc-400">
                         <summary>output on replay</summary>
@@ -209,7 +270,7 @@ export function ReplayView({ initial }: { initial: ReplayData }) {
           })}
           {!turns.length && <li className="text-xs text-zinc-500">no turns</li>}
         </ol>
-        {turn && <p className="text-xs text-zinc-600">j / k or the arrow keys step; space plays.</p>}
+        {turn && <p className="text-xs text-zinc-400">j / k or the arrow keys step; Home / End go to the first / last turn; space plays.</p>}
       </div>
 
       <aside className="min-w-0 space-y-4">
@@ -219,7 +280,7 @@ export function ReplayView({ initial }: { initial: ReplayData }) {
           breakdown={ep.breakdown}
           recordedGold={ep.gold}
           recordedGoldObservation={ep.goldObservation}
-          playerOutput={lastOutput}
+          compared={compared ? { turn: turns.indexOf(compared) + 1, output: compared.observation, matchesGold: scoreByIndex.get(compared.index)?.matchesGold ?? null } : null}
         />
         <AnnotationsPanel episodeId={ep.id} current={current >= 0 ? current : null} annotations={data.annotations} onChange={refresh} />
       </aside>

@@ -22,14 +22,66 @@ export class ReplayPage {
     return (await el.textContent()) ?? "";
   }
 
+  /** Each row's status chip, in row order. */
+  async rowStatuses(): Promise<string[]> {
+    return this.page.$$eval('[data-testid="episode-row"] [data-testid="status"]', (els) => els.map((e) => e.getAttribute("data-status") ?? ""));
+  }
+
   /** Ids of the rows shown. */
   async rowIds(): Promise<string[]> {
     return this.page.$$eval('[data-testid="episode-row"]', (rows) => rows.map((r) => r.getAttribute("data-id") ?? ""));
   }
 
-  async openEpisode(id: string): Promise<void> {
-    await this.page.goto(`${this.baseUrl}/episodes/${encodeURIComponent(id)}`);
+  async openEpisode(id: string, query = ""): Promise<void> {
+    await this.page.goto(`${this.baseUrl}/episodes/${encodeURIComponent(id)}${query}`);
     await this.page.waitForSelector('[data-testid="replay"][data-ready="1"]');
+  }
+
+  /** Waits until the page's URL says `?turn=n` (the replay updates it as you step) and returns it. */
+  async urlTurn(n: number): Promise<string | null> {
+    await this.page.waitForFunction((want) => new URL(location.href).searchParams.get("turn") === want, String(n), { timeout: 5_000 }).catch(() => {});
+    return new URL(this.page.url()).searchParams.get("turn");
+  }
+
+  /** 0-based positions of the timeline items marked aria-current="step". */
+  async currentSteps(): Promise<number[]> {
+    return this.page.$$eval('[data-testid="turn"][aria-current="step"]', (els) => els.map((e) => Number(e.getAttribute("data-index"))));
+  }
+
+  /** Waits until the server has scored every turn (recorded, cached or replayed now). */
+  async waitScores(timeout = 90_000): Promise<void> {
+    await this.page.waitForFunction(() => !/scoring every turn/.test(document.querySelector('[data-testid="scores-status"]')?.textContent ?? "x"), undefined, { timeout });
+  }
+
+  /** Each turn's reward label ("would be 1.00", "reward 0.00", "reward –"). */
+  async turnRewards(): Promise<string[]> {
+    return this.page.$$eval('[data-testid="turn"] [data-testid="turn-reward"]', (els) => els.map((e) => (e.textContent ?? "").trim()));
+  }
+
+  /** 0-based positions of the turns marked as printing gold's output. */
+  async turnsMatchingGold(): Promise<number[]> {
+    return this.page.$$eval('[data-testid="turn"]', (els) => els.flatMap((e) => (e.querySelector('[data-testid="matches-gold"]') ? [Number(e.getAttribute("data-index"))] : [])));
+  }
+
+  /** Each turn's actor label ("human · console", "model", "human · editor · taken over by a person"). */
+  async turnActors(selector = '[data-testid="turn"] [data-testid="turn-actor"]'): Promise<string[]> {
+    return this.page.$$eval(selector, (els) => els.map((e) => (e.textContent ?? "").trim()));
+  }
+
+  /** The current turn's SQL table: its header and its rows. */
+  async sqlTable(): Promise<{ head: string[]; rows: string[][] }> {
+    const t = this.page.locator('[data-testid="turn"][data-current="1"] [data-testid="sql-table"]');
+    await t.waitFor();
+    return t.evaluate((el) => ({
+      head: Array.from(el.querySelectorAll("thead th")).map((c) => c.textContent ?? ""),
+      rows: Array.from(el.querySelectorAll("tbody tr")).map((r) => Array.from(r.querySelectorAll("td")).map((c) => c.textContent ?? "")),
+    }));
+  }
+
+  /** Texts of the suggested tags, as "tag@turn n" or "tag@episode". */
+  async suggestions(): Promise<string[]> {
+    await this.page.waitForSelector('[data-testid="suggestions"] li');
+    return this.page.$$eval('[data-testid="suggestions"] li', (els) => els.map((e) => `${e.children[1]?.textContent ?? ""}@${e.children[0]?.textContent ?? ""}`));
   }
 
   /** "turn i / n" */
@@ -41,8 +93,10 @@ export class ReplayPage {
     await this.page.locator("body").press(key);
   }
 
-  /** The current turn's observation text. */
+  /** The current turn's observation text as stored (a SQL result is switched to its raw text first). */
   async observation(): Promise<string> {
+    const raw = this.page.locator('[data-testid="turn"][data-current="1"] [data-testid="sql-view-raw"]');
+    if (await raw.count()) await raw.click();
     return (await this.page.textContent('[data-testid="turn"][data-current="1"] [data-testid="observation"]')) ?? "";
   }
 

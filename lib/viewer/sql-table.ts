@@ -128,46 +128,38 @@ export function parseSqlRows(text: string): string[][] | null {
   return list ? null : rows;
 }
 
-/** Splits at the commas that are outside parentheses and quotes. */
-function splitTopLevel(s: string): string[] {
-  const out: string[] = [];
-  let depth = 0;
-  let quote: string | null = null;
-  let start = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i];
-    if (quote) {
-      if (c === quote) quote = null;
-      continue;
-    }
-    if (c === "'" || c === '"' || c === "`") quote = c;
-    else if (c === "(") depth++;
-    else if (c === ")") depth--;
-    else if (c === "," && depth === 0) {
-      out.push(s.slice(start, i));
-      start = i + 1;
-    }
-  }
-  out.push(s.slice(start));
-  return out.map((x) => x.trim());
-}
-
-/** Index of keyword `word` (a whole word, any case) at parenthesis depth 0 outside quotes, from `from`; -1 when absent. */
-function topLevelKeyword(s: string, word: string, from = 0): number {
-  const re = new RegExp(`^${word}\\b`, "i");
+/** The positions of `s` outside parentheses and quotes (a closing parenthesis or quote is not one). */
+function* topLevel(s: string, from = 0): Generator<number> {
   let depth = 0;
   let quote: string | null = null;
   for (let i = from; i < s.length; i++) {
     const c = s[i];
     if (quote) {
       if (c === quote) quote = null;
-      continue;
-    }
-    if (c === "'" || c === '"' || c === "`") quote = c;
+    } else if (c === "'" || c === '"' || c === "`") quote = c;
     else if (c === "(") depth++;
     else if (c === ")") depth--;
-    else if (depth === 0 && (i === 0 || /\W/.test(s[i - 1])) && re.test(s.slice(i, i + word.length + 1))) return i;
+    else if (depth === 0) yield i;
   }
+}
+
+/** Splits at the commas that are outside parentheses and quotes. */
+function splitTopLevel(s: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  for (const i of topLevel(s)) {
+    if (s[i] !== ",") continue;
+    out.push(s.slice(start, i));
+    start = i + 1;
+  }
+  out.push(s.slice(start));
+  return out.map((x) => x.trim());
+}
+
+/** Index of keyword `word` (a whole word, any case) outside parentheses and quotes; -1 when absent. */
+function topLevelKeyword(s: string, word: string): number {
+  const re = new RegExp(`^${word}\\b`, "i");
+  for (const i of topLevel(s)) if ((i === 0 || /\W/.test(s[i - 1])) && re.test(s.slice(i, i + word.length + 1))) return i;
   return -1;
 }
 

@@ -95,8 +95,10 @@ export function suggestTags(ep: EpisodeForTags): SuggestedTag[] {
   for (const t of ep.turns) {
     const obs = stripAnsi(t.observation);
     const firstLine = (re: RegExp) => obs.split("\n").find((l) => re.test(l))?.trim().slice(0, 160) ?? "";
+    const submit = SUBMIT.test(t.action);
     if (t.timedOut || (TIMEOUT.test(obs) && t.ok !== true)) add("timeout", t.index, firstLine(TIMEOUT) || "the action timed out");
-    else {
+    else if (!submit) {
+      // A submit's output is the answer it scored (the last output again), not a new error.
       const rule = rules.find((r) => r.re.test(obs));
       if (rule) add(rule.tag, t.index, firstLine(rule.re) || obs.trim().slice(0, 160));
     }
@@ -104,7 +106,7 @@ export function suggestTags(ep: EpisodeForTags): SuggestedTag[] {
     if (prev !== null && norm === prev && norm !== "") add("repeated-action", t.index, `same action as turn ${t.index}: ${norm.slice(0, 80)}`);
     prev = norm;
     if (SKIP.test(t.action)) add("gave-up", t.index, `the player typed "${t.action.trim()}"`);
-    if (SUBMIT.test(t.action) && !ep.success && t.reward !== null && t.reward < 1) add("wrong-answer", t.index, `submitted with reward ${t.reward}`);
+    if (submit && !ep.success && t.reward !== null && t.reward < 1) add("wrong-answer", t.index, `submitted with reward ${t.reward}`);
   }
   const has = (tag: string) => out.some((s) => s.tag === tag);
   if (ep.status === "abandoned" && !has("gave-up")) add("gave-up", null, "the episode was abandoned without a submit");

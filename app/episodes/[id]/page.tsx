@@ -6,19 +6,21 @@ import { findSeal, sealMessage } from "@/lib/server/baseline-seal";
 
 export const dynamic = "force-dynamic";
 
-type Props = { params: Promise<{ id: string }> };
+type Props = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const { id } = await params;
   return { title: `Episode ${id.slice(0, 8)} · InterCode Studio` };
 }
 
-/** One episode's replay beside the gold solution. */
-export default async function EpisodePage({ params }: Props) {
+/** One episode's replay beside the gold solution; `?turn=N` (1-based) opens turn N. */
+export default async function EpisodePage({ params, searchParams }: Props) {
   const { id } = await params;
+  const turnParam = (await searchParams).turn;
+  const turn = Number(Array.isArray(turnParam) ? turnParam[0] : turnParam);
   const data = getReplayDataById({ id: decodeURIComponent(id) });
   if (!data) notFound();
   const seal = findSeal(data.episode);
   if (seal) return <p className="p-4 text-sm text-amber-400" data-testid="sealed">{sealMessage(data.episode, seal, "Viewing this episode")}</p>;
-  return <ReplayView key={data.episode.id} initial={data} />;
+  return <ReplayView key={data.episode.id} initial={data} initialTurn={Number.isInteger(turn) && turn >= 1 ? turn : undefined} />;
 }
