@@ -3,7 +3,7 @@ import { listTurnReplaysByEpisode, putTurnReplays, type TurnReplayRow } from "@/
 import type { ReplayData } from "@/lib/db/viewer-queries";
 import { createViewerEnvironment, taskForEpisode } from "./episode-task";
 import { getGoldOutput } from "./gold";
-import { checkEpisodeReplay, normalizeObservation } from "./replay-check";
+import { checkEpisodeReplay, normalizeObservation, unwrapRowList } from "./replay-check";
 
 /** One turn as the replay page scores it. */
 export interface TurnScore {
@@ -79,7 +79,9 @@ export async function getTurnScores(data: ReplayData): Promise<TurnScores> {
   }
   const byIndex = new Map(replay.map((r) => [r.index, r]));
   // An empty gold output says nothing for bash, Python and CTF (many actions print nothing); for SQL it is "no rows".
-  const gold = goldOut === null ? null : normalizeObservation(goldOut);
+  // SQL rows compare in one form: InterCode's model logs hold str() of the row list.
+  const norm = (x: string) => normalizeObservation(data.episode.environment === "sql" ? unwrapRowList(x) : x);
+  const gold = goldOut === null ? null : norm(goldOut);
   const comparable = gold !== null && (gold !== "" || data.episode.environment === "sql");
   const turns = data.turns.map((t): TurnScore => {
     const r = byIndex.get(t.index);
@@ -88,7 +90,7 @@ export async function getTurnScores(data: ReplayData): Promise<TurnScores> {
       index: t.index,
       reward,
       rewardFrom: t.reward !== null ? "recorded" : reward !== null ? "replay" : null,
-      matchesGold: comparable ? normalizeObservation(t.observation) === gold : null,
+      matchesGold: comparable ? norm(t.observation) === gold : null,
       replayAgrees: r ? r.agrees : null,
       columns: r?.columns ?? null,
     };
