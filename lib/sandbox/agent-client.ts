@@ -256,7 +256,7 @@ export class AgentClient {
           id,
           argv,
           cwd: options.cwd ?? this.defaults.workdir,
-          env: { ...BASE_ENV, ...options.env },
+          env: options.replaceEnv ? { ...options.env } : { ...BASE_ENV, ...options.env },
           input: options.stdin !== undefined ? Buffer.from(options.stdin).toString("base64") : undefined,
           cap,
           limits: this.rlimits(),

@@ -27,6 +27,11 @@ export interface ExecOptions {
   /** Overrides the sandbox's `outputBytes` for this call. */
   maxOutputBytes?: number;
   env?: Record<string, string>;
+  /**
+   * When true, `env` is the process's whole environment instead of additions to the sandbox's
+   * base one (PATH, HOME, LANG, ...): what a profile that reproduces another image's environment needs.
+   */
+  replaceEnv?: boolean;
   /** Aborting kills the process (Ctrl+C in the playground). */
   signal?: AbortSignal;
   /** Called with each chunk of output as it is produced (stdout and stderr interleaved). */

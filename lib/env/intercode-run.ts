@@ -1,0 +1,147 @@
+import "server-only";
+import { randomBytes } from "node:crypto";
+import type { Sandbox } from "@/lib/sandbox/types";
+import { COMMAND_TIMED_OUT, intercodeArgv, intercodeCd, intercodeHashCommand, intercodeStatusEntries, MALFORMED_COMMAND, shlexSplit, ShlexError } from "./intercode-exec";
+
+/** The PATH of InterCode's images (Ubuntu's default). */
+const INTERCODE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/**
+ * The environment a command saw in InterCode's containers: the image's PATH, HOME, the
+ * container's HOSTNAME (its id's first 12 hex digits), the NL2Bash image's own two variables, and
+ * no LANG (so tools run in the C locale).
+ */
+export function intercodeEnv(fsNumber?: number): Record<string, string> {
+  const env: Record<string, string> = { PATH: INTERCODE_PATH, HOSTNAME: randomBytes(6).toString("hex"), HOME: "/root" };
+  if (fsNumber !== undefined) Object.assign(env, { file_system_version: String(fsNumber), script: `setup_nl2b_fs_${fsNumber}.sh` });
+  return env;
+}
+
+/** Where a sandbox keeps the tool shims below (a git-ignored place InterCode's image also had). */
+export const INTERCODE_TOOLS_FILE = "/run/intercode-studio/tools.sh";
+
+/**
+ * InterCode's NL2Bash image had mawk as `awk` and no `xxd`, `md5deep` or `rename`; ours has gawk
+ * and all three. Read by every `bash -c` through BASH_ENV (which it then unsets, so `env` does
+ * not show it): `awk` runs mawk under the name awk (so its messages read as InterCode's did), and
+ * the three missing tools answer as bash does for an unknown command. Functions, so `which` still
+ * finds the binaries: as far as an image shared by both profiles allows.
+ */
+export const INTERCODE_TOOLS_SCRIPT = [
+  `if [ -x /usr/bin/mawk ]; then awk() { (exec -a awk /usr/bin/mawk "$@"); }; fi`,
+  `__ic_missing() { printf '%s: line %s: %s: command not found\n' "$0" "\${BASH_LINENO[1]}" "$1" >&2; return 127; }`,
+  ...["xxd", "md5deep", "rename"].map((t) => `${t}() { __ic_missing ${t}; }`),
+  "unset BASH_ENV",
+  "",
+].join("\n");
+
+/** Puts the tool shims in a sandbox; returns the environment addition that loads them. */
+export async function installIntercodeTools(sandbox: Sandbox): Promise<Record<string, string>> {
+  await sandbox.writeFile(INTERCODE_TOOLS_FILE, INTERCODE_TOOLS_SCRIPT);
+  return { BASH_ENV: INTERCODE_TOOLS_FILE };
+}
+
+/** One command as InterCode ran it. */
+export interface IntercodeRun {
+  /** What InterCode recorded: the output, or "Malformed command" / "Command timed out". */
+  observation: string;
+  /** InterCode's `action_executed`: exit status 0. */
+  ok: boolean;
+  timedOut: boolean;
+  /** The observation could not be had (split error, undecodable output). */
+  malformed: boolean;
+}
+
+/**
+ * Runs `command` the way InterCode's executor did: `<shell> -c "<command>"` split with shlex into
+ * argv and run directly (no persistent shell), stdout and stderr together, in `cwd`, with
+ * `env` as the whole environment.
+ */
+export async function runIntercodeCommand(
+  sandbox: Sandbox,
+  command: string,
+  o: { cwd: string; env: Record<string, string>; timeoutMs: number; shell?: string; raw?: boolean },
+): Promise<IntercodeRun> {
+  let argv: string[];
+  try {
+    // `raw`: the command itself is split (InterCode's md5 commands went to the client unwrapped).
+    argv = o.raw ? shlexSplit(command) : intercodeArgv(command, o.shell);
+  } catch (err) {
+    if (err instanceof ShlexError) return { observation: MALFORMED_COMMAND, ok: false, timedOut: false, malformed: true };
+    throw err;
+  }
+  if (argv.length === 0) return { observation: MALFORMED_COMMAND, ok: false, timedOut: false, malformed: true };
+  const r = await sandbox.exec(argv, { cwd: o.cwd, env: o.env, replaceEnv: true, timeoutMs: o.timeoutMs, maxOutputBytes: Math.max(sandbox.limits.outputBytes, 1 << 20) });
+  if (r.timedOut) return { observation: COMMAND_TIMED_OUT, ok: false, timedOut: true, malformed: false };
+  // Bytes that are not UTF-8 made InterCode's decode fail, which it reported as a malformed command.
+  if (r.output.includes("\uFFFD")) return { observation: MALFORMED_COMMAND, ok: false, timedOut: false, malformed: true };
+  return { observation: r.output, ok: r.exitCode === 0, timedOut: false, malformed: false };
+}
+
+/**
+ * InterCode's per-action executor over one sandbox: a working directory kept outside the shell
+ * (`cd` emulated as InterCode did), every action a fresh `/bin/bash -c`.
+ */
+export class IntercodeExecutor {
+  workdir: string;
+
+  constructor(
+    readonly sandbox: Sandbox,
+    private readonly opts: { env: Record<string, string>; home: string; wrap: "bash-c" | "cmd-prefix" },
+  ) {
+    this.workdir = opts.home;
+  }
+
+  /** Installs InterCode's tool shims (bash) in the sandbox; every later command loads them. */
+  async useIntercodeTools(): Promise<void> {
+    Object.assign(this.opts.env, await installIntercodeTools(this.sandbox));
+  }
+
+  /**
+   * One agent action. `bash-c` (NL2Bash): wrapped as `/bin/bash -c "<action>"`, then split.
+   * `cmd-prefix` (CTF): a leading `cmd` dropped, the rest split and run as it is.
+   */
+  async run(action: string): Promise<IntercodeRun> {
+    const cd = intercodeCd(action, this.workdir);
+    let command = cd ? cd.command : action;
+    if (this.opts.wrap === "cmd-prefix" && command.startsWith("cmd")) command = command.slice(4).trim();
+    const r = await runIntercodeCommand(this.sandbox, command, {
+      cwd: cd ? "/" : this.workdir,
+      env: this.opts.env,
+      timeoutMs: this.sandbox.limits.timeoutMs,
+      raw: this.opts.wrap === "cmd-prefix",
+    });
+    if (cd && r.ok) this.workdir = cd.target;
+    return r;
+  }
+
+  /** A command the environment itself runs (reset, status, gold), from "/" as the container's default. */
+  system(command: string, timeoutMs = 60_000): Promise<IntercodeRun> {
+    return runIntercodeCommand(this.sandbox, command, { cwd: "/", env: this.opts.env, timeoutMs });
+  }
+
+  /**
+   * InterCode's reset between episodes, in the same container: `git reset --hard; git clean -fd`
+   * (files in ignored directories, processes and the like survive), working directory back home.
+   * @throws Error when the reset fails, as InterCode's did.
+   */
+  async resetContainer(): Promise<void> {
+    const r = await this.system("git reset --hard; git clean -fd;");
+    if (!r.ok) throw new Error(`resetting the sandbox with git failed: ${r.observation.slice(0, 300)}`);
+    this.workdir = this.opts.home;
+  }
+
+  /** `git status --short` as InterCode ran and read it, and its md5 fingerprints of the changed paths. */
+  async snapshot(): Promise<{ status: { code: string; path: string }[]; hashes: Record<string, string> }> {
+    const st = await this.system("git status --short;");
+    const status = intercodeStatusEntries(st.observation);
+    const hashes: Record<string, string> = {};
+    for (const e of status) {
+      if (!["A", "??", "C"].includes(e.code) || e.path in hashes) continue;
+      const cmd = intercodeHashCommand(e.path);
+      // md5deep was not in InterCode's image: the command failed the same way on both sides.
+      hashes[e.path] = cmd.startsWith("md5deep") ? "md5deep: not installed" : (await runIntercodeCommand(this.sandbox, cmd, { cwd: "/", env: this.opts.env, timeoutMs: 60_000, raw: true })).observation;
+    }
+    return { status, hashes };
+  }
+}
