@@ -30,7 +30,7 @@ export type FsName = (typeof FS_NAMES)[number];
 const BUILDER_VERSION = "bash-fs/4";
 
 /** Fixed identity and date of the initial commit, so every build yields the same commit. */
-const GIT_ENV = {
+export const GIT_ENV = {
   GIT_AUTHOR_NAME: "InterCode Studio",
   GIT_AUTHOR_EMAIL: "fs@intercode-studio.invalid",
   GIT_COMMITTER_NAME: "InterCode Studio",
