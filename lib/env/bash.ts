@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { cloneFileSystem, ensureFileSystem } from "@/lib/datasets/bash-fs";
+import { intercodeFsDir, taskFileSystem, type TaskFileSystem } from "@/lib/datasets/intercode-fs";
 import { varDir } from "@/lib/datasets/paths";
 import type { BashTask, Task } from "@/lib/datasets/types";
 import { BadInputError } from "@/lib/errors";
@@ -10,6 +11,8 @@ import { bashReward } from "@/lib/reward/bash";
 import type { BashBreakdown } from "@/lib/reward/types";
 import type { Sandbox } from "@/lib/sandbox/types";
 import { snapshotTestbed, type FsSnapshot } from "./bash-score";
+import { intercodeEnv, IntercodeExecutor } from "./intercode-run";
+import { shellProfileValue } from "./shell-profile";
 import { openSandbox, parseSubmit } from "./sandbox";
 import { ShellEpisode } from "./shell-episode";
 import type { Environment, EnvironmentOptions, StepOptions, StepResult, SubmitResult } from "./types";
@@ -118,6 +121,10 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
   readonly env = "bash" as const;
   private hostDir = "";
   private nowMs = 0;
+  /** The file system the current episode runs on (InterCode's own once fetched, else the project's). */
+  fileSystem: TaskFileSystem | null = null;
+  /** `bash.gold-run` = `eval-sandbox-reset-each-score`: the evaluation sandbox kept across episodes, and its root. */
+  private evalSandbox: { root: string; ic: IntercodeExecutor } | null = null;
 
   constructor(options: EnvironmentOptions = {}) {
     super(options);
@@ -125,13 +132,60 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
 
   async reset(task: Task): Promise<{ observation: string }> {
     if (task.env !== "bash") throw new BadInputError(`a ${task.env} task cannot run in the bash environment`, "task");
-    this.retire();
     this.nowMs = fsClock();
-    this.hostDir = await fileSystemAt(task.fs, this.nowMs);
-    const sandbox = await this.begin(task, () => openFsSandbox(this.hostDir, this.options), "/");
+    const fs = taskFileSystem(task);
+    const hostDir = fs.source === "intercode" ? intercodeFsDir(fs.number!) : await fileSystemAt(task.fs, this.nowMs);
+    this.fileSystem = fs;
+    const perAction = shellProfileValue(this.profile, "bash.executor") === "bash-c-shlex-per-action";
+    const keep = shellProfileValue(this.profile, "bash.between-episodes") === "git-reset-same-sandbox";
+    if (keep && (await this.continueInSandbox(task, hostDir === this.hostDir))) return { observation: task.query };
+    this.retire();
+    this.hostDir = hostDir;
+    const executor = perAction ? { env: intercodeEnv(fs.number ?? fsNumberOf(task.fs)), wrap: "bash-c" as const } : undefined;
+    const sandbox = await this.begin(task, () => openFsSandbox(this.hostDir, this.options), "/", undefined, executor);
+    if (this.ic) await this.ic.useIntercodeTools();
+    // InterCode reset its container before every episode, the first too.
+    if (this.ic && keep) await this.ic.resetContainer();
     // Start gold early; its result is cached for the task.
-    goldFor(task, this.hostDir, sandbox, this.options).catch(() => {});
+    if (shellProfileValue(this.profile, "bash.gold-run") === "fresh-sandbox-once") goldFor(task, this.hostDir, sandbox, this.options).catch(() => {});
     return { observation: task.query };
+  }
+
+  /** The evaluation sandbox over the current root, reset with git (InterCode's container_eval). */
+  private async evalExecutor(task: BashTask): Promise<IntercodeExecutor> {
+    if (this.evalSandbox && this.evalSandbox.root !== this.hostDir) {
+      const old = this.evalSandbox.ic.sandbox;
+      this.evalSandbox = null;
+      await old.close().catch(() => undefined);
+    }
+    if (!this.evalSandbox) {
+      const sandbox = await openFsSandbox(this.hostDir, this.options);
+      const ic = new IntercodeExecutor(sandbox, { env: intercodeEnv(this.fileSystem?.number ?? fsNumberOf(task.fs)), home: "/", wrap: "bash-c" });
+      await ic.useIntercodeTools();
+      this.evalSandbox = { root: this.hostDir, ic };
+    }
+    await this.evalSandbox.ic.resetContainer();
+    return this.evalSandbox.ic;
+  }
+
+  /** A score as InterCode's get_reward computed it (rows bash.gold-run and bash.reward-status, intercode side). */
+  private async evaluateAsIntercode(task: BashTask): Promise<SubmitResult> {
+    const evalIc = await this.evalExecutor(task);
+    const gold = Array.isArray(task.gold) ? task.gold.join(";") : task.gold;
+    const goldRun = await evalIc.system(gold);
+    // Output InterCode could not decode left its gold observation unset (a "corrupt gold").
+    const goldObservation = goldRun.malformed && !goldRun.timedOut ? null : goldRun.observation;
+    const agentIc = this.ic ?? new IntercodeExecutor(this.live().sandbox, { env: intercodeEnv(this.fileSystem?.number), home: "/", wrap: "bash-c" });
+    const [agent, goldSnap] = [await agentIc.snapshot(), await evalIc.snapshot()];
+    const { reward, breakdown } = bashReward({
+      agentStatus: agent.status,
+      goldStatus: goldSnap.status,
+      agentHashes: agent.hashes,
+      goldHashes: goldSnap.hashes,
+      agentObservation: this.lastObservation,
+      goldObservation,
+    });
+    return { reward, breakdown, goldObservation: goldObservation ?? "", agentObservation: this.lastObservation };
   }
 
   async step(action: string, options: StepOptions = {}): Promise<StepResult> {
@@ -145,6 +199,7 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
 
   async evaluate(): Promise<SubmitResult> {
     const { sandbox, task } = this.live();
+    if (shellProfileValue(this.profile, "bash.gold-run") === "eval-sandbox-reset-each-score") return this.evaluateAsIntercode(task);
     const [gold, agent] = await Promise.all([goldFor(task, this.hostDir, sandbox, this.options), snapshotTestbed(sandbox)]);
     const { reward, breakdown } = scoreBash(this.lastObservation, gold.output, agent, gold.snapshot);
     return { reward, breakdown, goldObservation: gold.output, agentObservation: this.lastObservation };
@@ -155,6 +210,18 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
     this.done = true;
     return result;
   }
+
+  async close(): Promise<void> {
+    const ev = this.evalSandbox;
+    this.evalSandbox = null;
+    await Promise.all([super.close(), ev?.ic.sandbox.close().catch(() => undefined)]);
+  }
+}
+
+/** The InterCode file system number a task's `fs` names ("fs3" → 3), if any. */
+function fsNumberOf(fs: string): 1 | 2 | 3 | 4 | undefined {
+  const m = /^fs([1-4])$/.exec(fs);
+  return m ? (Number(m[1]) as 1 | 2 | 3 | 4) : undefined;
 }
 
 /** Scores an agent against gold with lib/reward/bash. */

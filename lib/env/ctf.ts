@@ -1,12 +1,12 @@
 import "server-only";
-import { existsSync } from "node:fs";
-import path from "node:path";
-import { DATASETS_DIR, intercodeDataDir } from "@/lib/datasets/paths";
+import { ctfFiles } from "@/lib/datasets/ctf-assets";
 import type { CtfTask, Task } from "@/lib/datasets/types";
 import { BadInputError } from "@/lib/errors";
 import { ctfReward } from "@/lib/reward/ctf";
 import type { Sandbox } from "@/lib/sandbox/types";
+import { intercodeEnv } from "./intercode-run";
 import { openSandbox, parseSubmit } from "./sandbox";
+import { shellProfileValue } from "./shell-profile";
 import { ShellEpisode } from "./shell-episode";
 import type { Environment, EnvironmentOptions, StepOptions, StepResult, SubmitResult } from "./types";
 
@@ -14,15 +14,13 @@ import type { Environment, EnvironmentOptions, StepOptions, StepResult, SubmitRe
 export const CTF_WORKDIR = "/ctf";
 
 /**
- * The host directory of a task's files: `task.files` under datasets/ (demo tasks), or InterCode's
- * fetched assets (task_assets/<id>) when present. Undefined when the task has none here.
+ * The host directory of a task's files (lib/datasets/ctf-assets.ts): a demo task's `files`, or
+ * InterCode's fetched ctf/task_assets/<id>/ (which never holds the write-up). Undefined when the
+ * task has none here.
  */
 export function ctfFilesDir(task: CtfTask): string | undefined {
-  const candidates = [
-    task.files ? path.resolve(DATASETS_DIR, task.files) : undefined,
-    path.join(intercodeDataDir(), "ctf", "task_assets", task.id),
-  ];
-  return candidates.find((d): d is string => Boolean(d && existsSync(d)));
+  const f = ctfFiles(task);
+  return f.state === "present" ? f.dir : undefined;
 }
 
 const solutionCache = new Map<string, Promise<string>>();
@@ -44,7 +42,8 @@ export class CtfEnvironment extends ShellEpisode<CtfTask> implements Environment
     this.retire();
     this.filesDir = ctfFilesDir(task);
     // Without files there is no /ctf mount; start in /tmp (private and writable) instead.
-    await this.begin(task, () => this.open(), this.filesDir ? CTF_WORKDIR : "/tmp");
+    const perAction = shellProfileValue(this.profile, "ctf.executor") === "shlex-per-action";
+    await this.begin(task, () => this.open(), this.filesDir ? CTF_WORKDIR : "/tmp", undefined, perAction ? { env: intercodeEnv(), wrap: "cmd-prefix" } : undefined);
     return { observation: task.query };
   }
 
@@ -59,8 +58,11 @@ export class CtfEnvironment extends ShellEpisode<CtfTask> implements Environment
     this.live();
     const submit = parseSubmit(action);
     if (submit) {
-      const submitted = await this.submit(submit.arg);
-      return { observation: submitted.agentObservation, ok: true, done: true, submitted };
+      // InterCode took the word after "submit" as the flag.
+      const verdict = shellProfileValue(this.profile, "ctf.submit-observation") === "flag-verdict";
+      const submitted = await this.submit(verdict ? (action.trim().split(" ")[1] ?? "") : submit.arg);
+      const observation = verdict ? `The submitted flag is ${submitted.reward >= 1 ? "correct" : "incorrect"}.` : submitted.agentObservation;
+      return { observation, ok: true, done: true, submitted };
     }
     return this.runAction(action, options);
   }

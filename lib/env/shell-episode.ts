@@ -3,6 +3,7 @@ import type { Task } from "@/lib/datasets/types";
 import { BadInputError } from "@/lib/errors";
 import { timeoutNote, truncationNote } from "@/lib/sandbox/limits";
 import type { Sandbox } from "@/lib/sandbox/types";
+import { IntercodeExecutor } from "./intercode-run";
 import { ShellSession } from "./shell-session";
 import type { EnvironmentOptions, StepOptions, StepResult } from "./types";
 
@@ -27,38 +28,82 @@ export abstract class ShellEpisode<T extends Task> {
   task: T | null = null;
   protected sandbox: Sandbox | null = null;
   protected shell: ShellSession | null = null;
+  /** Under a profile that runs each action as InterCode did (`shell.executor` row): its executor, instead of `shell`. */
+  protected ic: IntercodeExecutor | null = null;
   protected lastObservation = "";
   protected done = false;
 
   constructor(protected readonly options: EnvironmentOptions = {}) {}
 
+  /** Which profile's semantics this episode runs under (lib/env/profiles.ts). */
+  protected get profile(): "intercode" | "studio" {
+    return this.options.profile ?? "studio";
+  }
+
   /**
    * Closes the previous episode and starts a shell in `cwd` of the sandbox `open` gives;
    * `setup` (given the sandbox) returns commands the shell runs before the first action.
+   * With `executor` (the profile's `bash.executor` / `ctf.executor` row says so) there is no
+   * shell: an InterCode executor with `executor.env` as the whole environment runs each action
+   * (`setup` is not used).
    */
-  protected async begin(task: T, open: () => Promise<Sandbox>, cwd: string, setup?: (sandbox: Sandbox) => Promise<string>): Promise<Sandbox> {
+  protected async begin(
+    task: T,
+    open: () => Promise<Sandbox>,
+    cwd: string,
+    setup?: (sandbox: Sandbox) => Promise<string>,
+    executor?: { env: Record<string, string>; wrap: "bash-c" | "cmd-prefix" },
+  ): Promise<Sandbox> {
     this.retire();
     this.task = task;
     this.done = false;
     this.lastObservation = "";
     const sandbox = await open();
     this.sandbox = sandbox;
+    if (executor) {
+      this.ic = new IntercodeExecutor(sandbox, { env: executor.env, home: cwd, wrap: executor.wrap });
+      return sandbox;
+    }
     this.shell = new ShellSession(sandbox, { cwd });
     const commands = setup ? await setup(sandbox) : "";
     await this.shell.ready(commands ? `${commands}\ntrue` : "true");
     return sandbox;
   }
 
+  /**
+   * Starts the next episode in the sandbox of the last one, as InterCode's long-lived containers
+   * did: when an executor is live and `sameRoot` holds. Returns false when a fresh sandbox is needed.
+   */
+  protected async continueInSandbox(task: T, sameRoot: boolean): Promise<boolean> {
+    if (!this.ic || !this.sandbox || !sameRoot) return false;
+    try {
+      await this.ic.resetContainer();
+    } catch {
+      return false;
+    }
+    this.task = task;
+    this.done = false;
+    this.lastObservation = "";
+    return true;
+  }
+
   /** @throws BadInputError before reset and after submit. */
-  protected live(): { sandbox: Sandbox; shell: ShellSession; task: T } {
-    if (!this.sandbox || !this.shell || !this.task) throw new BadInputError("the episode has not started (call reset first)", "episode");
+  protected live(): { sandbox: Sandbox; task: T } {
+    if (!this.sandbox || !(this.shell || this.ic) || !this.task) throw new BadInputError("the episode has not started (call reset first)", "episode");
     if (this.done) throw new BadInputError("the episode has ended (it was submitted)", "episode");
-    return { sandbox: this.sandbox, shell: this.shell, task: this.task };
+    return { sandbox: this.sandbox, task: this.task };
   }
 
   /** Runs one action in the shell (within the sandbox's limits); it becomes the last observation. */
   protected async runAction(action: string, options: StepOptions): Promise<StepResult> {
-    const { sandbox, shell } = this.live();
+    const { sandbox } = this.live();
+    if (this.ic) {
+      const r = await this.ic.run(action);
+      this.lastObservation = r.observation;
+      options.onOutput?.(r.observation);
+      return { observation: r.observation, ok: r.ok, done: false, ...(r.timedOut ? { timedOut: true } : {}) };
+    }
+    const shell = this.shell!;
     const r = await shell.run(action, {
       timeoutMs: sandbox.limits.timeoutMs,
       maxOutputBytes: sandbox.limits.outputBytes,
@@ -87,6 +132,7 @@ export abstract class ShellEpisode<T extends Task> {
   protected retire(): void {
     this.shell?.close();
     this.shell = null;
+    this.ic = null;
     const s = this.sandbox;
     this.sandbox = null;
     if (!s) return;
