@@ -108,7 +108,10 @@ export default async function PlayPage({ searchParams }: { searchParams: Promise
           {result.tasks.map((t) => (
             <tr key={`${t.dataset}:${t.id}`} className="border-t border-zinc-900 hover:bg-zinc-900">
               <td className="py-1 pr-2 align-top font-mono text-xs"><Link className="text-emerald-400 hover:underline" href={playUrl(t.env, t.dataset, t.id) + carry}>{t.dataset}:{t.id}</Link></td>
-              <td className="pr-2 align-top">{t.query.length > 220 ? `${t.query.slice(0, 220)}…` : t.query}</td>
+              <td className="pr-2 align-top">
+                {t.query.length > 220 ? `${t.query.slice(0, 220)}…` : t.query}
+                {t.filesMissing && <span className="ml-1 text-xs text-amber-300">(task files missing)</span>}
+              </td>
               {env === "sql" && <td className="align-top text-xs text-zinc-400">{t.db} · {t.hardness ?? "?"}</td>}
               {env === "bash" && <td className="align-top text-xs text-zinc-400">{t.fs}</td>}
             </tr>

@@ -31,6 +31,15 @@ export function TaskPanel({ task }: { task: PublicTask }) {
           <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500">
             Working directory <span className="font-mono normal-case text-zinc-300">({task.fs})</span>
           </h3>
+          {task.fsSource && (
+            <p className="mb-1 text-xs text-zinc-500" data-testid="fs-source">
+              {task.fsSource === "intercode"
+                ? "InterCode's own file system, built from its setup script."
+                : task.dataset.startsWith("nl2bash")
+                  ? "The Studio's file system for this task: InterCode's has not been built (icstudio datasets fetch intercode)."
+                  : "The Studio's demo file system."}
+            </p>
+          )}
           {task.tree?.length ? (
             <pre className="max-h-[60vh] overflow-auto font-mono text-xs leading-5 text-zinc-300" data-testid="tree">
               {task.tree.map((p) => "  ".repeat(p.replace(/\/$/, "").split("/").length - 1) + p.replace(/\/$/, "").split("/").pop() + (p.endsWith("/") ? "/" : "")).join("\n")}
@@ -51,6 +60,11 @@ export function TaskPanel({ task }: { task: PublicTask }) {
       {task.env === "ctf" && (
         <section className="mt-4 text-xs text-zinc-400">
           {task.tags?.length ? <p>Tags: {task.tags.join(", ")}</p> : null}
+          {task.filesMissing && (
+            <p className="mt-1 text-amber-300" data-testid="files-missing">
+              No task files: {task.filesMissing}.
+            </p>
+          )}
           <p className="mt-1">
             Submit the flag with <span className="font-mono">submit &lt;flag&gt;</span>.
           </p>

@@ -53,3 +53,12 @@ export function ctfSolutionText(task: CtfTask): string | undefined {
   if (!files.length) return undefined;
   return files.map((f, i) => `${i === 0 && f.toLowerCase() === "readme.md" ? "" : `--- ${f}\n`}${readFileSync(path.join(dir, f), "utf8").trimEnd()}`).join("\n\n") + "\n";
 }
+
+/**
+ * The gold solution of a CTF task as one text, shown only after a submit: InterCode's write-up
+ * when there is one, else the task's solution command, and the flag.
+ */
+export function ctfGoldText(task: CtfTask): string {
+  const how = ctfSolutionText(task) ?? task.solution;
+  return how ? `${how.trimEnd()}\n# flag: ${task.gold}` : task.gold;
+}

@@ -2,6 +2,8 @@ import "server-only";
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { ensureFileSystem } from "@/lib/datasets/bash-fs";
+import { ctfFiles, ctfGoldText } from "@/lib/datasets/ctf-assets";
+import { intercodeFsDir, taskFileSystem } from "@/lib/datasets/intercode-fs";
 import { findTask, getTask, listDatasets, loadDataset } from "@/lib/datasets/registry";
 import type { DatasetInfo, EnvName, Task } from "@/lib/datasets/types";
 import { BadInputError } from "@/lib/errors";
@@ -70,13 +72,21 @@ export async function publicTask(task: Task): Promise<PublicTask> {
     case "sql":
       return { ...base, db: task.db, hardness: task.hardness, tables: task.tables };
     case "bash": {
+      const fs = taskFileSystem(task);
+      if (fs.source === "intercode") {
+        // InterCode's root: its task directories (testbed/, system/, workspace/...) without the system ones.
+        const tree = listTree(intercodeFsDir(fs.number!)).filter((p) => !/^(\.gitignore|setup_nl2b_fs_\d\.sh|(boot|home|media|opt|srv)\/)$/.test(p));
+        return { ...base, fs: fs.name, fsSource: fs.source, tree };
+      }
       const dir = await bashTreeDir(task.fs);
-      return { ...base, fs: task.fs, tree: dir ? listTree(dir).map((p) => `testbed/${p}`) : undefined };
+      return { ...base, fs: task.fs, fsSource: fs.source, tree: dir ? listTree(dir).map((p) => `testbed/${p}`) : undefined };
     }
     case "python":
       return { ...base, functionName: task.functionName ?? functionNameFromTests(task.tests) };
-    case "ctf":
-      return { ...base, tags: task.tags };
+    case "ctf": {
+      const files = ctfFiles(task);
+      return { ...base, tags: task.tags, ...(files.state === "absent" ? { filesMissing: files.reason } : {}) };
+    }
   }
 }
 
@@ -97,7 +107,7 @@ export function goldText(task: Task): string {
     case "python":
       return task.gold;
     case "ctf":
-      return task.solution ? `${task.solution}\n# flag: ${task.gold}` : task.gold;
+      return ctfGoldText(task);
   }
 }
 
@@ -111,6 +121,8 @@ export interface TaskSummary {
   hardness?: string;
   db?: string;
   fs?: string;
+  /** ctf: the task's files are not here (see PublicTask.filesMissing). */
+  filesMissing?: boolean;
 }
 
 export interface TaskSearch {
@@ -140,6 +152,7 @@ function summary(t: Task): TaskSummary {
     hardness: t.env === "sql" ? t.hardness : undefined,
     db: t.env === "sql" ? t.db : undefined,
     fs: t.env === "bash" ? t.fs : undefined,
+    filesMissing: t.env === "ctf" && ctfFiles(t).state === "absent" ? true : undefined,
   };
 }
 

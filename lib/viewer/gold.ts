@@ -1,5 +1,6 @@
 import "server-only";
 import { getGoldCacheByTask, putGoldCache } from "@/lib/db/gold-cache";
+import { ctfGoldText } from "@/lib/datasets/ctf-assets";
 import type { Task } from "@/lib/datasets/types";
 import type { RewardBreakdown } from "@/lib/reward/types";
 import { createViewerEnvironment } from "./episode-task";
@@ -14,7 +15,7 @@ export interface GoldOutput {
 
 /** The gold solution as one text. */
 export function goldSource(task: Task): string {
-  if (task.env === "ctf") return task.solution ?? task.gold;
+  if (task.env === "ctf") return ctfGoldText(task);
   return Array.isArray(task.gold) ? task.gold.join("\n") : task.gold;
 }
 

@@ -103,11 +103,15 @@ export const publicTaskSchema = z.object({
   tables: z.record(z.string(), z.array(z.string())).optional(),
   /** bash: file system name and a listing of its working directory (paths, "/" ending directories). */
   fs: z.string().optional(),
+  /** bash: whose file system that is: InterCode's own (built by the fetch) or the project's (demo tasks, or before a fetch). */
+  fsSource: z.enum(["intercode", "studio"]).optional(),
   tree: z.array(z.string()).optional(),
   /** python: the function the hidden tests call. */
   functionName: z.string().optional(),
   /** ctf */
   tags: z.array(z.string()).optional(),
+  /** ctf: why the task's files are not here (absent from the published data), when they are not. */
+  filesMissing: z.string().optional(),
 });
 export type PublicTask = z.infer<typeof publicTaskSchema>;
 
