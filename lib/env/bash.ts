@@ -12,7 +12,7 @@ import type { BashBreakdown } from "@/lib/reward/types";
 import type { Sandbox } from "@/lib/sandbox/types";
 import { snapshotTestbed, type FsSnapshot } from "./bash-score";
 import { intercodeEnv, IntercodeExecutor } from "./intercode-run";
-import { shellProfileValue } from "./shell-profile";
+import { profileValue } from "./profiles";
 import { openSandbox, parseSubmit } from "./sandbox";
 import { ShellEpisode } from "./shell-episode";
 import type { Environment, EnvironmentOptions, StepOptions, StepResult, SubmitResult } from "./types";
@@ -136,8 +136,8 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
     const fs = taskFileSystem(task);
     const hostDir = fs.source === "intercode" ? intercodeFsDir(fs.number!) : await fileSystemAt(task.fs, this.nowMs);
     this.fileSystem = fs;
-    const perAction = shellProfileValue(this.profile, "bash.executor") === "bash-c-shlex-per-action";
-    const keep = shellProfileValue(this.profile, "bash.between-episodes") === "git-reset-same-sandbox";
+    const perAction = profileValue(this.profile, "bash.executor") === "bash-c-shlex-per-action";
+    const keep = profileValue(this.profile, "bash.between-episodes") === "git-reset-same-sandbox";
     if (keep && (await this.continueInSandbox(task, hostDir === this.hostDir))) return { observation: task.query };
     this.retire();
     this.hostDir = hostDir;
@@ -147,7 +147,7 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
     // InterCode reset its container before every episode, the first too.
     if (this.ic && keep) await this.ic.resetContainer();
     // Start gold early; its result is cached for the task.
-    if (shellProfileValue(this.profile, "bash.gold-run") === "fresh-sandbox-once") goldFor(task, this.hostDir, sandbox, this.options).catch(() => {});
+    if (profileValue(this.profile, "bash.gold-run") === "fresh-sandbox-once") goldFor(task, this.hostDir, sandbox, this.options).catch(() => {});
     return { observation: task.query };
   }
 
@@ -199,7 +199,7 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
 
   async evaluate(): Promise<SubmitResult> {
     const { sandbox, task } = this.live();
-    if (shellProfileValue(this.profile, "bash.gold-run") === "eval-sandbox-reset-each-score") return this.evaluateAsIntercode(task);
+    if (profileValue(this.profile, "bash.gold-run") === "eval-sandbox-reset-each-score") return this.evaluateAsIntercode(task);
     const [gold, agent] = await Promise.all([goldFor(task, this.hostDir, sandbox, this.options), snapshotTestbed(sandbox)]);
     const { reward, breakdown } = scoreBash(this.lastObservation, gold.output, agent, gold.snapshot);
     return { reward, breakdown, goldObservation: gold.output, agentObservation: this.lastObservation };

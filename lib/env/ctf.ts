@@ -6,7 +6,7 @@ import { ctfReward } from "@/lib/reward/ctf";
 import type { Sandbox } from "@/lib/sandbox/types";
 import { intercodeEnv } from "./intercode-run";
 import { openSandbox, parseSubmit } from "./sandbox";
-import { shellProfileValue } from "./shell-profile";
+import { profileValue } from "./profiles";
 import { ShellEpisode } from "./shell-episode";
 import type { Environment, EnvironmentOptions, StepOptions, StepResult, SubmitResult } from "./types";
 
@@ -42,7 +42,7 @@ export class CtfEnvironment extends ShellEpisode<CtfTask> implements Environment
     this.retire();
     this.filesDir = ctfFilesDir(task);
     // Without files there is no /ctf mount; start in /tmp (private and writable) instead.
-    const perAction = shellProfileValue(this.profile, "ctf.executor") === "shlex-per-action";
+    const perAction = profileValue(this.profile, "ctf.executor") === "shlex-per-action";
     await this.begin(task, () => this.open(), this.filesDir ? CTF_WORKDIR : "/tmp", undefined, perAction ? { env: intercodeEnv(), wrap: "cmd-prefix" } : undefined);
     return { observation: task.query };
   }
@@ -59,7 +59,7 @@ export class CtfEnvironment extends ShellEpisode<CtfTask> implements Environment
     const submit = parseSubmit(action);
     if (submit) {
       // InterCode took the word after "submit" as the flag.
-      const verdict = shellProfileValue(this.profile, "ctf.submit-observation") === "flag-verdict";
+      const verdict = profileValue(this.profile, "ctf.submit-observation") === "flag-verdict";
       const submitted = await this.submit(verdict ? (action.trim().split(" ")[1] ?? "") : submit.arg);
       const observation = verdict ? `The submitted flag is ${submitted.reward >= 1 ? "correct" : "incorrect"}.` : submitted.agentObservation;
       return { observation, ok: true, done: true, submitted };

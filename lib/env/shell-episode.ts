@@ -4,6 +4,7 @@ import { BadInputError } from "@/lib/errors";
 import { timeoutNote, truncationNote } from "@/lib/sandbox/limits";
 import type { Sandbox } from "@/lib/sandbox/types";
 import { IntercodeExecutor } from "./intercode-run";
+import { DEFAULT_PROFILE, type ProfileName } from "./profiles";
 import { ShellSession } from "./shell-session";
 import type { EnvironmentOptions, StepOptions, StepResult } from "./types";
 
@@ -36,8 +37,8 @@ export abstract class ShellEpisode<T extends Task> {
   constructor(protected readonly options: EnvironmentOptions = {}) {}
 
   /** Which profile's semantics this episode runs under (lib/env/profiles.ts). */
-  protected get profile(): "intercode" | "studio" {
-    return this.options.profile ?? "studio";
+  protected get profile(): ProfileName {
+    return this.options.profile ?? DEFAULT_PROFILE;
   }
 
   /**
