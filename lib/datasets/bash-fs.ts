@@ -117,16 +117,24 @@ async function buildIfStale(name: string): Promise<string> {
     await applyTimes(m, tmp, Date.now());
     // mkdtemp made it 0700; it becomes the sandbox's "/", which every user must be able to enter.
     await fsp.chmod(tmp, 0o755);
-    const old = existsSync(dir) ? `${dir}.old-${process.pid}-${Date.now()}` : null;
-    if (old) await fsp.rename(dir, old);
-    await fsp.rename(tmp, dir);
-    await fsp.writeFile(stamp, hash + "\n");
-    if (old) await fsp.rm(old, { recursive: true, force: true });
+    await replaceBuiltTree(tmp, dir, stamp, hash);
   } catch (err) {
     await fsp.rm(tmp, { recursive: true, force: true });
     throw err;
   }
   return dir;
+}
+
+/**
+ * Puts a finished build `tmp` in place of `dir` (renames, so a reader sees the old tree or the new
+ * one, never half of either) and records the hash of what it was built from in `stamp`.
+ */
+export async function replaceBuiltTree(tmp: string, dir: string, stamp: string, hash: string): Promise<void> {
+  const old = existsSync(dir) ? `${dir}.old-${process.pid}-${Date.now()}` : null;
+  if (old) await fsp.rename(dir, old);
+  await fsp.rename(tmp, dir);
+  await fsp.writeFile(stamp, hash + "\n");
+  if (old) await fsp.rm(old, { recursive: true, force: true });
 }
 
 /** Options of `cloneFileSystem`. */

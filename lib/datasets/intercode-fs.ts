@@ -6,7 +6,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { SandboxError } from "@/lib/errors";
 import type { Sandbox } from "@/lib/sandbox/types";
-import { buildDir, GIT_ENV } from "./bash-fs";
+import { buildDir, GIT_ENV, replaceBuiltTree } from "./bash-fs";
 import { intercodeDataDir } from "./paths";
 import type { BashTask } from "./types";
 
@@ -171,11 +171,7 @@ export async function buildIntercodeFileSystem(n: FsNumber, opts: { dataDir?: st
     await git("commit", "-q", "--no-gpg-sign", "-m", "initial commit");
     await git("gc", "-q", "--prune=now");
     await fsp.chmod(tree, 0o755);
-    const old = existsSync(dir) ? `${dir}.old-${process.pid}-${Date.now()}` : null;
-    if (old) await fsp.rename(dir, old);
-    await fsp.rename(tree, dir);
-    await fsp.writeFile(stamp, hash + "\n");
-    if (old) await fsp.rm(old, { recursive: true, force: true });
+    await replaceBuiltTree(tree, dir, stamp, hash);
     log(`built ${intercodeFsName(n)} in ${dir}`);
     return dir;
   } catch (err) {
