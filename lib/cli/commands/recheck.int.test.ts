@@ -1,0 +1,58 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+const root = path.resolve(__dirname, "../../..");
+const dir = mkdtempSync(path.join(os.tmpdir(), "ic-recheck-"));
+
+/**
+ * A Try Again log of our own in InterCode's results format, on demo-python's first task
+ * (reverse-words): turn 0 fails all tests, turn 1 prints (wrapped in print, scored 0 untested),
+ * turn 2 passes; turn 1's recorded output is deliberately wrong, so one turn disagrees.
+ */
+const log = {
+  "0": {
+    environment: "ic_python",
+    dataset: "demo",
+    task_id: 0,
+    query: "Write a function reverse_words(s) that returns the words of the sentence s in reverse order, joined by single spaces.",
+    turn_history: {
+      actions: ["def rev(s):\n    return s[::-1]", "print('checking')", "def rev(s):\n    return ' '.join(s.split()[::-1])"],
+      observations: ["Test case did not pass. Please try again.", "{'output': 'something else\\n', 'error': ''}", "{'output': '', 'error': ''}"],
+      rewards: [0, 0, 1],
+      valid_action: [true, true, true],
+    },
+    summary: { max_reward: 1, max_reward_idx: 2, turns_taken: 3, turns_max: 3 },
+  },
+};
+
+describe("icstudio recheck --json", () => {
+  it("reports per file and environment, and lists each disagreeing turn with a category", () => {
+    const file = path.join(dir, "ic_python_multiturn_fixture-model_3_turns.json");
+    writeFileSync(file, JSON.stringify(log));
+    const r = spawnSync("npm", ["run", "-s", "icstudio", "--", "recheck", file, "--dataset", "demo-python", "--backend", "local", "--json"], {
+      cwd: root,
+      encoding: "utf8",
+      env: { ...process.env, IC_SANDBOX: "local", IC_DB: path.join(dir, "store.db") },
+      timeout: 240_000,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.files).toEqual([
+      expect.objectContaining({ file, episodes: 1, turns: 3, rewardCompared: 3, rewardAgree: 1, observationAgree: 2 / 3, categories: { "environment content": 1 } }),
+    ]);
+    expect(out.environments).toEqual([expect.objectContaining({ env: "python", episodes: 1, turns: 3, observationAgree: 2 / 3 })]);
+    expect(out.disagreements).toEqual([
+      {
+        file,
+        episode: "task 0",
+        turn: 1,
+        category: "environment content",
+        recorded: { observation: "{'output': 'something else\\n', 'error': ''}", reward: 0 },
+        replayed: { observation: "{'output': 'checking\\nNone\\n', 'error': ''}", reward: 0 },
+      },
+    ]);
+  }, 300_000);
+});
