@@ -89,7 +89,7 @@ export function dbRecorder(): EpisodeRecorder {
 }
 
 const FINISHED = new Set(["submitted", "abandoned", "error"]);
-const CONFIG_KEYS: (keyof EvalConfig)[] = ["env", "dataset", "model", "policy", "turns", "handicap", "refineTurns"];
+const CONFIG_KEYS: (keyof EvalConfig)[] = ["env", "dataset", "model", "policy", "turns", "handicap", "refineTurns", "profile"];
 
 /** Batch runs on the Studio's store. */
 export function dbRunStore(): RunStore {

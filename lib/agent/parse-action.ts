@@ -17,6 +17,8 @@ export interface ParseOptions {
   thoughtLabel?: string;
   /** Language shown in the error message's example fence (sql, bash, python). */
   fenceLanguage?: string;
+  /** InterCode's ReAct format: an action written `execute[<code>]` runs the code (profile row `react.action-format`). */
+  executeBrackets?: boolean;
 }
 
 const FENCE = /```[ \t]*([\w+-]*)[^\n]*\n([\s\S]*?)```/;
@@ -47,6 +49,14 @@ function escapeRe(s: string): string {
 
 /** Parses a reply; never throws. */
 export function parseAction(reply: string, options: ParseOptions = {}): ParsedReply {
+  const parsed = parseReply(reply, options);
+  if (!options.executeBrackets || parsed.kind !== "action") return parsed;
+  const inner = parseLoggedAction(parsed.action, { executeBrackets: true });
+  if (inner.kind === "submit") return inner.arg ? { kind: "submit", arg: inner.arg, thought: parsed.thought } : { kind: "submit", thought: parsed.thought };
+  return inner.kind === "run" ? classify(inner.code, parsed.thought) : parsed;
+}
+
+function parseReply(reply: string, options: ParseOptions): ParsedReply {
   const text = reply.replace(/\r\n/g, "\n");
   const fenceLang = options.fenceLanguage ?? "";
   const label = options.actionLabel;

@@ -6,6 +6,8 @@ import { callModel, type ChatMessage, type RetryPolicy } from "./call-model";
 import { EpisodeController } from "./controller";
 import { dropTurns, turnsToDrop } from "./conversation";
 import { estimateCost, type ResolvedModel } from "./models";
+import { DEFAULT_PYTHON_FEEDBACK, rewrittenPythonObservation } from "@/lib/env/intercode-loop";
+import { DEFAULT_PROFILE, profileValue } from "@/lib/env/profiles";
 import { parseAction, type ParsedReply } from "./parse-action";
 import { cutObservation } from "./policies/prompts";
 import { getPolicy } from "./policies/registry";
@@ -108,7 +110,9 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
   const controller = options.controller ?? new EpisodeController();
   const emit = options.onEvent ?? (() => {});
   const budget = options.observationBudget ?? OBSERVATION_BUDGET;
+  const profile = options.envOptions?.profile ?? DEFAULT_PROFILE;
   const session: PolicySession = getPolicy(options.policy).start({
+    profile,
     task,
     env: task.env,
     maxTurns: Math.max(1, options.maxTurns ?? 10),
@@ -437,12 +441,18 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
     }
     let reward: number | undefined;
     let testsPassed: boolean | undefined;
+    let observation = step.observation;
     if (session.scoresTurn(index)) {
       if (task.env === "python") {
-        if (defined.length > 0) {
+        // Profile intercode scores every turn (an action without a def scores 0 untested).
+        const everyTurn = profileValue(profile, "python.scored-function") === "last-def-bound-to-gold-name";
+        if (defined.length > 0 || everyTurn) {
           const ev = await timed(() => liveEnv.evaluate(lastFunction));
           reward = ev.reward;
-          testsPassed = ev.reward === 1;
+          if (options.policy === "try-again" && profileValue(profile, "python.try-again-feedback") === "rewritten-test-feedback") {
+            // The model sees only InterCode's text for the turn, and it is what is stored.
+            observation = rewrittenPythonObservation(DEFAULT_PYTHON_FEEDBACK, ev, task.tests) ?? observation;
+          } else testsPassed = ev.reward === 1;
         }
       } else if (task.env !== "ctf") {
         reward = (await timed(() => liveEnv.evaluate())).reward;
@@ -450,7 +460,7 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
     }
     if (reward === 1 && solvedAtTurn === null) solvedAtTurn = index + 1;
     const turn: AgentTurn = {
-      ...turnRecord(index, actor, action, step.observation, step.ok, startedAt, meta, actionMs),
+      ...turnRecord(index, actor, action, observation, step.ok, startedAt, meta, actionMs),
       reward: reward ?? null,
       timedOut: step.timedOut ?? false,
       aborted: step.aborted ?? false,
@@ -460,9 +470,9 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
     const feedback: TurnFeedback = {
       actor,
       action,
-      observation: cutObservation(step.observation, budget),
+      observation: cutObservation(observation, budget),
       ok: step.ok,
-      reward: testsPassed === undefined ? reward : undefined,
+      reward: testsPassed === undefined && task.env !== "python" ? reward : undefined,
       testsPassed,
     };
     return { turn, feedback };

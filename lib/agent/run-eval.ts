@@ -1,5 +1,6 @@
 import "server-only";
 import type { EnvName, Task } from "@/lib/datasets/types";
+import type { ProfileName } from "@/lib/env/profiles";
 import type { EnvironmentOptions } from "@/lib/env/types";
 import type { RetryPolicy } from "./call-model";
 import { EpisodeController } from "./controller";
@@ -17,6 +18,8 @@ export interface EvalConfig {
   turns: number;
   handicap: boolean;
   refineTurns: number;
+  /** The engine's profile (lib/env/profiles.ts); absent means studio (runs made before profiles). */
+  profile?: ProfileName;
 }
 
 /** The paper's measures over a run's episodes (latest finished episode per task). */
@@ -108,7 +111,7 @@ export async function runEval(options: RunEvalOptions): Promise<RunEvalResult> {
           refineTurns: config.refineTurns,
           recorder: options.recorder,
           controller,
-          envOptions: options.envOptions,
+          envOptions: { ...options.envOptions, ...(config.profile ? { profile: config.profile } : {}) },
           retry: options.retry,
           stream: options.stream,
           runId,

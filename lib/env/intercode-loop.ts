@@ -19,6 +19,27 @@ export function pythonTestFeedback(wording: PythonFeedbackWording, failed: reado
   }
 }
 
+/**
+ * The observation InterCode's Python Try Again loop stored for a scored turn, or null when it kept
+ * the environment's: a turn whose tests ran and did not all pass gets `wording`. `breakdown` is the
+ * score's (its tests in the order of the task's distinct tests, possibly with their text hidden);
+ * `tests` the task's tests.
+ */
+export function rewrittenPythonObservation(
+  wording: PythonFeedbackWording,
+  score: { reward: number; breakdown: { kind: string; error?: string; tests?: { test: string; agree: boolean }[] } },
+  tests: readonly string[],
+): string | null {
+  const b = score.breakdown;
+  if (score.reward >= 1 || b.kind !== "python" || b.error !== undefined || !b.tests) return null;
+  const distinct = [...new Set(tests)];
+  const failed = b.tests.flatMap((t, k) => (t.agree ? [] : [distinct[k] ?? t.test]));
+  return pythonTestFeedback(wording, failed, b.tests.length);
+}
+
+/** The wording the engine uses for new episodes under profile intercode. */
+export const DEFAULT_PYTHON_FEEDBACK: PythonFeedbackWording = "did-not-pass";
+
 /** Which wording a logged episode's observations show (null when none of its turns failed a test). */
 export function detectPythonFeedback(observations: readonly string[]): PythonFeedbackWording | null {
   for (const o of observations) {

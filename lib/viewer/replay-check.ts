@@ -1,7 +1,7 @@
 import "server-only";
 import { parseLoggedAction } from "@/lib/agent/parse-action";
 import type { Task } from "@/lib/datasets/types";
-import { detectPythonFeedback, pythonTestFeedback } from "@/lib/env/intercode-loop";
+import { DEFAULT_PYTHON_FEEDBACK, detectPythonFeedback, rewrittenPythonObservation } from "@/lib/env/intercode-loop";
 import { profileValue, type ProfileName } from "@/lib/env/profiles";
 import type { Environment } from "@/lib/env/types";
 import { stripAnsi } from "./ansi";
@@ -188,9 +188,8 @@ export async function checkEpisodeReplay({
   };
   const rewrite =
     task.env === "python" && loop.policy?.startsWith("try-again") === true && profileValue(loop.profile, "python.try-again-feedback") === "rewritten-test-feedback"
-      ? (detectPythonFeedback(turns.map((t) => t.observation)) ?? "did-not-pass")
+      ? (detectPythonFeedback(turns.map((t) => t.observation)) ?? DEFAULT_PYTHON_FEEDBACK)
       : null;
-  const uniqueTests = task.env === "python" ? [...new Set(task.tests)] : [];
   try {
     await env.reset(task);
     let done = false;
@@ -219,10 +218,7 @@ export async function checkEpisodeReplay({
         } else if (scoreEvery || t.reward !== null || (isLast && (task.env !== "python" || profileValue(loop.profile, "python.after-score") === "unchanged"))) {
           const ev = await env.evaluate();
           reward = ev.reward;
-          if (rewrite && ev.reward < 1 && ev.breakdown.kind === "python" && ev.breakdown.error === undefined) {
-            const failed = ev.breakdown.tests.flatMap((x, k) => (x.agree ? [] : [uniqueTests[k] ?? x.test]));
-            observation = pythonTestFeedback(rewrite, failed, ev.breakdown.tests.length);
-          }
+          if (rewrite && task.env === "python") observation = rewrittenPythonObservation(rewrite, ev, task.tests) ?? observation;
         }
       }
       if (reward !== null) last = reward;

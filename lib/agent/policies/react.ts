@@ -1,3 +1,4 @@
+import { DEFAULT_PROFILE, profileValue } from "@/lib/env/profiles";
 import { FENCE_LANGUAGE, feedbackText, settingText, submitText, taskText } from "./prompts";
 import type { Policy } from "./types";
 
@@ -7,6 +8,10 @@ export const reactPolicy: Policy = {
   summary: "a thought, then an action, each turn",
   start(ctx) {
     const lang = FENCE_LANGUAGE[ctx.env];
+    const brackets = profileValue(ctx.profile ?? DEFAULT_PROFILE, "react.action-format") === "execute-brackets";
+    const actionLine = brackets
+      ? "Action: execute[<the one action to run>], on one line (it may span lines inside the brackets), or submit.\n"
+      : `Action: the one action to run, on the same line or in a \`\`\`${lang} block right after it.\n`;
     return {
       name: "react",
       maxTurns: ctx.maxTurns,
@@ -14,12 +19,12 @@ export const reactPolicy: Policy = {
         settingText(ctx.env),
         `Work step by step, with at most ${ctx.maxTurns} actions. Each reply has two parts:\n` +
           "Thought: what you know so far and what you will do next, in a sentence or two.\n" +
-          `Action: the one action to run, on the same line or in a \`\`\`${lang} block right after it.\n` +
+          actionLine +
           "You will then see what the action printed, and write your next Thought and Action.",
         `${submitText(ctx.env)} (Write it as the Action.)`,
       ].join("\n\n"),
       opening: taskText(ctx.task, ctx.handicap),
-      parse: { fenceLanguage: lang, actionLabel: "Action", thoughtLabel: "Thought" },
+      parse: { fenceLanguage: lang, actionLabel: "Action", thoughtLabel: "Thought", executeBrackets: brackets },
       stopOnSolved: false,
       scoresTurn: () => false,
       afterTurn: (_i, fb) => ({ kind: "continue", message: feedbackText(ctx.env, fb) }),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { EnvName, Task } from "@/lib/datasets/types";
+import type { ProfileName } from "@/lib/env/profiles";
 import type { ParseOptions } from "../parse-action";
 
 export const POLICY_NAMES = ["single-turn", "try-again", "react", "plan-solve"] as const;
@@ -15,6 +16,8 @@ export interface PolicyContext {
   handicap: boolean;
   /** Plan & Solve only: turns after the plan where the model sees the reward and may fix things. */
   refineTurns: number;
+  /** The engine's profile (lib/env/profiles.ts); default studio. */
+  profile?: ProfileName;
 }
 
 /** What the model is told after a turn. */

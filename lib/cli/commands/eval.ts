@@ -4,6 +4,7 @@ import { ProgressBar } from "../progress";
 import { BadInputError } from "@/lib/errors";
 import { envNameSchema } from "@/lib/datasets/types";
 import { policyNameSchema } from "@/lib/agent/policies/types";
+import { profileNameSchema } from "@/lib/env/profiles";
 
 const flagsSchema = z.object({
   env: envNameSchema,
@@ -22,6 +23,7 @@ const flagsSchema = z.object({
   backend: z.enum(["docker", "local", "auto"]).optional(),
   stream: z.boolean().default(false),
   json: z.boolean().default(false),
+  profile: profileNameSchema.default("studio"),
 });
 
 function pct(x: number): string {
@@ -33,7 +35,7 @@ export default defineCommand({
   summary: "Run a model under a policy over a dataset; record every episode in a Run; print the paper's measures.",
   usage:
     "eval --env sql --dataset spider-dev --model <id> [--policy try-again] [--turns 10] [--limit N] [--tasks a,b,c]\n" +
-    "       [--concurrency 4] [--run NAME] [--base-url URL --api-key KEY] [--handicap] [--refine N] [--json]",
+    "       [--concurrency 4] [--run NAME] [--base-url URL --api-key KEY] [--handicap] [--refine N] [--profile intercode|studio] [--json]",
   help: [
     "--env ENV          bash | sql | python | ctf",
     "--dataset NAME     a dataset name or task file (default demo-<env>)",
@@ -49,6 +51,8 @@ export default defineCommand({
     "--handicap         give the SQL schema up front",
     "--refine N         plan-solve: refine turns after the plan (default 0)",
     "--backend B        sandbox backend: docker | local | auto",
+    "--profile P        studio (default) | intercode: InterCode's loop as it ran, what its models were shown and",
+    "                   how it scored (docs/profiles.md); the run's default name gains .intercode",
     "--stream           stream replies from the model",
     "--json             print only {run, episodes, solved, successRate, meanTurns, errorRate} on stdout",
     "Ctrl+C stops cleanly: finished episodes are kept, running ones are marked interrupted.",
@@ -70,6 +74,7 @@ export default defineCommand({
     backend: { type: "string" },
     stream: { type: "boolean" },
     json: { type: "boolean" },
+    profile: { type: "string" },
   },
   async run({ values }) {
     const parsed = flagsSchema.safeParse(values);
@@ -99,8 +104,8 @@ export default defineCommand({
 
     if (f["api-key"] && !f["base-url"]) throw new BadInputError("--api-key needs --base-url", "--api-key");
     const model = resolveModel(f.model, f["base-url"] ? { adhoc: { baseURL: f["base-url"], apiKey: f["api-key"], model: f.model } } : {});
-    const config = { env: f.env, dataset, model: model.info.id, policy: f.policy, turns: f.policy === "single-turn" ? 1 : f.turns, handicap: f.handicap, refineTurns: f.refine };
-    const runName = f.run ?? `${dataset}.${model.info.id}.${config.policy}.${config.turns}`;
+    const config = { env: f.env, dataset, model: model.info.id, policy: f.policy, turns: f.policy === "single-turn" ? 1 : f.turns, handicap: f.handicap, refineTurns: f.refine, ...(f.profile === "intercode" ? { profile: f.profile } : {}) };
+    const runName = f.run ?? `${dataset}.${model.info.id}.${config.policy}.${config.turns}${f.profile === "intercode" ? ".intercode" : ""}`;
 
     const abort = new AbortController();
     let sigints = 0;
