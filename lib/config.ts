@@ -95,6 +95,7 @@ const envSchema = z
     IC_DEBUG: flag(),
     IC_REQUIRE_DOCKER: flag(),
     IC_REQUIRE_MYSQL: flag(),
+    IC_UPDATE_DOCS: flag(),
   })
   .transform((e) => {
     const dataDir = e.IC_DATA_DIR ?? path.join(REPO_ROOT, "var");
@@ -149,6 +150,8 @@ const envSchema = z
       /** Tests fail instead of skipping when docker / MySQL cannot run (IC_REQUIRE_DOCKER, IC_REQUIRE_MYSQL). */
       requireDocker: e.IC_REQUIRE_DOCKER,
       requireMysql: e.IC_REQUIRE_MYSQL,
+      /** Tests that check a generated doc rewrite it instead (IC_UPDATE_DOCS). */
+      updateDocs: e.IC_UPDATE_DOCS,
     };
   });
 

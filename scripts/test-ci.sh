@@ -40,6 +40,9 @@ export IC_SQL_URL IC_REQUIRE_MYSQL=1
 step "InterCode task sets (from ../shared/intercode)"
 npm run --silent icstudio -- datasets fetch intercode --from ../shared/intercode
 
+step "import rules (folder cycles in lib/, IC_* read only in lib/config.ts)"
+node scripts/check-imports.mjs --graph
+
 step "typecheck"
 npm run --silent typecheck
 

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { config } from "@/lib/config";
 import { PROFILE_DOC_BEGIN, PROFILE_DOC_END, PROFILE_TABLE, profileValue, renderProfileTable } from "./profiles";
 
 const DOC = path.resolve(__dirname, "../../docs/profiles.md");
@@ -13,7 +14,7 @@ describe("profile table", () => {
     expect(a, "docs/profiles.md lost its table markers").toBeGreaterThanOrEqual(0);
     expect(b).toBeGreaterThan(a);
     const expected = `${PROFILE_DOC_BEGIN}\n${renderProfileTable()}${PROFILE_DOC_END}`;
-    if (process.env.IC_UPDATE_DOCS === "1") fs.writeFileSync(DOC, text.slice(0, a) + expected + text.slice(b + PROFILE_DOC_END.length));
+    if (config().updateDocs) fs.writeFileSync(DOC, text.slice(0, a) + expected + text.slice(b + PROFILE_DOC_END.length));
     else expect(text.slice(a, b + PROFILE_DOC_END.length), "run IC_UPDATE_DOCS=1 npx vitest run lib/env/profiles.test.ts").toBe(expected);
   });
 

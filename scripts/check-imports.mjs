@@ -1,0 +1,147 @@
+// Checks two house rules (docs: /work/shared/STYLE.md 12-13, issue 12) and prints the folder graph:
+//   1. no import cycle between the folders of lib/ (lib/<folder>/**; files at lib/ itself are the
+//      folder "lib"), counting every import of non-test code, type-only ones too;
+//   2. IC_* environment variables are read only in lib/config.ts (lib, app, components, server.ts,
+//      scripts; tests included, setting a variable for a child process is not a read).
+// Also: client components ("use client") import no server-only module.
+//   node scripts/check-imports.mjs [--graph]      exit 1 with each problem named, else 0
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const SKIP_DIRS = new Set(["node_modules", ".next", "generated", "var", "artifacts", ".git"]);
+const SOURCE = /\.(ts|tsx|mts|mjs|js)$/;
+const isTest = (f) => /\.test\.(ts|tsx)$/.test(f);
+const showGraph = process.argv.includes("--graph");
+
+function walk(dir, out = []) {
+  if (!fs.existsSync(dir)) return out;
+  const st = fs.statSync(dir);
+  if (st.isFile()) return SOURCE.test(dir) ? [...out, dir] : out;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (SKIP_DIRS.has(e.name)) continue;
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) walk(p, out);
+    else if (SOURCE.test(e.name) && !e.name.endsWith(".d.ts")) out.push(p);
+  }
+  return out;
+}
+
+const rel = (f) => path.relative(root, f).split(path.sep).join("/");
+
+/** Import specifiers of a file: static imports and re-exports (with whether type-only) and import(). */
+function importsOf(text) {
+  const out = [];
+  const re = /(?:^|[\n;])\s*(import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g;
+  for (const m of text.matchAll(re)) {
+    if (m[3]) out.push({ spec: m[3], typeOnly: Boolean(m[2]) });
+    else if (m[4]) out.push({ spec: m[4], typeOnly: false });
+  }
+  return out;
+}
+
+/** The repository file an import names, or null for a package. */
+function resolve(from, spec) {
+  let base;
+  if (spec.startsWith("@/")) base = path.join(root, spec.slice(2));
+  else if (spec.startsWith(".")) base = path.resolve(path.dirname(from), spec);
+  else return null;
+  for (const cand of [base, ...[".ts", ".tsx", ".mjs", ".js"].map((x) => base + x), ...["index.ts", "index.tsx"].map((x) => path.join(base, x))]) {
+    if (fs.existsSync(cand) && fs.statSync(cand).isFile()) return cand;
+  }
+  return base;
+}
+
+/** lib/<folder> for a file under lib/, "lib" for a file directly in lib/, else null. */
+function libFolder(file) {
+  const r = rel(file);
+  if (!r.startsWith("lib/")) return null;
+  const parts = r.split("/");
+  return parts.length === 2 ? "lib" : `lib/${parts[1]}`;
+}
+
+const problems = [];
+/** Type-only imports of server-only modules by client components: erased at build, so reported, not failed (yet). */
+const warnings = [];
+
+// 1. The folder graph of lib/ and its cycles.
+const edges = new Map(); // from -> to -> [example "file -> file"]
+for (const file of walk(path.join(root, "lib"))) {
+  if (isTest(file)) continue;
+  const from = libFolder(file);
+  for (const { spec } of importsOf(fs.readFileSync(file, "utf8"))) {
+    const target = resolve(file, spec);
+    const to = target && libFolder(target);
+    if (!to || to === from) continue;
+    if (!edges.has(from)) edges.set(from, new Map());
+    const m = edges.get(from);
+    if (!m.has(to)) m.set(to, []);
+    m.get(to).push(`${rel(file)} -> ${rel(target)}`);
+  }
+}
+const folders = [...new Set([...edges.keys(), ...[...edges.values()].flatMap((m) => [...m.keys()])])].sort();
+
+// Tarjan's strongly connected components: every component of more than one folder is a cycle.
+let index = 0;
+const idx = new Map(), low = new Map(), onStack = new Set(), stack = [], components = [];
+function strongConnect(v) {
+  idx.set(v, index), low.set(v, index), index++, stack.push(v), onStack.add(v);
+  for (const w of edges.get(v)?.keys() ?? []) {
+    if (!idx.has(w)) strongConnect(w), low.set(v, Math.min(low.get(v), low.get(w)));
+    else if (onStack.has(w)) low.set(v, Math.min(low.get(v), idx.get(w)));
+  }
+  if (low.get(v) === idx.get(v)) {
+    const c = [];
+    let w;
+    do (w = stack.pop()), onStack.delete(w), c.push(w);
+    while (w !== v);
+    if (c.length > 1) components.push(c.sort());
+  }
+}
+for (const f of folders) if (!idx.has(f)) strongConnect(f);
+for (const c of components) {
+  const inside = new Set(c);
+  const lines = c.flatMap((f) => [...(edges.get(f) ?? [])].filter(([to]) => inside.has(to)).map(([to, ex]) => `    ${f} -> ${to}: ${ex[0]}${ex.length > 1 ? ` (+${ex.length - 1} more)` : ""}`));
+  problems.push(`import cycle between ${c.join(", ")}:\n${lines.join("\n")}`);
+}
+
+// 2. IC_* read outside lib/config.ts.
+const READ = /process\.env\.(IC_[A-Z0-9_]+)\b(?!\s*=[^=])|process\.env\[\s*["'](IC_[A-Z0-9_]+)["']\s*\](?!\s*=[^=])|\benv\.(IC_[A-Z0-9_]+)\b(?!\s*=[^=])/g;
+const scanned = ["lib", "app", "components", "scripts", "server.ts"].flatMap((d) => walk(path.join(root, d)));
+for (const file of scanned) {
+  const r = rel(file);
+  if (r === "lib/config.ts" || r === "scripts/check-imports.mjs") continue;
+  const text = fs.readFileSync(file, "utf8");
+  text.split("\n").forEach((line, i) => {
+    for (const m of line.matchAll(READ)) {
+      const before = line.slice(0, m.index);
+      if (/\bdelete\s+$/.test(before)) continue;
+      // `const saved = process.env.IC_X` to restore it after a test is bookkeeping, not a setting read.
+      if (isTest(file) && /\bsaved\w*\s*=\s*$/.test(before)) continue;
+      problems.push(`${r}:${i + 1}: reads ${m[1] ?? m[2] ?? m[3]} directly; read it from config() in lib/config.ts`);
+    }
+  });
+}
+
+// 3. Client components import no server-only module.
+const serverOnly = (file) => fs.existsSync(file) && /^\s*import\s+["']server-only["']/m.test(fs.readFileSync(file, "utf8"));
+for (const file of ["app", "components", "lib"].flatMap((d) => walk(path.join(root, d)))) {
+  const text = fs.readFileSync(file, "utf8");
+  if (!/^\s*["']use client["']/.test(text)) continue;
+  for (const { spec, typeOnly } of importsOf(text)) {
+    const target = resolve(file, spec);
+    if (target && serverOnly(target)) (typeOnly ? warnings : problems).push(`${rel(file)} is a client component but imports ${typeOnly ? "types from " : ""}the server-only ${rel(target)}; move what it needs to a shared module`);
+  }
+}
+
+if (showGraph || problems.length) {
+  console.log("lib/ folder dependencies (who imports whom):");
+  for (const f of folders) console.log(`  ${f.padEnd(18)} -> ${[...(edges.get(f)?.keys() ?? [])].sort().join(", ") || "(nothing)"}`);
+}
+if (warnings.length) console.log(`\ncheck-imports: ${warnings.length} warning(s)\n` + warnings.map((w) => `  ${w}`).join("\n"));
+if (problems.length) {
+  console.error(`\ncheck-imports: ${problems.length} problem(s)\n` + problems.map((p) => `  ${p}`).join("\n"));
+  process.exit(1);
+}
+console.log(`check-imports: no folder cycle in lib/ (${folders.length} folders), IC_* read only in lib/config.ts, no client component imports server-only code${warnings.length ? ` (apart from the type-only imports warned above)` : ""}`);
