@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { envNameSchema } from "@/lib/datasets/types";
-import { DEFAULT_TURN_LIMIT } from "@/lib/ws/protocol";
+import { DEFAULT_TURN_LIMIT } from "@/lib/episodes/rules";
 
 const one = z.preprocess((v) => (Array.isArray(v) ? v[0] : v), z.string().optional());
 const optionalText = one.transform((v) => (v && v.trim() ? v.trim() : undefined));

@@ -68,7 +68,7 @@ export function AgentView({ task, turnLimit = 10 }: { task: PublicTask; turnLimi
   const human = state.mode === "human";
   const act = (text: string, fromConsole = false) => {
     if (fromConsole) typed.current = text;
-    if (human) void control({ op: "action", text });
+    if (human) void control({ op: "action", text, source: fromConsole ? "console" : "editor" });
     else termRef.current?.notice("take over first to run your own actions", "yellow");
   };
   const selected = models.find((m) => m.id === model);
@@ -139,7 +139,7 @@ export function AgentView({ task, turnLimit = 10 }: { task: PublicTask; turnLimi
           {(task.env === "ctf" || task.env === "python") && human && (
             <input aria-label="submit argument" value={submitArg} onChange={(e) => setSubmitArg(e.target.value)} placeholder={task.env === "ctf" ? "flag" : (task.functionName ?? "function")} className="w-28 rounded border border-zinc-700 bg-zinc-900 px-1 font-mono text-xs" />
           )}
-          <Button data-testid="agent-submit" disabled={!human} onClick={() => void control({ op: "action", text: `submit ${submitArg}`.trim() })}>
+          <Button data-testid="agent-submit" disabled={!human} onClick={() => void control({ op: "action", text: `submit ${submitArg}`.trim(), source: "button" })}>
             Submit
           </Button>
           <Button data-testid="agent-stop" variant="danger" disabled={!live} onClick={() => void control({ op: "stop" })}>

@@ -146,7 +146,7 @@ export function useAgentRun(handlers: AgentRunHandlers) {
   );
 
   const control = useCallback(
-    async (body: { op: string; text?: string }) => {
+    async (body: { op: string; text?: string; source?: string }) => {
       if (!state.runId) return;
       try {
         await postJson(`/api/agent/runs/${state.runId}/control`, body);

@@ -1,7 +1,8 @@
 "use client";
 
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { parseSubmitAction, skipReason, type PublicTask, type ServerMessage } from "@/lib/ws/protocol";
+import { skipReason, turnsTaken } from "@/lib/episodes/rules";
+import type { PublicTask, ServerMessage } from "@/lib/ws/protocol";
 
 type OpenedMessage = Extract<ServerMessage, { type: "opened" }>;
 import { CodeEditor } from "@/components/editor/code-editor";
@@ -106,8 +107,7 @@ export function PlayView(props: PlayViewProps) {
   useEffect(() => {
     if (skipping.current && ep.episode?.status === "abandoned" && props.nextHref) window.location.assign(props.nextHref);
   }, [ep.episode?.status, props.nextHref]);
-  // Submits are stored as the last turn; the count shows actions only.
-  const turnsTaken = ep.turns.filter((t) => parseSubmitAction(t.action) === null).length;
+  const turnCount = turnsTaken(ep.turns);
 
   const runAction = useCallback(
     (text: string, source: "console" | "editor") => {
@@ -153,7 +153,7 @@ export function PlayView(props: PlayViewProps) {
           </span>
         )}
         <span data-testid="turns" className={`font-mono text-xs ${ep.limitReached ? "text-amber-400" : "text-zinc-300"}`}>
-          turns {turnsTaken} / {props.turnLimit}
+          turns {turnCount} / {props.turnLimit}
         </span>
         {mode === "baseline" && <Clock startedAt={ep.episode?.firstActionAt ?? null} endedAt={ep.episode?.endedAt ?? null} stopped={!live} />}
         {mode === "baseline" && annotator && <span className="text-xs text-zinc-500">annotator: {annotator}</span>}

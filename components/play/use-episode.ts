@@ -115,7 +115,8 @@ export function useEpisode(params: EpisodeOpenParams | null, handlers: EpisodeSt
           setRunning(false);
           setSubmitted(m);
           setEpisode((e) => (e ? { ...e, status: "submitted", endedAt: e.endedAt ?? Date.now() } : e));
-          setTurns((ts) => [...ts, { index: ts.length, action: "submit", observation: m.agentObservation, ok: true, reward: m.reward }]);
+          // A forced submit (at the turn limit) is not a turn (lib/episodes/rules.ts turnsTaken).
+          if (!m.forced) setTurns((ts) => [...ts, { index: ts.length, action: "submit", observation: m.agentObservation, ok: true, reward: m.reward }]);
           return;
         case "limitReached":
           setLimitReached(true);

@@ -18,6 +18,7 @@ import { TurnTranscript } from "./turn-transcript";
 import { sendJson, useAuthor } from "./use-author";
 import { FlagChips } from "@/components/episodes/flag-chips";
 import { playerLabel } from "@/lib/viewer/player";
+import { isSubmit } from "@/lib/episodes/submit";
 
 const SPEEDS = [0.5, 1, 2, 4] as const;
 
@@ -140,9 +141,9 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayData; init
   const scoreByIndex = useMemo(() => new Map(scores?.turns.map((t) => [t.index, t]) ?? []), [scores]);
   const rewards = turns.map((t) => t.reward ?? scoreByIndex.get(t.index)?.reward ?? null);
   const turn = current >= 0 ? turns[current] : undefined;
-  const isSubmit = (t: { action: string }) => /^\s*submit\b/.test(t.action);
+  const isSubmitTurn = (t: { action: string }) => isSubmit(t.action);
   // A submit turn's output is the scored answer; the output compared with gold's is the last one before it.
-  const compared = turn && isSubmit(turn) ? turns.slice(0, current).filter((t) => !isSubmit(t)).at(-1) : turn;
+  const compared = turn && isSubmitTurn(turn) ? turns.slice(0, current).filter((t) => !isSubmitTurn(t)).at(-1) : turn;
   const turnTags = (i: number) => data.annotations.filter((a) => a.turnIndex === i && a.kind === "tag" && a.status === "accepted");
 
   return (
@@ -252,7 +253,7 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayData; init
                 {t.actor === "model" && ep.playerKind === "model" && <TurnTranscript episodeId={ep.id} turnIndex={t.index} tokensIn={t.tokensIn} tokensOut={t.tokensOut} latencyMs={t.latencyMs} costUsd={t.costUsd} />}
                 {i === current && (
                   <>
-                    {ep.environment === "sql" && !isSubmit(t) ? (
+                    {ep.environment === "sql" && !isSubmitTurn(t) ? (
                       <SqlResult observation={t.observation} query={t.action} columns={sc?.columns ?? null} view={sqlView} onView={setSqlView} testId="observation" />
                     ) : (
                       <AnsiOutput text={t.observation} className="mt-1 max-h-72" testId="observation" />

@@ -50,7 +50,7 @@ export function dbRecorder(): EpisodeRecorder {
           durationMs: turn.actionMs,
           latencyMs: turn.latencyMs,
           costUsd: turn.costUsd,
-          source: turn.actor === "model" ? "model" : "editor",
+          source: turn.source,
           timedOut: turn.timedOut,
           aborted: turn.aborted,
           startedAt: turn.startedAt,

@@ -43,14 +43,15 @@ describe("live model episodes", () => {
     await controlAgent(agent.id, { op: "step" });
     await until(() => agent.log.some((e) => e.event.type === "turn-end"));
     await controlAgent(agent.id, { op: "takeOver" });
-    await expect(controlAgent(agent.id, { op: "action", text: task.gold })).resolves.toEqual({ mode: "human" });
-    await controlAgent(agent.id, { op: "action", text: `submit ${task.functionName ?? ""}`.trim() });
+    await expect(controlAgent(agent.id, { op: "action", text: task.gold, source: "console" })).resolves.toEqual({ mode: "human" });
+    await controlAgent(agent.id, { op: "action", text: `submit ${task.functionName ?? ""}`.trim(), source: "button" });
     const outcome = await agent.done;
     expect(outcome).toMatchObject({ status: "submitted", success: true });
     expect(agent.log.map((e) => e.seq)).toEqual(agent.log.map((_, i) => i));
     expect(seen.at(-1)!.event.type).toBe("episode-end");
     const ep = await getEpisodeById({ id: agent.episodeId! });
-    expect(ep!.turns.map((t) => t.actor)).toEqual(["model", "human", "human"]);
+    // Each turn says who acted and where the person typed (today's code stored "editor" for both).
+    expect(ep!.turns.map((t) => [t.actor, t.source])).toEqual([["model", "model"], ["human", "console"], ["human", "button"]]);
     expect(ep!.mode).toBe("play");
     await expect(controlAgent(agent.id, { op: "pause" })).rejects.toBeInstanceOf(ConflictError);
   });

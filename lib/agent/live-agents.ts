@@ -10,6 +10,7 @@ import { resolveModel, type AdHocModel } from "./models";
 import { policyNameSchema } from "./policies/types";
 import type { EpisodeRecorder } from "./recorder";
 import { runEpisode, type AgentEvent, type EpisodeOutcome } from "./run-episode";
+import { HUMAN_TURN_SOURCES } from "@/lib/episodes/rules";
 
 /**
  * Model episodes running in the server for the playground: each has a controller (pause, step,
@@ -30,7 +31,12 @@ export type StartAgentInput = z.infer<typeof startAgentSchema>;
 
 export const agentControlSchema = z.discriminatedUnion("op", [
   z.object({ op: z.enum(["pause", "resume", "step", "stop", "takeOver", "handBack"]) }),
-  z.object({ op: z.literal("action"), text: z.string().min(1).max(64 * 1024) }),
+  z.object({
+    op: z.literal("action"),
+    text: z.string().min(1).max(64 * 1024),
+    /** Where the person typed it; recorded on the turn ("api" when not said). */
+    source: z.enum(HUMAN_TURN_SOURCES).optional(),
+  }),
 ]);
 export type AgentControl = z.infer<typeof agentControlSchema>;
 
@@ -154,7 +160,7 @@ export async function controlAgent(id: string, control: AgentControl): Promise<{
       c.handBack();
       break;
     case "action":
-      await c.humanAction(control.text);
+      await c.humanAction(control.text, control.source);
       break;
   }
   return { mode: c.state };

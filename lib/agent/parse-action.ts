@@ -1,3 +1,5 @@
+import { isSubmit, parseSubmit } from "@/lib/episodes/submit";
+
 /**
  * Turns a model's reply into an action. An action is the content of a fenced code block, or what
  * follows the policy's action line (`Action: ...`). `submit` (optionally with an argument) and
@@ -21,19 +23,20 @@ export interface ParseOptions {
   executeBrackets?: boolean;
 }
 
+/** `skip`: the model gives up on the task (InterCode's skip action). */
+export function isSkip(action: string): boolean {
+  return /^\s*skip\s*$/i.test(action);
+}
+
 const FENCE = /```[ \t]*([\w+-]*)[^\n]*\n([\s\S]*?)```/;
 const FENCE_G = /```[ \t]*([\w+-]*)[^\n]*\n([\s\S]*?)```/g;
 
 function classify(raw: string, thought: string | undefined): ParsedReply {
   const action = raw.trim();
   if (!action) return { kind: "invalid", reason: "the action was empty", thought };
-  const m = /^(submit|skip)\b[ \t]*([\s\S]*)$/i.exec(action);
-  if (m) {
-    const verb = m[1]!.toLowerCase();
-    const arg = m[2]!.trim();
-    if (verb === "skip" && !arg) return { kind: "skip", thought };
-    if (verb === "submit") return arg ? { kind: "submit", arg, thought } : { kind: "submit", thought };
-  }
+  const submit = parseSubmit(action);
+  if (submit) return submit.arg ? { kind: "submit", arg: submit.arg, thought } : { kind: "submit", thought };
+  if (isSkip(action)) return { kind: "skip", thought };
   return { kind: "action", action, thought };
 }
 
@@ -87,7 +90,7 @@ function parseReply(reply: string, options: ParseOptions): ParsedReply {
   }
 
   const bare = text.trim();
-  if (/^(submit|skip)\b/i.test(bare) && !bare.includes("\n")) return classify(bare, undefined);
+  if ((isSubmit(bare) || isSkip(bare)) && !bare.includes("\n")) return classify(bare, undefined);
 
   const example = label ? `a line "${label}: <your ${fenceLang || "command"}>" or a fenced block` : "a fenced block";
   const reason = bare
@@ -108,7 +111,6 @@ export interface LoggedActionFormat {
 
 const EXECUTE_RE = /^\s*execute\s*\[([\s\S]*)\]\s*$/;
 const CMD_RE = /^\s*cmd\s+([\s\S]*?)\s*$/;
-const SUBMIT_RE = /^\s*submit(?:\s+([\s\S]*?))?\s*$/;
 
 /**
  * Reads an action as a loop logged it: `submit` / `submit <arg>` submits; `blocked` (InterCode's
@@ -126,7 +128,7 @@ export function parseLoggedAction(action: string, format: LoggedActionFormat = {
     const m = CMD_RE.exec(action);
     if (m) code = m[1]!;
   }
-  const s = SUBMIT_RE.exec(code);
-  if (s) return { kind: "submit", arg: s[1] ?? "" };
+  const s = parseSubmit(code, { exact: true });
+  if (s) return { kind: "submit", arg: s.arg };
   return { kind: "run", code };
 }

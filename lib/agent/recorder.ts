@@ -1,3 +1,4 @@
+import type { TurnSource } from "@/lib/episodes/rules";
 import type { EnvName, Task } from "@/lib/datasets/types";
 import type { RewardBreakdown } from "@/lib/reward/types";
 
@@ -15,6 +16,8 @@ export interface AgentTurn {
   /** 0-based. */
   index: number;
   actor: "model" | "human";
+  /** Where the action came from: "model" for the model's, else where the person typed it. */
+  source: TurnSource;
   /** The action run; "" for an invalid turn (no usable action in the reply). */
   action: string;
   /** What the environment printed (as stored, before the budget cut), or why the reply was invalid. */

@@ -178,13 +178,13 @@ describe("controller", () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(events.filter((e) => e.type === "turn-start")).toHaveLength(1); // exactly one turn
     controller.takeOver();
-    const human = await controller.humanAction(task.gold);
-    expect(human).toMatchObject({ actor: "human", action: task.gold, ok: true, reward: 1 });
+    const human = await controller.humanAction(task.gold, "editor");
+    expect(human).toMatchObject({ actor: "human", source: "editor", action: task.gold, ok: true, reward: 1 });
     const out = await done;
     // Reward 1.0 after the person's turn ends the episode under Try Again.
     expect(out).toMatchObject({ status: "submitted", success: true });
     const ep = await stored(out.episodeId);
-    expect(ep.turns.map((t) => t.actor)).toEqual(["model", "human"]);
+    expect(ep.turns.map((t) => [t.actor, t.source])).toEqual([["model", "model"], ["human", "editor"]]);
   });
 
   it("hands back to the model, which continues from the person's history", async () => {
@@ -204,12 +204,12 @@ describe("controller", () => {
     const controller = new EpisodeController();
     controller.takeOver();
     const done = runEpisode({ task, model, policy: "react", maxTurns: 3, recorder, controller, retry: FAST_RETRY });
-    await controller.humanAction("SELECT 1");
+    await controller.humanAction("SELECT 1", "console");
     controller.handBack();
     const out = await done;
     expect(sawHuman).toBe(true);
     const ep = await stored(out.episodeId);
-    expect(ep.turns.map((t) => t.actor)).toEqual(["human", "model", "model"]);
+    expect(ep.turns.map((t) => [t.actor, t.source])).toEqual([["human", "console"], ["model", "model"], ["model", "model"]]);
     expect(ep.turns[1]!.action).toBe(goldAction(task).trim());
   });
 

@@ -1,6 +1,8 @@
 import "server-only";
 import type { Task } from "@/lib/datasets/types";
 import type { Environment, EnvironmentOptions, SubmitResult } from "@/lib/env/types";
+import type { HumanTurnSource } from "@/lib/episodes/rules";
+import { isSubmit } from "@/lib/episodes/submit";
 import { asStudioError } from "@/lib/errors";
 import { callModel, type ChatMessage, type RetryPolicy } from "./call-model";
 import { EpisodeController } from "./controller";
@@ -8,7 +10,7 @@ import { dropTurns, turnsToDrop } from "./conversation";
 import { estimateCost, type ResolvedModel } from "./models";
 import { DEFAULT_PYTHON_FEEDBACK, rewrittenPythonObservation } from "@/lib/env/intercode-loop";
 import { DEFAULT_PROFILE, profileValue } from "@/lib/env/profiles";
-import { parseAction, type ParsedReply } from "./parse-action";
+import { isSkip, parseAction, type ParsedReply } from "./parse-action";
 import { cutObservation } from "./policies/prompts";
 import { getPolicy } from "./policies/registry";
 import type { PolicyName, PolicySession, TurnFeedback } from "./policies/types";
@@ -154,6 +156,8 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
   const ready = (): Promise<Environment> => timed(() => envReady ?? Promise.reject(new Error("the environment was not started")));
   let episodeId = "";
   let turns = 0;
+  /** Where the person's action in hand was typed (set when a person's turn starts). */
+  let humanSource: HumanTurnSource = "api";
   let solvedAtTurn: number | null = null;
   let lastFunction: string | undefined;
   /** The policy has nothing more to ask (a person finished its last step). */
@@ -296,9 +300,10 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
       const startedAt = new Date();
 
       if (gate.kind === "human") {
+        humanSource = gate.source;
         try {
           emit({ type: "turn-start", index, actor: "human" });
-          const parsed = parseAction(gate.action.trim().match(/^(submit|skip)\b/i) ? gate.action : "```\n" + gate.action + "\n```");
+          const parsed = parseAction(isSubmit(gate.action) || isSkip(gate.action) ? gate.action : "```\n" + gate.action + "\n```");
           if (parsed.kind === "skip") {
             gate.resolve(null);
             return await finish(abandoned());
@@ -403,6 +408,7 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
     return {
       index,
       actor,
+      source: actor === "model" ? "model" : humanSource,
       action,
       observation,
       ok,

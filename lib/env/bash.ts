@@ -11,9 +11,10 @@ import { bashReward } from "@/lib/reward/bash";
 import type { BashBreakdown } from "@/lib/reward/types";
 import type { Sandbox } from "@/lib/sandbox/types";
 import { snapshotTestbed, type FsSnapshot } from "./bash-score";
+import { parseSubmit } from "@/lib/episodes/submit";
 import { intercodeEnv, IntercodeExecutor } from "./intercode-run";
 import { profileValue } from "./profiles";
-import { openSandbox, parseSubmit } from "./sandbox";
+import { openSandbox } from "./sandbox";
 import { ShellEpisode } from "./shell-episode";
 import type { Environment, EnvironmentOptions, StepOptions, StepResult, SubmitResult } from "./types";
 

@@ -10,8 +10,9 @@ import type { TestOutcome } from "@/lib/reward/types";
 import type { Sandbox, SandboxProcess } from "@/lib/sandbox/types";
 import { observationOf } from "./shell-episode";
 import { exchange, type FrameMarks } from "./framed";
+import { parseSubmit } from "@/lib/episodes/submit";
 import { DEFAULT_PROFILE, profileValue, type ProfileName } from "./profiles";
-import { openSandbox, parseSubmit } from "./sandbox";
+import { openSandbox } from "./sandbox";
 import type { Environment, EnvironmentOptions, StepOptions, StepResult, SubmitResult } from "./types";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));

@@ -8,10 +8,3 @@ export async function openSandbox(spec: SandboxSpec, options: EnvironmentOptions
   const backend = await getSandboxBackend(options.backend ?? "auto");
   return backend.create({ ...spec, limits: { ...options.limits, ...spec.limits } });
 }
-
-/** `submit`, `submit <arg>` typed as an action: the argument, or null when the action is not a submit. */
-export function parseSubmit(action: string): { arg: string } | null {
-  const m = /^\s*submit(?:\s+([\s\S]*?))?\s*$/.exec(action);
-  if (!m) return null;
-  return { arg: m[1] ?? "" };
-}

@@ -1,4 +1,5 @@
 import "server-only";
+import { parseSubmit } from "@/lib/episodes/submit";
 import type { SqlTask, Task } from "@/lib/datasets/types";
 import { BadInputError } from "@/lib/errors";
 import { pyReprRows, pyReprRowsConcatenated } from "@/lib/reward/python-repr";
@@ -79,8 +80,6 @@ export function observationOf(
   return capObservation(form === "str-of-row-list" ? pyReprRows(r.rows) : pyReprRowsConcatenated(r.rows), limits.outputBytes, r.truncated);
 }
 
-const SUBMIT = /^\s*submit\s*;?\s*$/i;
-
 export class SqlEnvironment implements Environment {
   readonly env = "sql" as const;
   task: SqlTask | null = null;
@@ -123,7 +122,8 @@ export class SqlEnvironment implements Environment {
   async step(action: string, options: StepOptions = {}): Promise<StepResult> {
     const { session } = this.live();
     const profile = this.options.profile ?? DEFAULT_PROFILE;
-    if (profileValue(profile, "sql.submit-semicolon") === "runs-as-sql" ? /^\s*submit\s*$/.test(action) : SUBMIT.test(action)) {
+    // Under InterCode's loop only a bare `submit` submits; `submit;` goes to the database.
+    if (parseSubmit(action, { exact: profileValue(profile, "sql.submit-semicolon") === "runs-as-sql" })) {
       const submitted = await this.submit();
       return { observation: submitted.agentObservation, ok: true, done: true, submitted };
     }

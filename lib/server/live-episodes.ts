@@ -1,9 +1,10 @@
 import "server-only";
 import type { EnvName, Task } from "@/lib/datasets/types";
 import type { Environment, StepResult, SubmitResult } from "@/lib/env/types";
+import { isForcedSubmit } from "@/lib/episodes/rules";
+import { isSubmit, parseSubmit } from "@/lib/episodes/submit";
 import { asStudioError, BadInputError, ConflictError, LimitReachedError, NotFoundError, StudioError } from "@/lib/errors";
 import {
-  parseSubmitAction,
   type EpisodeView,
   type OpenMessage,
   type PublicTask,
@@ -11,10 +12,9 @@ import {
   type SubmittedPayload,
   type TurnView,
 } from "@/lib/ws/protocol";
+import type { EpisodeListener } from "@/lib/ws/server";
 import type { EpisodeStore, StoredEpisode, StoredTurn } from "./episode-store";
 
-/** Receives the messages of the episode a connection is attached to. */
-export type EpisodeListener = (message: ServerMessageInput) => void;
 
 /** What the manager needs from the outside world (injected, so the bench and tests can use the real ones directly). */
 export interface LiveEpisodeDeps {
@@ -211,7 +211,7 @@ export class LiveEpisodeManager {
     try {
       await env.reset(task);
       for (const t of stored.turns) {
-        if (parseSubmitAction(t.action) !== null) continue;
+        if (isSubmit(t.action)) continue;
         await env.step(t.action);
       }
       if (stored.status === "interrupted") await this.deps.store.reopenEpisode(stored.id);
@@ -250,8 +250,8 @@ export class LiveEpisodeManager {
   /** Runs one action (a submit typed as an action is handled as a submit). */
   async action(ep: LiveEpisode, text: string, source: string): Promise<void> {
     this.assertRunning(ep);
-    const submitArg = parseSubmitAction(text);
-    if (submitArg !== null) return this.submit(ep, submitArg || undefined, text);
+    const submitArg = parseSubmit(text)?.arg ?? null;
+    if (submitArg !== null) return this.submit(ep, submitArg || undefined, { text, source });
     if (ep.busy) throw new ConflictError("an action is already running: wait for it, or press Ctrl+C to stop it");
     if (ep.turns.length >= ep.turnLimit) {
       ep.send({ type: "limitReached", turns: ep.turns.length, limit: ep.turnLimit, message: limitMessage(ep) });
@@ -316,7 +316,7 @@ export class LiveEpisodeManager {
   }
 
   /** Scores the episode, stores the result, sends it with the gold solution, and frees the sandbox. */
-  async submit(ep: LiveEpisode, arg?: string, typed?: string): Promise<void> {
+  async submit(ep: LiveEpisode, arg?: string, typed?: { text: string; source: string }): Promise<void> {
     this.assertRunning(ep);
     if (ep.busy) throw new ConflictError("an action is still running: wait for it, or press Ctrl+C, then submit");
     ep.settling = true;
@@ -329,11 +329,14 @@ export class LiveEpisodeManager {
       await this.fail(ep, err);
       return;
     }
-    const action = typed?.trim() || (arg ? `submit ${arg}` : "submit");
+    const action = typed?.text.trim() || (arg ? `submit ${arg}` : "submit");
+    // At the turn limit the submit is the forced one: scored and stored on the episode, not a turn.
+    const forced = isForcedSubmit(ep.turns.length, ep.turnLimit);
     const turn: StoredTurn = {
       index: ep.turns.length,
       action,
-      source: typed ? "console" : "button",
+      // Typed in the console or run from the editor as written; else the Submit button.
+      source: typed ? typed.source : "button",
       observation: result.agentObservation,
       ok: true,
       reward: result.reward,
@@ -343,7 +346,7 @@ export class LiveEpisodeManager {
       aborted: false,
     };
     try {
-      await this.deps.store.appendTurn(ep.id, turn);
+      if (!forced) await this.deps.store.appendTurn(ep.id, turn);
       await this.deps.store.finishEpisode(ep.id, {
         status: "submitted",
         reward: result.reward,
@@ -354,7 +357,7 @@ export class LiveEpisodeManager {
     } finally {
       ep.settling = false;
     }
-    ep.turns.push(turnView(turn));
+    if (!forced) ep.turns.push(turnView(turn));
     ep.status = "submitted";
     // Another annotator's baseline episode on this task still runs: its gold stays hidden from everyone.
     const sealed = this.deps.sealedBy?.(ep.task, "showing the gold solution", ep.id) ?? null;
@@ -365,7 +368,7 @@ export class LiveEpisodeManager {
       goldObservation: sealed ? "" : result.goldObservation,
       agentObservation: result.agentObservation,
     };
-    ep.send({ type: "submitted", ...ep.submitted });
+    ep.send({ type: "submitted", ...ep.submitted, forced: forced || undefined });
     if (sealed) ep.send({ type: "status", message: sealed });
     await this.release(ep);
   }

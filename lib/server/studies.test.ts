@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { appendTurn, createEpisode, finishEpisode, markInterruptedEpisodes, type NewEpisodeInput } from "@/lib/db/episodes";
 import { useTempStore } from "@/lib/db/test-store";
-import { skipReason } from "@/lib/ws/protocol";
+import { skipReason } from "@/lib/episodes/rules";
 import { playUrl } from "@/lib/ws/task-ref";
 import { createStudyFromSelection, getStudy, nextStudyTask, type StudyView } from "./studies";
 

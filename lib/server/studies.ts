@@ -4,7 +4,7 @@ import { createStudy, getStudyById, listStudies, listStudyEpisodesByAnnotator, t
 import { loadDataset } from "@/lib/datasets/registry";
 import { envNameSchema } from "@/lib/datasets/types";
 import { BadInputError, NotFoundError } from "@/lib/errors";
-import { DEFAULT_TURN_LIMIT, isSkipReason } from "@/lib/ws/protocol";
+import { DEFAULT_TURN_LIMIT, isSkipReason } from "@/lib/episodes/rules";
 import { playUrl } from "@/lib/ws/task-ref";
 import { mulberry32 } from "@/lib/seeded-random";
 

@@ -2,7 +2,7 @@ import "server-only";
 import { appendTurn, createEpisode } from "@/lib/db/episodes";
 import { getReplayDataById } from "@/lib/db/viewer-queries";
 import { BadInputError, NotFoundError } from "@/lib/errors";
-import { parseSubmitAction } from "@/lib/ws/protocol";
+import { isSubmit } from "@/lib/episodes/submit";
 import { playUrl } from "@/lib/ws/task-ref";
 import { goldSource } from "./gold";
 import { taskForEpisode } from "./episode-task";
@@ -18,7 +18,7 @@ export async function createBranchEpisode({ episodeId, turn, annotator }: { epis
   if (!parent) throw new NotFoundError(`episode ${episodeId}`);
   const kept = parent.turns.filter((t) => t.index < turn);
   if (!Number.isInteger(turn) || turn < 0 || turn > parent.turns.length) throw new BadInputError(`must be 0..${parent.turns.length}`, "turn");
-  if (kept.some((t) => parseSubmitAction(t.action) !== null)) throw new BadInputError("the first turns already hold a submit: branch from an earlier turn", "turn");
+  if (kept.some((t) => isSubmit(t.action))) throw new BadInputError("the first turns already hold a submit: branch from an earlier turn", "turn");
   const task = taskForEpisode(parent.episode);
   const ep = await createEpisode({
     environment: task.env,

@@ -1,4 +1,5 @@
 import { stripAnsi } from "./ansi";
+import { isSubmit } from "@/lib/episodes/submit";
 
 /** The starting taxonomy of failure tags; users extend it by using new tag names. */
 export const BASE_TAXONOMY: readonly { tag: string; description: string }[] = [
@@ -71,7 +72,6 @@ export const OUTPUT_RULES: Record<string, readonly OutputRule[]> = {
 };
 
 const TIMEOUT = /(timed? ?out|time limit exceeded|killed after)/i;
-const SUBMIT = /^\s*submit\b/i;
 const SKIP = /^\s*(skip|exit|quit|give up|pass)\s*;?\s*$/i;
 
 /**
@@ -95,7 +95,7 @@ export function suggestTags(ep: EpisodeForTags): SuggestedTag[] {
   for (const t of ep.turns) {
     const obs = stripAnsi(t.observation);
     const firstLine = (re: RegExp) => obs.split("\n").find((l) => re.test(l))?.trim().slice(0, 160) ?? "";
-    const submit = SUBMIT.test(t.action);
+    const submit = isSubmit(t.action);
     if (t.timedOut || (TIMEOUT.test(obs) && t.ok !== true)) add("timeout", t.index, firstLine(TIMEOUT) || "the action timed out");
     else if (!submit) {
       // A submit's output is the answer it scored (the last output again), not a new error.

@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import { envNameSchema } from "@/lib/datasets/types";
+import { DEFAULT_TURN_LIMIT } from "@/lib/episodes/rules";
 
 /** Largest action accepted (bytes of UTF-8). */
 export const MAX_ACTION_BYTES = 64 * 1024;
@@ -15,9 +16,6 @@ export const MAX_ACTION_BYTES = 64 * 1024;
 export const MAX_MESSAGE_BYTES = 96 * 1024;
 /** Largest message the server sends (observations are already capped by the sandbox limits). */
 export const MAX_SERVER_MESSAGE_BYTES = 4 * 1024 * 1024;
-/** Default number of turns an episode may take before only submit is allowed. */
-export const DEFAULT_TURN_LIMIT = 10;
-
 export const playModeSchema = z.enum(["play", "baseline"]);
 export type PlayMode = z.infer<typeof playModeSchema>;
 /** none: no reward until submit. reward: the reward a submit would get now, after every turn. */
@@ -57,19 +55,6 @@ export const interruptMessageSchema = z.object({ type: z.literal("interrupt") })
 export const submitMessageSchema = z.object({ type: z.literal("submit"), arg: z.string().max(MAX_ACTION_BYTES).optional() });
 export const restartMessageSchema = z.object({ type: z.literal("restart") });
 export const abandonMessageSchema = z.object({ type: z.literal("abandon"), reason: z.string().max(500).optional() });
-/**
- * A study's Skip is an abandon whose reason starts with this prefix: it tells an explicit skip
- * (the task counts as done) from any other abandon (the study gives the task back).
- */
-export const SKIP_REASON_PREFIX = "skip:";
-/** The abandon reason a Skip sends (the annotator's reason, which may be empty). */
-export function skipReason(reason: string): string {
-  return `${SKIP_REASON_PREFIX} ${reason.trim() || "no reason given"}`.slice(0, 500);
-}
-/** Whether an abandoned episode's reason records a Skip. */
-export function isSkipReason(reason: string | null | undefined): boolean {
-  return !!reason && reason.startsWith(SKIP_REASON_PREFIX);
-}
 export const pingMessageSchema = z.object({ type: z.literal("ping"), t: z.number() });
 
 export const clientMessageSchema = z.discriminatedUnion("type", [
@@ -85,6 +70,7 @@ export const clientMessageSchema = z.discriminatedUnion("type", [
 export type ClientMessage = z.infer<typeof clientMessageSchema>;
 export type ClientMessageInput = z.input<typeof clientMessageSchema>;
 export type OpenMessage = z.infer<typeof openMessageSchema>;
+export type ActionMessage = z.infer<typeof actionMessageSchema>;
 
 // ---------- shared shapes ----------
 
@@ -183,7 +169,12 @@ export const serverMessageSchema = z.discriminatedUnion("type", [
     reward: z.number().optional(),
     durationMs: z.number(),
   }),
-  z.object({ type: z.literal("submitted"), ...submittedPayloadSchema.shape }),
+  z.object({
+    type: z.literal("submitted"),
+    ...submittedPayloadSchema.shape,
+    /** The submit came at the turn limit: scored, but not a turn (lib/episodes/rules.ts turnsTaken). */
+    forced: z.boolean().optional(),
+  }),
   z.object({ type: z.literal("limitReached"), turns: z.number().int(), limit: z.number().int(), message: z.string() }),
   z.object({ type: z.literal("abandoned") }),
   z.object({ type: z.literal("status"), message: z.string() }),
@@ -231,14 +222,4 @@ function describeIssues(error: z.ZodError): string {
     .slice(0, 3)
     .map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message))
     .join("; ");
-}
-
-/**
- * Recognises a typed submit: `submit`, `submit <function>` (python) or `submit <flag>` (ctf).
- * Returns the argument ("" for a bare submit), or null when the text is not a submit.
- */
-export function parseSubmitAction(text: string): string | null {
-  const m = /^\s*submit(?:\s+([\s\S]*?))?\s*$/.exec(text);
-  if (!m) return null;
-  return m[1] ?? "";
 }

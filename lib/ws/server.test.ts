@@ -177,7 +177,8 @@ describe("playground websocket", () => {
     c.send({ type: "action", text: "2+2", source: "console" });
     await c.next("limitReached");
     c.send({ type: "submit" });
-    expect((await c.next("submitted")).reward).toBe(0);
+    // At the limit the submit is the forced one: scored, not a turn.
+    expect(await c.next("submitted")).toMatchObject({ reward: 0, forced: true });
     c.close();
   });
 

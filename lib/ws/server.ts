@@ -1,19 +1,37 @@
 import "server-only";
 import type { WebSocket } from "ws";
 import { asStudioError } from "@/lib/errors";
-import type { EpisodeListener, LiveEpisode, LiveEpisodeManager } from "@/lib/server/live-episodes";
-import { parseClientMessage, serverMessageSchema, type ClientMessage, type ServerMessageInput } from "./protocol";
+import { parseClientMessage, serverMessageSchema, type ActionMessage, type ClientMessage, type OpenMessage, type ServerMessageInput } from "./protocol";
 
 /** Largest frame the socket accepts at all; between MAX_MESSAGE_BYTES and this, the client gets a clear error. */
 export const WS_MAX_PAYLOAD = 1024 * 1024;
+
+/** Receives the messages of the episode a connection is attached to. */
+export type EpisodeListener = (message: ServerMessageInput) => void;
+
+/**
+ * What a connection needs from the episodes it drives; the wire declares it and lib/server's
+ * LiveEpisodeManager implements it, so this module does not depend on the server.
+ */
+export interface PlaygroundEpisodes<Episode> {
+  open(msg: OpenMessage, listener: EpisodeListener): Promise<Episode>;
+  /** null when the episode is unknown. */
+  resume(episodeId: string, listener: EpisodeListener): Promise<Episode | null>;
+  detach(episode: Episode, listener: EpisodeListener): void;
+  action(episode: Episode, text: string, source: ActionMessage["source"]): Promise<void>;
+  interrupt(episode: Episode): void;
+  submit(episode: Episode, arg?: string): Promise<void>;
+  abandon(episode: Episode, reason?: string): Promise<void>;
+  restart(episode: Episode, listener: EpisodeListener): Promise<Episode>;
+}
 
 /**
  * Serves one websocket connection: validates each client message, drives the episode it is
  * attached to through the manager, and forwards the episode's messages (validated against the
  * protocol) back. Errors are sent as `error` messages; the connection stays open.
  */
-export function handlePlaygroundConnection(ws: WebSocket, manager: LiveEpisodeManager): void {
-  let episode: LiveEpisode | null = null;
+export function handlePlaygroundConnection<Episode>(ws: WebSocket, manager: PlaygroundEpisodes<Episode>): void {
+  let episode: Episode | null = null;
 
   const send: EpisodeListener = (message: ServerMessageInput) => {
     if (ws.readyState !== ws.OPEN) return;

@@ -7,7 +7,7 @@ export const dynamic = "force-dynamic";
 
 /**
  * POST /api/agent/runs/<id>/control: {op: pause|resume|step|stop|takeOver|handBack}, or
- * {op: "action", text} to run a person's action after taking over (answers once it is stored).
+ * {op: "action", text, source?} (source: console, editor or button, where the person typed it) to run a person's action after taking over (answers once it is stored).
  */
 export function POST(req: NextRequest, ctx: { params: Promise<{ id: string }> }) {
   return respond(async () => {
