@@ -118,7 +118,7 @@ for (const file of scanned) {
       const before = line.slice(0, m.index);
       if (/\bdelete\s+$/.test(before)) continue;
       // `const saved = process.env.IC_X` to restore it after a test is bookkeeping, not a setting read.
-      if (isTest(file) && /\b(saved|old|prev|before)\w*\s*=\s*$/i.test(before)) continue;
+      if (isTest(file) && (/\b(saved|old|prev|before)\w*\s*=\s*$/i.test(before) || /^\s*(const|let)\s+(saved|old|prev|before)\w*\s*=/i.test(line))) continue;
       problems.push(`${r}:${i + 1}: reads ${m[1] ?? m[2] ?? m[3]} directly; read it from config() in lib/config.ts`);
     }
   });
