@@ -204,9 +204,11 @@ export async function checkEpisodeReplay({
       const forcedSubmit =
         parsed.kind === "submit" && isLast && loop.policy === "react" && loop.turnLimit !== null && t.index >= loop.turnLimit && profileValue(loop.profile, "react.forced-submit") === "appended-not-counted";
       if (parsed.kind === "submit") {
-        const r = await env.submit(parsed.arg || undefined);
-        observation = r.agentObservation;
-        reward = r.reward;
+        // Typed as an action, as the loop sent it: the environment's own submit observation.
+        const r = await env.step(parsed.arg ? `submit ${parsed.arg}` : "submit");
+        const s = r.submitted ?? (await env.submit(parsed.arg || undefined));
+        observation = r.submitted ? r.observation : s.agentObservation;
+        reward = s.reward;
         done = true;
       } else {
         const r = await env.step(parsed.code);
