@@ -62,8 +62,7 @@ export class CtfEnvironment extends ShellEpisode<CtfTask> implements Environment
       // InterCode took the word after "submit" as the flag.
       const verdict = profileValue(this.profile, "ctf.submit-observation") === "flag-verdict";
       const submitted = await this.submit(verdict ? (action.trim().split(" ")[1] ?? "") : submit.arg);
-      const observation = verdict ? `The submitted flag is ${submitted.reward >= 1 ? "correct" : "incorrect"}.` : submitted.agentObservation;
-      return { observation, ok: true, done: true, submitted };
+      return { observation: submitted.agentObservation, ok: true, done: true, submitted };
     }
     return this.runAction(action, options);
   }
@@ -96,9 +95,13 @@ export class CtfEnvironment extends ShellEpisode<CtfTask> implements Environment
     return { reward, breakdown, goldObservation: await this.goldObservation(task, sandbox.backend), agentObservation: submitted };
   }
 
+  /** Ends the episode; under `ctf.submit-observation` = `flag-verdict` its observation is InterCode's verdict text (the breakdown keeps the flag). */
   async submit(arg?: string): Promise<SubmitResult> {
     const r = await this.evaluate(arg);
     this.done = true;
+    if (profileValue(this.profile, "ctf.submit-observation") === "flag-verdict") {
+      return { ...r, agentObservation: `The submitted flag is ${r.reward >= 1 ? "correct" : "incorrect"}.` };
+    }
     return r;
   }
 }
