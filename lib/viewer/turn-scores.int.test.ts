@@ -52,4 +52,13 @@ describe("getTurnScores (SQL, embedded engine, real store)", () => {
     expect(again.source).toBe("cached");
     expect(again.turns).toEqual(first.turns);
   }, 120_000);
+
+  it("replays a SQL episode that recorded every reward once for the engine's column names, keeping the recorded rewards", async () => {
+    const task = loadDataset("demo-sql").find((t) => t.id === "bike-01")!;
+    const ep = await createEpisode({ environment: "sql", dataset: "demo-sql", taskId: task.id, query: task.query, playerKind: "human", turnLimit: 10, feedback: "reward" });
+    await appendTurn({ episodeId: ep.id, turn: { index: 0, actor: "human", action: "SELECT district AS d FROM stations LIMIT 1", observation: "('x',)", ok: true, reward: 0.25 } });
+    const s = await getTurnScores(getReplayDataById({ id: ep.id })!);
+    expect(s.source).toBe("recorded");
+    expect(s.turns).toEqual([{ index: 0, reward: 0.25, rewardFrom: "recorded", matchesGold: false, replayAgrees: false, columns: ["d"] }]);
+  }, 60_000);
 });

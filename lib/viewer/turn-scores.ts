@@ -56,7 +56,8 @@ function replayTurns(data: ReplayData): Promise<TurnReplayRow[]> {
 /**
  * The score of every turn of an episode: its would-be reward (the recorded one, else computed on
  * demand by replaying the actions in a fresh sandbox and evaluating after each turn, cached in the
- * store), whether its output equals gold's, and for SQL the column names the engine gave.
+ * store), whether its output equals gold's, and for SQL the column names the engine gave (a SQL
+ * episode is replayed once for them even when it recorded every reward).
  */
 export async function getTurnScores(data: ReplayData): Promise<TurnScores> {
   const errors: string[] = [];
@@ -66,13 +67,15 @@ export async function getTurnScores(data: ReplayData): Promise<TurnScores> {
   } catch (err) {
     if (goldOut === null) errors.push(`gold's output: ${(err as Error).message}`);
   }
+  // A replay is needed for the rewards a recording lacks, and for SQL also for the engine's column names.
+  const sql = data.episode.environment === "sql";
   const needed = data.turns.some((t) => t.reward === null);
-  let replay = needed || data.episode.environment === "sql" ? listTurnReplaysByEpisode({ episodeId: data.episode.id }) : [];
+  let replay = needed || sql ? listTurnReplaysByEpisode({ episodeId: data.episode.id }) : [];
   let source: TurnScores["source"] = needed ? "cached" : "recorded";
-  if (needed && replay.length < data.turns.length) {
+  if ((needed || sql) && replay.length < data.turns.length) {
     try {
       replay = await replayTurns(data);
-      source = "replayed";
+      if (needed) source = "replayed";
     } catch (err) {
       errors.push((err as Error).message);
     }
