@@ -3,11 +3,10 @@
 import Link from "next/link";
 import { LazyRewardCurve } from "@/components/charts/lazy-reward-curve";
 import type { ReplayData } from "@/lib/db/viewer-queries";
+import { playerLabel } from "@/lib/viewer/player";
 import { AnsiOutput } from "./ansi-output";
 import { Highlight } from "./highlight";
 import { TurnActor } from "./turn-actor";
-import { playerLabel } from "@/lib/viewer/player";
-
 
 /**
  * Episodes of one task side by side, aligned by turn, with their reward curves on one chart (a

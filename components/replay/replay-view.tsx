@@ -5,6 +5,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { LazyRewardCurve } from "@/components/charts/lazy-reward-curve";
 import type { ReplayData } from "@/lib/db/viewer-queries";
+import { playerLabel } from "@/lib/viewer/player";
 import type { EpisodeCheck } from "@/lib/viewer/replay-check";
 import type { TurnScores } from "@/lib/viewer/turn-scores";
 import { AnnotationsPanel } from "./annotations-panel";
@@ -17,7 +18,6 @@ import { TurnActor } from "./turn-actor";
 import { TurnTranscript } from "./turn-transcript";
 import { sendJson, useAuthor } from "./use-author";
 import { FlagChips } from "@/components/episodes/flag-chips";
-import { playerLabel } from "@/lib/viewer/player";
 import { isSubmit } from "@/lib/episodes/submit";
 
 const SPEEDS = [0.5, 1, 2, 4] as const;

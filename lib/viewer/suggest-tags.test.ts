@@ -42,6 +42,9 @@ describe("suggestTags", () => {
     const sql = suggestTags({ environment: "sql", status: "submitted", reward: 0, success: false, turns: [t(0, "select * from flights", missing, { ok: false }), t(1, "select * from flights", missing, { ok: false }), t(2, "submit", missing, { reward: 0 })] });
     expect(sql.map((x) => `${x.tag}@${x.turnIndex}`)).toEqual(["no-such-table@0", "no-such-table@1", "repeated-action@1", "wrong-answer@2"]);
     expect(sql.some((x) => x.tag === "no-such-file")).toBe(false);
+    // InterCode's SQL logs: "submit;" run as a query is an error of its own.
+    const logged = suggestTags({ environment: "sql", status: "submitted", reward: 0, success: false, turns: [t(0, "select 1", "(1,)"), t(1, "submit;", "Error executing query: You have an error in your SQL syntax", { ok: false })] });
+    expect(logged.map((x) => `${x.tag}@${x.turnIndex}`)).toEqual(["query-error@1", "wrong-answer@1"]);
     const mysql = suggestTags({ environment: "sql", status: "running", reward: null, success: false, turns: [t(0, "select x from t", "Error executing query: 1054 (42S22): Unknown column 'x' in 'field list'", { ok: false })] });
     expect(mysql.map((x) => x.tag)).toEqual(["no-such-column"]);
     const py = suggestTags({

@@ -91,20 +91,23 @@ export function suggestTags(ep: EpisodeForTags): SuggestedTag[] {
     out.push({ tag, turnIndex, reason });
   };
   let prev: string | null = null;
+  let prevObs: string | null = null;
   const rules = OUTPUT_RULES[ep.environment] ?? [];
   for (const t of ep.turns) {
     const obs = stripAnsi(t.observation);
     const firstLine = (re: RegExp) => obs.split("\n").find((l) => re.test(l))?.trim().slice(0, 160) ?? "";
     const submit = isSubmit(t.action);
     if (t.timedOut || (TIMEOUT.test(obs) && t.ok !== true)) add("timeout", t.index, firstLine(TIMEOUT) || "the action timed out");
-    else if (!submit) {
-      // A submit's output is the answer it scored (the last output again), not a new error.
+    else if (!(submit && obs === prevObs)) {
+      // A submit whose output is the last output again shows the answer it scored, not a new error
+      // (InterCode's SQL logs also hold "submit;" run as a query, which is one).
       const rule = rules.find((r) => r.re.test(obs));
       if (rule) add(rule.tag, t.index, firstLine(rule.re) || obs.trim().slice(0, 160));
     }
     const norm = t.action.trim().replace(/\s+/g, " ");
     if (prev !== null && norm === prev && norm !== "") add("repeated-action", t.index, `same action as turn ${t.index}: ${norm.slice(0, 80)}`);
     prev = norm;
+    prevObs = obs;
     if (SKIP.test(t.action)) add("gave-up", t.index, `the player typed "${t.action.trim()}"`);
     if (submit && !ep.success && t.reward !== null && t.reward < 1) add("wrong-answer", t.index, `submitted with reward ${t.reward}`);
   }
