@@ -6,7 +6,7 @@ import { envNameSchema } from "@/lib/datasets/types";
 import { BadInputError, NotFoundError } from "@/lib/errors";
 import { DEFAULT_TURN_LIMIT, isSkipReason } from "@/lib/episodes/rules";
 import { playUrl } from "@/lib/ws/task-ref";
-import { mulberry32 } from "@/lib/seeded-random";
+import { selectTasks } from "@/lib/datasets/selection";
 
 /** How a study picks its tasks: a slice of a dataset, or a seeded random sample of it. */
 export const studySelectionSchema = z.discriminatedUnion("kind", [
@@ -29,23 +29,16 @@ export type StudyConfig = z.infer<typeof studyConfigSchema>;
 export const newStudySchema = studyConfigSchema.omit({ tasks: true }).extend({ name: z.string().trim().min(1).max(200) });
 export type NewStudy = z.input<typeof newStudySchema>;
 
-/** Picks the study's tasks from its dataset. */
+/** Picks the study's tasks from its dataset (lib/datasets/selection.ts). */
 export function selectStudyTasks(dataset: string, env: string, selection: z.infer<typeof studySelectionSchema>): string[] {
   const tasks = loadDataset(dataset);
   if (tasks.length && tasks[0].env !== env) throw new BadInputError(`dataset ${dataset} holds ${tasks[0].env} tasks, not ${env}`, "dataset");
-  if (selection.kind === "slice") {
-    const ids = tasks.slice(selection.from, selection.from + selection.count).map((t) => t.id);
-    if (!ids.length) throw new BadInputError(`the slice starts past the end of ${dataset} (${tasks.length} tasks)`, "selection.from");
-    return ids;
-  }
-  // Seeded Fisher-Yates, then the first `count`.
-  const rnd = mulberry32(selection.seed);
-  const ids = tasks.map((t) => t.id);
-  for (let i = ids.length - 1; i > 0; i--) {
-    const j = Math.floor(rnd() * (i + 1));
-    [ids[i], ids[j]] = [ids[j], ids[i]];
-  }
-  return ids.slice(0, selection.count);
+  if (selection.kind === "slice" && selection.from >= tasks.length) throw new BadInputError(`the slice starts past the end of ${dataset} (${tasks.length} tasks)`, "selection.from");
+  const picked = selectTasks(
+    tasks,
+    selection.kind === "slice" ? { kind: "slice", offset: selection.from, limit: selection.count } : { kind: "sample", limit: selection.count, seed: selection.seed },
+  );
+  return picked.map((t) => t.id);
 }
 
 /** Creates a study with its task list fixed at creation. */

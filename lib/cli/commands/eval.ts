@@ -13,8 +13,11 @@ const flagsSchema = z.object({
   policy: policyNameSchema.default("try-again"),
   turns: z.coerce.number().int().min(1).max(100).default(10),
   limit: z.coerce.number().int().min(1).optional(),
+  offset: z.coerce.number().int().min(0).default(0),
+  sample: z.coerce.number().int().min(1).optional(),
+  seed: z.coerce.number().int().default(1),
   tasks: z.string().optional(),
-  concurrency: z.coerce.number().int().min(1).max(64).default(4),
+  concurrency: z.coerce.number().int().min(1).default(4),
   run: z.string().min(1).max(200).optional(),
   "base-url": z.string().url().optional(),
   "api-key": z.string().optional(),
@@ -34,7 +37,8 @@ export default defineCommand({
   name: "eval",
   summary: "Run a model under a policy over a dataset; record every episode in a Run; print the paper's measures.",
   usage:
-    "eval --env sql --dataset spider-dev --model <id> [--policy try-again] [--turns 10] [--limit N] [--tasks a,b,c]\n" +
+    "eval --env sql --dataset spider-dev --model <id> [--policy try-again] [--turns 10] [--offset K] [--limit N]\n" +
+    "       [--sample N --seed S] [--tasks a,b,c]\n" +
     "       [--concurrency 4] [--run NAME] [--base-url URL --api-key KEY] [--handicap] [--refine N] [--profile intercode|studio] [--json]",
   help: [
     "--env ENV          bash | sql | python | ctf",
@@ -42,8 +46,9 @@ export default defineCommand({
     "--model ID         a model from models.config.json (`icstudio models`); with --base-url, the model name to request",
     "--policy P         single-turn | try-again | react | plan-solve (default try-again)",
     "--turns N          turn limit (default 10)",
-    "--limit N          only the first N tasks;  --tasks a,b,c  only these task ids",
-    "--concurrency N    episodes at once (default 4)",
+    "--offset K         start at the K-th task (0-based);  --limit N  at most N tasks from there",
+    "--sample N         a random sample of N tasks (--seed S, default 1);  --tasks a,b,c  only these task ids",
+    "--concurrency N    episodes at once (default 4; at most IC_MAX_SANDBOXES, default 16)",
     "--run NAME         the Run to record into (default <dataset>.<model>.<policy>.<turns>); the same name again",
     "                   resumes it: finished tasks are skipped, interrupted ones run again",
     "--base-url URL     an OpenAI-compatible endpoint (vLLM, Ollama, OpenRouter...) without editing the config",
@@ -64,6 +69,9 @@ export default defineCommand({
     policy: { type: "string" },
     turns: { type: "string" },
     limit: { type: "string" },
+    offset: { type: "string" },
+    sample: { type: "string" },
+    seed: { type: "string" },
     tasks: { type: "string" },
     concurrency: { type: "string" },
     run: { type: "string" },
@@ -83,29 +91,40 @@ export default defineCommand({
       throw new BadInputError(issue.message, `--${String(issue.path[0] ?? "")}`);
     }
     const f = parsed.data;
-    const { loadDataset } = await import("@/lib/datasets/registry");
-    const { resolveModel } = await import("@/lib/agent/models");
+    const { prepareRun } = await import("@/lib/runs/prepare-run");
+    const { readServerConfig } = await import("@/lib/server/config");
     const { runEval } = await import("@/lib/agent/run-eval");
     const { dbRecorder, dbRunStore } = await import("@/lib/agent/db-store");
 
-    const dataset = f.dataset ?? `demo-${f.env}`;
-    let tasks = loadDataset(dataset);
-    const wrongEnv = tasks.find((t) => t.env !== f.env);
-    if (wrongEnv) throw new BadInputError(`dataset ${dataset} holds ${wrongEnv.env} tasks, not ${f.env}`, "--dataset");
-    if (f.tasks) {
-      const ids = f.tasks.split(",").map((s) => s.trim()).filter(Boolean);
-      const byId = new Map(tasks.map((t) => [t.id, t]));
-      const missing = ids.filter((id) => !byId.has(id));
-      if (missing.length) throw new BadInputError(`no such task in ${dataset}: ${missing.join(", ")}`, "--tasks");
-      tasks = ids.map((id) => byId.get(id)!);
-    }
-    if (f.limit) tasks = tasks.slice(0, f.limit);
-    if (tasks.length === 0) throw new BadInputError("no tasks to run", "--dataset");
-
     if (f["api-key"] && !f["base-url"]) throw new BadInputError("--api-key needs --base-url", "--api-key");
-    const model = resolveModel(f.model, f["base-url"] ? { adhoc: { baseURL: f["base-url"], apiKey: f["api-key"], model: f.model } } : {});
-    const config = { env: f.env, dataset, model: model.info.id, policy: f.policy, turns: f.policy === "single-turn" ? 1 : f.turns, handicap: f.handicap, refineTurns: f.refine, ...(f.profile === "intercode" ? { profile: f.profile } : {}) };
-    const runName = f.run ?? `${dataset}.${model.info.id}.${config.policy}.${config.turns}${f.profile === "intercode" ? ".intercode" : ""}`;
+    if ([f.tasks, f.sample].filter((x) => x !== undefined).length > 1) throw new BadInputError("give --sample or --tasks, not both", "--tasks");
+    const selection = f.tasks
+      ? { kind: "list" as const, tasks: f.tasks.split(",").map((s) => s.trim()).filter(Boolean) }
+      : f.sample
+        ? { kind: "sample" as const, limit: f.sample, seed: f.seed }
+        : { kind: "slice" as const, offset: f.offset, limit: f.limit };
+    const flag: Record<string, string> = { "selection.offset": "--offset", "selection.limit": f.sample ? "--sample" : "--limit", "selection.tasks": "--tasks" };
+    const { runName, config, tasks, model } = prepareRun(
+      {
+        env: f.env,
+        dataset: f.dataset ?? `demo-${f.env}`,
+        selection,
+        model: f.model ?? (f["base-url"] ? "default" : ""),
+        policy: f.policy,
+        turns: f.turns,
+        concurrency: f.concurrency,
+        handicap: f.handicap,
+        refineTurns: f.refine,
+        profile: f.profile,
+        name: f.run,
+      },
+      {
+        maxSandboxes: readServerConfig().maxSandboxes,
+        launchedFrom: "cli",
+        adhoc: f["base-url"] ? { baseURL: f["base-url"], apiKey: f["api-key"], model: f.model } : undefined,
+        field: (name) => flag[name] ?? `--${name}`,
+      },
+    );
 
     const abort = new AbortController();
     let sigints = 0;
