@@ -52,7 +52,9 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log(`> ${signal}: closing sandboxes`);
-    await manager.shutdown();
+    // Batch runs stop cleanly: finished episodes stay, running ones are marked interrupted.
+    const { stopAllRuns } = await import("@/lib/runs/run-manager");
+    await Promise.all([manager.shutdown(), stopAllRuns()]);
     server.close();
     server.closeAllConnections();
     await app.close().catch(() => {});

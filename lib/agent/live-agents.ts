@@ -49,6 +49,10 @@ export const MAX_LIVE_AGENTS = 4;
 export interface LiveAgent {
   id: string;
   task: Task;
+  /** "play": started on a task page; "run": an episode of a batch run in this server. */
+  kind: "play" | "run";
+  /** The batch run it belongs to, for kind "run". */
+  runId: string | null;
   controller: EpisodeController;
   log: LoggedEvent[];
   done: Promise<EpisodeOutcome | null>;
@@ -57,22 +61,23 @@ export interface LiveAgent {
   subscribe(listener: (e: LoggedEvent) => void): () => void;
 }
 
-type Registry = { agents: Map<string, LiveAgent> };
-const registry: Registry = ((globalThis as Record<string, unknown>).__icStudioAgents ??= { agents: new Map() }) as Registry;
+type Registry = { agents: Map<string, LiveAgent>; byEpisode: Map<string, string> };
+const registry: Registry = ((globalThis as Record<string, unknown>).__icStudioAgents ??= { agents: new Map(), byEpisode: new Map() }) as Registry;
+registry.byEpisode ??= new Map();
+
+/** How long a finished agent's log stays for late viewers (a reload after the end still shows it). */
+const KEEP_MS = { play: 10 * 60_000, run: 2 * 60_000 };
 
 /**
- * Starts a model on a task. The episode is stored like any other (mode "play", player kind model).
- * @throws LimitReachedError when MAX_LIVE_AGENTS are running; BadInputError/NotFoundError for the model.
+ * Registers a model episode so any number of viewers can follow it from any position and control
+ * it, at its id or its stored episode's id (the watch page's URL names it, so a reload or a second
+ * tab reattaches). Returns the agent, the `onEvent` to give runEpisode, and `end` for when it ends.
  */
-export function startAgent(
+export function trackAgent(
   task: Task,
-  input: StartAgentInput,
-  options: { adhoc?: AdHocModel; envOptions?: EnvironmentOptions; recorder?: EpisodeRecorder } = {},
-): LiveAgent {
-  const running = [...registry.agents.values()].filter((a) => !a.finished).length;
-  if (running >= MAX_LIVE_AGENTS) throw new LimitReachedError(`${MAX_LIVE_AGENTS} model episodes are already running; stop one first`);
-  const model = resolveModel(input.model, options.adhoc ? { adhoc: options.adhoc } : {});
-  const controller = new EpisodeController({ paused: input.paused });
+  controller: EpisodeController,
+  meta: { kind: "play" | "run"; runId?: string },
+): { agent: LiveAgent; onEvent: (e: AgentEvent) => void; fail: (message: string) => void; end: () => void } {
   const listeners = new Set<(e: LoggedEvent) => void>();
   const log: LoggedEvent[] = [];
   const push = (event: LoggedEvent["event"]) => {
@@ -83,6 +88,8 @@ export function startAgent(
   const agent: LiveAgent = {
     id: randomUUID(),
     task,
+    kind: meta.kind,
+    runId: meta.runId ?? null,
     controller,
     log,
     finished: false,
@@ -93,7 +100,46 @@ export function startAgent(
       return () => listeners.delete(listener);
     },
   };
-  controller.onChange((mode) => push({ type: "mode", mode }));
+  push({ type: "mode", mode: controller.state });
+  const unwatch = controller.onChange((mode) => push({ type: "mode", mode }));
+  registry.agents.set(agent.id, agent);
+  return {
+    agent,
+    onEvent: (e) => {
+      if (e.type === "episode-start") {
+        agent.episodeId = e.episodeId;
+        registry.byEpisode.set(e.episodeId, agent.id);
+      }
+      push(e);
+    },
+    fail: (message) => push({ type: "failed", message }),
+    end: () => {
+      if (agent.finished) return;
+      agent.finished = true;
+      unwatch();
+      // Keep the log a while for late viewers, then forget the agent.
+      setTimeout(() => {
+        registry.agents.delete(agent.id);
+        if (agent.episodeId) registry.byEpisode.delete(agent.episodeId);
+      }, KEEP_MS[agent.kind]).unref();
+    },
+  };
+}
+
+/**
+ * Starts a model on a task. The episode is stored like any other (mode "play", player kind model).
+ * @throws LimitReachedError when MAX_LIVE_AGENTS are running; BadInputError/NotFoundError for the model.
+ */
+export function startAgent(
+  task: Task,
+  input: StartAgentInput,
+  options: { adhoc?: AdHocModel; envOptions?: EnvironmentOptions; recorder?: EpisodeRecorder } = {},
+): LiveAgent {
+  const running = [...registry.agents.values()].filter((a) => a.kind === "play" && !a.finished).length;
+  if (running >= MAX_LIVE_AGENTS) throw new LimitReachedError(`${MAX_LIVE_AGENTS} model episodes are already running; stop one first`);
+  const model = resolveModel(input.model, options.adhoc ? { adhoc: options.adhoc } : {});
+  const controller = new EpisodeController({ paused: input.paused });
+  const { agent, onEvent, fail, end } = trackAgent(task, controller, { kind: "play" });
   agent.done = runEpisode({
     task,
     model,
@@ -106,30 +152,33 @@ export function startAgent(
     envOptions: options.envOptions,
     stream: true,
     mode: "play",
-    onEvent: (e) => {
-      if (e.type === "episode-start") agent.episodeId = e.episodeId;
-      push(e);
-    },
+    onEvent,
   })
     .catch((err: unknown) => {
-      push({ type: "failed", message: err instanceof Error ? err.message : String(err) });
+      fail(err instanceof Error ? err.message : String(err));
       return null;
     })
-    .finally(() => {
-      agent.finished = true;
-      // Keep the log a while for late viewers, then forget the agent.
-      setTimeout(() => registry.agents.delete(agent.id), 10 * 60_000).unref();
-    });
-  registry.agents.set(agent.id, agent);
+    .finally(end);
   return agent;
 }
 
-/** @throws NotFoundError */
+/** The live agent with this id, or the one playing the stored episode with this id. @throws NotFoundError */
 export function getAgent(id: string): LiveAgent {
-  const a = registry.agents.get(id);
-  if (!a) throw new NotFoundError(`model episode ${id}`);
+  const a = registry.agents.get(id) ?? registry.agents.get(registry.byEpisode.get(id) ?? "");
+  if (!a) throw new NotFoundError(`live model episode ${id} (it ended more than a few minutes ago, or the server restarted)`);
   return a;
 }
+
+/** Whether a live agent (or the one playing the stored episode) with this id is known here. */
+export function isAgentLive(id: string): boolean {
+  return registry.agents.has(id) || registry.byEpisode.has(id);
+}
+
+/** The live agents of a batch run, by stored episode id (the run page links its running episodes to them). */
+export function listRunAgents(runId: string): LiveAgent[] {
+  return [...registry.agents.values()].filter((a) => a.runId === runId);
+}
+
 
 /**
  * Applies a control to a running agent. For "action" (a person's turn after takeOver) resolves once

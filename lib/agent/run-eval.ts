@@ -7,7 +7,7 @@ import { EpisodeController } from "./controller";
 import type { ResolvedModel } from "./models";
 import type { PolicyName } from "./policies/types";
 import type { EpisodeRecorder } from "./recorder";
-import { runEpisode, type EpisodeOutcome } from "./run-episode";
+import { runEpisode, type AgentEvent, type EpisodeOutcome } from "./run-episode";
 
 /** A batch run's configuration, stored with the Run; resuming requires the same one. */
 export interface EvalConfig {
@@ -61,6 +61,19 @@ export interface RunEvalOptions {
   /** Called after each episode with counts so far (the progress bar). */
   onProgress?: (p: { done: number; total: number; solved: number; errors: number; skipped: number }) => void;
   onEpisode?: (task: Task, outcome: EpisodeOutcome) => void;
+  /** Called once the run is open in the store, before any episode starts. */
+  onStart?: (runId: string) => void;
+  /**
+   * Called as each episode starts, with its controller; what it returns receives the episode's
+   * events (the server registers the episode so it can be watched and taken over).
+   */
+  watch?: (task: Task, controller: EpisodeController) => EpisodeWatch;
+}
+
+/** What a watcher of one episode of a run gets: its events, then the end (also when it threw). */
+export interface EpisodeWatch {
+  onEvent(event: AgentEvent): void;
+  end(): void;
 }
 
 export interface RunEvalResult {
@@ -86,6 +99,7 @@ export async function runEval(options: RunEvalOptions): Promise<RunEvalResult> {
   const skipped = options.tasks.length - todo.length;
   const counts = { done: skipped, total: options.tasks.length, solved: 0, errors: 0, skipped };
   await store.updateRun(runId, { status: "running", total: options.tasks.length });
+  options.onStart?.(runId);
 
   const controllers = new Set<EpisodeController>();
   const onAbort = () => {
@@ -95,12 +109,14 @@ export async function runEval(options: RunEvalOptions): Promise<RunEvalResult> {
 
   const outcomes: EpisodeOutcome[] = [];
   let next = 0;
+  let failed = false;
   const worker = async () => {
-    while (!options.signal?.aborted) {
+    while (!options.signal?.aborted && !failed) {
       const task = todo[next++];
       if (!task) return;
       const controller = new EpisodeController();
       controllers.add(controller);
+      const watch = options.watch?.(task, controller);
       try {
         const outcome = await runEpisode({
           task,
@@ -116,6 +132,7 @@ export async function runEval(options: RunEvalOptions): Promise<RunEvalResult> {
           stream: options.stream,
           runId,
           mode: "eval",
+          onEvent: watch ? (e) => watch.onEvent(e) : undefined,
         });
         outcomes.push(outcome);
         if (outcome.status !== "interrupted") {
@@ -128,11 +145,18 @@ export async function runEval(options: RunEvalOptions): Promise<RunEvalResult> {
         options.onProgress?.({ ...counts });
       } finally {
         controllers.delete(controller);
+        watch?.end();
       }
     }
   };
   try {
     await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, todo.length || 1)) }, worker));
+  } catch (err) {
+    // The store failed under an episode: stop the others and leave the run marked failed.
+    failed = true;
+    onAbort();
+    await store.updateRun(runId, { status: "failed" }).catch(() => {});
+    throw err;
   } finally {
     options.signal?.removeEventListener("abort", onAbort);
   }

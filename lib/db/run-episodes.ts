@@ -1,5 +1,7 @@
 import "server-only";
 import { withPrisma } from "./client";
+import { cachedStatement } from "./episode-filters";
+import { withRaw } from "./sqlite";
 import { withWriteLock } from "./lock";
 
 /**
@@ -41,4 +43,55 @@ export async function listRunEpisodeOutcomes({ runId }: { runId: string }): Prom
 /** Overwrites a run's counters (after a resume the counts are recomputed from its episodes). */
 export async function setRunCounts({ id, total, done, solved, errors }: { id: string; total?: number; done?: number; solved?: number; errors?: number }): Promise<void> {
   await withWriteLock(() => withPrisma((prisma) => prisma.run.update({ where: { id }, data: { total, done, solved, errors } })));
+}
+
+/** One episode of a run as the run page lists it (times in ms since the epoch). */
+export interface RunEpisodeRow {
+  id: string;
+  taskId: string;
+  taskIndex: number | null;
+  status: string;
+  reward: number | null;
+  success: boolean;
+  turnCount: number;
+  invalidCount: number;
+  solvedAtTurn: number | null;
+  hardness: string | null;
+  db: string | null;
+  errorReason: string | null;
+  startedAt: number;
+  endedAt: number | null;
+  tokensIn: number;
+  tokensOut: number;
+  costUsd: number;
+}
+
+/** A run's episodes, oldest first, with their token and cost sums (one query). */
+export function listRunEpisodeRows({ runId }: { runId: string }): RunEpisodeRow[] {
+  return withRaw((db) =>
+    (
+      cachedStatement(
+        db,
+        `SELECT e."id", e."taskId", e."taskIndex", e."status", e."reward", e."success", e."turnCount", e."invalidCount", e."solvedAtTurn",
+                e."hardness", e."db", e."errorReason", e."startedAt", e."endedAt",
+                COALESCE(SUM(t."tokensIn"), 0) AS tokensIn, COALESCE(SUM(t."tokensOut"), 0) AS tokensOut, COALESCE(SUM(t."costUsd"), 0) AS costUsd
+         FROM "Episode" e LEFT JOIN "Turn" t ON t."episodeId" = e."id"
+         WHERE e."runId" = ? GROUP BY e."id" ORDER BY e."startedAt", e."id"`,
+      ).all(runId) as (Omit<RunEpisodeRow, "success"> & { success: number })[]
+    ).map((r) => ({ ...r, success: Boolean(r.success), startedAt: Number(r.startedAt), endedAt: r.endedAt === null ? null : Number(r.endedAt) })),
+  );
+}
+
+/** Per run: tasks finished (submitted, abandoned or error), solved, and episodes running (one query). */
+export function countRunEpisodesByRun({ runIds }: { runIds: string[] }): Map<string, { done: number; solved: number; running: number }> {
+  if (!runIds.length) return new Map();
+  return withRaw((db) => {
+    const rows = db
+      .prepare(
+        `SELECT "runId" AS runId, SUM("status" IN ('submitted','abandoned','error')) AS done, SUM("success") AS solved, SUM("status" = 'running') AS running
+         FROM "Episode" WHERE "runId" IN (${runIds.map(() => "?").join(",")}) GROUP BY "runId"`,
+      )
+      .all(...runIds) as { runId: string; done: number; solved: number; running: number }[];
+    return new Map(rows.map((r) => [r.runId, { done: Number(r.done), solved: Number(r.solved), running: Number(r.running) }]));
+  });
 }

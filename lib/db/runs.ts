@@ -1,4 +1,5 @@
 import "server-only";
+import os from "node:os";
 import { ConflictError, NotFoundError } from "@/lib/errors";
 import { withPrisma } from "./client";
 import type { Run } from "./generated/client";
@@ -31,7 +32,32 @@ export async function listRuns({ limit = 100 }: { limit?: number } = {}): Promis
   return withPrisma((prisma) => prisma.run.findMany({ orderBy: { createdAt: "desc" }, take: limit }));
 }
 
-/** Sets a run's status (pending, running, done, failed, cancelled), stamping start and end times. */
+/** This process, as a run's `owner` names it. */
+export const THIS_PROCESS = `${os.hostname()}:${process.pid}`;
+
+/**
+ * Whether the process named by a run's `owner` is alive (a run left "running" by a crash has an
+ * owner that is gone). Another machine's process counts as alive: it cannot be checked from here.
+ */
+export function isOwnerAlive(owner: string | null): boolean {
+  if (!owner) return false;
+  const i = owner.lastIndexOf(":");
+  const host = owner.slice(0, i);
+  const pid = Number(owner.slice(i + 1));
+  if (host !== os.hostname()) return true;
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Sets a run's status (pending, running, done, failed, cancelled), stamping start and end times;
+ * a running run is owned by this process until it ends.
+ */
 export async function updateRunStatus({ id, status }: { id: string; status: "pending" | "running" | "done" | "failed" | "cancelled" }): Promise<Run> {
   return withPrisma(async (prisma) => {
     try {
@@ -39,8 +65,8 @@ export async function updateRunStatus({ id, status }: { id: string; status: "pen
         where: { id },
         data: {
           status,
-          ...(status === "running" ? { startedAt: new Date() } : {}),
-          ...(["done", "failed", "cancelled"].includes(status) ? { endedAt: new Date() } : {}),
+          ...(status === "running" ? { startedAt: new Date(), endedAt: null, owner: THIS_PROCESS } : {}),
+          ...(["done", "failed", "cancelled"].includes(status) ? { endedAt: new Date(), owner: null } : {}),
         },
       });
     } catch (err) {

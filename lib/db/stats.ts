@@ -9,6 +9,8 @@ export const STATS_DIMENSIONS = {
   model: "model",
   policy: "policy",
   hardness: "hardness",
+  /** The SQL database or bash file system. */
+  db: "db",
   actor: "playerKind",
   annotator: "annotator",
   turnLimit: "turnLimit",

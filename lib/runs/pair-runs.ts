@@ -1,0 +1,47 @@
+import type { RunTaskView } from "./view-types";
+
+/** One task finished by both runs, with each run's episode. */
+export interface PairedTask {
+  taskId: string;
+  a: { episodeId: string; reward: number | null; success: boolean };
+  b: { episodeId: string; reward: number | null; success: boolean };
+}
+
+/** Two runs on the same tasks, split by who solved each task. */
+export interface RunPairing {
+  both: PairedTask[];
+  aOnly: PairedTask[];
+  bOnly: PairedTask[];
+  neither: PairedTask[];
+  /** Tasks only one of the runs has finished (left out of the four groups). */
+  unpaired: number;
+}
+
+const FINISHED = new Set(["submitted", "abandoned", "error"]);
+
+/**
+ * Pairs two runs task by task (each task's finished episode in each run) and splits the tasks
+ * both finished into solved by both, by one only, by neither. Pure: the runs' task rows in, the
+ * groups out, in the first run's task order.
+ */
+export function pairRuns(a: readonly RunTaskView[], b: readonly RunTaskView[]): RunPairing {
+  const done = (rows: readonly RunTaskView[]) => new Map(rows.filter((r) => r.episodeId && FINISHED.has(r.status)).map((r) => [r.taskId, r]));
+  const da = done(a);
+  const db = done(b);
+  const out: RunPairing = { both: [], aOnly: [], bOnly: [], neither: [], unpaired: 0 };
+  for (const [taskId, ra] of da) {
+    const rb = db.get(taskId);
+    if (!rb) {
+      out.unpaired++;
+      continue;
+    }
+    const pair: PairedTask = {
+      taskId,
+      a: { episodeId: ra.episodeId!, reward: ra.reward, success: ra.success },
+      b: { episodeId: rb.episodeId!, reward: rb.reward, success: rb.success },
+    };
+    (ra.success ? (rb.success ? out.both : out.aOnly) : rb.success ? out.bOnly : out.neither).push(pair);
+  }
+  for (const taskId of db.keys()) if (!da.has(taskId)) out.unpaired++;
+  return out;
+}
