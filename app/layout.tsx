@@ -17,6 +17,7 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
             <Link href="/play" className="hover:text-zinc-100">Play</Link>
             <Link href="/episodes" className="hover:text-zinc-100">Episodes</Link>
             <Link href="/models" className="hover:text-zinc-100">Models</Link>
+            <Link href="/runs" className="hover:text-zinc-100">Runs</Link>
           </nav>
         </header>
         <main>{children}</main>

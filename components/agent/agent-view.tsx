@@ -19,8 +19,11 @@ type PolicyOption = { name: string; summary: string };
  * Watch a model work a task: pick a model, a policy and a turn limit, run; each action appears in
  * the editor and its output in the console as it happens. Pause, step one turn, resume, stop; take
  * over (your actions from the editor or console go into the same episode) and hand back.
+ *
+ * The page's URL names the running episode (`?agent=<id>`, set once it starts): a reload or another
+ * tab at that URL reattaches to it (`attachId`), replaying what happened so far.
  */
-export function AgentView({ task, turnLimit = 10 }: { task: PublicTask; turnLimit?: number }) {
+export function AgentView({ task, turnLimit = 10, attachId }: { task: PublicTask; turnLimit?: number; attachId?: string }) {
   const [models, setModels] = useState<ModelOption[]>([]);
   const [policies, setPolicies] = useState<PolicyOption[]>([]);
   const [model, setModel] = useState("");
@@ -43,7 +46,8 @@ export function AgentView({ task, turnLimit = 10 }: { task: PublicTask; turnLimi
       });
   }, []);
 
-  const { state, start, control } = useAgentRun({
+  const [termReady, setTermReady] = useState(false);
+  const { state, start, attach, control } = useAgentRun({
     onAction: (text, actor) => {
       if (actor === "model") setEditorText((e) => ({ key: e.key + 1, text }));
       termRef.current?.setBusy(true);
@@ -62,7 +66,24 @@ export function AgentView({ task, turnLimit = 10 }: { task: PublicTask; turnLimi
 
   const onTerminalReady = useCallback((api: TerminalApi | null) => {
     termRef.current = api;
+    setTermReady(api !== null);
   }, []);
+
+  // Reattach once the console can show the replayed output.
+  const attached = useRef(false);
+  useEffect(() => {
+    if (!attachId || !termReady || attached.current) return;
+    attached.current = true;
+    attach(attachId);
+  }, [attachId, termReady, attach]);
+
+  // Show what the attached episode runs with.
+  useEffect(() => {
+    if (!state.info) return;
+    setModel(state.info.model);
+    setPolicy(state.info.policy);
+    setTurns(state.info.maxTurns);
+  }, [state.info]);
 
   const live = state.runId !== null && state.mode !== null && state.mode !== "stopped";
   const human = state.mode === "human";
@@ -74,7 +95,7 @@ export function AgentView({ task, turnLimit = 10 }: { task: PublicTask; turnLimi
   const selected = models.find((m) => m.id === model);
 
   return (
-    <div className="flex h-[calc(100vh-41px)] min-h-0 flex-col" data-testid="agent-view" data-episode={state.episodeId ?? ""}>
+    <div className="flex h-[calc(100vh-41px)] min-h-0 flex-col" data-testid="agent-view" data-episode={state.episodeId ?? ""} data-agent={state.runId ?? ""}>
       <div className="flex flex-wrap items-center gap-2 border-b border-zinc-800 px-3 py-1.5 text-sm">
         <span className="rounded bg-zinc-800 px-1.5 py-0.5 font-mono text-xs uppercase">{task.env}</span>
         <span className="font-mono text-xs text-zinc-400">{task.ref}</span>
@@ -115,7 +136,13 @@ export function AgentView({ task, turnLimit = 10 }: { task: PublicTask; turnLimi
           title={selected?.reason ?? undefined}
           onClick={() => {
             termRef.current?.clear();
-            void start({ env: task.env, taskRef: task.ref, model, policy, turnLimit: turns, handicap });
+            void start({ env: task.env, taskRef: task.ref, model, policy, turnLimit: turns, handicap }).then((id) => {
+              if (!id) return;
+              // Name the run in the URL, so a reload or another tab reattaches to it.
+              const url = new URL(window.location.href);
+              url.searchParams.set("agent", id);
+              window.history.replaceState(window.history.state, "", url);
+            });
           }}
         >
           Run model

@@ -30,6 +30,8 @@ export interface AgentRunState {
   replyDraft: string;
   plan: string[] | null;
   outcome: { status: string; reward: number | null; success: boolean; errorReason?: string } | null;
+  /** What the running episode was started with (from its start event; set when reattaching too). */
+  info: { model: string; policy: string; maxTurns: number } | null;
   error: string | null;
 }
 
@@ -41,7 +43,10 @@ export interface AgentRunHandlers {
   onTurnEnd?(turn: AgentTurnView): void;
 }
 
-const EMPTY: AgentRunState = { runId: null, episodeId: null, mode: null, turns: [], currentAction: null, replyDraft: "", plan: null, outcome: null, error: null };
+const EMPTY: AgentRunState = { runId: null, episodeId: null, mode: null, turns: [], currentAction: null, replyDraft: "", plan: null, outcome: null, info: null, error: null };
+
+/** Thrown by follow() when the server does not know the run: retrying will not help. */
+class GoneError extends Error {}
 
 async function postJson(url: string, body: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -68,7 +73,7 @@ export function useAgentRun(handlers: AgentRunHandlers) {
     setState((s) => {
       switch (e.type) {
         case "episode-start":
-          return { ...s, episodeId: String(e.episodeId), mode: s.mode ?? "running" };
+          return { ...s, episodeId: String(e.episodeId), mode: s.mode ?? "running", info: { model: String(e.model), policy: String(e.policy), maxTurns: Number(e.maxTurns) } };
         case "mode":
           return { ...s, mode: e.mode as AgentMode };
         case "plan":
@@ -102,7 +107,11 @@ export function useAgentRun(handlers: AgentRunHandlers) {
       abortRef.current = abort;
       for (let attempt = 0; attempt < 20 && !abort.signal.aborted; attempt++) {
         try {
-          const res = await fetch(`/api/agent/runs/${runId}/events?from=${lastSeq.current + 1}`, { signal: abort.signal });
+          const res = await fetch(`/api/agent/runs/${encodeURIComponent(runId)}/events?from=${lastSeq.current + 1}`, { signal: abort.signal });
+          if (res.status === 404) {
+            const json = (await res.json().catch(() => ({}))) as { error?: { message?: string } };
+            throw new GoneError(json.error?.message ?? `no live model episode ${runId}`);
+          }
           if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
           const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
           let buf = "";
@@ -118,8 +127,12 @@ export function useAgentRun(handlers: AgentRunHandlers) {
             }
           }
           return; // the stream ends with the episode
-        } catch {
+        } catch (err) {
           if (abort.signal.aborted) return;
+          if (err instanceof GoneError) {
+            setState((s) => ({ ...s, error: err.message, mode: "stopped" }));
+            return;
+          }
           await new Promise((r) => setTimeout(r, 500 * (attempt + 1)));
         }
       }
@@ -129,8 +142,20 @@ export function useAgentRun(handlers: AgentRunHandlers) {
 
   useEffect(() => () => abortRef.current?.abort(), []);
 
+  /** Follows a model episode already running (a reload, another tab, a run's episode), from its first event. */
+  const attach = useCallback(
+    (id: string) => {
+      abortRef.current?.abort();
+      lastSeq.current = -1;
+      setState({ ...EMPTY, runId: id });
+      void follow(id);
+    },
+    [follow],
+  );
+
+  /** Starts a model on the task; resolves with the new run's id (null when it was refused). */
   const start = useCallback(
-    async (body: { env: string; taskRef: string; model: string; policy: string; turnLimit: number; handicap: boolean; paused?: boolean }) => {
+    async (body: { env: string; taskRef: string; model: string; policy: string; turnLimit: number; handicap: boolean; paused?: boolean }): Promise<string | null> => {
       abortRef.current?.abort();
       lastSeq.current = -1;
       setState(EMPTY);
@@ -138,8 +163,10 @@ export function useAgentRun(handlers: AgentRunHandlers) {
         const { id } = await postJson("/api/agent/runs", body);
         setState((s) => ({ ...s, runId: String(id) }));
         void follow(String(id));
+        return String(id);
       } catch (err) {
         setState((s) => ({ ...s, error: (err as Error).message }));
+        return null;
       }
     },
     [follow],
@@ -157,5 +184,5 @@ export function useAgentRun(handlers: AgentRunHandlers) {
     [state.runId],
   );
 
-  return { state, start, control };
+  return { state, start, attach, control };
 }

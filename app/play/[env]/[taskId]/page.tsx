@@ -1,4 +1,6 @@
-import { notFound } from "next/navigation";
+import { notFound, redirect } from "next/navigation";
+import { isAgentLive } from "@/lib/agent/live-agents";
+import { getEpisodeById } from "@/lib/db/episodes";
 import type { Metadata } from "next";
 import { envNameSchema } from "@/lib/datasets/types";
 import { loadDataset } from "@/lib/datasets/registry";
@@ -33,8 +35,17 @@ export default async function TaskPage({ params, searchParams }: Props) {
     throw err;
   }
   const rawParams = await searchParams;
-  // ?agent=1: watch a model work the task (and take over from it) instead of playing it yourself.
-  if (rawParams.agent === "1") return <AgentView task={await publicTask(task)} turnLimit={Number(rawParams.limit) || 10} />;
+  // ?agent=1: watch a model work the task (and take over from it) instead of playing it yourself;
+  // ?agent=<id>: the model episode with that id (a live agent's or its stored episode's), reattached.
+  const agent = typeof rawParams.agent === "string" ? rawParams.agent : undefined;
+  if (agent === "1") return <AgentView task={await publicTask(task)} turnLimit={Number(rawParams.limit) || 10} />;
+  if (agent) {
+    if (!isAgentLive(agent)) {
+      // Gone from this server (ended a while ago, or a restart): its stored episode, when it is one.
+      if (await getEpisodeById({ id: agent }).catch(() => null)) redirect(`/episodes/${encodeURIComponent(agent)}`);
+    }
+    return <AgentView task={await publicTask(task)} turnLimit={Number(rawParams.limit) || 10} attachId={agent} />;
+  }
   const play = playParamsSchema.parse(rawParams);
 
   let nextHref: string | undefined;

@@ -1,0 +1,75 @@
+import Link from "next/link";
+import type { Metadata } from "next";
+import { pairRuns, type PairedTask } from "@/lib/runs/pair-runs";
+import { buildRunView } from "@/lib/runs/run-view";
+import { pct } from "@/lib/runs/view-types";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Compare runs · InterCode Studio" };
+
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) ?? "";
+
+function Group({ title, testId, pairs, names }: { title: string; testId: string; pairs: PairedTask[]; names: [string, string] }) {
+  return (
+    <section className="space-y-1" data-testid={testId} data-count={pairs.length}>
+      <h2 className="text-sm font-semibold text-zinc-300">{title}: {pairs.length}</h2>
+      {pairs.length > 0 && (
+        <table className="text-xs">
+          <thead>
+            <tr className="text-left text-zinc-400"><th className="pr-4">task</th><th className="pr-4">{names[0]}</th><th className="pr-4">{names[1]}</th><th>side by side</th></tr>
+          </thead>
+          <tbody>
+            {pairs.map((p) => (
+              <tr key={p.taskId} data-testid="pair-row" data-task={p.taskId}>
+                <td className="pr-4 font-mono">{p.taskId}</td>
+                <td className="pr-4"><Link className="text-sky-400 underline" href={`/episodes/${p.a.episodeId}`}>{p.a.reward === null ? "–" : p.a.reward.toFixed(2)}</Link></td>
+                <td className="pr-4"><Link className="text-sky-400 underline" href={`/episodes/${p.b.episodeId}`}>{p.b.reward === null ? "–" : p.b.reward.toFixed(2)}</Link></td>
+                <td><Link className="text-sky-400 underline" data-testid="pair-compare" href={`/compare?ids=${p.a.episodeId},${p.b.episodeId}`}>compare</Link></td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+/** /runs/compare?a=<run>&b=<run>: two runs paired task by task: solved by both, by one only, by neither. */
+export default async function CompareRunsPage({ searchParams }: Props) {
+  const q = await searchParams;
+  const [a, b] = await Promise.all([buildRunView(one(q.a)), buildRunView(one(q.b))]);
+  if (!a || !b) {
+    return (
+      <div className="space-y-2 p-4">
+        <h1 className="text-lg font-semibold">Compare runs</h1>
+        <p className="text-sm text-zinc-400">{!one(q.a) || !one(q.b) ? "Give two runs: /runs/compare?a=<run id>&b=<run id>, or pick one from a run's page." : `No run ${!a ? one(q.a) : one(q.b)}.`}</p>
+        <Link className="text-xs text-sky-400 underline" href="/runs">all runs</Link>
+      </div>
+    );
+  }
+  const p = pairRuns(a.tasks, b.tasks);
+  const paired = p.both.length + p.aOnly.length + p.bOnly.length + p.neither.length;
+  const rate = (n: number) => (paired ? pct(n / paired) : "–");
+  const names: [string, string] = [a.name, b.name];
+  const sameTasks = a.config?.dataset === b.config?.dataset && a.config?.env === b.config?.env;
+  return (
+    <div className="space-y-4 p-4">
+      <div className="flex flex-wrap items-baseline gap-3">
+        <h1 className="text-lg font-semibold">Compare runs</h1>
+        <Link className="text-xs text-sky-400 underline" href={`/runs/${a.id}`}>{a.name}</Link>
+        <span className="text-xs text-zinc-500">vs</span>
+        <Link className="text-xs text-sky-400 underline" href={`/runs/${b.id}`}>{b.name}</Link>
+      </div>
+      {!sameTasks && <p className="text-xs text-amber-400">The runs are over different datasets; only tasks with the same id are paired.</p>}
+      <p className="text-xs text-zinc-300" data-testid="pair-summary">
+        {paired} tasks finished by both: {names[0]} solved {rate(p.both.length + p.aOnly.length)}, {names[1]} solved {rate(p.both.length + p.bOnly.length)}.
+        {p.unpaired ? ` ${p.unpaired} tasks finished by one run only are left out.` : ""}
+      </p>
+      <Group title="Solved by both" testId="pair-both" pairs={p.both} names={names} />
+      <Group title={`Solved by ${names[0]} only`} testId="pair-a-only" pairs={p.aOnly} names={names} />
+      <Group title={`Solved by ${names[1]} only`} testId="pair-b-only" pairs={p.bOnly} names={names} />
+      <Group title="Solved by neither" testId="pair-neither" pairs={p.neither} names={names} />
+    </div>
+  );
+}
