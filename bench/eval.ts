@@ -3,11 +3,16 @@ import os from "node:os";
 import path from "node:path";
 
 /**
- * `npm run bench -- eval [--envs sql,bash] [--tasks N] [--json]`: batch evaluation throughput
- * with the scripted OpenAI-compatible server replying instantly (every task solved by its gold
- * solution under Try Again), at concurrency 1, 4 and 8; and the time per turn the harness adds
- * beyond the sandbox (the environment's reset/step/evaluate/submit) — with and without the model's
- * HTTP round trip to the local server. Target: under 5 ms per turn.
+ * `npm run bench -- eval [--datasets spider-dev] [--tasks 200] [--concurrency 8] [--no-page] [--json]`:
+ * batch evaluation with the scripted OpenAI-compatible server replying instantly (every task
+ * solved by its gold solution under Try Again):
+ * - throughput (episodes per minute) and the time per turn the harness adds beyond the sandbox
+ *   (the environment's reset/step/evaluate/submit), with and without the model's HTTP round trip
+ *   to the local server. Target: under 5 ms per turn;
+ * - the same run launched in a Studio server from the runs page's API while Chromium shows
+ *   /runs/<id>: the delay from each episode's end (as stored) to its row on the page showing it.
+ *   Target: under 1 s. Needs a build (`npm run build`) and Chromium (IC_CHROMIUM, /usr/bin/chromium).
+ * Datasets: InterCode's sets once fetched (`icstudio datasets fetch intercode`), or demo-sql, demo-bash.
  */
 export default async function main(argv: string[] = []): Promise<void> {
   const arg = (name: string) => {
@@ -15,9 +20,9 @@ export default async function main(argv: string[] = []): Promise<void> {
     return i >= 0 ? argv[i + 1] : undefined;
   };
   const json = argv.includes("--json");
-  const envs = (arg("envs") ?? "sql,bash").split(",") as ("sql" | "bash")[];
-  const limit = Number(arg("tasks") ?? 16);
-  const levels = (arg("concurrency") ?? "1,4,8").split(",").map(Number);
+  const datasets = (arg("datasets") ?? "spider-dev").split(",");
+  const limit = Number(arg("tasks") ?? 200);
+  const levels = (arg("concurrency") ?? "8").split(",").map(Number);
 
   process.env.IC_DB ??= path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ic-bench-eval-")), "studio.db");
   const { loadDataset } = await import("@/lib/datasets/registry");
@@ -30,7 +35,7 @@ export default async function main(argv: string[] = []): Promise<void> {
   const { shutdownSandboxBackends } = await import("@/lib/sandbox");
 
   const rows: {
-    env: string;
+    dataset: string;
     concurrency: number;
     episodes: number;
     turns: number;
@@ -47,14 +52,15 @@ export default async function main(argv: string[] = []): Promise<void> {
   try {
     const model = resolveModel("scripted", { adhoc: { baseURL: server.baseURL, apiKey: "bench" } });
     const stamp = Date.now().toString(36);
-    for (const env of envs) {
-      const tasks = loadDataset(`demo-${env}`).slice(0, limit);
+    for (const dataset of datasets) {
+      const tasks = loadDataset(dataset).slice(0, limit);
+      const env = tasks[0]!.env;
       server.setScript(goldScript("try-again", tasks));
       for (const concurrency of levels) {
         const t0 = performance.now();
         const r = await runEval({
-          runName: `bench-${env}-${concurrency}-${stamp}`,
-          config: { env, dataset: `demo-${env}`, model: model.info.id, policy: "try-again", turns: 10, handicap: false, refineTurns: 0 },
+          runName: `bench-${dataset}-${concurrency}-${stamp}`,
+          config: { env, dataset, model: model.info.id, policy: "try-again", turns: 10, handicap: false, refineTurns: 0 },
           tasks,
           model,
           recorder: dbRecorder(),
@@ -65,7 +71,7 @@ export default async function main(argv: string[] = []): Promise<void> {
         const turns = r.outcomes.reduce((s, o) => s + o.turns, 0);
         const sum = (f: (o: (typeof r.outcomes)[number]) => number) => r.outcomes.reduce((s, o) => s + f(o), 0);
         rows.push({
-          env,
+          dataset,
           concurrency,
           episodes: r.outcomes.length,
           turns,
@@ -84,12 +90,13 @@ export default async function main(argv: string[] = []): Promise<void> {
     await server.close();
     await Promise.all([closeStore(), shutdownSandboxBackends()]);
   }
+  const page = argv.includes("--no-page") ? null : await measureRunPage(datasets[0]!, limit, levels.at(-1)!);
   if (json) {
-    process.stdout.write(JSON.stringify({ rows, harness }, null, 2) + "\n");
+    process.stdout.write(JSON.stringify({ rows, harness, page }, null, 2) + "\n");
     return;
   }
-  const header = ["env", "conc", "episodes", "turns", "solved", "seconds", "episodes/min", "loop ms/turn", "store ms/turn", "model HTTP ms/turn", "sandbox ms/turn"];
-  const table = [header, ...rows.map((r) => [r.env, r.concurrency, r.episodes, r.turns, r.solved, r.seconds, r.episodesPerMinute, r.loopMsPerTurn, r.storeMsPerTurn, r.modelHttpMsPerTurn, r.sandboxMsPerTurn].map(String))];
+  const header = ["dataset", "conc", "episodes", "turns", "solved", "seconds", "episodes/min", "loop ms/turn", "store ms/turn", "model HTTP ms/turn", "sandbox ms/turn"];
+  const table = [header, ...rows.map((r) => [r.dataset, r.concurrency, r.episodes, r.turns, r.solved, r.seconds, r.episodesPerMinute, r.loopMsPerTurn, r.storeMsPerTurn, r.modelHttpMsPerTurn, r.sandboxMsPerTurn].map(String))];
   const widths = header.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
   process.stdout.write(table.map((row) => row.map((c, i) => c.padStart(widths[i]!)).join("  ")).join("\n") + "\n");
   if (harness) {
@@ -103,6 +110,94 @@ export default async function main(argv: string[] = []): Promise<void> {
         `  CPU time per turn (median): loop ${h.cpuLoopMsMedian} ms, store ${h.cpuStoreMsMedian} ms, model call + in-process server ${h.cpuModelMsMedian} ms; process total ${h.cpuMsPerTurn} ms\n` +
         `  load average during the run: ${h.loadAverage}\n`,
     );
+  }
+  if (page) {
+    process.stdout.write(
+      `\nthe same run launched in the server (POST /api/runs) with /runs/<id> open in Chromium:\n` +
+        `  ${page.episodes} episodes in ${page.seconds} s: ${page.episodesPerMinute} episodes/min (in the server, the page watching)\n` +
+        `  episode end (stored) -> its row on the page: median ${page.delayMsMedian} ms, p95 ${page.delayMsP95} ms, max ${page.delayMsMax} ms over ${page.measured} episodes  (target < 1000 ms)\n` +
+        `  final page: progress "${page.progressText}", success rate "${page.successRateText}"\n`,
+    );
+  }
+}
+
+/**
+ * Launches the run in a real Studio server (its own temporary store, the scripted model in a
+ * models file) through the runs page's API, with /runs/<id> open in Chromium, and times each
+ * episode from its stored end to the moment its row on the page shows it finished.
+ */
+async function measureRunPage(dataset: string, limit: number, concurrency: number) {
+  const { ensureBuild, spawnStudio } = await import("@/lib/testing/studio-server");
+  const { startScriptedServer } = await import("@/lib/agent/scripted-server");
+  const { goldScript } = await import("@/lib/agent/scripts");
+  const { loadDataset } = await import("@/lib/datasets/registry");
+  const { chromium } = await import("playwright-core");
+  const tasks = loadDataset(dataset).slice(0, limit);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-bench-runpage-"));
+  const scripted = await startScriptedServer(goldScript("try-again", tasks));
+  const models = path.join(dir, "models.json");
+  fs.writeFileSync(models, JSON.stringify({ models: [{ id: "scripted", provider: "openai-compatible", model: "scripted", baseURL: scripted.baseURL, contextWindow: 32768, price: { inputPerMtok: 0, outputPerMtok: 0 } }] }));
+  if (process.env.IC_BENCH_BUILD !== "skip") ensureBuild();
+  const studio = await spawnStudio({ IC_DB: path.join(dir, "studio.db"), IC_MODELS_CONFIG: models, IC_SANDBOX: process.env.IC_SANDBOX ?? "local" });
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), "ic-bench-chromium-"));
+  const browser = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.IC_CHROMIUM ?? "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"],
+  });
+  try {
+    const page = await browser.newPage();
+    // Record, for every task row, when it first shows a finished status (the page's clock is this machine's).
+    await page.addInitScript(() => {
+      const seen: Record<string, number> = {};
+      (window as unknown as { __seen: Record<string, number> }).__seen = seen;
+      const scan = () => {
+        for (const el of document.querySelectorAll('[data-testid="run-task"]')) {
+          const s = el.getAttribute("data-status");
+          const t = el.getAttribute("data-task")!;
+          if (s && s !== "pending" && s !== "running" && !(t in seen)) seen[t] = Date.now();
+        }
+      };
+      new MutationObserver(scan).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-status"] });
+    });
+    await page.goto(`${studio.url}/runs`);
+    const res = await fetch(`${studio.url}/api/runs`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ env: tasks[0]!.env, dataset, selection: { kind: "slice", limit }, model: "scripted", policy: "try-again", turns: 10, concurrency }),
+    });
+    const launched = (await res.json()) as { id: string };
+    if (!res.ok) throw new Error(`launch refused: ${JSON.stringify(launched)}`);
+    const id = launched.id;
+    await page.goto(`${studio.url}/runs/${id}`);
+    const attachedAt = Date.now();
+    await page.waitForSelector('[data-testid="run-view"][data-live="0"]', { timeout: 30 * 60_000 });
+    const seen = await page.evaluate(() => (window as unknown as { __seen: Record<string, number> }).__seen);
+    const view = (await (await fetch(`${studio.url}/api/runs/${id}`)).json()) as { startedAt: number; endedAt: number; done: number; tasks: { taskId: string; endedAt: number | null }[] };
+    // Episodes that ended once the page was following (the ones before it are in its first render).
+    const delays = view.tasks
+      .filter((t) => t.endedAt !== null && t.endedAt > attachedAt + 2000 && seen[t.taskId] !== undefined)
+      .map((t) => seen[t.taskId]! - t.endedAt!)
+      .sort((a, b) => a - b);
+    const q = (p: number) => delays[Math.min(delays.length - 1, Math.floor(p * delays.length))] ?? NaN;
+    const seconds = (view.endedAt - view.startedAt) / 1000;
+    return {
+      episodes: view.done,
+      seconds: round(seconds, 1),
+      episodesPerMinute: round((view.done / seconds) * 60, 1),
+      measured: delays.length,
+      delayMsMedian: q(0.5),
+      delayMsP95: q(0.95),
+      delayMsMax: delays.at(-1) ?? NaN,
+      progressText: ((await page.textContent('[data-testid="run-progress"]')) ?? "").trim(),
+      successRateText: ((await page.textContent('[data-testid="run-success-rate"]')) ?? "").trim(),
+    };
+  } finally {
+    await browser.close();
+    fs.rmSync(profile, { recursive: true, force: true });
+    await studio.stop();
+    await scripted.close();
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
