@@ -11,7 +11,8 @@ import path from "node:path";
  *   to the local server. Target: under 5 ms per turn;
  * - the same run launched in a Studio server from the runs page's API while Chromium shows
  *   /runs/<id>: the delay from each episode's end (as stored) to its row on the page showing it.
- *   Target: under 1 s. Needs a build (`npm run build`) and Chromium (IC_CHROMIUM, /usr/bin/chromium).
+ *   Target: under 1 s. Builds the app when a source is newer (`--skip-build` uses the build as it
+ *   is) and drives Chromium (`--chromium PATH`, default /usr/bin/chromium).
  * Datasets: InterCode's sets once fetched (`icstudio datasets fetch intercode`), or demo-sql, demo-bash.
  */
 export default async function main(argv: string[] = []): Promise<void> {
@@ -90,7 +91,7 @@ export default async function main(argv: string[] = []): Promise<void> {
     await server.close();
     await Promise.all([closeStore(), shutdownSandboxBackends()]);
   }
-  const page = argv.includes("--no-page") ? null : await measureRunPage(datasets[0]!, limit, levels.at(-1)!);
+  const page = argv.includes("--no-page") ? null : await measureRunPage(datasets[0]!, limit, levels.at(-1)!, { build: !argv.includes("--skip-build"), chromiumPath: arg("chromium") ?? "/usr/bin/chromium" });
   if (json) {
     process.stdout.write(JSON.stringify({ rows, harness, page }, null, 2) + "\n");
     return;
@@ -126,7 +127,7 @@ export default async function main(argv: string[] = []): Promise<void> {
  * models file) through the runs page's API, with /runs/<id> open in Chromium, and times each
  * episode from its stored end to the moment its row on the page shows it finished.
  */
-async function measureRunPage(dataset: string, limit: number, concurrency: number) {
+async function measureRunPage(dataset: string, limit: number, concurrency: number, { build, chromiumPath }: { build: boolean; chromiumPath: string }) {
   const { ensureBuild, spawnStudio } = await import("@/lib/testing/studio-server");
   const { startScriptedServer } = await import("@/lib/agent/scripted-server");
   const { goldScript } = await import("@/lib/agent/scripts");
@@ -137,11 +138,11 @@ async function measureRunPage(dataset: string, limit: number, concurrency: numbe
   const scripted = await startScriptedServer(goldScript("try-again", tasks));
   const models = path.join(dir, "models.json");
   fs.writeFileSync(models, JSON.stringify({ models: [{ id: "scripted", provider: "openai-compatible", model: "scripted", baseURL: scripted.baseURL, contextWindow: 32768, price: { inputPerMtok: 0, outputPerMtok: 0 } }] }));
-  if (process.env.IC_BENCH_BUILD !== "skip") ensureBuild();
-  const studio = await spawnStudio({ IC_DB: path.join(dir, "studio.db"), IC_MODELS_CONFIG: models, IC_SANDBOX: process.env.IC_SANDBOX ?? "local" });
+  if (build) ensureBuild();
+  const studio = await spawnStudio({ IC_DB: path.join(dir, "studio.db"), IC_MODELS_CONFIG: models });
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), "ic-bench-chromium-"));
   const browser = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.IC_CHROMIUM ?? "/usr/bin/chromium",
+    executablePath: chromiumPath,
     headless: true,
     args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"],
   });

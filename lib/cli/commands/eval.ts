@@ -92,7 +92,7 @@ export default defineCommand({
     }
     const f = parsed.data;
     const { prepareRun } = await import("@/lib/runs/prepare-run");
-    const { readServerConfig } = await import("@/lib/server/config");
+    const { config: settings } = await import("@/lib/config");
     const { runEval } = await import("@/lib/agent/run-eval");
     const { dbRecorder, dbRunStore } = await import("@/lib/agent/db-store");
 
@@ -119,7 +119,7 @@ export default defineCommand({
         name: f.run,
       },
       {
-        maxSandboxes: readServerConfig().maxSandboxes,
+        maxSandboxes: settings().maxSandboxes,
         launchedFrom: "cli",
         adhoc: f["base-url"] ? { baseURL: f["base-url"], apiKey: f["api-key"], model: f.model } : undefined,
         field: (name) => flag[name] ?? `--${name}`,
