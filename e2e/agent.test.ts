@@ -157,16 +157,16 @@ async function api<T>(method: string, url: string, body?: unknown): Promise<T> {
 describe("runs in the browser", () => {
   it("launches a 5-task run, survives a reload mid-run, finishes at 5 / 5 with its success rate, and compares with a second run", async () => {
     // Slow replies, so the run is still going when the page is reloaded.
-    scripted.setScript({ ...goldScript("try-again", runTasks), delayMs: 500 });
+    scripted.setScript({ ...goldScript("try-again", runTasks), delayMs: 800 });
     const page = await browser.browser.newPage();
     const runs = new RunsPage(page, app.url);
-    const first = await runs.launch({ env: "sql", dataset: "demo-sql", limit: 5, model: "scripted-demo", policy: "try-again", turns: 4 });
+    const first = await runs.launch({ env: "sql", dataset: "demo-sql", limit: 5, model: "scripted-demo", policy: "try-again", turns: 4, concurrency: 1 });
     await page.waitForFunction(() => /^[1-4] \/ 5$/.test(document.querySelector('[data-testid="run-progress"]')?.textContent?.trim() ?? ""), null, { timeout: 90_000 });
     await page.reload();
     // After the reload the page follows the live run again: it is shown running and reaches the end by itself.
-    expect(await page.getAttribute('[data-testid="run-view"]', "data-live")).toBe("1");
     const [doneAtReload] = await runs.progress();
     expect(doneAtReload).toBeLessThan(5);
+    expect(await page.getAttribute('[data-testid="run-view"]', "data-live")).toBe("1");
     await runs.waitProgress("5 / 5");
     await page.waitForSelector('[data-testid="run-view"][data-live="0"]');
     expect(await runs.successRate()).toBe("100.0%");

@@ -8,7 +8,7 @@ export class RunsPage {
   ) {}
 
   /** Opens /runs, fills the new-run form and starts; resolves with the new run's id. */
-  async launch(o: { env: string; dataset: string; limit: number; model: string; policy: string; turns: number }): Promise<string> {
+  async launch(o: { env: string; dataset: string; limit: number; model: string; policy: string; turns: number; concurrency?: number }): Promise<string> {
     await this.page.goto(`${this.baseUrl}/runs`);
     await this.page.click('[data-testid="run-new"]');
     await this.page.selectOption('[data-testid="run-env"]', o.env);
@@ -17,6 +17,7 @@ export class RunsPage {
     await this.page.selectOption('[data-testid="run-model"]', o.model);
     await this.page.selectOption('[data-testid="run-policy"]', o.policy);
     await this.page.fill('[data-testid="run-turns"]', String(o.turns));
+    if (o.concurrency) await this.page.fill('[data-testid="run-concurrency"]', String(o.concurrency));
     await this.page.click('[data-testid="run-start"]');
     await this.page.waitForURL(/\/runs\/[^/?]+$/, { timeout: 60_000 });
     return new URL(this.page.url()).pathname.split("/").pop()!;
