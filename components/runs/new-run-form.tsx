@@ -39,6 +39,7 @@ export function NewRunForm({
   const [turns, setTurns] = useState("10");
   const [concurrency, setConcurrency] = useState("4");
   const [handicap, setHandicap] = useState(false);
+  const [profile, setProfile] = useState<"studio" | "intercode">("studio");
   const [name, setName] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -54,7 +55,7 @@ export function NewRunForm({
         : kind === "sample"
           ? { kind, limit: num(limit) as number, seed: num(seed) ?? 1 }
           : { kind, offset: num(offset) ?? 0, limit: num(limit) };
-    const body: LaunchRunInput = { env: env as LaunchRunInput["env"], dataset, selection, model, policy: policy as LaunchRunInput["policy"], turns: num(turns) ?? 10, concurrency: num(concurrency) ?? 4, handicap, name: name.trim() || undefined };
+    const body: LaunchRunInput = { env: env as LaunchRunInput["env"], dataset, selection, model, policy: policy as LaunchRunInput["policy"], turns: num(turns) ?? 10, concurrency: num(concurrency) ?? 4, handicap, profile, name: name.trim() || undefined };
     try {
       const res = await fetch("/api/runs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
       const json = (await res.json().catch(() => ({}))) as { id?: string; error?: { message?: string } };
@@ -131,6 +132,11 @@ export function NewRunForm({
           <input id="run-concurrency" data-testid="run-concurrency" type="number" min={1} className={`${field} w-20`} value={concurrency} onChange={(e) => setConcurrency(e.target.value)} title={`at most ${maxSandboxes} (the sandbox cap)`} />
           <label htmlFor="run-handicap">handicap</label>
           <label className="flex items-center gap-1"><input id="run-handicap" type="checkbox" checked={handicap} onChange={(e) => setHandicap(e.target.checked)} /> give the SQL schema up front</label>
+          <label htmlFor="run-profile">profile</label>
+          <select id="run-profile" data-testid="run-profile" className={field} value={profile} onChange={(e) => setProfile(e.target.value as "studio" | "intercode")}>
+            <option value="studio">studio</option>
+            <option value="intercode">intercode (InterCode&apos;s loop as it ran)</option>
+          </select>
           <label htmlFor="run-name">name (optional)</label>
           <input id="run-name" className={field} value={name} onChange={(e) => setName(e.target.value)} placeholder="dataset.model.policy.turns.time" />
           <span />

@@ -84,7 +84,7 @@ export function RunLive({ initial, others }: { initial: RunView; others: { id: s
         {c && (
           <span className="text-xs text-zinc-400">
             {c.env} · {c.dataset} · {c.model} · {c.policy} · {c.turns} turns{c.handicap ? " · handicap" : ""}{c.concurrency ? ` · ${c.concurrency} at once` : ""}
-            {c.launchedFrom === "cli" ? " · started from the command line" : ""}
+            {c.profile === "intercode" ? " · intercode profile" : ""}{c.launchedFrom === "cli" ? " · started from the command line" : ""}
           </span>
         )}
         <span className="ml-auto flex gap-2">

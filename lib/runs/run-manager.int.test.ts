@@ -77,7 +77,7 @@ describe("launching a run from the browser", () => {
 
   it("stops mid-way keeping every finished episode and marking running ones interrupted; resuming runs only what is left", async () => {
     scripted.setScript({ ...goldScript("try-again", tasks), delayMs: 300 });
-    const { id } = await launchRun({ ...base, selection: { kind: "slice", offset: 0, limit: 5 }, policy: "try-again", env: "sql", handicap: false, refineTurns: 0 }, ctx);
+    const { id } = await launchRun({ ...base, selection: { kind: "slice", offset: 0, limit: 5 }, policy: "try-again", env: "sql", handicap: false, refineTurns: 0, profile: "studio" }, ctx);
     await expect(resumeRun(id, ctx)).rejects.toBeInstanceOf(ConflictError);
     await until(async () => (await listRunEpisodeOutcomes({ runId: id })).some((e) => e.status === "submitted"));
     await stopRun(id);

@@ -92,7 +92,7 @@ export async function resumeRun(id: string, ctx: RunContext): Promise<{ id: stri
   if (!c.taskIds?.length) throw new BadInputError("this run does not record its task list (stored before the runs page); resume it with icstudio eval", `run ${run.name}`);
   const concurrency = Math.min(c.concurrency ?? 4, ctx.maxSandboxes);
   const prepared = prepareRun(
-    { env: c.env, dataset: c.dataset, selection: { kind: "list", tasks: c.taskIds }, model: c.model, policy: c.policy, turns: c.turns, concurrency, handicap: c.handicap, refineTurns: c.refineTurns, name: run.name },
+    { env: c.env, dataset: c.dataset, selection: { kind: "list", tasks: c.taskIds }, model: c.model, policy: c.policy, turns: c.turns, concurrency, handicap: c.handicap, refineTurns: c.refineTurns, profile: c.profile ?? "studio", name: run.name },
     { maxSandboxes: ctx.maxSandboxes, launchedFrom: c.launchedFrom ?? "server", field: (n) => `run ${n}` },
   );
   checkCapacity(concurrency, ctx, "run concurrency");
