@@ -33,4 +33,22 @@ export async function launchBrowser(): Promise<{ browser: BrowserContext; close(
   };
 }
 
+/**
+ * Registers beforeAll/afterAll hooks that launch one browser for a test file and close it; the
+ * returned getter gives the running browser's context inside tests.
+ */
+export function useBrowser(hooks: { beforeAll: (fn: () => Promise<void>) => void; afterAll: (fn: () => Promise<void>) => void }): () => BrowserContext {
+  let launched: Awaited<ReturnType<typeof launchBrowser>> | undefined;
+  hooks.beforeAll(async () => {
+    launched = await launchBrowser();
+  });
+  hooks.afterAll(async () => {
+    await launched?.close();
+  });
+  return () => {
+    if (!launched) throw new Error("the browser is not running (useBrowser's beforeAll has not run)");
+    return launched.browser;
+  };
+}
+
 export type { Browser };

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { getTask } from "@/lib/datasets/registry";
-import { launchBrowser } from "./browser";
+import { useBrowser } from "./browser";
 import { PlayPage } from "./pages/play-page";
 import { ROOT } from "./server";
 import { readEpisode } from "./store";
@@ -13,16 +13,7 @@ import { readEpisode } from "./store";
  */
 const baseUrl = inject("baseUrl");
 const dbPath = inject("dbPath");
-const ARTIFACTS = path.join(ROOT, "e2e/artifacts");
-
-let browser: Awaited<ReturnType<typeof launchBrowser>>;
-beforeAll(async () => {
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useBrowser({ beforeAll, afterAll });
 
 const sharedWriteup = (id: string) => fs.readFileSync(path.join(ROOT, "../shared/intercode/ctf/task_assets", id, "solution/README.md"), "utf8");
 
@@ -31,7 +22,7 @@ describe("InterCode CTF tasks with files, in the browser", () => {
     const task = getTask("ctf", "0");
     if (task.env !== "ctf") throw new Error("not a ctf task");
     const writeupLine = sharedWriteup("0").split("\n").find((l) => l.trim().length > 8)!.trim();
-    const page = await browser.browser.newPage();
+    const page = await browser().newPage();
     const play = new PlayPage(page, baseUrl);
     await play.open("ctf", "ctf", "0");
     const pageText = () => page.evaluate(() => document.body.innerText + Array.from(document.scripts, (s) => s.textContent ?? "").join("\n"));
@@ -43,13 +34,14 @@ describe("InterCode CTF tasks with files, in the browser", () => {
     expect(await play.reward()).toBe(1);
     await page.waitForSelector('[data-testid="gold"]');
     expect(await play.gold()).toContain(writeupLine);
-    await page.screenshot({ path: path.join(ARTIFACTS, "ctf-intercode-files.png") });
+    fs.mkdirSync(path.join(ROOT, "e2e/artifacts"), { recursive: true });
+    await page.screenshot({ path: path.join(ROOT, "e2e/artifacts/ctf-intercode-files.png") });
     expect(readEpisode(dbPath, play.episodeId()).episode).toMatchObject({ status: "submitted", reward: 1, environment: "ctf" });
     await page.close();
   });
 
   it("says so when a task's files are missing, in the task panel and the picker", async () => {
-    const page = await browser.browser.newPage();
+    const page = await browser().newPage();
     const play = new PlayPage(page, baseUrl);
     await play.open("ctf", "ctf", "65");
     expect(await page.textContent('[data-testid="files-missing"]')).toMatch(/not in the published copy/);
