@@ -6,6 +6,7 @@ import { createRun, getRunByName, updateRunStatus } from "@/lib/db/runs";
 import { listRunEpisodeOutcomes, markEpisodeInterruptedById, markRunEpisodesInterrupted, setRunCounts } from "@/lib/db/run-episodes";
 import type { EpisodeRecorder } from "./recorder";
 import type { EvalConfig, EvalSummary, RunStore } from "./run-eval";
+import { newEpisodeFromTask } from "@/lib/episodes/gold";
 
 /** The agent loop's recorder on the Studio's store (lib/db). */
 export function dbRecorder(): EpisodeRecorder {
@@ -13,12 +14,7 @@ export function dbRecorder(): EpisodeRecorder {
     async startEpisode(s) {
       const t = s.task;
       const ep = await createEpisode({
-        environment: s.env,
-        dataset: t.dataset,
-        taskId: t.id,
-        taskIndex: t.index,
-        query: t.query,
-        gold: typeof t.gold === "string" ? t.gold : JSON.stringify(t.gold),
+        ...newEpisodeFromTask(t),
         playerKind: "model",
         model: s.model,
         policy: s.policy,
@@ -26,8 +22,6 @@ export function dbRecorder(): EpisodeRecorder {
         mode: s.mode,
         feedback: s.feedback,
         backend: s.backend ?? null,
-        hardness: t.env === "sql" ? (t.hardness ?? null) : null,
-        db: t.env === "sql" ? t.db : t.env === "bash" ? t.fs : null,
         runId: s.runId ?? null,
       });
       return ep.id;

@@ -14,6 +14,7 @@ import {
 } from "@/lib/ws/protocol";
 import type { EpisodeListener } from "@/lib/ws/server";
 import type { EpisodeStore, StoredEpisode, StoredTurn } from "./episode-store";
+import { newEpisodeFromTask } from "@/lib/episodes/gold";
 
 
 /** What the manager needs from the outside world (injected, so the bench and tests can use the real ones directly). */
@@ -24,6 +25,7 @@ export interface LiveEpisodeDeps {
   /** The player's view of a task (no gold, no hidden tests). */
   publicTask(task: Task): Promise<PublicTask>;
   /** The gold solution as text, shown after submit. */
+  /** The gold solution shown after a submit (lib/episodes/gold.ts goldShown). */
   goldText(task: Task): string;
   createEnvironment(env: EnvName): Promise<Environment>;
   /** Idle time after which a live sandbox is closed (the episode can still be resumed by replay). */
@@ -132,15 +134,10 @@ export class LiveEpisodeManager {
     const env = await this.acquire(task.env);
     try {
       await env.reset(task);
+      const { environment, ...fromTask } = newEpisodeFromTask(task);
       const { id } = await this.deps.store.createEpisode({
-        env: task.env,
-        dataset: task.dataset,
-        taskId: task.id,
-        taskIndex: task.index,
-        query: task.query,
-        gold: this.deps.goldText(task),
-        hardness: task.env === "sql" ? (task.hardness ?? null) : null,
-        db: task.env === "sql" ? task.db : task.env === "bash" ? task.fs : null,
+        env: environment,
+        ...fromTask,
         mode: msg.mode,
         feedback: msg.feedback,
         turnLimit: msg.turnLimit,

@@ -2,7 +2,7 @@ import "server-only";
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { ensureFileSystem } from "@/lib/datasets/bash-fs";
-import { ctfFiles, ctfGoldText } from "@/lib/datasets/ctf-assets";
+import { ctfFiles } from "@/lib/datasets/ctf-assets";
 import { intercodeFsDir, taskFileSystem } from "@/lib/datasets/intercode-fs";
 import { findTask, getTask, listDatasets, loadDataset } from "@/lib/datasets/registry";
 import type { DatasetInfo, EnvName, Task } from "@/lib/datasets/types";
@@ -96,19 +96,6 @@ function functionNameFromTests(tests: string[]): string | undefined {
     if (m && !["set", "sorted", "abs", "round", "math", "str", "list", "tuple", "len"].includes(m[1])) return m[1];
   }
   return undefined;
-}
-
-/** The gold solution as text, shown after submit. */
-export function goldText(task: Task): string {
-  switch (task.env) {
-    case "bash":
-      return Array.isArray(task.gold) ? task.gold.join("\n") : task.gold;
-    case "sql":
-    case "python":
-      return task.gold;
-    case "ctf":
-      return ctfGoldText(task);
-  }
 }
 
 /** One row of the task picker (public fields only). */

@@ -1,30 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { useTempStore } from "@/lib/db/test-store";
+import { describe, expect, it } from "vitest";
 import { getReplayDataById, listViewerEpisodes } from "@/lib/db/viewer-queries";
 import { turnsTaken } from "@/lib/episodes/rules";
 import type { OpenMessage, ServerMessageInput } from "@/lib/ws/protocol";
-import type { LiveEpisodeManager } from "./live-episodes";
-import { createLiveEpisodeManager, prepareStore } from "./wiring";
+import { useLiveEpisodeManager } from "./test-manager";
 
 // One turn count for the playground header, the episode list and the replay, as InterCode counts
 // turns (summary.turns_taken): an explicit submit is a turn, the submit forced by the limit is not.
 // Before, after one action and a submit the header said "turns 1 / 10" and the list "2/10".
-useTempStore("turn-count");
-let manager: LiveEpisodeManager;
-beforeAll(async () => {
-  await prepareStore();
-  manager = createLiveEpisodeManager({ idleMs: 60_000, maxSandboxes: 4, backend: "local" });
-});
-afterAll(async () => {
-  await manager.shutdown();
-});
+const liveManager = useLiveEpisodeManager("turn-count");
 
 const open = (turnLimit: number): OpenMessage => ({ type: "open", env: "sql", taskRef: "demo-sql:bike-01", mode: "play", feedback: "none", turnLimit });
 
 /** The count each view shows: the header after a reload, the list row, the replay. */
 async function counts(id: string) {
   const seen: ServerMessageInput[] = [];
-  await manager.resume(id, (m) => seen.push(m));
+  await liveManager().resume(id, (m) => seen.push(m));
   const opened = seen.find((m) => m.type === "opened");
   const header = turnsTaken(opened && opened.type === "opened" ? opened.turns : []);
   const row = listViewerEpisodes({ pageSize: 200 }).rows.find((r) => r.id === id)!;
@@ -35,9 +25,9 @@ async function counts(id: string) {
 describe("turn counts", () => {
   it("one action and a typed submit: 2 turns everywhere, the submit recorded as typed", async () => {
     const seen: ServerMessageInput[] = [];
-    const ep = await manager.open(open(10), (m) => seen.push(m));
-    await manager.action(ep, "SELECT 1", "editor");
-    await manager.action(ep, "submit", "console");
+    const ep = await liveManager().open(open(10), (m) => seen.push(m));
+    await liveManager().action(ep, "SELECT 1", "editor");
+    await liveManager().action(ep, "submit", "console");
     expect((seen.find((m) => m.type === "submitted") as { forced?: boolean }).forced).toBeUndefined();
     expect(await counts(ep.id)).toEqual({ header: 2, list: 2, replay: 2, limit: 10 });
     expect(getReplayDataById({ id: ep.id })!.turns.map((t) => [t.actor, t.source, t.action])).toEqual([
@@ -48,10 +38,10 @@ describe("turn counts", () => {
 
   it("a submit at the turn limit is the forced one: scored, not a turn", async () => {
     const seen: ServerMessageInput[] = [];
-    const ep = await manager.open(open(1), (m) => seen.push(m));
-    await manager.action(ep, "SELECT 1", "console");
+    const ep = await liveManager().open(open(1), (m) => seen.push(m));
+    await liveManager().action(ep, "SELECT 1", "console");
     expect(seen.some((m) => m.type === "limitReached")).toBe(true);
-    await manager.submit(ep);
+    await liveManager().submit(ep);
     expect(seen.find((m) => m.type === "submitted")).toMatchObject({ forced: true });
     expect(await counts(ep.id)).toEqual({ header: 1, list: 1, replay: 1, limit: 1 });
   });

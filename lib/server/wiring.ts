@@ -7,7 +7,8 @@ import { findSeal, sealMessage } from "./baseline-seal";
 import { dbEpisodeStore } from "./db-store";
 import { LiveEpisodeManager } from "./live-episodes";
 import { getStudy } from "./studies";
-import { goldText, publicTask, resolveTask } from "./tasks";
+import { publicTask, resolveTask } from "./tasks";
+import { goldShown } from "@/lib/episodes/gold";
 
 /** Opens the store (applying pending migrations) and marks episodes left running by a previous process interrupted. */
 export async function prepareStore(): Promise<number> {
@@ -21,7 +22,7 @@ export function createLiveEpisodeManager(config: Pick<Config, "idleMs" | "maxSan
     store: dbEpisodeStore,
     resolveTask: async (env, ref) => resolveTask(env, ref),
     publicTask,
-    goldText,
+    goldText: goldShown,
     createEnvironment: (env) => createEnvironment(env, { backend: config.backend, sqlUrl: config.sqlUrl }),
     idleMs: config.idleMs,
     maxSandboxes: config.maxSandboxes,

@@ -4,7 +4,7 @@ import { getReplayDataById } from "@/lib/db/viewer-queries";
 import { BadInputError, NotFoundError } from "@/lib/errors";
 import { isSubmit } from "@/lib/episodes/submit";
 import { playUrl } from "@/lib/ws/task-ref";
-import { goldSource } from "./gold";
+import { newEpisodeFromTask } from "@/lib/episodes/gold";
 import { taskForEpisode } from "./episode-task";
 
 /**
@@ -21,19 +21,12 @@ export async function createBranchEpisode({ episodeId, turn, annotator }: { epis
   if (kept.some((t) => isSubmit(t.action))) throw new BadInputError("the first turns already hold a submit: branch from an earlier turn", "turn");
   const task = taskForEpisode(parent.episode);
   const ep = await createEpisode({
-    environment: task.env,
-    dataset: task.dataset,
-    taskId: task.id,
-    taskIndex: task.index,
-    query: task.query,
-    gold: goldSource(task),
+    ...newEpisodeFromTask(task),
     playerKind: "human",
     annotator,
     turnLimit: Math.max(parent.episode.turnLimit, turn + 1),
     mode: "play",
     feedback: "reward",
-    hardness: task.env === "sql" ? (task.hardness ?? null) : null,
-    db: task.env === "sql" ? task.db : task.env === "bash" ? task.fs : null,
     parentEpisodeId: episodeId,
     branchTurn: turn,
   });

@@ -1,9 +1,9 @@
 import "server-only";
 import { getGoldCacheByTask, putGoldCache } from "@/lib/db/gold-cache";
-import { ctfGoldText } from "@/lib/datasets/ctf-assets";
 import type { Task } from "@/lib/datasets/types";
 import type { RewardBreakdown } from "@/lib/reward/types";
 import { createViewerEnvironment } from "./episode-task";
+import { goldShown } from "@/lib/episodes/gold";
 
 /** Gold's output for a task, and the breakdown of gold scored against itself (bash: file changes). */
 export interface GoldOutput {
@@ -11,12 +11,6 @@ export interface GoldOutput {
   observation: string;
   details: { breakdown?: RewardBreakdown } | null;
   cached: boolean;
-}
-
-/** The gold solution as one text. */
-export function goldSource(task: Task): string {
-  if (task.env === "ctf") return ctfGoldText(task);
-  return Array.isArray(task.gold) ? task.gold.join("\n") : task.gold;
 }
 
 const inflight = new Map<string, Promise<GoldOutput>>();
@@ -29,7 +23,7 @@ const inflight = new Map<string, Promise<GoldOutput>>();
 export async function getGoldOutput(task: Task): Promise<GoldOutput> {
   const key = { environment: task.env, dataset: task.dataset, taskId: task.id };
   const hit = await getGoldCacheByTask(key);
-  if (hit) return { gold: goldSource(task), observation: hit.observation, details: hit.details ? (JSON.parse(hit.details) as GoldOutput["details"]) : null, cached: true };
+  if (hit) return { gold: goldShown(task), observation: hit.observation, details: hit.details ? (JSON.parse(hit.details) as GoldOutput["details"]) : null, cached: true };
   const k = `${task.env}\0${task.dataset}\0${task.id}`;
   let p = inflight.get(k);
   if (!p) {
@@ -40,7 +34,7 @@ export async function getGoldOutput(task: Task): Promise<GoldOutput> {
         const r = await env.submit(task.env === "ctf" ? task.gold : undefined);
         const details = { breakdown: r.breakdown };
         await putGoldCache({ ...key, observation: r.goldObservation, details });
-        return { gold: goldSource(task), observation: r.goldObservation, details, cached: false };
+        return { gold: goldShown(task), observation: r.goldObservation, details, cached: false };
       } finally {
         await env.close().catch(() => {});
         inflight.delete(k);

@@ -1,0 +1,22 @@
+import { afterAll, beforeAll } from "vitest";
+import { useTempStore } from "@/lib/db/test-store";
+import type { LiveEpisodeManager } from "./live-episodes";
+import { createLiveEpisodeManager, prepareStore } from "./wiring";
+
+/**
+ * For a test file: the live episode manager on a fresh temporary store, the real task sets and
+ * local sandboxes, shut down after the file's tests. Returns a getter (the manager exists once
+ * beforeAll has run).
+ */
+export function useLiveEpisodeManager(prefix: string): () => LiveEpisodeManager {
+  useTempStore(prefix);
+  let manager: LiveEpisodeManager | null = null;
+  beforeAll(async () => {
+    await prepareStore();
+    manager = createLiveEpisodeManager({ idleMs: 60_000, maxSandboxes: 4, backend: "local" });
+  });
+  afterAll(async () => {
+    await manager?.shutdown();
+  });
+  return () => manager!;
+}
