@@ -27,10 +27,11 @@ const tasks = loadDataset("demo-sql").slice(0, 5);
 beforeAll(async () => {
   scripted = await startScriptedServer({ rules: [] });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-run-models-"));
-  process.env.IC_MODELS_CONFIG = path.join(dir, "models.json");
+  const modelsFile = path.join(dir, "models.json");
+  process.env.IC_MODELS_CONFIG = modelsFile;
   process.env.IC_MAX_SANDBOXES = "4";
   fs.writeFileSync(
-    process.env.IC_MODELS_CONFIG,
+    modelsFile,
     JSON.stringify({ models: [{ id: "scripted", provider: "openai-compatible", model: "scripted", baseURL: scripted.baseURL, contextWindow: 32768, price: { inputPerMtok: 1, outputPerMtok: 2 } }] }),
   );
 });
