@@ -136,6 +136,8 @@ function AddModelForm({ onSaved }: { onSaved: (id: string) => Promise<void> }) {
   const [provider, setProvider] = useState<Provider>("openai-compatible");
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
+  /** Saves tried so far: the error says which one it answers. */
+  const [attempt, setAttempt] = useState(0);
 
   const submit = async (e: React.FormEvent<HTMLFormElement>) => {
     e.preventDefault();
@@ -146,6 +148,7 @@ function AddModelForm({ onSaved }: { onSaved: (id: string) => Promise<void> }) {
     const outPrice = price("priceOut");
     setSaving(true);
     setError(null);
+    setAttempt((a) => a + 1);
     try {
       const { model } = await sendJson<{ model: PublicModel }>("/api/models", "POST", {
         provider,
@@ -202,7 +205,7 @@ function AddModelForm({ onSaved }: { onSaved: (id: string) => Promise<void> }) {
       </label>
       <div className="flex items-center gap-3 sm:col-span-2">
         <Button type="submit" variant="primary" disabled={saving} data-testid="model-save">{saving ? "saving…" : "save"}</Button>
-        {error && <p className="text-xs text-red-300" role="alert" data-testid="model-error">{error}</p>}
+        {error && <p className="text-xs text-red-300" role="alert" data-testid="model-error" data-attempt={attempt}>{error}</p>}
       </div>
     </form>
   );
