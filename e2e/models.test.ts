@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -39,7 +40,7 @@ beforeAll(async () => {
     apiKey: SECRET,
     rules: [{ match: CONNECTION_TEST_PROMPT, replies: ["OK"] }, { match: task.query, replies: [REPLY] }],
   });
-  const configDir = fs.mkdtempSync(path.join(ROOT, "var", "e2e-models-page-"));
+  const configDir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-e2e-models-page-"));
   const config = path.join(configDir, "models.json");
   // A preset with nothing behind it: listed, but never as ready before a test.
   fs.writeFileSync(config, JSON.stringify({ models: [{ id: "nobody-home", provider: "openai-compatible", model: "m", baseURL: `http://127.0.0.1:${await closedPort()}/v1`, contextWindow: 8192, price: { inputPerMtok: 0, outputPerMtok: 0 } }] }));
