@@ -76,7 +76,7 @@ describe("models page", () => {
 
     // Nothing listening: refused.
     const refused = await models.test("nobody-home");
-    expect(refused).toMatch(/^error: .*(ECONNREFUSED|Cannot connect)/i);
+    expect(refused).toMatch(/^error: provider unreachable: .*(ECONNREFUSED|Cannot connect)/i);
     await page.screenshot({ path: path.join(ARTIFACTS, "models.png") });
 
     // After a reload the last tests are still there.

@@ -62,7 +62,9 @@ export function classifyProviderError(err: unknown, timedOut: boolean): Provider
     const malformed = status !== undefined && status < 400;
     const retryable = status === undefined || malformed || status === 408 || status === 409 || status === 429 || status >= 500 || err.isRetryable;
     const kind = malformed ? "malformed" : status === 429 ? "rate_limit" : status !== undefined && status >= 500 ? "server" : "http";
-    return new ProviderError(`provider answered HTTP ${status ?? "?"}: ${err.message}`, retryable, { kind, status, retryAfterMs: retryAfter }, { cause: err });
+    // No status: the request never got an answer (nothing listening, DNS, TLS).
+    const said = status === undefined ? `provider unreachable: ${err.message}` : `provider answered HTTP ${status}: ${err.message}`;
+    return new ProviderError(said, retryable, { kind: status === undefined ? "unreachable" : kind, status, retryAfterMs: retryAfter }, { cause: err });
   }
   const message = err instanceof Error ? err.message : String(err);
   // Malformed or empty replies, dropped connections: a new attempt may well succeed.

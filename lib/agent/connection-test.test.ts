@@ -61,7 +61,7 @@ describe("test connection", () => {
     add({ id: "nobody", baseURL: `http://127.0.0.1:${await closedPort()}/v1`, model: "scripted" });
     const r = await testModelConnection("nobody", sources);
     expect(r.ok).toBe(false);
-    expect(r.message).toMatch(/ECONNREFUSED|Cannot connect/i);
+    expect(r.message).toMatch(/^provider unreachable: .*(ECONNREFUSED|Cannot connect)/i);
     expect(listModels(sources).find((m) => m.id === "nobody")?.status).toBe("failed");
   });
 

@@ -128,6 +128,6 @@ describe("provider failures end the episode with the provider's message", () => 
     const port = (srv.address() as net.AddressInfo).port;
     await new Promise<void>((r) => srv.close(() => r()));
     const m = resolveModel("scripted", { adhoc: { baseURL: `http://127.0.0.1:${port}/v1` } });
-    expect(await failing(m)).toMatch(/ECONNREFUSED|Cannot connect/i);
+    expect(await failing(m)).toMatch(/provider unreachable: .*(ECONNREFUSED|Cannot connect)/i);
   });
 });
