@@ -9,14 +9,8 @@
  * it degrades (any error, or a p95 round trip more than 3x the smallest level's).
  */
 import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import type { StudioProcess } from "@/hardening/studio-process";
-
-// e2e/server.ts (imported by the studio-process helpers) is written for vitest's CommonJS globals:
-// give it the __dirname it expects before loading it.
-(globalThis as Record<string, unknown>).__dirname ??= path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../e2e");
-const { connectWs, ensureApp, spawnStudio, tempDb } = await import("@/hardening/studio-process");
+import { ensureBuild, spawnStudio, type StudioProcess } from "@/lib/testing/studio-server";
+import { connectWs, tempDb } from "@/lib/testing/ws-client";
 
 interface LevelResult {
   sessions: number;
@@ -121,7 +115,7 @@ export default async function load(args: string[]): Promise<number> {
     process.stderr.write("load: --sessions, --actions, --grow and --grow-actions take positive integers\n");
     return 2;
   }
-  ensureApp();
+  ensureBuild();
   const { dir, db } = tempDb("ic-bench-load-");
   const server = await spawnStudio({ IC_DB: db, IC_SANDBOX: "local", IC_MAX_SANDBOXES: String(Math.max(sessions, ...grow, 1) * 2) });
   try {

@@ -169,10 +169,8 @@ const INTERACTIVE_PROBE = `
 
 /** The real server on the bench store; chromium opens the episode page and the list. */
 async function browserBench(id: string): Promise<void> {
-  // e2e/server.ts is written for vitest (CommonJS globals); give it the __dirname it expects.
-  (globalThis as Record<string, unknown>).__dirname ??= path.resolve(path.dirname(new URL(import.meta.url).pathname), "../e2e");
-  const { ensureBuild, startServer } = await import("../e2e/server");
-  const { launchBrowser } = await import("../e2e/browser");
+  const { ensureBuild, startServer } = await import("@/lib/testing/studio-server");
+  const { launchBrowser } = await import("@/lib/testing/browser");
   // IC_E2E_BUILD=skip serves the existing build as it is (with IC_NEXT_DIST_DIR, a copy of it), as the e2e setup does.
   if (process.env.IC_E2E_BUILD !== "skip") ensureBuild();
   const server = await startServer({ IC_DB: process.env.IC_DB! });

@@ -96,6 +96,7 @@ const envSchema = z
     IC_REQUIRE_DOCKER: flag(),
     IC_REQUIRE_MYSQL: flag(),
     IC_UPDATE_DOCS: flag(),
+    IC_CHROMIUM: text(),
   })
   .transform((e) => {
     const dataDir = e.IC_DATA_DIR ?? path.join(REPO_ROOT, "var");
@@ -152,6 +153,8 @@ const envSchema = z
       requireMysql: e.IC_REQUIRE_MYSQL,
       /** Tests that check a generated doc rewrite it instead (IC_UPDATE_DOCS). */
       updateDocs: e.IC_UPDATE_DOCS,
+      /** The browser the e2e tests and bench viewer drive (IC_CHROMIUM). */
+      chromium: e.IC_CHROMIUM ?? "/usr/bin/chromium",
     };
   });
 

@@ -1,7 +1,8 @@
-// Checks two house rules (docs: /work/shared/STYLE.md 12-13, issue 12) and prints the folder graph:
+// Checks the house rules on imports (STYLE.md 12-13, issue 12) and prints the folder graph of lib/:
 //   1. no import cycle between the folders of lib/ (lib/<folder>/**; files at lib/ itself are the
 //      folder "lib"), counting every import of non-test code, type-only ones too;
-//   2. IC_* environment variables are read only in lib/config.ts (lib, app, components, server.ts,
+//   2. bench/ imports nothing from e2e/ or hardening/ (shared helpers live in lib/testing/);
+//   3. IC_* environment variables are read only in lib/config.ts (lib, app, components, server.ts,
 //      scripts; tests included, setting a variable for a child process is not a read).
 // Also: client components ("use client") import no server-only module.
 //   node scripts/check-imports.mjs [--graph]      exit 1 with each problem named, else 0
@@ -124,7 +125,15 @@ for (const file of scanned) {
   });
 }
 
-// 3. Client components import no server-only module.
+// 3. bench/ takes its test helpers from lib/testing, never from the e2e/ or hardening/ suites.
+for (const file of walk(path.join(root, "bench"))) {
+  for (const { spec } of importsOf(fs.readFileSync(file, "utf8"))) {
+    const target = resolve(file, spec);
+    if (target && /^(e2e|hardening)\//.test(rel(target))) problems.push(`${rel(file)} imports ${rel(target)}; move what it needs to lib/testing/`);
+  }
+}
+
+// 4. Client components import no server-only module.
 const serverOnly = (file) => fs.existsSync(file) && /^\s*import\s+["']server-only["']/m.test(fs.readFileSync(file, "utf8"));
 for (const file of ["app", "components", "lib"].flatMap((d) => walk(path.join(root, d)))) {
   const text = fs.readFileSync(file, "utf8");

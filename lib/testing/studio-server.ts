@@ -4,7 +4,9 @@
  * The repository root comes from import.meta.url, so this works under vitest and plain tsx alike.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
 import net from "node:net";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -108,4 +110,35 @@ export async function spawnStudio(env: Record<string, string>, opts: SpawnStudio
     });
   });
   return proc;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  dbPath: string;
+  dataDir: string;
+  logs: () => string;
+  /** Stops the server (SIGTERM, SIGKILL after 10 s) and removes its temporary directory. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the real server (server.ts, production mode) on a free port with its own temporary
+ * database and the local sandbox; resolves once it listens.
+ */
+export async function startServer(extraEnv: Record<string, string> = {}): Promise<RunningServer> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-e2e-"));
+  const dbPath = path.join(dataDir, "studio.db");
+  const proc = await spawnStudio({ IC_DB: dbPath, ...extraEnv }, { readyTimeoutMs: 90_000 });
+  return {
+    url: proc.url,
+    port: proc.port,
+    dbPath,
+    dataDir,
+    logs: proc.logs,
+    stop: async () => {
+      await proc.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
