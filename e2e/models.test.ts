@@ -1,11 +1,11 @@
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONNECTION_TEST_PROMPT } from "@/lib/agent/connection-test";
 import { goldAction, replyFor } from "@/lib/agent/scripts";
+import { freePort } from "@/lib/testing/studio-server";
 import { startScriptedServer, type ScriptedServer } from "@/lib/agent/scripted-server";
 import { loadDataset } from "@/lib/datasets/registry";
 import { launchBrowser } from "./browser";
@@ -26,13 +26,6 @@ let scripted: ScriptedServer;
 let app: RunningServer;
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
 
-async function closedPort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", () => r()));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 beforeAll(async () => {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
@@ -43,7 +36,7 @@ beforeAll(async () => {
   const configDir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-e2e-models-page-"));
   const config = path.join(configDir, "models.json");
   // A preset with nothing behind it: listed, but never as ready before a test.
-  fs.writeFileSync(config, JSON.stringify({ models: [{ id: "nobody-home", provider: "openai-compatible", model: "m", baseURL: `http://127.0.0.1:${await closedPort()}/v1`, contextWindow: 8192, price: { inputPerMtok: 0, outputPerMtok: 0 } }] }));
+  fs.writeFileSync(config, JSON.stringify({ models: [{ id: "nobody-home", provider: "openai-compatible", model: "m", baseURL: `http://127.0.0.1:${await freePort()}/v1`, contextWindow: 8192, price: { inputPerMtok: 0, outputPerMtok: 0 } }] }));
   app = await startServer({ IC_MODELS_CONFIG: config });
   browser = await launchBrowser();
 }, 300_000);

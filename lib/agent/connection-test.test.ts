@@ -1,5 +1,4 @@
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,16 +6,9 @@ import { parseInput } from "@/lib/viewer/http";
 import { CONNECTION_TEST_PROMPT, testModelConnection } from "./connection-test";
 import { addModelInputSchema } from "./model-config";
 import { addModel, listModels } from "./models";
+import { freePort } from "@/lib/testing/studio-server";
 import { startScriptedServer, type ScriptedServer } from "./scripted-server";
 
-/** A port nothing listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", () => r()));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
 
 describe("test connection", () => {
   let server: ScriptedServer;
@@ -58,7 +50,7 @@ describe("test connection", () => {
   });
 
   it("an endpoint with nothing listening is refused, with the connection error", async () => {
-    add({ id: "nobody", baseURL: `http://127.0.0.1:${await closedPort()}/v1`, model: "scripted" });
+    add({ id: "nobody", baseURL: `http://127.0.0.1:${await freePort()}/v1`, model: "scripted" });
     const r = await testModelConnection("nobody", sources);
     expect(r.ok).toBe(false);
     expect(r.message).toMatch(/^provider unreachable: .*(ECONNREFUSED|Cannot connect)/i);

@@ -1,9 +1,9 @@
-import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadDataset } from "@/lib/datasets/registry";
 import type { Task } from "@/lib/datasets/types";
 import { getEpisodeById } from "@/lib/db/episodes";
 import { useTempStore } from "@/lib/db/test-store";
+import { freePort } from "@/lib/testing/studio-server";
 import { listTranscriptMessagesByEpisode } from "@/lib/db/transcripts";
 import { dbRecorder } from "./db-store";
 import { resolveModel, type ResolvedModel } from "./models";
@@ -123,11 +123,8 @@ describe("provider failures end the episode with the provider's message", () => 
   });
 
   it("an endpoint with nothing listening", async () => {
-    const srv = net.createServer();
-    await new Promise<void>((r) => srv.listen(0, "127.0.0.1", () => r()));
-    const port = (srv.address() as net.AddressInfo).port;
-    await new Promise<void>((r) => srv.close(() => r()));
-    const m = resolveModel("scripted", { adhoc: { baseURL: `http://127.0.0.1:${port}/v1` } });
+    // A port nothing listens on.
+    const m = resolveModel("scripted", { adhoc: { baseURL: `http://127.0.0.1:${await freePort()}/v1` } });
     expect(await failing(m)).toMatch(/provider unreachable: .*(ECONNREFUSED|Cannot connect)/i);
   });
 });
