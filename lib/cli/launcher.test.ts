@@ -1,0 +1,35 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+const root = path.resolve(__dirname, "../..");
+const fixtures = path.join(root, "lib/trajectories/fixtures/logs");
+
+/** The installed `icstudio` command (bin/icstudio.mjs), which runs the CLI in its own process. */
+function bin(args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [path.join(root, "bin/icstudio.mjs"), ...args], { cwd: root, env: { ...process.env, ...env }, encoding: "utf8" });
+}
+
+describe("bin/icstudio.mjs", () => {
+  it("runs a command with its arguments and passes its exit status on", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-launcher-"));
+    try {
+      const db = path.join(dir, "studio.db");
+      const imp = bin(["import", path.join(fixtures, "ic_bash_multiturn_gpt-4_3_turns_fs_2.json"), "--json"], { IC_DB: db });
+      expect(imp.stderr).toBe("");
+      expect(imp.status).toBe(0);
+      expect(JSON.parse(imp.stdout).totals).toMatchObject({ files: 1, failedFiles: 0, rejected: 0 });
+      expect(JSON.parse(imp.stdout).totals.added).toBeGreaterThan(0);
+      const bad = bin(["stats", "--group-by", "colour"], { IC_DB: db });
+      expect(bad.status).not.toBe(0);
+      expect(bad.stderr).toContain("colour");
+      const unknown = bin(["no-such-command"]);
+      expect(unknown.status).toBe(2);
+      expect(unknown.stderr).toContain('unknown command "no-such-command"');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
