@@ -141,9 +141,9 @@ export function NewRunForm({
           <input id="run-name" className={field} value={name} onChange={(e) => setName(e.target.value)} placeholder="dataset.model.policy.turns.time" />
           <span />
           <div className="flex items-center gap-3">
-            <button type="submit" data-testid="run-start" disabled={busy || !model || !dataset} className="rounded bg-emerald-600 px-2 py-0.5 text-xs font-medium text-white hover:bg-emerald-500 disabled:opacity-40">
+            <Button type="submit" variant="primary" data-testid="run-start" disabled={busy || !model || !dataset}>
               {busy ? "Starting…" : "Start run"}
-            </button>
+            </Button>
             {error && <span role="alert" data-testid="run-error" className="text-red-400">{error}</span>}
           </div>
         </form>

@@ -36,7 +36,7 @@ function MeasuresRow({ m }: { m: RunMeasures }) {
   );
 }
 
-const STATUS_COLOUR: Record<string, string> = { submitted: "text-zinc-200", running: "text-sky-300", pending: "text-zinc-500", error: "text-red-400", interrupted: "text-amber-400", abandoned: "text-zinc-400" };
+const STATUS_COLOUR: Record<string, string> = { submitted: "text-zinc-200", running: "text-sky-300", pending: "text-zinc-400", error: "text-red-400", interrupted: "text-amber-400", abandoned: "text-zinc-400" };
 
 /**
  * One run, live while it runs (done / total, solved, success rate, errors, tokens and cost,

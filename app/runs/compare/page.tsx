@@ -58,7 +58,7 @@ export default async function CompareRunsPage({ searchParams }: Props) {
       <div className="flex flex-wrap items-baseline gap-3">
         <h1 className="text-lg font-semibold">Compare runs</h1>
         <Link className="text-xs text-sky-400 underline" href={`/runs/${a.id}`}>{a.name}</Link>
-        <span className="text-xs text-zinc-500">vs</span>
+        <span className="text-xs text-zinc-400">vs</span>
         <Link className="text-xs text-sky-400 underline" href={`/runs/${b.id}`}>{b.name}</Link>
       </div>
       {!sameTasks && <p className="text-xs text-amber-400">The runs are over different datasets; only tasks with the same id are paired.</p>}
