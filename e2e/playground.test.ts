@@ -189,7 +189,7 @@ describe("playground", () => {
     await play.open("bash", task.dataset, task.id);
     const t0 = Date.now();
     await play.typeInConsole("while true; do sleep 0.1; done");
-    await page.waitForSelector('[data-testid="connection"]:has-text("running")');
+    await page.waitForSelector('[data-testid="busy"]');
     await page.waitForTimeout(500);
     await page.keyboard.press("Control+C");
     await play.waitTurns(1, 8000);

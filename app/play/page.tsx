@@ -3,6 +3,7 @@ import { ENV_NAMES } from "@/lib/datasets/types";
 import { datasetsFor, searchTasks } from "@/lib/server/tasks";
 import { playUrl } from "@/lib/ws/task-ref";
 import { OpenTaskBox } from "@/components/play/open-task-box";
+import { DiceIcon } from "@/components/ui/icons";
 import { pickerParamsSchema, playParamsSchema, playQuery } from "./search-params";
 
 export const dynamic = "force-dynamic";
@@ -39,10 +40,11 @@ export default async function PlayPage({ searchParams }: { searchParams: Promise
             </Link>
           ))}
         </nav>
-        <a href={`/play/random${qs({})}`} className="rounded border border-zinc-700 px-2 py-1 text-xs hover:bg-zinc-800" data-testid="random-task">
-          🎲 Random task
+        <a href={`/play/random${qs({})}`} className="inline-flex items-center gap-1 rounded border border-zinc-700 px-2 py-1 text-xs hover:bg-zinc-800" data-testid="random-task">
+          <DiceIcon /> Random task
         </a>
         <Link href="/play/studies" className="rounded border border-zinc-700 px-2 py-1 text-xs hover:bg-zinc-800">Studies</Link>
+        <Link href={`/tasks/${env}`} className="rounded border border-zinc-700 px-2 py-1 text-xs hover:bg-zinc-800">All {env} datasets</Link>
         <div className="ml-auto"><OpenTaskBox /></div>
       </div>
 
@@ -99,15 +101,15 @@ export default async function PlayPage({ searchParams }: { searchParams: Promise
         <button className="rounded bg-emerald-700 px-3 py-1 text-xs font-medium text-white hover:bg-emerald-600">Apply</button>
       </form>
 
-      <p className="mb-1 text-xs text-zinc-500">{result.total} task(s){datasets.length === 0 ? ` — no ${env} dataset is installed (run \`npm run icstudio -- datasets fetch intercode\`)` : ""}</p>
+      <p className="mb-1 text-xs text-zinc-400">{result.total} task(s){datasets.length === 0 ? ` — no ${env} dataset is installed (run \`npm run icstudio -- datasets fetch intercode\`)` : ""}</p>
       <table className="w-full border-collapse text-left" data-testid="task-list">
-        <thead className="text-xs text-zinc-500">
+        <thead className="text-xs text-zinc-400">
           <tr><th className="py-1 pr-2">Task</th><th className="pr-2">Query</th>{env === "sql" && <th>DB · hardness</th>}{env === "bash" && <th>FS</th>}</tr>
         </thead>
         <tbody>
           {result.tasks.map((t) => (
             <tr key={`${t.dataset}:${t.id}`} className="border-t border-zinc-900 hover:bg-zinc-900">
-              <td className="py-1 pr-2 align-top font-mono text-xs"><Link className="text-emerald-400 hover:underline" href={playUrl(t.env, t.dataset, t.id) + carry}>{t.dataset}:{t.id}</Link></td>
+              <td className="whitespace-nowrap py-1 pr-2 align-top font-mono text-xs"><Link className="text-emerald-400 hover:underline" href={playUrl(t.env, t.dataset, t.id) + carry}>{t.dataset}:{t.id}</Link></td>
               <td className="pr-2 align-top">
                 {t.query.length > 220 ? `${t.query.slice(0, 220)}…` : t.query}
                 {t.filesMissing && <span className="ml-1 text-xs text-amber-300">(task files missing)</span>}
@@ -121,7 +123,7 @@ export default async function PlayPage({ searchParams }: { searchParams: Promise
       {pages > 1 && (
         <div className="mt-2 flex gap-2 text-xs">
           {p.page > 1 && <Link href={`/play${qs({ page: String(p.page - 1) })}`} className="hover:underline">← previous</Link>}
-          <span className="text-zinc-500">page {p.page} / {pages}</span>
+          <span className="text-zinc-400">page {p.page} / {pages}</span>
           {p.page < pages && <Link href={`/play${qs({ page: String(p.page + 1) })}`} className="hover:underline">next →</Link>}
         </div>
       )}

@@ -6,6 +6,7 @@ import { CodeEditor } from "@/components/editor/code-editor";
 import { Console } from "@/components/terminal/console";
 import type { TerminalApi } from "@/components/terminal/use-terminal";
 import { Button } from "@/components/ui/button";
+import { AlertIcon } from "@/components/ui/icons";
 import { TaskPanel } from "@/components/play/task-panel";
 import { useAgentRun } from "./use-agent-run";
 
@@ -94,6 +95,9 @@ export function AgentView({ task, turnLimit = 10, attachId }: { task: PublicTask
   };
   const selected = models.find((m) => m.id === model);
 
+  // Why a run ended without a score, in the page (the reason is in the event stream: a failed start,
+  // a "failed" event, or the episode's errorReason, e.g. "ECONNREFUSED ... after 4 attempts").
+  const runError = state.error ?? (state.outcome && state.outcome.status !== "submitted" && state.outcome.errorReason ? state.outcome.errorReason : null);
   return (
     <div className="flex h-[calc(100vh-41px)] min-h-0 flex-col" data-testid="agent-view" data-episode={state.episodeId ?? ""} data-agent={state.runId ?? ""}>
       <div className="flex flex-wrap items-center gap-2 border-b border-zinc-800 px-3 py-1.5 text-sm">
@@ -178,12 +182,20 @@ export function AgentView({ task, turnLimit = 10, attachId }: { task: PublicTask
           {state.outcome?.reward != null && <span data-testid="agent-reward"> · reward {state.outcome.reward.toFixed(2)}</span>}
         </span>
       </div>
+      {runError && (
+        <div role="alert" className="flex items-start gap-2 border-b border-red-800 bg-red-950/60 px-3 py-1.5 text-sm text-red-100" data-testid="run-error">
+          <AlertIcon className="mt-0.5 text-red-300" />
+          <span>
+            <span className="font-semibold">The model run {state.outcome?.status === "interrupted" ? "was interrupted" : "failed"}:</span> {runError}
+          </span>
+        </div>
+      )}
       <div className="grid min-h-0 flex-1 grid-cols-[minmax(260px,1fr)_2.2fr]">
-        <div className="flex min-h-0 flex-col overflow-auto">
+        <div className="flex min-h-0 flex-col overflow-auto" tabIndex={0} role="region" aria-label="task and the model's turns">
           <TaskPanel task={task} />
           {state.plan && (
             <section className="px-3 text-xs text-zinc-300" data-testid="agent-plan">
-              <h3 className="mb-1 font-semibold uppercase tracking-wide text-zinc-500">Plan</h3>
+              <h3 className="mb-1 font-semibold uppercase tracking-wide text-zinc-400">Plan</h3>
               <ol className="list-decimal pl-5">
                 {state.plan.map((s, i) => (
                   <li key={i}>{s}</li>
@@ -194,7 +206,7 @@ export function AgentView({ task, turnLimit = 10, attachId }: { task: PublicTask
           <ol className="space-y-2 p-3 text-xs" data-testid="agent-turns-list">
             {state.turns.map((t) => (
               <li key={t.index} className="rounded border border-zinc-800 p-2" data-actor={t.actor}>
-                <div className="flex gap-2 text-zinc-500">
+                <div className="flex gap-2 text-zinc-400">
                   <span>#{t.index + 1}</span>
                   <span className={t.actor === "human" ? "text-amber-400" : "text-emerald-400"}>{t.actor}</span>
                   <span>{t.ok ? "ok" : "failed"}</span>

@@ -18,6 +18,12 @@ function Card({ title, csv, children, testId }: { title: string; csv: string; ch
   );
 }
 
+/** A tick label short enough to fit under a rotated axis. */
+function shortLabel(v: unknown): string {
+  const t = String(v ?? "");
+  return t.length > 22 ? `${t.slice(0, 21)}…` : t;
+}
+
 /** The failure-analysis charts of a filtered set, each with its CSV download. */
 export function AggregateCharts({ stats, csvBase }: { stats: ViewerStats; csvBase: string }) {
   const csv = (c: string) => `${csvBase}${csvBase.includes("?") ? "&" : "?"}csv=${c}`;
@@ -26,10 +32,11 @@ export function AggregateCharts({ stats, csvBase }: { stats: ViewerStats; csvBas
     <div className="grid gap-4 lg:grid-cols-2">
       <Card title="Success rate by group (%)" csv={csv("success")} testId="chart-success">
         <ResponsiveContainer>
-          <BarChart data={success} margin={{ left: -20, bottom: 40 }}>
+          <BarChart data={success} margin={{ left: 0, right: 8, bottom: 8 }}>
             <CartesianGrid stroke="#27272a" />
-            <XAxis dataKey="group" stroke="#71717a" fontSize={9} angle={-25} textAnchor="end" interval={0} />
-            <YAxis domain={[0, 100]} stroke="#71717a" fontSize={10} />
+            {/* Rotated labels need the axis' own height (recharts clips what passes it); long groups are shortened, the tooltip has them whole. */}
+            <XAxis dataKey="group" stroke="#a1a1aa" fontSize={9} angle={-30} textAnchor="end" interval={0} height={80} tickFormatter={shortLabel} />
+            <YAxis domain={[0, 100]} stroke="#a1a1aa" fontSize={10} />
             <Tooltip {...tip} />
             <Bar dataKey="successPct" name="success %" fill="#34d399" isAnimationActive={false} />
           </BarChart>
@@ -39,8 +46,8 @@ export function AggregateCharts({ stats, csvBase }: { stats: ViewerStats; csvBas
         <ResponsiveContainer>
           <LineChart data={stats.successAtK} margin={{ left: -20 }}>
             <CartesianGrid stroke="#27272a" />
-            <XAxis dataKey="k" stroke="#71717a" fontSize={10} />
-            <YAxis domain={[0, 1]} stroke="#71717a" fontSize={10} />
+            <XAxis dataKey="k" stroke="#a1a1aa" fontSize={10} />
+            <YAxis domain={[0, 1]} stroke="#a1a1aa" fontSize={10} />
             <Tooltip {...tip} />
             <Legend wrapperStyle={{ fontSize: 9 }} />
             {stats.groups.map((g, i) => <Line key={g} dataKey={g} stroke={COLOURS[i % COLOURS.length]} dot={false} isAnimationActive={false} />)}
@@ -51,8 +58,8 @@ export function AggregateCharts({ stats, csvBase }: { stats: ViewerStats; csvBas
         <ResponsiveContainer>
           <BarChart data={stats.rewardHistogram} margin={{ left: -20 }}>
             <CartesianGrid stroke="#27272a" />
-            <XAxis dataKey="bin" stroke="#71717a" fontSize={9} />
-            <YAxis stroke="#71717a" fontSize={10} />
+            <XAxis dataKey="bin" stroke="#a1a1aa" fontSize={9} />
+            <YAxis stroke="#a1a1aa" fontSize={10} />
             <Tooltip {...tip} />
             <Bar dataKey="episodes" fill="#60a5fa" isAnimationActive={false} />
           </BarChart>
@@ -62,8 +69,8 @@ export function AggregateCharts({ stats, csvBase }: { stats: ViewerStats; csvBas
         <ResponsiveContainer>
           <LineChart data={stats.invalidByTurn} margin={{ left: -20 }}>
             <CartesianGrid stroke="#27272a" />
-            <XAxis dataKey="turn" stroke="#71717a" fontSize={10} />
-            <YAxis domain={[0, 1]} stroke="#71717a" fontSize={10} />
+            <XAxis dataKey="turn" stroke="#a1a1aa" fontSize={10} />
+            <YAxis domain={[0, 1]} stroke="#a1a1aa" fontSize={10} />
             <Tooltip {...tip} />
             <Line dataKey="rate" stroke="#f87171" isAnimationActive={false} />
           </LineChart>
@@ -73,8 +80,8 @@ export function AggregateCharts({ stats, csvBase }: { stats: ViewerStats; csvBas
         <ResponsiveContainer>
           <BarChart data={stats.tags} layout="vertical" margin={{ left: 40 }}>
             <CartesianGrid stroke="#27272a" />
-            <XAxis type="number" stroke="#71717a" fontSize={10} allowDecimals={false} />
-            <YAxis type="category" dataKey="tag" stroke="#71717a" fontSize={10} width={110} />
+            <XAxis type="number" stroke="#a1a1aa" fontSize={10} allowDecimals={false} />
+            <YAxis type="category" dataKey="tag" stroke="#a1a1aa" fontSize={10} width={110} />
             <Tooltip {...tip} />
             <Bar dataKey="episodes" fill="#fbbf24" isAnimationActive={false} />
           </BarChart>

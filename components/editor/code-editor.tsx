@@ -71,7 +71,7 @@ export function CodeEditor({ language, onRun, disabled, defaultValue }: CodeEdit
     <div className="flex h-full min-h-0 flex-col">
       <div className="flex items-center justify-between border-b border-zinc-800 px-2 py-1 text-xs text-zinc-400">
         <span>
-          Editor · {language} · <kbd className="rounded bg-zinc-800 px-1">Ctrl/⌘+Enter</kbd> runs the selection or all
+          Editor · {language} · <kbd className="rounded bg-zinc-800 px-1">Ctrl+Enter</kbd> (Cmd+Enter on a Mac) runs the selection or all
         </span>
         <button
           type="button"
@@ -102,7 +102,7 @@ export function CodeEditor({ language, onRun, disabled, defaultValue }: CodeEdit
             }}
           />
         ) : (
-          <div className="p-3 text-xs text-zinc-500">Loading the editor…</div>
+          <div className="p-3 text-xs text-zinc-400">Loading the editor…</div>
         )}
       </div>
     </div>

@@ -5,6 +5,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import type { ViewerRow } from "@/lib/db/viewer-queries";
+import { formatDate } from "@/lib/format-date";
 import { FlagChips } from "./flag-chips";
 import { playerLabel } from "@/lib/viewer/player";
 import { StatusChip } from "./status-chip";
@@ -92,7 +93,7 @@ export function EpisodeTable({ rows, query, sort, dir }: { rows: ViewerRow[]; qu
               <td className={`px-2 ${r.invalidCount ? "text-red-400" : ""}`}>{r.invalidCount}</td>
               <td className="px-2">{fmtDuration(r.durationMs)}</td>
               <td className="px-2">{r.tags.map((t) => <Link key={t} href={`/episodes?tag=${encodeURIComponent(t)}`} className="mr-1 rounded bg-zinc-800 px-1 text-emerald-300">{t}</Link>)}<FlagChips flags={r.flags} link /></td>
-              <td className="whitespace-nowrap px-2 text-zinc-500">{new Date(r.startedAt).toISOString().slice(0, 16).replace("T", " ")}</td>
+              <td className="whitespace-nowrap px-2 text-zinc-500">{formatDate(r.startedAt)}</td>
             </tr>
           ))}
           {!rows.length && (

@@ -26,7 +26,7 @@ export function ImportExport({ query }: { query: string }) {
   const [error, setError] = useState<string | null>(null);
   const upload = async () => {
     const files = input.current?.files;
-    if (!files?.length) return;
+    if (!files?.length) return setError("Choose one or more log files to import first.");
     const form = new FormData();
     for (const f of files) form.append("file", f);
     if (dataset.trim()) form.append("dataset", dataset.trim());
@@ -54,7 +54,7 @@ export function ImportExport({ query }: { query: string }) {
       <span className="ml-4 text-zinc-400">export filtered:</span>
       <a className="text-sky-400 underline" href={`/api/episodes/export${query}${sep}format=jsonl`} data-testid="export-jsonl">JSONL</a>
       <a className="text-sky-400 underline" href={`/api/episodes/export${query}${sep}format=intercode`}>InterCode</a>
-      {error && <span className="text-red-400">{error}</span>}
+      {error && <span className="text-red-300" role="alert" data-testid="import-error">{error}</span>}
       {reports && (
         <span className="text-zinc-400" data-testid="import-report">
           {reports.map((r) => `${r.file}: ${r.error ? `not imported (${r.error})` : `${r.added} added, ${r.skipped} already there${r.rejected.length ? `, ${r.rejected.length} rejected` : ""}${r.flagged ? `, ${r.flagged} flagged (${Object.entries(r.flags).map(([f, n]) => `${f} ${n}`).join(", ")})` : ""}`}`).join(" · ")}

@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
+import { ClockIcon } from "@/components/ui/icons";
 
 /**
  * The baseline clock: time since the first action. A finished episode (`endedAt` set) shows its
@@ -19,8 +20,8 @@ export function Clock({ startedAt, endedAt = null, stopped }: { startedAt: numbe
   const until = endedAt ?? now;
   const s = startedAt === null ? 0 : Math.max(0, Math.floor((until - startedAt) / 1000));
   return (
-    <span className="font-mono text-xs text-zinc-300" data-testid="clock" title="time since the first action">
-      ⏱ {String(Math.floor(s / 60)).padStart(2, "0")}:{String(s % 60).padStart(2, "0")}
+    <span className="inline-flex items-center gap-1 font-mono text-xs text-zinc-300" data-testid="clock" title="time since the first action">
+      <ClockIcon /> {String(Math.floor(s / 60)).padStart(2, "0")}:{String(s % 60).padStart(2, "0")}
     </span>
   );
 }

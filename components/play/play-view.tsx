@@ -9,7 +9,10 @@ import { CodeEditor } from "@/components/editor/code-editor";
 import { Console } from "@/components/terminal/console";
 import type { TerminalApi } from "@/components/terminal/use-terminal";
 import { Button } from "@/components/ui/button";
+import { formatTextTable } from "@/lib/sql/text-table";
+import { ReasonDialog } from "@/components/ui/reason-dialog";
 import { TaskPanel } from "./task-panel";
+import { EpisodeStatus } from "./episode-status";
 import { ResultPanel } from "./result-panel";
 import { useEpisode, type EpisodeOpenParams } from "./use-episode";
 import { Clock } from "./clock";
@@ -28,6 +31,8 @@ export interface PlayViewProps {
   nextHref?: string;
   /** Study progress, e.g. { position: 7, total: 40 }. */
   progress?: { position: number; total: number; studyName: string };
+  /** The agent view of this task ("Let a model play"); absent in a study. */
+  agentHref?: string;
 }
 
 /** The task page: task panel, editor, console, and after submit the reward beside the gold solution. */
@@ -39,6 +44,7 @@ export function PlayView(props: PlayViewProps) {
   const streamed = useRef("");
   const [submitArg, setSubmitArg] = useState("");
   const skipping = useRef(false);
+  const [asking, setAsking] = useState<"skip" | "abandon" | null>(null);
 
   useEffect(() => {
     setAnnotator(window.localStorage.getItem(ANNOTATOR_KEY));
@@ -89,13 +95,16 @@ export function PlayView(props: PlayViewProps) {
     },
     onOutput: (chunk) => {
       streamed.current += chunk;
-      termRef.current?.write(chunk);
+      // SQL's result arrives whole at the turn's end, drawn as a table there.
+      if (task.env !== "sql") termRef.current?.write(chunk);
     },
     onTurnEnd: (m) => {
       const t = termRef.current;
       if (!t) return;
+      if (m.table) t.write(`${formatTextTable(m.table)}\n`);
+      else if (task.env === "sql") t.write(m.observation);
       // The observation may hold more than what streamed (a timeout or truncation note).
-      if (m.observation.startsWith(streamed.current)) t.write(m.observation.slice(streamed.current.length));
+      else if (m.observation.startsWith(streamed.current)) t.write(m.observation.slice(streamed.current.length));
       else if (!streamed.current) t.write(m.observation);
       if (typeof m.reward === "number") t.notice(`reward if submitted now: ${m.reward.toFixed(2)}`, "cyan");
       t.setBusy(false);
@@ -146,7 +155,8 @@ export function PlayView(props: PlayViewProps) {
     <div className="flex h-[calc(100vh-41px)] min-h-0 flex-col">
       <div className="flex flex-wrap items-center gap-3 border-b border-zinc-800 px-3 py-1.5 text-sm">
         <span className="rounded bg-zinc-800 px-1.5 py-0.5 font-mono text-xs uppercase">{task.env}</span>
-        <span className="font-mono text-xs text-zinc-400">{task.ref}</span>
+        <span className="whitespace-nowrap font-mono text-xs text-zinc-300">{task.ref}</span>
+        <EpisodeStatus episode={ep.episode} />
         {props.progress && (
           <span className="text-xs text-zinc-300" data-testid="study-progress">
             {props.progress.studyName}: {props.progress.position} / {props.progress.total}
@@ -156,15 +166,26 @@ export function PlayView(props: PlayViewProps) {
           turns {turnCount} / {props.turnLimit}
         </span>
         {mode === "baseline" && <Clock startedAt={ep.episode?.firstActionAt ?? null} endedAt={ep.episode?.endedAt ?? null} stopped={!live} />}
-        {mode === "baseline" && annotator && <span className="text-xs text-zinc-500">annotator: {annotator}</span>}
+        {mode === "baseline" && annotator && <span className="text-xs text-zinc-400">annotator: {annotator}</span>}
         {props.feedback === "reward" && ep.lastReward !== null && !ep.submitted && (
           <span className="text-xs text-cyan-300" data-testid="feedback-reward">
             reward now {ep.lastReward.toFixed(2)}
           </span>
         )}
+        {ep.running && <span className="text-xs text-sky-300" data-testid="busy">action running…</span>}
         <span className="ml-auto flex items-center gap-2">
-          <span className={`text-xs ${ep.connection === "open" ? "text-emerald-500" : "text-amber-400"}`} data-testid="connection">
-            {ep.running ? "running…" : ep.connection}
+          {props.agentHref && (
+            <a href={props.agentHref} className="text-xs text-emerald-400 underline-offset-2 hover:underline" data-testid="agent-link">
+              Let a model play
+            </a>
+          )}
+          <span
+            className={`flex items-center gap-1 text-[11px] ${ep.connection === "open" ? "text-zinc-400" : "text-amber-300"}`}
+            title={`connection to the server: ${ep.connection}`}
+          >
+            <span aria-hidden className={`inline-block h-1.5 w-1.5 rounded-full ${ep.connection === "open" ? "bg-emerald-500" : "bg-amber-400"}`} />
+            <span className="sr-only">connection </span>
+            <span data-testid="connection">{ep.connection}</span>
           </span>
           {(needsArg || task.env === "python") && (
             <input
@@ -185,7 +206,7 @@ export function PlayView(props: PlayViewProps) {
               <Button onClick={() => ep.restart()} disabled={ep.running || !ep.episode}>
                 Restart
               </Button>
-              <Button onClick={() => ep.abandon(window.prompt("Why abandon (optional)?") ?? undefined)} disabled={!live}>
+              <Button data-testid="abandon" onClick={() => setAsking("abandon")} disabled={!live}>
                 Abandon
               </Button>
             </>
@@ -193,12 +214,7 @@ export function PlayView(props: PlayViewProps) {
           {props.studyId && (
             <Button
               data-testid="skip"
-              onClick={() => {
-                const reason = window.prompt("Why skip this task?");
-                if (reason === null) return;
-                skipping.current = true;
-                ep.abandon(skipReason(reason));
-              }}
+              onClick={() => setAsking("skip")}
               disabled={!live}
             >
               Skip
@@ -228,20 +244,47 @@ export function PlayView(props: PlayViewProps) {
         </div>
       </div>
       {ep.episode && ep.episode.status !== "running" && !ep.submitted && (
-        <div className="border-t border-zinc-800 px-3 py-1 text-xs text-amber-400">Episode {ep.episode.status}.</div>
+        <div className="border-t border-zinc-800 px-3 py-1 text-xs text-amber-300">Episode {ep.episode.status}.</div>
       )}
+      <ReasonDialog
+        open={asking === "abandon"}
+        testId="abandon-dialog"
+        title="Abandon this episode?"
+        label="Why (optional, stored with the episode)"
+        confirmLabel="Abandon"
+        onCancel={() => setAsking(null)}
+        onConfirm={(reason) => {
+          setAsking(null);
+          ep.abandon(reason || undefined);
+        }}
+      />
+      <ReasonDialog
+        open={asking === "skip"}
+        testId="skip-dialog"
+        title="Skip this task?"
+        label="Why skip it? (stored with the study's results)"
+        confirmLabel="Skip"
+        onCancel={() => setAsking(null)}
+        onConfirm={(reason) => {
+          setAsking(null);
+          skipping.current = true;
+          ep.abandon(skipReason(reason));
+        }}
+      />
     </div>
   );
 }
 
 function AnnotatorForm({ onSave }: { onSave(name: string): void }) {
   const [name, setName] = useState("");
+  const [error, setError] = useState<string | null>(null);
   return (
     <form
       className="mx-auto mt-16 max-w-sm space-y-3 rounded border border-zinc-800 p-4"
       onSubmit={(e) => {
         e.preventDefault();
         if (name.trim()) onSave(name.trim());
+        else setError("Type your name or annotator code first: it is stored with every episode.");
       }}
     >
       <h2 className="font-semibold">Human baseline</h2>
@@ -251,9 +294,10 @@ function AnnotatorForm({ onSave }: { onSave(name: string): void }) {
         aria-label="annotator name"
         data-testid="annotator"
         value={name}
-        onChange={(e) => setName(e.target.value)}
+        onChange={(e) => (setName(e.target.value), setError(null))}
         className="w-full rounded border border-zinc-700 bg-zinc-900 px-2 py-1"
       />
+      {error && <p className="text-xs text-red-300" role="alert" data-testid="annotator-error">{error}</p>}
       <Button type="submit" variant="primary">
         Start
       </Button>

@@ -1,34 +1,33 @@
 "use client";
 
 import type { SubmittedPayload } from "@/lib/ws/protocol";
+import { breakdownParts } from "@/lib/reward/explain";
+import { CheckIcon, CrossIcon } from "@/components/ui/icons";
 
 type Breakdown = SubmittedPayload["breakdown"];
+type PythonTest = { test: string; agent: string; gold: string; agree: boolean; detail?: string };
 
-function num(v: unknown): string {
-  return typeof v === "number" ? v.toFixed(2) : v === null ? "n/a" : String(v ?? "");
-}
-
-/** After submit: the reward and its breakdown, then the gold solution and its output beside the player's. */
+/** After submit: the reward and its breakdown in words, then the gold solution and its output beside the player's. */
 export function ResultPanel({ result }: { env: string; result: SubmittedPayload }) {
   const solved = result.reward >= 1;
   return (
-    <section className="max-h-[55%] overflow-auto border-b border-zinc-800 p-2 text-xs" aria-label="result">
+    <section className="max-h-[55%] overflow-auto border-b border-zinc-800 p-2 text-xs" aria-label="result" tabIndex={0}>
       <div className="flex items-baseline gap-3">
-        <span data-testid="reward" data-reward={result.reward} className={`text-lg font-semibold ${solved ? "text-emerald-400" : "text-amber-400"}`}>
+        <span data-testid="reward" data-reward={result.reward} className={`text-lg font-semibold ${solved ? "text-emerald-400" : "text-amber-300"}`}>
           reward {result.reward.toFixed(2)}
         </span>
-        <BreakdownView b={result.breakdown} />
       </div>
+      <BreakdownView b={result.breakdown} />
       <div className="mt-2 grid grid-cols-2 gap-2" data-testid="gold">
         <div>
-          <h4 className="mb-1 font-semibold text-zinc-400">Gold solution</h4>
+          <h4 className="mb-1 font-semibold text-zinc-300">Gold solution</h4>
           <pre className="whitespace-pre-wrap rounded bg-zinc-900 p-1.5 font-mono text-emerald-300">{result.gold}</pre>
-          <h4 className="mb-1 mt-2 font-semibold text-zinc-400">Gold output</h4>
-          <pre className="max-h-48 overflow-auto whitespace-pre-wrap rounded bg-zinc-900 p-1.5 font-mono">{result.goldObservation}</pre>
+          <h4 className="mb-1 mt-2 font-semibold text-zinc-300">Gold output</h4>
+          <pre className="max-h-48 overflow-auto whitespace-pre-wrap rounded bg-zinc-900 p-1.5 font-mono" tabIndex={0}>{result.goldObservation}</pre>
         </div>
         <div>
-          <h4 className="mb-1 font-semibold text-zinc-400">Your answer, as scored</h4>
-          <pre className="max-h-72 overflow-auto whitespace-pre-wrap rounded bg-zinc-900 p-1.5 font-mono" data-testid="agent-output">
+          <h4 className="mb-1 font-semibold text-zinc-300">Your answer, as scored</h4>
+          <pre className="max-h-72 overflow-auto whitespace-pre-wrap rounded bg-zinc-900 p-1.5 font-mono" data-testid="agent-output" tabIndex={0}>
             {result.agentObservation}
           </pre>
         </div>
@@ -38,49 +37,55 @@ export function ResultPanel({ result }: { env: string; result: SubmittedPayload 
 }
 
 function BreakdownView({ b }: { b: Breakdown }) {
-  const r = b as Record<string, unknown>;
-  switch (b.kind) {
-    case "bash":
-      return (
-        <span className="text-zinc-300" data-testid="breakdown">
-          file changes {num(r.fileChanges)} · file contents {num(r.fileContents)} · output {num(r.output)}
-          {(["missing", "extra", "wrong"] as const).map((k) =>
-            Array.isArray(r[k]) && (r[k] as string[]).length ? (
-              <span key={k} className="ml-2 text-amber-300">
-                {k}: {(r[k] as string[]).join(", ")}
-              </span>
-            ) : null,
-          )}
-        </span>
-      );
-    case "sql":
-      return (
-        <span className="text-zinc-300" data-testid="breakdown">
-          overlap {num(r.overlap)} · order {num(r.order)}
-          {typeof r.error === "string" && <span className="ml-2 text-red-400">{r.error}</span>}
-        </span>
-      );
-    case "python": {
-      const tests = (r.tests as { test: string; agent: string; gold: string; agree: boolean; detail?: string }[]) ?? [];
-      return (
-        <span className="text-zinc-300" data-testid="breakdown">
-          {tests.filter((t) => t.agree).length} / {tests.length} tests agree with gold
-          {typeof r.error === "string" && <span className="ml-2 text-red-400">{r.error}</span>}
-          <ul className="mt-1 space-y-0.5 font-mono">
+  const r = b as Record<string, unknown> & { kind: string };
+  const parts = breakdownParts(r);
+  const tests = b.kind === "python" && Array.isArray(r.tests) ? (r.tests as PythonTest[]) : [];
+  return (
+    <div className="mt-1 text-zinc-200" data-testid="breakdown">
+      <ul className="space-y-0.5">
+        {parts.map((p) => (
+          <li key={p.key} data-testid="breakdown-part" data-part={p.key}>
+            <span className="font-semibold">{p.label} {p.value}</span> <span className="text-zinc-300">— {p.explain}</span>
+          </li>
+        ))}
+      </ul>
+      {b.kind === "bash" &&
+        (["missing", "extra", "wrong"] as const).map((k) =>
+          Array.isArray(r[k]) && (r[k] as string[]).length ? (
+            <p key={k} className="text-amber-300">
+              {k === "missing" ? "changed by gold only" : k === "extra" ? "changed by you only" : "contents differ from gold's"}: <span className="font-mono">{(r[k] as string[]).join(", ")}</span>
+            </p>
+          ) : null,
+        )}
+      {typeof r.error === "string" && <p className="text-red-300">{r.error}</p>}
+      {tests.length > 0 && (
+        <table className="mt-1 border-collapse text-left font-mono" data-testid="python-tests">
+          <thead className="font-sans text-zinc-300">
+            <tr>
+              <th className="pr-2 font-medium">same as gold</th>
+              <th className="pr-2 font-medium">yours</th>
+              <th className="pr-2 font-medium">gold</th>
+              <th className="font-medium">test</th>
+            </tr>
+          </thead>
+          <tbody>
             {tests.map((t, i) => (
-              <li key={i} className={t.agree ? "text-emerald-400" : "text-red-400"}>
-                {t.agree ? "✓" : "✗"} {t.test} <span className="text-zinc-500">({t.agent}{t.detail ? `: ${t.detail}` : ""})</span>
-              </li>
+              <tr key={i} data-testid="python-test" data-agree={t.agree ? "1" : "0"} className="align-top">
+                <td className={`pr-2 ${t.agree ? "text-emerald-400" : "text-red-300"}`}>
+                  {t.agree ? <CheckIcon title="same outcome as gold" /> : <CrossIcon title="different outcome from gold" />}
+                </td>
+                <td className={`pr-2 ${t.agent === "pass" ? "text-emerald-400" : "text-red-300"}`} data-testid="python-test-agent">{t.agent}</td>
+                <td className="pr-2 text-zinc-300">{t.gold}</td>
+                <td>
+                  {/* Verbatim: a test's spaces are often the point ('  a   b '). */}
+                  <pre className="whitespace-pre text-zinc-100" data-testid="python-test-source">{t.test}</pre>
+                  {t.detail && <pre className="whitespace-pre text-zinc-400">{t.detail}</pre>}
+                </td>
+              </tr>
             ))}
-          </ul>
-        </span>
-      );
-    }
-    case "ctf":
-      return (
-        <span className="text-zinc-300" data-testid="breakdown">
-          flag {r.match ? "matches" : "does not match"}
-        </span>
-      );
-  }
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
 }

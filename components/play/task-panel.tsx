@@ -1,16 +1,20 @@
 import type { PublicTask } from "@/lib/ws/protocol";
+import { SCORING_RULE } from "@/lib/reward/explain";
 
 /** The task: its query, and what the environment lets a player know up front. */
 export function TaskPanel({ task }: { task: PublicTask }) {
   return (
-    <aside className="min-h-0 overflow-auto p-3 text-sm" aria-label="task" data-testid="task">
-      <h2 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500">Task</h2>
+    <aside className="min-h-0 overflow-auto p-3 text-sm" aria-label="task" data-testid="task" tabIndex={0}>
+      <h2 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-400">Task</h2>
       <p className="whitespace-pre-wrap leading-relaxed text-zinc-100" data-testid="query">
         {task.query}
       </p>
+      <p className="mt-3 rounded border border-sky-800 bg-sky-950/60 px-2 py-1.5 text-xs leading-snug text-sky-100" data-testid="scoring-rule">
+        {SCORING_RULE[task.env]}
+      </p>
       {task.env === "sql" && task.tables && (
         <section className="mt-4">
-          <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500">
+          <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-400">
             Database <span className="font-mono normal-case text-zinc-300">{task.db}</span>
             {task.hardness && <span className="ml-2 rounded bg-zinc-800 px-1 normal-case">{task.hardness}</span>}
           </h3>
@@ -18,9 +22,9 @@ export function TaskPanel({ task }: { task: PublicTask }) {
             {Object.entries(task.tables).map(([table, cols]) => (
               <li key={table}>
                 <span className="text-emerald-400">{table}</span>
-                <span className="text-zinc-500">(</span>
+                <span className="text-zinc-400">(</span>
                 <span className="text-zinc-300">{cols.join(", ")}</span>
-                <span className="text-zinc-500">)</span>
+                <span className="text-zinc-400">)</span>
               </li>
             ))}
           </ul>
@@ -28,7 +32,7 @@ export function TaskPanel({ task }: { task: PublicTask }) {
       )}
       {task.env === "bash" && (
         <section className="mt-4">
-          <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500">
+          <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-400">
             Working directory <span className="font-mono normal-case text-zinc-300">({task.fs})</span>
           </h3>
           {task.fsSource && (
@@ -41,11 +45,11 @@ export function TaskPanel({ task }: { task: PublicTask }) {
             </p>
           )}
           {task.tree?.length ? (
-            <pre className="max-h-[60vh] overflow-auto font-mono text-xs leading-5 text-zinc-300" data-testid="tree">
+            <pre className="max-h-[60vh] overflow-auto font-mono text-xs leading-5 text-zinc-300" data-testid="tree" tabIndex={0}>
               {task.tree.map((p) => "  ".repeat(p.replace(/\/$/, "").split("/").length - 1) + p.replace(/\/$/, "").split("/").pop() + (p.endsWith("/") ? "/" : "")).join("\n")}
             </pre>
           ) : (
-            <p className="text-xs text-zinc-500">Explore it with ls and find.</p>
+            <p className="text-xs text-zinc-400">Explore it with ls and find.</p>
           )}
         </section>
       )}

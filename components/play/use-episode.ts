@@ -71,6 +71,16 @@ export function useEpisode(params: EpisodeOpenParams | null, handlers: EpisodeSt
     let attempt = 0;
     let timer: ReturnType<typeof setTimeout> | null = null;
     episodeIdRef.current = new URL(window.location.href).searchParams.get("episode");
+    // The URL names the episode once it is stored (at its first action): a reload before that
+    // opens the task afresh instead of asking for an episode that was never written.
+    const keepInUrl = (id: string) => {
+      episodeIdRef.current = id;
+      const url = new URL(window.location.href);
+      if (url.searchParams.get("episode") !== id) {
+        url.searchParams.set("episode", id);
+        window.history.replaceState(window.history.state, "", url);
+      }
+    };
 
     const onMessage = (m: ServerMessage) => {
       const h = handlersRef.current;
@@ -80,11 +90,14 @@ export function useEpisode(params: EpisodeOpenParams | null, handlers: EpisodeSt
           else wsRef.current?.send(JSON.stringify({ type: "open", ...params }));
           return;
         case "opened": {
-          episodeIdRef.current = m.episode.id;
-          const url = new URL(window.location.href);
-          if (url.searchParams.get("episode") !== m.episode.id) {
-            url.searchParams.set("episode", m.episode.id);
-            window.history.replaceState(window.history.state, "", url);
+          if (m.episode.stored !== false) keepInUrl(m.episode.id);
+          else {
+            episodeIdRef.current = null;
+            const url = new URL(window.location.href);
+            if (url.searchParams.has("episode")) {
+              url.searchParams.delete("episode");
+              window.history.replaceState(window.history.state, "", url);
+            }
           }
           setEpisode(m.episode);
           setTask(m.task);
@@ -99,7 +112,11 @@ export function useEpisode(params: EpisodeOpenParams | null, handlers: EpisodeSt
         }
         case "turnStart":
           setRunning(true);
-          setEpisode((e) => (e && e.firstActionAt === null ? { ...e, firstActionAt: Date.now() } : e));
+          setEpisode((e) => {
+            if (!e) return e;
+            if (e.stored === false) keepInUrl(e.id);
+            return { ...e, stored: true, firstActionAt: e.firstActionAt ?? Date.now() };
+          });
           h.onTurnStart?.(m.index, m.action, m.source);
           return;
         case "output":
@@ -114,7 +131,11 @@ export function useEpisode(params: EpisodeOpenParams | null, handlers: EpisodeSt
         case "submitted":
           setRunning(false);
           setSubmitted(m);
-          setEpisode((e) => (e ? { ...e, status: "submitted", endedAt: e.endedAt ?? Date.now() } : e));
+          setEpisode((e) => {
+            if (!e) return e;
+            if (e.stored === false) keepInUrl(e.id);
+            return { ...e, stored: true, status: "submitted", endedAt: e.endedAt ?? Date.now() };
+          });
           // A forced submit (at the turn limit) is not a turn (lib/episodes/rules.ts turnsTaken).
           if (!m.forced) setTurns((ts) => [...ts, { index: ts.length, action: "submit", observation: m.agentObservation, ok: true, reward: m.reward }]);
           return;
@@ -131,6 +152,10 @@ export function useEpisode(params: EpisodeOpenParams | null, handlers: EpisodeSt
         case "error":
           setRunning(false);
           if (m.fatal) setFatal(m.message);
+          if (m.episodeStatus) {
+            const status = m.episodeStatus;
+            setEpisode((e) => (e && e.status === "running" ? { ...e, status, endedAt: status === "error" ? Date.now() : e.endedAt } : e));
+          }
           h.onNotice?.(m.message, "error");
           return;
         case "pong":

@@ -5,6 +5,7 @@ import { Button } from "@/components/ui/button";
 import type { ReplayAnnotation } from "@/lib/db/viewer-queries";
 import type { SuggestedTag } from "@/lib/viewer/suggest-tags";
 import { sendJson, useAuthor } from "./use-author";
+import { formatDate } from "@/lib/format-date";
 
 /** Tags and notes of the episode and of the current turn; suggested tags to accept or reject. */
 export function AnnotationsPanel({
@@ -64,7 +65,7 @@ export function AnnotationsPanel({
           <li key={a.id} className="flex items-start gap-2" data-testid="annotation">
             <span className="text-zinc-500">{a.turnIndex === null ? "episode" : `turn ${a.turnIndex + 1}`}</span>
             {a.kind === "tag" ? <span className="rounded bg-zinc-800 px-1 text-emerald-300">{a.tag}</span> : <span className="text-zinc-200">{a.text}</span>}
-            <span className="text-zinc-600">{a.author} · {new Date(a.createdAt).toLocaleString()}</span>
+            <span className="text-zinc-600">{a.author} · {formatDate(a.createdAt)}</span>
             <button className="ml-auto text-zinc-600 hover:text-red-400" aria-label="delete" onClick={() => act(() => sendJson(`/api/annotations/${a.id}`, "DELETE"))}>×</button>
           </li>
         ))}

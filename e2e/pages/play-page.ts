@@ -8,13 +8,30 @@ export class PlayPage extends TaskWorkbench {
     await this.waitReady();
   }
 
+  /** Waits until the console is ready and the episode is open (stored or, before its first action, not yet). */
   async waitReady(): Promise<void> {
     await this.page.waitForSelector('[data-testid="terminal"][data-ready="1"]');
-    await this.page.waitForFunction(() => new URL(location.href).searchParams.has("episode"), undefined, { timeout: 60_000 });
+    await this.page.waitForSelector('[data-testid="episode-status"]', { timeout: 60_000 });
     await this.page.waitForSelector('[data-testid="connection"]:has-text("open")');
   }
 
-  /** The episode id kept in the URL. */
+  /** The episode's status chip: "ready" (no action yet), running, submitted, abandoned, interrupted, error. */
+  async status(): Promise<string> {
+    return (await this.page.getAttribute('[data-testid="episode-status"]', "data-status")) ?? "";
+  }
+
+  async waitStatus(status: string, timeout = 60_000): Promise<void> {
+    await this.page.waitForSelector(`[data-testid="episode-status"][data-status="${status}"]`, { timeout });
+  }
+
+  /** Clicks Abandon and confirms its dialog with `reason`. */
+  async abandon(reason = ""): Promise<void> {
+    await this.page.click('[data-testid="abandon"]:not([disabled])');
+    await this.page.fill('[data-testid="abandon-dialog-reason"]', reason);
+    await this.page.click('[data-testid="abandon-dialog-confirm"]');
+  }
+
+  /** The episode id kept in the URL (set once the episode is stored, at its first action). */
   episodeId(): string {
     return new URL(this.page.url()).searchParams.get("episode") ?? "";
   }

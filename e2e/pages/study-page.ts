@@ -29,7 +29,7 @@ export class StudyPage {
     await form.locator('select[name="feedback"]').selectOption(f.feedback);
     await form.locator('input[name="turnLimit"]').fill(String(f.turnLimit));
     await form.locator('button[type="submit"]').click();
-    const link = this.page.locator("tr", { hasText: f.name }).locator('a[href^="/play/study/"]');
+    const link = this.page.locator("tr", { hasText: f.name }).locator('a[href^="/play/study/"]', { hasText: "Work it" });
     await link.waitFor({ timeout: 30_000 });
     const href = (await link.getAttribute("href")) ?? "";
     return decodeURIComponent(href.slice("/play/study/".length));
@@ -64,9 +64,10 @@ export class StudyPage {
     return Number(m[1]) * 60 + Number(m[2]);
   }
 
-  /** Clicks Skip and answers its prompt with `reason`. */
+  /** Clicks Skip and answers its in-page dialog with `reason`. */
   async skip(reason: string): Promise<void> {
-    this.page.once("dialog", (d) => void d.accept(reason));
     await this.page.click('[data-testid="skip"]:not([disabled])');
+    await this.page.fill('[data-testid="skip-dialog-reason"]', reason);
+    await this.page.click('[data-testid="skip-dialog-confirm"]');
   }
 }

@@ -13,6 +13,8 @@ export type { EpisodeFilters } from "./episode-filters";
 
 /** The fields a new live episode needs (played in the Studio, by a person or a model). */
 export interface NewEpisodeInput {
+  /** The id, when the caller chose it already (a live episode names itself before it is stored); else a new one. */
+  id?: string;
   environment: string;
   dataset: string;
   taskId: string;
@@ -44,6 +46,7 @@ export async function createEpisode(input: NewEpisodeInput): Promise<Episode> {
   return withPrisma((prisma) =>
     prisma.episode.create({
       data: {
+        ...(input.id ? { id: input.id } : {}),
         environment: input.environment,
         dataset: input.dataset,
         taskId: input.taskId,

@@ -44,3 +44,22 @@ export async function listStudyEpisodesByAnnotator({ studyId, annotator }: { stu
     }),
   );
 }
+
+/** What a study's results need of one episode. */
+export interface StudyEpisodeResult extends StudyEpisodeState {
+  annotator: string | null;
+  reward: number | null;
+  success: boolean;
+  durationMs: number | null;
+}
+
+/** Every episode of a study, oldest first (light rows: no text, no turns). */
+export async function listStudyEpisodeResultsByStudy({ studyId }: { studyId: string }): Promise<StudyEpisodeResult[]> {
+  return withPrisma((prisma) =>
+    prisma.episode.findMany({
+      where: { studyId },
+      select: { id: true, taskId: true, status: true, errorReason: true, startedAt: true, annotator: true, reward: true, success: true, durationMs: true },
+      orderBy: [{ startedAt: "asc" }, { id: "asc" }],
+    }),
+  );
+}

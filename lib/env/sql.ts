@@ -6,6 +6,7 @@ import { pyReprRows, pyReprRowsConcatenated } from "@/lib/reward/python-repr";
 import { sqlReward } from "@/lib/reward/sql";
 import { resolveLimits, timeoutNote, truncationNote, type Limits } from "@/lib/sandbox/limits";
 import { getSqlEngine } from "@/lib/sql/engines";
+import { toTextTable } from "@/lib/sql/text-table";
 import type { QueryOutcome, SqlCell, SqlEngine, SqlSession } from "@/lib/sql/types";
 import { DEFAULT_PROFILE, profileValue, type ProfileValue } from "./profiles";
 import type { Environment, EnvironmentOptions, StepOptions, StepResult, SubmitResult } from "./types";
@@ -140,6 +141,7 @@ export class SqlEnvironment implements Environment {
       ...(!outcome.ok && outcome.aborted ? { aborted: true } : {}),
       ...(obs.truncated ? { truncated: true } : {}),
       ...(outcome.ok && outcome.result.resultSet ? { columns: outcome.result.columns } : {}),
+      ...(outcome.ok && outcome.result.resultSet ? { table: toTextTable(outcome.result.columns, outcome.result.rows, outcome.result.truncated) } : {}),
     };
   }
 

@@ -1,6 +1,7 @@
 import type { EnvName, Task } from "@/lib/datasets/types";
 import type { RewardBreakdown } from "@/lib/reward/types";
 import type { Limits } from "@/lib/sandbox/limits";
+import type { TextTable } from "@/lib/sql/text-table";
 import type { ProfileName } from "./profiles";
 
 export interface StepOptions {
@@ -23,6 +24,11 @@ export interface StepResult {
   submitted?: SubmitResult;
   /** SQL: the column names of the query's result set (the observation itself stays InterCode's rows). */
   columns?: string[];
+  /**
+   * SQL: the result set with its column names, for a person's console only (never stored, never
+   * shown to a model: the observation stays InterCode's text).
+   */
+  table?: TextTable;
 }
 
 export interface SubmitResult {

@@ -17,6 +17,7 @@ function parseBreakdown(raw: string | null): RewardBreakdown | null {
 export const dbEpisodeStore: EpisodeStore = {
   async createEpisode(e) {
     const ep = await createEpisode({
+      id: e.id,
       environment: e.env,
       dataset: e.dataset,
       taskId: e.taskId,

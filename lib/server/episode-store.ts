@@ -42,6 +42,8 @@ export interface StoredTurn {
 }
 
 export interface NewEpisode {
+  /** The id the live episode already goes by (it is named when opened, stored at its first action). */
+  id: string;
   env: EnvName;
   dataset: string;
   taskId: string;

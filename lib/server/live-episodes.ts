@@ -1,7 +1,7 @@
 import "server-only";
 import type { EnvName, Task } from "@/lib/datasets/types";
 import type { Environment, StepResult, SubmitResult } from "@/lib/env/types";
-import { isForcedSubmit } from "@/lib/episodes/rules";
+import { isForcedSubmit, isSkipReason } from "@/lib/episodes/rules";
 import { isSubmit, parseSubmit } from "@/lib/episodes/submit";
 import { asStudioError, BadInputError, ConflictError, LimitReachedError, NotFoundError, StudioError } from "@/lib/errors";
 import {
@@ -12,8 +12,9 @@ import {
   type SubmittedPayload,
   type TurnView,
 } from "@/lib/ws/protocol";
+import { uuidv7 } from "@/lib/db/ids";
 import type { EpisodeListener } from "@/lib/ws/server";
-import type { EpisodeStore, StoredEpisode, StoredTurn } from "./episode-store";
+import type { EpisodeStore, NewEpisode, StoredEpisode, StoredTurn } from "./episode-store";
 import { newEpisodeFromTask } from "@/lib/episodes/gold";
 
 
@@ -66,6 +67,11 @@ export class LiveEpisode {
   settling = false;
   listener: EpisodeListener | null = null;
   idleTimer: NodeJS.Timeout | null = null;
+  /**
+   * The record to store at the first action or submit; null once stored. Opening a task names the
+   * episode but stores nothing: a page merely opened leaves no 0-turn episode behind.
+   */
+  unstored: NewEpisode | null = null;
 
   constructor(init: Pick<LiveEpisode, "id" | "task" | "publicView" | "env" | "mode" | "feedback" | "turnLimit" | "annotator" | "studyId">) {
     this.id = init.id;
@@ -90,6 +96,7 @@ export class LiveEpisode {
       studyId: this.studyId,
       firstActionAt: this.firstActionAt,
       replayed: this.replayed || undefined,
+      stored: this.unstored === null,
     };
   }
 
@@ -135,7 +142,9 @@ export class LiveEpisodeManager {
     try {
       await env.reset(task);
       const { environment, ...fromTask } = newEpisodeFromTask(task);
-      const { id } = await this.deps.store.createEpisode({
+      const id = uuidv7();
+      const record: NewEpisode = {
+        id,
         env: environment,
         ...fromTask,
         mode: msg.mode,
@@ -144,7 +153,7 @@ export class LiveEpisodeManager {
         annotator: msg.annotator ?? null,
         studyId: msg.studyId ?? null,
         backend: this.deps.backendName,
-      });
+      };
       const ep = new LiveEpisode({
         id,
         task,
@@ -156,6 +165,7 @@ export class LiveEpisodeManager {
         annotator: msg.annotator ?? null,
         studyId: msg.studyId ?? null,
       });
+      ep.unstored = record;
       this.live.set(id, ep);
       this.pending--;
       this.attach(ep, listener);
@@ -256,6 +266,12 @@ export class LiveEpisodeManager {
     }
     const controller = new AbortController();
     ep.running = controller;
+    try {
+      await this.ensureStored(ep);
+    } catch (err) {
+      ep.running = null;
+      throw err;
+    }
     this.touch(ep);
     const startedAt = Date.now();
     if (ep.firstActionAt === null) ep.firstActionAt = startedAt;
@@ -301,6 +317,7 @@ export class LiveEpisodeManager {
       truncated: result.truncated || undefined,
       reward: reward ?? undefined,
       durationMs,
+      table: result.table,
     });
     if (ep.turns.length >= ep.turnLimit) {
       ep.send({ type: "limitReached", turns: ep.turns.length, limit: ep.turnLimit, message: limitMessage(ep) });
@@ -317,6 +334,12 @@ export class LiveEpisodeManager {
     this.assertRunning(ep);
     if (ep.busy) throw new ConflictError("an action is still running: wait for it, or press Ctrl+C, then submit");
     ep.settling = true;
+    try {
+      await this.ensureStored(ep);
+    } catch (err) {
+      ep.settling = false;
+      throw err;
+    }
     const startedAt = Date.now();
     let result: SubmitResult;
     try {
@@ -376,7 +399,10 @@ export class LiveEpisodeManager {
     ep.running?.abort();
     ep.settling = true;
     try {
-      await this.deps.store.finishEpisode(ep.id, { status: "abandoned", reason });
+      // A study's Skip is a result (the task counts as done) even before any action, so it is
+      // stored; any other abandon of an episode never acted on leaves nothing behind.
+      if (ep.unstored && isSkipReason(reason)) await this.ensureStored(ep);
+      if (!ep.unstored) await this.deps.store.finishEpisode(ep.id, { status: "abandoned", reason });
     } finally {
       ep.settling = false;
     }
@@ -432,6 +458,18 @@ export class LiveEpisodeManager {
     return { ...msg, mode: "baseline", feedback: study.feedback, turnLimit: study.turnLimit };
   }
 
+  /**
+   * Stores a freshly opened episode, at its first action or submit. A play episode checks the seal
+   * again here: a baseline episode may have started on the task since the page was opened.
+   */
+  private async ensureStored(ep: LiveEpisode): Promise<void> {
+    const record = ep.unstored;
+    if (!record) return;
+    if (ep.mode !== "baseline") this.assertUnsealed(ep.task, "a play episode on this task");
+    await this.deps.store.createEpisode(record);
+    ep.unstored = null;
+  }
+
   private assertUnsealed(task: Task, what: string, exceptId?: string): void {
     const message = this.deps.sealedBy?.(task, what, exceptId);
     if (message) throw new ConflictError(message);
@@ -460,7 +498,7 @@ export class LiveEpisodeManager {
     if (ep.busy) return this.touch(ep);
     if (this.live.get(ep.id) !== ep) return;
     this.live.delete(ep.id);
-    ep.send({ type: "error", code: "timeout", message: "the sandbox was closed after being idle; reconnect to restore it", fatal: true });
+    ep.send({ type: "error", code: "timeout", message: "the sandbox was closed after being idle; reconnect to restore it", fatal: true, episodeStatus: "interrupted" });
     ep.listener = null;
     await ep.env.close().catch(() => {});
   }
@@ -501,8 +539,8 @@ export class LiveEpisodeManager {
   private async fail(ep: LiveEpisode, err: unknown): Promise<void> {
     const e = asStudioError(err);
     ep.status = "error";
-    await this.deps.store.finishEpisode(ep.id, { status: "error", reason: e.message }).catch(() => {});
-    ep.send({ type: "error", code: e.code, message: `the sandbox failed: ${e.message}`, fatal: true });
+    if (!ep.unstored) await this.deps.store.finishEpisode(ep.id, { status: "error", reason: e.message }).catch(() => {});
+    ep.send({ type: "error", code: e.code, message: `the sandbox failed: ${e.message}`, fatal: true, episodeStatus: "error" });
     await this.release(ep);
   }
 

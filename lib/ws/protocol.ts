@@ -128,6 +128,11 @@ export const episodeViewSchema = z.object({
   endedAt: z.number().nullable().optional(),
   /** Set when the episode was restored by replaying its stored actions into a fresh sandbox. */
   replayed: z.boolean().optional(),
+  /**
+   * False while a freshly opened episode has taken no action: it is stored at its first action (or
+   * submit), so merely opening a task leaves nothing behind. Absent means stored.
+   */
+  stored: z.boolean().optional(),
 });
 export type EpisodeView = z.infer<typeof episodeViewSchema>;
 
@@ -168,6 +173,8 @@ export const serverMessageSchema = z.discriminatedUnion("type", [
     /** Only in feedback mode "reward". */
     reward: z.number().optional(),
     durationMs: z.number(),
+    /** SQL: the result set with column names, for the console's table (the observation stays InterCode's text). */
+    table: z.object({ columns: z.array(z.string()), rows: z.array(z.array(z.string())), truncated: z.boolean() }).optional(),
   }),
   z.object({
     type: z.literal("submitted"),
@@ -184,6 +191,11 @@ export const serverMessageSchema = z.discriminatedUnion("type", [
     message: z.string(),
     /** The episode can go on (a rejected message) or not (the sandbox died). */
     fatal: z.boolean().default(false),
+    /**
+     * The episode's status after the error, when the error stopped it: "error" (the sandbox failed;
+     * stored so), "interrupted" (its idle sandbox was closed; a reconnect restores it by replay).
+     */
+    episodeStatus: z.enum(["error", "interrupted"]).optional(),
   }),
   z.object({ type: z.literal("pong"), t: z.number() }),
 ]);

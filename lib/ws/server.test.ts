@@ -124,6 +124,29 @@ describe("playground websocket", () => {
     c.close();
   });
 
+  it("stores an episode at its first action, not when the task is opened", async () => {
+    const c = await Client.connect(url);
+    c.send({ type: "open", env: "python", taskRef: TASK });
+    const looked = await c.next("opened");
+    expect(looked.episode.stored).toBe(false);
+    // Opened and left: nothing is stored, not even on abandon.
+    c.send({ type: "abandon" });
+    await c.next("abandoned");
+    expect(await getEpisodeById({ id: looked.episode.id })).toBeNull();
+
+    c.send({ type: "open", env: "python", taskRef: TASK });
+    const opened = await c.next("opened");
+    expect(await getEpisodeById({ id: opened.episode.id })).toBeNull();
+    c.send({ type: "action", text: "x = 1", source: "console" });
+    await c.next("turnEnd");
+    const stored = await getEpisodeById({ id: opened.episode.id });
+    expect(stored).toMatchObject({ status: "running", turnCount: 1 });
+    c.send({ type: "abandon" });
+    await c.next("abandoned");
+    expect((await getEpisodeById({ id: opened.episode.id }))?.status).toBe("abandoned");
+    c.close();
+  });
+
   it("rejects bad messages with clear errors and keeps the connection", async () => {
     const c = await Client.connect(url);
     c.send("not json");

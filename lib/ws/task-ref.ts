@@ -30,3 +30,8 @@ export function formatTaskRef(dataset: string, id: string): string {
 export function playUrl(env: string, dataset: string, id: string): string {
   return `/play/${encodeURIComponent(env)}/${encodeURIComponent(formatTaskRef(dataset, id))}`;
 }
+
+/** Where a model plays a task while you watch (and may take over): the agent view. */
+export function agentUrl(env: string, dataset: string, id: string): string {
+  return `${playUrl(env, dataset, id)}?agent=1`;
+}

@@ -1,3 +1,4 @@
+import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
 import { isAgentLive } from "@/lib/agent/live-agents";
 import { getEpisodeById } from "@/lib/db/episodes";
@@ -7,7 +8,9 @@ import { loadDataset } from "@/lib/datasets/registry";
 import { StudioError } from "@/lib/errors";
 import { publicTask, resolveTask } from "@/lib/server/tasks";
 import { getStudyProgress } from "@/lib/server/studies";
-import { playUrl } from "@/lib/ws/task-ref";
+import { findSeal, type Seal } from "@/lib/server/baseline-seal";
+import { agentUrl, playUrl } from "@/lib/ws/task-ref";
+import { LockIcon } from "@/components/ui/icons";
 import { PlayView } from "@/components/play/play-view";
 import { AgentView } from "@/components/agent/agent-view";
 import { playParamsSchema, playQuery } from "../../search-params";
@@ -35,9 +38,17 @@ export default async function TaskPage({ params, searchParams }: Props) {
     throw err;
   }
   const rawParams = await searchParams;
+  const play = playParamsSchema.parse(rawParams);
   // ?agent=1: watch a model work the task (and take over from it) instead of playing it yourself;
   // ?agent=<id>: the model episode with that id (a live agent's or its stored episode's), reattached.
   const agent = typeof rawParams.agent === "string" ? rawParams.agent : undefined;
+  // A baseline episode holds the seal: no play episode and no new model run may start on the task
+  // (the server would refuse them); another annotator's baseline episode, or the holder's own, may.
+  const resuming = typeof rawParams.episode === "string" ? rawParams.episode : undefined;
+  const seal = findSeal({ environment: task.env, dataset: task.dataset, taskId: task.id }, resuming);
+  if (seal && (agent === "1" || (!agent && play.mode === "play" && !play.study))) {
+    return <SealedTask env={task.env} refText={`${task.dataset}:${task.id}`} query={task.query} seal={seal} />;
+  }
   if (agent === "1") return <AgentView task={await publicTask(task)} turnLimit={Number(rawParams.limit) || 10} />;
   if (agent) {
     if (!isAgentLive(agent)) {
@@ -46,7 +57,6 @@ export default async function TaskPage({ params, searchParams }: Props) {
     }
     return <AgentView task={await publicTask(task)} turnLimit={Number(rawParams.limit) || 10} attachId={agent} />;
   }
-  const play = playParamsSchema.parse(rawParams);
 
   let nextHref: string | undefined;
   let progress: { position: number; total: number; studyName: string } | undefined;
@@ -77,6 +87,32 @@ export default async function TaskPage({ params, searchParams }: Props) {
       studyId={play.study}
       nextHref={nextHref}
       progress={progress}
+      agentHref={play.study ? undefined : agentUrl(task.env, task.dataset, task.id)}
     />
+  );
+}
+
+/** The blocked state of a sealed task: who holds the seal, how it lifts, and no console. */
+function SealedTask({ env, refText, query, seal }: { env: string; refText: string; query: string; seal: Seal }) {
+  return (
+    <div className="mx-auto mt-12 max-w-2xl rounded-lg border border-amber-700/60 bg-amber-950/30 p-6 text-sm" data-testid="sealed-task">
+      <h1 className="flex items-center gap-2 text-lg font-semibold text-amber-200">
+        <LockIcon /> This task is sealed
+      </h1>
+      <p className="mt-1 font-mono text-xs text-zinc-300">{env} · {refText}</p>
+      <p className="mt-3 text-zinc-100">{query}</p>
+      <p className="mt-3 text-zinc-200">
+        A human baseline episode is working this task:{" "}
+        <Link href={`/episodes/${encodeURIComponent(seal.episodeId)}`} className="font-mono text-amber-300 underline" data-testid="sealed-by">
+          {seal.episodeId}
+        </Link>
+        {seal.annotator ? <> (annotator <span className="font-semibold">{seal.annotator}</span>)</> : null}. Until it is submitted or
+        skipped, nobody can play the task, run a model on it or see its gold solution, so the baseline stays blind.
+      </p>
+      <p className="mt-3 flex gap-4">
+        <Link href="/play" className="text-emerald-400 underline">Pick another task</Link>
+        <Link href={`/tasks/${env}`} className="text-emerald-400 underline">All {env} tasks</Link>
+      </p>
+    </div>
   );
 }

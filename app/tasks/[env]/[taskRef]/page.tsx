@@ -5,6 +5,7 @@ import { listViewerEpisodesByTask } from "@/lib/db/viewer-queries";
 import { resolveTask } from "@/lib/server/tasks";
 import { parseTaskRef } from "@/lib/ws/task-ref";
 import { playUrl } from "@/lib/ws/task-ref";
+import { formatDate } from "@/lib/format-date";
 
 export const dynamic = "force-dynamic";
 
@@ -43,15 +44,15 @@ export default async function TaskEpisodesPage({ params }: Props) {
         {best.length > 1 && <Link className="text-sky-400 underline" href={`/compare?ids=${best.join(",")}`} data-testid="compare-best">compare the best episode of each player</Link>}
         <Link className="text-sky-400 underline" href={`/episodes?env=${env}&task=${encodeURIComponent(id)}${dataset ? `&dataset=${encodeURIComponent(dataset)}` : ""}`}>in the list</Link>
       </div>
-      {!rows.length && <p className="text-zinc-500">No episodes of this task yet.</p>}
+      {!rows.length && <p className="text-zinc-400">No episodes of this task yet.</p>}
       {[...groups.entries()].map(([player, eps]) => (
         <section key={player} data-testid="task-player">
-          <h2 className="mb-1 font-semibold text-zinc-300">{player} <span className="font-normal text-zinc-500">({eps.length})</span></h2>
+          <h2 className="mb-1 font-semibold text-zinc-300">{player} <span className="font-normal text-zinc-400">({eps.length})</span></h2>
           <ul className="space-y-0.5">
             {eps.map((e) => (
               <li key={e.id}>
                 <Link href={`/episodes/${e.id}`} className="text-zinc-200 hover:text-emerald-300">
-                  {new Date(e.startedAt).toISOString().slice(0, 16).replace("T", " ")} · {e.status} · reward {e.reward === null ? "–" : e.reward.toFixed(2)} · {e.turnCount} turns{e.success ? " · solved" : ""}
+                  {formatDate(e.startedAt)} · {e.status} · reward {e.reward === null ? "–" : e.reward.toFixed(2)} · {e.turnCount} turns{e.success ? " · solved" : ""}
                   {e.parentEpisodeId ? " · branch" : ""}
                 </Link>
               </li>
