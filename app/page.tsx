@@ -8,7 +8,7 @@ export default function Home() {
         Work InterCode tasks in a live sandbox, watch models work them, and replay every episode beside the gold solution.
       </p>
       <div className="mt-6 flex gap-4">
-        <Link className="rounded bg-emerald-600 px-4 py-2 font-medium hover:bg-emerald-500" href="/play">Open the playground</Link>
+        <Link className="rounded bg-emerald-700 px-4 py-2 font-medium text-white hover:bg-emerald-600" href="/play">Open the playground</Link>
         <Link className="rounded border border-zinc-700 px-4 py-2 hover:bg-zinc-900" href="/episodes">Browse episodes</Link>
       </div>
     </div>

@@ -80,7 +80,7 @@ export function EpisodeTable({ rows, query, sort, dir }: { rows: ViewerRow[]; qu
               </td>
               <td className="max-w-[28rem] px-2 py-1">
                 <Link href={`/episodes/${r.id}`} className="block truncate text-zinc-100 hover:text-emerald-300" title={r.query}>
-                  <span className="text-zinc-500">{r.taskId}</span> {r.query}
+                  <span className="text-zinc-400">{r.taskId}</span> {r.query}
                 </Link>
               </td>
               <td className="px-2">{r.environment}</td>
@@ -88,17 +88,17 @@ export function EpisodeTable({ rows, query, sort, dir }: { rows: ViewerRow[]; qu
               <td className="px-2">{playerLabel(r)}</td>
               <td className="px-2"><StatusChip status={r.status} /></td>
               <td className="px-2 font-mono">{r.reward === null ? "–" : r.reward.toFixed(2)}</td>
-              <td className={`px-2 ${r.success ? "text-emerald-400" : "text-zinc-500"}`}>{r.success ? "yes" : "no"}</td>
+              <td className={`px-2 ${r.success ? "text-emerald-400" : "text-zinc-400"}`}>{r.success ? "yes" : "no"}</td>
               <td className="px-2">{r.turnCount}/{r.turnLimit}</td>
               <td className={`px-2 ${r.invalidCount ? "text-red-400" : ""}`}>{r.invalidCount}</td>
               <td className="px-2">{fmtDuration(r.durationMs)}</td>
               <td className="px-2">{r.tags.map((t) => <Link key={t} href={`/episodes?tag=${encodeURIComponent(t)}`} className="mr-1 rounded bg-zinc-800 px-1 text-emerald-300">{t}</Link>)}<FlagChips flags={r.flags} link /></td>
-              <td className="whitespace-nowrap px-2 text-zinc-500">{formatDate(r.startedAt)}</td>
+              <td className="whitespace-nowrap px-2 text-zinc-400">{formatDate(r.startedAt)}</td>
             </tr>
           ))}
           {!rows.length && (
             <tr>
-              <td colSpan={13} className="p-4 text-center text-zinc-500">no episodes match</td>
+              <td colSpan={13} className="p-4 text-center text-zinc-400">no episodes match</td>
             </tr>
           )}
         </tbody>

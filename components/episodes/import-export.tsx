@@ -48,7 +48,7 @@ export function ImportExport({ query }: { query: string }) {
   const sep = query ? "&" : "?";
   return (
     <div className="flex flex-wrap items-center gap-2 text-xs" data-testid="import-export">
-      <input ref={input} type="file" multiple accept=".json,.jsonl" className="text-zinc-400" data-testid="import-file" />
+      <input ref={input} type="file" multiple accept=".json,.jsonl" className="text-zinc-400" data-testid="import-file" aria-label="log files to import" />
       <input className="w-32 rounded border border-zinc-700 bg-zinc-900 px-1" placeholder="dataset (optional)" value={dataset} onChange={(e) => setDataset(e.target.value)} />
       <Button onClick={upload} disabled={busy} data-testid="import-button">{busy ? "importing…" : "import"}</Button>
       <span className="ml-4 text-zinc-400">export filtered:</span>

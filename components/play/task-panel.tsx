@@ -36,7 +36,7 @@ export function TaskPanel({ task }: { task: PublicTask }) {
             Working directory <span className="font-mono normal-case text-zinc-300">({task.fs})</span>
           </h3>
           {task.fsSource && (
-            <p className="mb-1 text-xs text-zinc-500" data-testid="fs-source">
+            <p className="mb-1 text-xs text-zinc-400" data-testid="fs-source">
               {task.fsSource === "intercode"
                 ? "InterCode's own file system, built from its setup script."
                 : task.dataset.startsWith("nl2bash")

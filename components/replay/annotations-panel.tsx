@@ -56,20 +56,20 @@ export function AnnotationsPanel({
     <section className="space-y-2 text-xs" data-testid="annotations">
       <div className="flex items-center gap-2">
         <h3 className="font-semibold text-zinc-300">Tags and notes</h3>
-        <label className="ml-auto text-zinc-500">
+        <label className="ml-auto text-zinc-400">
           as <input className="w-24 rounded border border-zinc-700 bg-zinc-900 px-1" value={author} onChange={(e) => setAuthor(e.target.value)} aria-label="author" />
         </label>
       </div>
       <ul className="space-y-1">
         {shown.map((a) => (
           <li key={a.id} className="flex items-start gap-2" data-testid="annotation">
-            <span className="text-zinc-500">{a.turnIndex === null ? "episode" : `turn ${a.turnIndex + 1}`}</span>
+            <span className="text-zinc-400">{a.turnIndex === null ? "episode" : `turn ${a.turnIndex + 1}`}</span>
             {a.kind === "tag" ? <span className="rounded bg-zinc-800 px-1 text-emerald-300">{a.tag}</span> : <span className="text-zinc-200">{a.text}</span>}
-            <span className="text-zinc-600">{a.author} · {formatDate(a.createdAt)}</span>
-            <button className="ml-auto text-zinc-600 hover:text-red-400" aria-label="delete" onClick={() => act(() => sendJson(`/api/annotations/${a.id}`, "DELETE"))}>×</button>
+            <span className="text-zinc-400">{a.author} · {formatDate(a.createdAt)}</span>
+            <button className="ml-auto text-zinc-400 hover:text-red-400" aria-label="delete" onClick={() => act(() => sendJson(`/api/annotations/${a.id}`, "DELETE"))}>×</button>
           </li>
         ))}
-        {!shown.length && <li className="text-zinc-600">none yet</li>}
+        {!shown.length && <li className="text-zinc-400">none yet</li>}
       </ul>
       <label className="flex items-center gap-1 text-zinc-400">
         <input type="checkbox" checked={onTurn} onChange={(e) => setOnTurn(e.target.checked)} /> on the current turn{current !== null ? ` (${current + 1})` : ""}
@@ -102,9 +102,9 @@ export function AnnotationsPanel({
           <ul className="space-y-1">
             {suggestions.map((s) => (
               <li key={`${s.tag}@${s.turnIndex}`} className="flex items-center gap-2">
-                <span className="text-zinc-500">{s.turnIndex === null ? "episode" : `turn ${s.turnIndex + 1}`}</span>
+                <span className="text-zinc-400">{s.turnIndex === null ? "episode" : `turn ${s.turnIndex + 1}`}</span>
                 <span className="rounded border border-dashed border-zinc-600 px-1 text-amber-300">{s.tag}</span>
-                <span className="truncate text-zinc-500" title={s.reason}>{s.reason}</span>
+                <span className="truncate text-zinc-400" title={s.reason}>{s.reason}</span>
                 <span className="ml-auto flex gap-1">
                   <Button onClick={() => addTag(s.tag, "accepted", s.turnIndex)}>accept</Button>
                   <Button onClick={() => addTag(s.tag, "rejected", s.turnIndex)}>reject</Button>

@@ -32,7 +32,7 @@ export function CompareView({ episodes, wouldBe = {} }: { episodes: ReplayData[]
         ))}
         {Array.from({ length: rows }, (_, i) => (
           <div key={i} className="contents" data-testid="compare-row">
-            <div className="pt-2 text-right text-zinc-500">#{i + 1}</div>
+            <div className="pt-2 text-right text-zinc-400">#{i + 1}</div>
             {episodes.map((d) => {
               const t = d.turns[i];
               return (

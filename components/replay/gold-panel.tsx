@@ -24,7 +24,7 @@ function FileChanges({ b }: { b: Breakdown }) {
       {shown.map(([label, v]) => (
         <div key={label}>
           <span className="text-zinc-400">{label}: </span>
-          {(v as string[]).length ? (v as string[]).map((p) => <code key={p} className="mr-2 text-amber-300">{p}</code>) : <span className="text-zinc-600">none</span>}
+          {(v as string[]).length ? (v as string[]).map((p) => <code key={p} className="mr-2 text-amber-300">{p}</code>) : <span className="text-zinc-400">none</span>}
         </div>
       ))}
     </div>
@@ -67,7 +67,7 @@ function PythonTests({ b }: { b: Breakdown }) {
 }
 
 function BreakdownTable({ b }: { b: Breakdown }) {
-  if (!b || typeof b !== "object") return <p className="text-xs text-zinc-600">no breakdown recorded</p>;
+  if (!b || typeof b !== "object") return <p className="text-xs text-zinc-400">no breakdown recorded</p>;
   const rows = Object.entries(b).filter(([, v]) => typeof v === "number" || typeof v === "string" || typeof v === "boolean" || v === null);
   const nested = Object.entries(b).filter(([, v]) => v && typeof v === "object" && !Array.isArray(v)) as [string, Record<string, unknown>][];
   return (
@@ -142,14 +142,14 @@ export function GoldPanel({
     <section className="space-y-3" data-testid="gold-panel">
       <div>
         <h3 className="mb-1 text-xs font-semibold text-zinc-300">Gold solution</h3>
-        {source ? <div className="rounded bg-zinc-900 p-2" data-testid="gold-source"><Highlight code={source} env={env} /></div> : <p className="text-xs text-zinc-600">unknown</p>}
+        {source ? <div className="rounded bg-zinc-900 p-2" data-testid="gold-source"><Highlight code={source} env={env} /></div> : <p className="text-xs text-zinc-400">unknown</p>}
       </div>
       <div>
         <h3 className="mb-1 flex items-center gap-2 text-xs font-semibold text-zinc-300">
-          Gold output {gold ? <span className="font-normal text-zinc-500">({gold.cached ? "cached" : "just run in a fresh sandbox"})</span> : null}
-          {loading && <span className="font-normal text-zinc-500">running gold in a fresh sandbox…</span>}
+          Gold output {gold ? <span className="font-normal text-zinc-400">({gold.cached ? "cached" : "just run in a fresh sandbox"})</span> : null}
+          {loading && <span className="font-normal text-zinc-400">running gold in a fresh sandbox…</span>}
         </h3>
-        {goldOut !== null && goldOut !== undefined ? <AnsiOutput text={goldOut} className="max-h-48" testId="gold-output" /> : !loading && <p className="text-xs text-zinc-600">not available</p>}
+        {goldOut !== null && goldOut !== undefined ? <AnsiOutput text={goldOut} className="max-h-48" testId="gold-output" /> : !loading && <p className="text-xs text-zinc-400">not available</p>}
         {error && (
           <p className="text-xs text-red-400">
             {error} <button className="underline" onClick={() => void load()}>retry</button>

@@ -19,7 +19,7 @@ export function Highlight({ code, env }: { code: string; env: string }) {
   for (const m of code.matchAll(TOKEN)) {
     const [text, comment, str, num, word] = m;
     const isComment = comment && (env === "sql" ? text.startsWith("--") : text.startsWith("#"));
-    if (isComment) parts.push(<span key={i++} className="text-zinc-500 italic">{text}</span>);
+    if (isComment) parts.push(<span key={i++} className="text-zinc-400 italic">{text}</span>);
     else if (comment) parts.push(<Fragment key={i++}>{text}</Fragment>);
     else if (str) parts.push(<span key={i++} className="text-amber-300">{text}</span>);
     else if (num) parts.push(<span key={i++} className="text-sky-300">{text}</span>);

@@ -233,7 +233,7 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayData; init
                 onClick={() => setCurrent(i)}
                 className={`cursor-pointer rounded border p-2 ${i === current ? "border-emerald-600 bg-zinc-900" : "border-zinc-800 hover:border-zinc-600"} ${differs ? "ring-1 ring-amber-500" : ""}`}
               >
-                <div className="flex items-center gap-2 text-xs text-zinc-500">
+                <div className="flex items-center gap-2 text-xs text-zinc-400">
                   <span className="font-semibold text-zinc-300">#{i + 1}</span>
                   <span className={t.ok === false ? "text-red-400" : t.ok ? "text-emerald-400" : ""}>{t.ok === null ? "?" : t.ok ? "ok" : "invalid"}</span>
                   <TurnActor turn={t} playerKind={ep.playerKind} />
@@ -269,7 +269,7 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayData; init
               </li>
             );
           })}
-          {!turns.length && <li className="text-xs text-zinc-500">no turns</li>}
+          {!turns.length && <li className="text-xs text-zinc-400">no turns</li>}
         </ol>
         {turn && <p className="text-xs text-zinc-400">j / k or the arrow keys step; Home / End go to the first / last turn; space plays.</p>}
       </div>

@@ -6,7 +6,7 @@ import type { ButtonHTMLAttributes } from "react";
 export function Button({ variant = "default", className = "", ...rest }: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: "default" | "primary" | "danger" }) {
   const look =
     variant === "primary"
-      ? "bg-emerald-600 text-white hover:bg-emerald-500"
+      ? "bg-emerald-700 text-white hover:bg-emerald-600"
       : variant === "danger"
         ? "border border-red-800 text-red-300 hover:bg-red-950"
         : "border border-zinc-700 text-zinc-200 hover:bg-zinc-800";

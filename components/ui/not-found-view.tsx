@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { useEffect, useState } from "react";
 
 interface Missing {
   heading: string;
@@ -24,7 +25,7 @@ function seg(s: string | undefined): string {
  * What a path names that was not found, in words, with the ways back. notFound() carries no
  * arguments, so the one not-found page reads the address instead: the same parse the routes do.
  */
-export function describeMissing(path: string): Missing {
+export function describeMissing(path: string, search = ""): Missing {
   const parts = path.split("?")[0].split("/").filter(Boolean);
   const [top, a, b] = parts;
   const home = { href: "/", label: "Home" };
@@ -36,7 +37,8 @@ export function describeMissing(path: string): Missing {
     if (!ENVS.includes(env)) {
       return { heading: "Environment not found", detail: `“${env}” is not an environment: there are bash, sql, python and ctf.`, links: [{ href: "/tasks", label: "All datasets" }, { href: "/play", label: "Playground" }] };
     }
-    if (!b) return { heading: "Dataset not found", detail: `That ${env} dataset is not installed.`, links: [{ href: `/tasks/${env}`, label: `The ${env} datasets` }, { href: "/tasks", label: "All datasets" }] };
+    const wanted = new URLSearchParams(search).get("dataset");
+    if (!b) return { heading: "Dataset not found", detail: wanted ? `There is no ${env} dataset “${wanted}” installed.` : `That ${env} dataset is not installed.`, links: [{ href: `/tasks/${env}`, label: `The ${env} datasets` }, { href: "/tasks", label: "All datasets" }] };
     const ref = seg(b);
     const colon = ref.indexOf(":");
     const dataset = colon > 0 ? ref.slice(0, colon) : "";
@@ -62,7 +64,10 @@ export function describeMissing(path: string): Missing {
 /** The themed 404: names what was not found and links back. */
 export function NotFoundView() {
   const path = usePathname() ?? "/";
-  const m = describeMissing(path);
+  // The query names a dataset (/tasks/sql?dataset=x); read after mount, as a 404 has no search params to hand.
+  const [search, setSearch] = useState("");
+  useEffect(() => setSearch(window.location.search), []);
+  const m = describeMissing(path, search);
   return (
     <div className="mx-auto mt-16 max-w-xl rounded-lg border border-zinc-800 bg-zinc-900/60 p-6" data-testid="not-found">
       <p className="font-mono text-xs text-zinc-400">404</p>

@@ -41,7 +41,7 @@ export default async function StatsPage({ searchParams }: Props) {
             </Link>
           );
         })}
-        <span className="text-zinc-600">({Object.keys(STATS_DIMENSIONS).join(", ")} via ?group=)</span>
+        <span className="text-zinc-400">({Object.keys(STATS_DIMENSIONS).join(", ")} via ?group=)</span>
       </div>
       <table className="text-xs" data-testid="success-table">
         <thead>
