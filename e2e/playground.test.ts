@@ -64,7 +64,7 @@ describe("playground", () => {
     await play.waitTurns(1);
     await play.typeInConsole("submit");
     expect(await play.reward()).toBe(1);
-    expect(await play.breakdown()).toMatch(/tests agree/);
+    expect(await play.breakdown()).toMatch(/tests \d+ \/ \d+ — .*same/);
     expect(await play.gold()).toContain(goldOf(task).split("\n")[0]);
     await page.screenshot({ path: path.join(ARTIFACTS, "python.png") });
 
@@ -87,7 +87,7 @@ describe("playground", () => {
     await play.typeInConsole(goldOf(task));
     await play.waitTurns(1);
     expect(await play.submit()).toBe(1);
-    expect(await play.breakdown()).toMatch(/file changes .* file contents .* output/);
+    expect(await play.breakdown()).toMatch(/file changes .*file contents .*output/);
     await page.screenshot({ path: path.join(ARTIFACTS, "bash.png") });
     const { episode, turns } = readEpisode(dbPath, play.episodeId());
     expect(episode?.reward).toBe(1);
@@ -105,7 +105,7 @@ describe("playground", () => {
     await play.typeInConsole(goldOf(task));
     await play.waitTurns(1);
     expect(await play.submit()).toBe(1);
-    expect(await play.breakdown()).toMatch(/overlap 1\.00/);
+    expect(await play.breakdown()).toMatch(/rows 1\.00 — /);
     await page.screenshot({ path: path.join(ARTIFACTS, "sql.png") });
     const { episode, turns } = readEpisode(dbPath, play.episodeId());
     expect(episode?.reward).toBe(1);
@@ -151,7 +151,7 @@ describe("playground", () => {
     await play.waitTurns(1);
     const r = await play.submit();
     expect(r).toBeLessThan(1);
-    expect(await play.breakdown()).toMatch(/overlap 0\.00/);
+    expect(await play.breakdown()).toMatch(/rows 0\.00 — /);
     expect(readEpisode(dbPath, play.episodeId()).episode?.reward).toBe(r);
 
     const bash = oneLineTask("demo-bash");

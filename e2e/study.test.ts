@@ -197,7 +197,9 @@ describe("human baseline study", () => {
     expect(ep.status).toBe("submitted");
     // The store's duration runs from the first action to the end, and the clock shows it (whole seconds, as mm:ss).
     expect(ep.durationMs).toBe(ep.endedAt! - ep.firstActionAt!);
-    expect(ep.firstActionAt! - ep.startedAt).toBeGreaterThanOrEqual(1500);
+    // Stored at its first action, not when the page opened it 1.5 s before.
+    expect(ep.firstActionAt! - ep.startedAt).toBeGreaterThanOrEqual(0);
+    expect(ep.firstActionAt! - ep.startedAt).toBeLessThan(1000);
     expect(ep.durationMs!).toBeGreaterThanOrEqual(1200);
     expect(first).toBe(Math.floor(ep.durationMs! / 1000));
     // The live clock stopped at the same second, within the message's way to the browser.
