@@ -4,7 +4,7 @@ import AxeBuilder from "@axe-core/playwright";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Page } from "playwright-core";
 import { loadDataset } from "@/lib/datasets/registry";
-import { connectWs } from "../hardening/studio-process";
+import { connectWs } from "@/lib/testing/ws-client";
 import { launchBrowser } from "./browser";
 import { PlayPage } from "./pages/play-page";
 import { ROOT } from "./server";

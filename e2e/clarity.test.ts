@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Page } from "playwright-core";
 import { loadDataset } from "@/lib/datasets/registry";
 import { freePort } from "@/lib/testing/studio-server";
-import { connectWs } from "../hardening/studio-process";
+import { connectWs } from "@/lib/testing/ws-client";
 import { launchBrowser } from "./browser";
 import { AgentPage } from "./pages/agent-page";
 import { PlayPage } from "./pages/play-page";
