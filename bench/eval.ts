@@ -50,6 +50,7 @@ export default async function main(argv: string[] = []): Promise<void> {
   }[] = [];
   let harness: Awaited<ReturnType<typeof measureHarness>> | null = null;
   const server = await startScriptedServer({ rules: [] });
+  if (argv.includes("--page-only")) datasets.length = 0;
   try {
     const model = resolveModel("scripted", { adhoc: { baseURL: server.baseURL, apiKey: "bench" } });
     const stamp = Date.now().toString(36);
@@ -86,12 +87,12 @@ export default async function main(argv: string[] = []): Promise<void> {
         });
       }
     }
-    harness = await measureHarness(server, model, Number(arg("harness-episodes") ?? 20));
+    if (datasets.length) harness = await measureHarness(server, model, Number(arg("harness-episodes") ?? 20));
   } finally {
     await server.close();
     await Promise.all([closeStore(), shutdownSandboxBackends()]);
   }
-  const page = argv.includes("--no-page") ? null : await measureRunPage(datasets[0]!, limit, levels.at(-1)!, { build: !argv.includes("--skip-build"), chromiumPath: arg("chromium") ?? "/usr/bin/chromium" });
+  const page = argv.includes("--no-page") ? null : await measureRunPage(arg("datasets")?.split(",")[0] ?? "spider-dev", limit, levels.at(-1)!, { build: !argv.includes("--skip-build"), chromiumPath: arg("chromium") ?? "/usr/bin/chromium" });
   if (json) {
     process.stdout.write(JSON.stringify({ rows, harness, page }, null, 2) + "\n");
     return;
@@ -149,18 +150,20 @@ async function measureRunPage(dataset: string, limit: number, concurrency: numbe
   try {
     const page = await browser.newPage();
     // Record, for every task row, when it first shows a finished status (the page's clock is this machine's).
-    await page.addInitScript(() => {
-      const seen: Record<string, number> = {};
-      (window as unknown as { __seen: Record<string, number> }).__seen = seen;
+    // A string, not a function: tsx's helpers (__name) do not exist in the page.
+    await page.addInitScript(`
+      const seen = {};
+      window.__seen = seen;
       const scan = () => {
         for (const el of document.querySelectorAll('[data-testid="run-task"]')) {
           const s = el.getAttribute("data-status");
-          const t = el.getAttribute("data-task")!;
+          const t = el.getAttribute("data-task");
           if (s && s !== "pending" && s !== "running" && !(t in seen)) seen[t] = Date.now();
         }
       };
-      new MutationObserver(scan).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-status"] });
-    });
+      const start = () => new MutationObserver(scan).observe(document.documentElement, { subtree: true, childList: true, attributes: true, attributeFilter: ["data-status"] });
+      if (document.documentElement) start(); else document.addEventListener("readystatechange", start, { once: true });
+    `);
     await page.goto(`${studio.url}/runs`);
     const res = await fetch(`${studio.url}/api/runs`, {
       method: "POST",
@@ -171,13 +174,14 @@ async function measureRunPage(dataset: string, limit: number, concurrency: numbe
     if (!res.ok) throw new Error(`launch refused: ${JSON.stringify(launched)}`);
     const id = launched.id;
     await page.goto(`${studio.url}/runs/${id}`);
+    await page.waitForSelector('[data-testid="run-task"]');
     const attachedAt = Date.now();
     await page.waitForSelector('[data-testid="run-view"][data-live="0"]', { timeout: 30 * 60_000 });
-    const seen = await page.evaluate(() => (window as unknown as { __seen: Record<string, number> }).__seen);
+    const seen = (await page.evaluate("window.__seen")) as Record<string, number>;
     const view = (await (await fetch(`${studio.url}/api/runs/${id}`)).json()) as { startedAt: number; endedAt: number; done: number; tasks: { taskId: string; endedAt: number | null }[] };
     // Episodes that ended once the page was following (the ones before it are in its first render).
     const delays = view.tasks
-      .filter((t) => t.endedAt !== null && t.endedAt > attachedAt + 2000 && seen[t.taskId] !== undefined)
+      .filter((t) => t.endedAt !== null && t.endedAt > attachedAt && seen[t.taskId] !== undefined)
       .map((t) => seen[t.taskId]! - t.endedAt!)
       .sort((a, b) => a - b);
     const q = (p: number) => delays[Math.min(delays.length - 1, Math.floor(p * delays.length))] ?? NaN;
