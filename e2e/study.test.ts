@@ -142,8 +142,8 @@ describe("human baseline study", () => {
         expect(t.durationMs).not.toBeNull();
       }
     }
-    // The submit came at the turn limit: InterCode's forced submit, scored but not a turn.
-    expect(eps[0].turns.map((t) => t.action)).toEqual(["SELECT 'not the answer'", goldOf(tasks[0])]);
+    // Two actions of four: the submit is a turn of its own.
+    expect(eps[0].turns.map((t) => t.action)).toEqual(["SELECT 'not the answer'", goldOf(tasks[0]), "submit"]);
     // Feedback "none": no turn was scored while playing.
     expect(eps[0].turns.slice(0, 2).map((t) => t.reward)).toEqual([null, null]);
     expect(eps[0].reward).toBe(1);
@@ -268,7 +268,8 @@ describe("human baseline study", () => {
       [tasks[0], "submitted", ANNOTATOR, "reward", 2],
       [tasks[1], "abandoned", ANNOTATOR, "reward", 2],
     ]);
-    expect(eps[0].turns.map((t) => t.action)).toEqual(["SELECT 'not the answer'", goldOf(tasks[0]), "submit"]);
+    // The submit came at the turn limit (2): InterCode's forced submit, scored but not a turn.
+    expect(eps[0].turns.map((t) => t.action)).toEqual(["SELECT 'not the answer'", goldOf(tasks[0])]);
     expect(eps[0].turns[0].reward).toBeLessThan(1);
     expect(eps[0].turns[1].reward).toBe(1);
     expect(eps[1].errorReason).toMatch(/skip/);
