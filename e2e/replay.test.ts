@@ -134,6 +134,11 @@ describe("replay", () => {
     await viewer.waitScores();
     expect(await page.textContent('[data-testid="scores-status"]')).toMatch(/cached/);
     expect(await viewer.currentSteps()).toEqual([2]);
+
+    // The episode's breakdown in words, as the playground shows it, the raw fields one click away.
+    const part = (await page.textContent('[data-testid="breakdown"] [data-testid="breakdown-part"][data-part="overlap"]')) ?? "";
+    expect(part).toMatch(/^rows \d\.\d\d — .*intersection over union/);
+    expect(await page.locator('[data-testid="breakdown"] details summary').textContent()).toBe("raw fields");
   }, 180_000);
 
   it("shows a Python episode's tests verbatim, pass or fail each", async () => {

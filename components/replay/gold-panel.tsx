@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
+import { breakdownParts } from "@/lib/reward/explain";
 import type { GoldOutput } from "@/lib/viewer/gold";
 import { AnsiOutput } from "./ansi-output";
 import { Highlight } from "./highlight";
@@ -66,29 +67,64 @@ function PythonTests({ b }: { b: Breakdown }) {
   );
 }
 
+function RawRows({ b, skip }: { b: Record<string, unknown>; skip: Set<string> }) {
+  const rows = Object.entries(b).filter(([k, v]) => !skip.has(k) && (typeof v === "number" || typeof v === "string" || typeof v === "boolean" || v === null));
+  const nested = Object.entries(b).filter(([k, v]) => !skip.has(k) && v && typeof v === "object" && !Array.isArray(v)) as [string, Record<string, unknown>][];
+  return (
+    <>
+      {rows.map(([k, v]) => (
+        <tr key={k}>
+          <td className="pr-3 text-zinc-400">{k}</td>
+          <td className="font-mono">{String(v)}</td>
+        </tr>
+      ))}
+      {nested.flatMap(([k, o]) =>
+        Object.entries(o).map(([k2, v]) => (
+          <tr key={`${k}.${k2}`}>
+            <td className="pr-3 text-zinc-400">{k}.{k2}</td>
+            <td className="font-mono">{typeof v === "object" ? JSON.stringify(v) : String(v)}</td>
+          </tr>
+        )),
+      )}
+    </>
+  );
+}
+
+/**
+ * The breakdown in words (lib/reward/explain.ts, as the playground shows it) when it is one of
+ * the Studio's; an imported log's breakdown (InterCode's info fields) is shown by its own keys.
+ * The raw fields stay one click away.
+ */
 function BreakdownTable({ b }: { b: Breakdown }) {
   if (!b || typeof b !== "object") return <p className="text-xs text-zinc-400">no breakdown recorded</p>;
-  const rows = Object.entries(b).filter(([, v]) => typeof v === "number" || typeof v === "string" || typeof v === "boolean" || v === null);
-  const nested = Object.entries(b).filter(([, v]) => v && typeof v === "object" && !Array.isArray(v)) as [string, Record<string, unknown>][];
+  const parts = typeof b.kind === "string" ? breakdownParts(b as { kind: string } & Record<string, unknown>) : [];
+  if (!parts.length) {
+    return (
+      <table className="text-xs" data-testid="breakdown">
+        <tbody>
+          <RawRows b={b} skip={new Set()} />
+        </tbody>
+      </table>
+    );
+  }
   return (
-    <table className="text-xs" data-testid="breakdown">
-      <tbody>
-        {rows.map(([k, v]) => (
-          <tr key={k}>
-            <td className="pr-3 text-zinc-400">{k}</td>
-            <td className="font-mono">{String(v)}</td>
-          </tr>
+    <div className="text-xs" data-testid="breakdown">
+      <ul className="space-y-0.5">
+        {parts.map((p) => (
+          <li key={p.key} data-testid="breakdown-part" data-part={p.key}>
+            <span className="font-semibold text-zinc-200">{p.label} {p.value}</span> <span className="text-zinc-300">— {p.explain}</span>
+          </li>
         ))}
-        {nested.flatMap(([k, o]) =>
-          Object.entries(o).map(([k2, v]) => (
-            <tr key={`${k}.${k2}`}>
-              <td className="pr-3 text-zinc-400">{k}.{k2}</td>
-              <td className="font-mono">{typeof v === "object" ? JSON.stringify(v) : String(v)}</td>
-            </tr>
-          )),
-        )}
-      </tbody>
-    </table>
+      </ul>
+      <details className="mt-1">
+        <summary className="cursor-pointer text-zinc-400">raw fields</summary>
+        <table>
+          <tbody>
+            <RawRows b={b} skip={new Set(["kind", "tests"])} />
+          </tbody>
+        </table>
+      </details>
+    </div>
   );
 }
 
