@@ -28,6 +28,12 @@ describe("bin/icstudio.mjs", () => {
       const unknown = bin(["no-such-command"]);
       expect(unknown.status).toBe(2);
       expect(unknown.stderr).toContain('unknown command "no-such-command"');
+      // A command's missing arguments are named once, not with the command's name twice.
+      for (const [cmd, args] of [["import", []], ["recheck", []], ["datasets", ["list"]]] as const) {
+        const r = bin([cmd, ...args], { IC_DB: db });
+        expect(r.status).toBe(2);
+        expect(r.stderr).toMatch(new RegExp(`^icstudio ${cmd}: arguments: `));
+      }
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

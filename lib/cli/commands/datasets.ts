@@ -31,8 +31,8 @@ export default defineCommand({
       if (!list.some((d) => d.source === "intercode")) log("InterCode's task sets are not here yet: run `icstudio datasets fetch intercode`.");
       return 0;
     }
-    if (positionals[0] !== "fetch") throw new BadInputError(`unknown subcommand ${JSON.stringify(positionals[0])} (expected fetch)`, "icstudio datasets");
-    if (positionals[1] !== "intercode" || positionals.length > 2) throw new BadInputError("usage: icstudio datasets fetch intercode [--from DIR]", "icstudio datasets fetch");
+    if (positionals[0] !== "fetch") throw new BadInputError(`unknown subcommand ${JSON.stringify(positionals[0])} (expected fetch)`, "arguments");
+    if (positionals[1] !== "intercode" || positionals.length > 2) throw new BadInputError("usage: icstudio datasets fetch intercode [--from DIR]", "arguments");
     const { fetchIntercode } = await import("@/lib/datasets/fetch");
     const report = await fetchIntercode({ from: values.from as string | undefined, log });
     if (values.json) {

@@ -32,7 +32,7 @@ Database: IC_DB (default ./var/studio.db).`,
   },
   allowPositionals: true,
   async run({ values, positionals }) {
-    if (!positionals.length) throw new BadInputError("name at least one file or folder", "icstudio import");
+    if (!positionals.length) throw new BadInputError("name at least one file or folder", "arguments");
     let turnLimit: number | undefined;
     if (values.turns !== undefined) {
       turnLimit = Number(values.turns);

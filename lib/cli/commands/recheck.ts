@@ -80,7 +80,7 @@ and episodes imported from them, under intercode; the Studio's own episodes unde
   },
   allowPositionals: true,
   async run({ values, positionals }) {
-    if (!positionals.length) throw new BadInputError("name at least one episode id or log file", "icstudio recheck");
+    if (!positionals.length) throw new BadInputError("name at least one episode id or log file", "arguments");
     const backend = values.backend as string | undefined;
     if (backend !== undefined && !["local", "docker", "auto"].includes(backend)) throw new BadInputError("must be local, docker or auto", "--backend");
     let limit = Infinity;
