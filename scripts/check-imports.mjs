@@ -3,8 +3,10 @@
 //      folder "lib"), counting every import of non-test code, type-only ones too;
 //   2. bench/ imports nothing from e2e/ or hardening/ (shared helpers live in lib/testing/);
 //   3. IC_* environment variables are read only in lib/config.ts (lib, app, components, server.ts,
-//      scripts; tests included, setting a variable for a child process is not a read).
-// Also: client components ("use client") import no server-only module.
+//      scripts; tests included, setting a variable for a child process is not a read);
+//   4. client code (components/**, and any "use client" module) imports nothing from a server-only
+//      module (one with `import "server-only"`), type-only imports included: its data types live in
+//      a shared, client-safe module (e.g. lib/db/episode-rows.ts, lib/viewer/view-types.ts).
 //   node scripts/check-imports.mjs [--graph]      exit 1 with each problem named, else 0
 import fs from "node:fs";
 import path from "node:path";
@@ -63,8 +65,6 @@ function libFolder(file) {
 }
 
 const problems = [];
-/** Type-only imports of server-only modules by client components: erased at build, so reported, not failed (yet). */
-const warnings = [];
 
 // 1. The folder graph of lib/ and its cycles.
 const edges = new Map(); // from -> to -> [example "file -> file"]
@@ -133,14 +133,28 @@ for (const file of walk(path.join(root, "bench"))) {
   }
 }
 
-// 4. Client components import no server-only module.
+// 4. Client code imports nothing from a server-only module, not even a type (a type's home is a
+//    shared module, so the client never depends on server code's file, erased or not).
 const serverOnly = (file) => fs.existsSync(file) && /^\s*import\s+["']server-only["']/m.test(fs.readFileSync(file, "utf8"));
 for (const file of ["app", "components", "lib"].flatMap((d) => walk(path.join(root, d)))) {
   const text = fs.readFileSync(file, "utf8");
-  if (!/^\s*["']use client["']/.test(text)) continue;
-  for (const { spec, typeOnly } of importsOf(text)) {
-    const target = resolve(file, spec);
-    if (target && serverOnly(target)) (typeOnly ? warnings : problems).push(`${rel(file)} is a client component but imports ${typeOnly ? "types from " : ""}the server-only ${rel(target)}; move what it needs to a shared module`);
+  const client = /^\s*["']use client["']/.test(text) || (rel(file).startsWith("components/") && !isTest(file));
+  if (!client) continue;
+  // Through the shared modules it imports, too: a shared module that takes a type from server code is not shared.
+  const seen = new Set([file]);
+  const todo = [[file]];
+  while (todo.length) {
+    const chain = todo.pop();
+    const at = chain[chain.length - 1];
+    for (const { spec, typeOnly } of importsOf(fs.readFileSync(at, "utf8"))) {
+      const target = resolve(at, spec);
+      if (!target || seen.has(target) || !fs.existsSync(target)) continue;
+      seen.add(target);
+      if (serverOnly(target)) {
+        const via = chain.length > 1 ? ` (via ${chain.slice(1).map(rel).join(" -> ")})` : "";
+        problems.push(`${rel(file)} is client code but imports ${typeOnly ? "types from " : ""}the server-only ${rel(target)}${via}; move what it needs to a shared module`);
+      } else todo.push([...chain, target]);
+    }
   }
 }
 
@@ -148,9 +162,8 @@ if (showGraph || problems.length) {
   console.log("lib/ folder dependencies (who imports whom):");
   for (const f of folders) console.log(`  ${f.padEnd(18)} -> ${[...(edges.get(f)?.keys() ?? [])].sort().join(", ") || "(nothing)"}`);
 }
-if (warnings.length) console.log(`\ncheck-imports: ${warnings.length} warning(s)\n` + warnings.map((w) => `  ${w}`).join("\n"));
 if (problems.length) {
   console.error(`\ncheck-imports: ${problems.length} problem(s)\n` + problems.map((p) => `  ${p}`).join("\n"));
   process.exit(1);
 }
-console.log(`check-imports: no folder cycle in lib/ (${folders.length} folders), IC_* read only in lib/config.ts, no client component imports server-only code${warnings.length ? ` (apart from the type-only imports warned above)` : ""}`);
+console.log(`check-imports: no folder cycle in lib/ (${folders.length} folders), IC_* read only in lib/config.ts, no client code imports from a server-only module (types included)`);

@@ -1,7 +1,7 @@
 "use client";
 
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import type { ViewerStats } from "@/lib/viewer/aggregates";
+import type { ViewerStats } from "@/lib/viewer/view-types";
 
 const COLOURS = ["#34d399", "#60a5fa", "#f472b6", "#fbbf24", "#a78bfa", "#f87171", "#2dd4bf", "#e5e7eb", "#fb923c", "#4ade80", "#38bdf8", "#c084fc"];
 const tip = { contentStyle: { background: "#18181b", border: "1px solid #3f3f46", fontSize: 11 } };

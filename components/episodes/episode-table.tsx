@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
-import type { ViewerRow } from "@/lib/db/viewer-queries";
+import type { ViewerRow } from "@/lib/db/episode-rows";
 import { formatDate } from "@/lib/format-date";
 import { FlagChips } from "./flag-chips";
 import { playerLabel } from "@/lib/viewer/player";

@@ -3,9 +3,8 @@
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { sendJson } from "@/components/replay/use-author";
-import type { ConnectionTest } from "@/lib/agent/added-models";
 import { PROVIDER_LABELS, PROVIDERS, type Provider } from "@/lib/agent/model-config";
-import type { PublicModel } from "@/lib/agent/models";
+import type { ConnectionTest, PublicModel } from "@/lib/agent/model-view";
 
 const STATUS_TEXT: Record<PublicModel["status"], string> = {
   "no-key": "no key",

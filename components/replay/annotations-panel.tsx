@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from "react";
 import { Button } from "@/components/ui/button";
-import type { ReplayAnnotation } from "@/lib/db/viewer-queries";
+import type { ReplayAnnotation } from "@/lib/db/episode-rows";
 import type { SuggestedTag } from "@/lib/viewer/suggest-tags";
 import { sendJson, useAuthor } from "./use-author";
 import { formatDate } from "@/lib/format-date";

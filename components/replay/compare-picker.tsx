@@ -1,5 +1,5 @@
 import { StatusChip } from "@/components/episodes/status-chip";
-import type { ViewerRow } from "@/lib/db/viewer-queries";
+import type { ViewerRow } from "@/lib/db/episode-rows";
 import { playerLabel } from "@/lib/viewer/player";
 
 const input = "rounded border border-zinc-700 bg-zinc-900 px-1 py-0.5 text-zinc-100";

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { LazyRewardCurve } from "@/components/charts/lazy-reward-curve";
-import type { ReplayData } from "@/lib/db/viewer-queries";
+import type { ReplayData } from "@/lib/db/episode-rows";
 import { playerLabel } from "@/lib/viewer/player";
 import { AnsiOutput } from "./ansi-output";
 import { Highlight } from "./highlight";

@@ -2,7 +2,7 @@
 
 import { useEffect, useState } from "react";
 import { breakdownParts } from "@/lib/reward/explain";
-import type { GoldOutput } from "@/lib/viewer/gold";
+import type { GoldOutput } from "@/lib/viewer/view-types";
 import { AnsiOutput } from "./ansi-output";
 import { Highlight } from "./highlight";
 import { LineDiff } from "./line-diff";

@@ -1,4 +1,4 @@
-import type { ReplayTurn } from "@/lib/db/viewer-queries";
+import type { ReplayTurn } from "@/lib/db/episode-rows";
 
 const SOURCE_WORDS: Record<string, string> = { terminal: "console", console: "console", editor: "editor", model: "model", replay: "replayed" };
 

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { StorageError } from "@/lib/errors";
 import { storeDir } from "./key-store";
 import { modelConfigSchema, type ModelConfig } from "./model-config";
+import { connectionTestSchema, type ConnectionTest } from "./model-view";
 
 /**
  * Models added in the models page, and the last connection test of every model (configured or
@@ -12,17 +13,6 @@ import { modelConfigSchema, type ModelConfig } from "./model-config";
  */
 
 export const ADDED_MODELS_FILE = "models.added.json";
-
-export const connectionTestSchema = z.object({
-  ok: z.boolean(),
-  /** Wall time of the request, ms. */
-  latencyMs: z.number().nonnegative(),
-  /** The provider's error when not ok (or what the reply said when ok). */
-  message: z.string(),
-  /** When the test ran, ISO 8601. */
-  at: z.string(),
-});
-export type ConnectionTest = z.infer<typeof connectionTestSchema>;
 
 const fileSchema = z.object({
   models: z.array(modelConfigSchema).default([]),

@@ -3,13 +3,7 @@ import { APICallError, generateText, streamText, type ModelMessage } from "ai";
 import { config } from "@/lib/config";
 import { ProviderError } from "@/lib/errors";
 import type { ResolvedModel } from "./models";
-import { estimateTokens } from "./scripted-server";
-
-/** A message of the conversation the agent keeps with the model. */
-export interface ChatMessage {
-  role: "user" | "assistant";
-  content: string;
-}
+import { estimateTokens, type ChatMessage } from "./conversation";
 
 export interface RetryPolicy {
   /** Attempts in all, the first included (default 4). */

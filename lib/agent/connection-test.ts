@@ -1,6 +1,7 @@
 import "server-only";
 import { asStudioError, NotFoundError } from "@/lib/errors";
-import { saveConnectionTest, type ConnectionTest } from "./added-models";
+import { saveConnectionTest } from "./added-models";
+import type { ConnectionTest } from "./model-view";
 import { callModel } from "./call-model";
 import { storeDir } from "./key-store";
 import { listModels, resolveModel, type ModelSources } from "./models";

@@ -1,5 +1,15 @@
-import type { ChatMessage } from "./call-model";
-import { estimateTokens } from "./scripted-server";
+// Client-safe (no server code): the replay's transcript view reads stored conversations through lib/agent/transcript.ts.
+
+/** A message of the conversation the agent keeps with the model. */
+export interface ChatMessage {
+  role: "user" | "assistant";
+  content: string;
+}
+
+/** Rough token count (the scripted server's `usage` block, the context budget): about four characters a token. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
 
 /**
  * How many earlier turns (assistant/user pairs after the task) must be left out for the

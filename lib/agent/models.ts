@@ -8,9 +8,10 @@ import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { config } from "@/lib/config";
 import { BadInputError, ConflictError, NotFoundError } from "@/lib/errors";
-import { listAddedModels, listConnectionTests, removeAddedModel, saveAddedModel, type ConnectionTest } from "./added-models";
+import { listAddedModels, listConnectionTests, removeAddedModel, saveAddedModel } from "./added-models";
 import { deleteStoredKey, getStoredKey, listStoredKeyIds, setStoredKey, storeDir } from "./key-store";
 import { modelConfigSchema, type AddModelInput, type ModelConfig } from "./model-config";
+import type { ConnectionTest, ModelSource, ModelStatus, PublicModel } from "./model-view";
 
 /**
  * Models and their endpoints: those configured in `models.config.json` at the repository root (or
@@ -24,16 +25,10 @@ export type EnvVars = Record<string, string | undefined>;
 
 export const modelsFileSchema = z.object({ $comment: z.string().optional(), models: z.array(modelConfigSchema) });
 
-/**
- * What the models page shows for a model. "untested" until a connection test ran: a preset is
- * never called ready just because nothing is missing from its entry.
- */
-export type ModelStatus = "no-key" | "untested" | "ok" | "failed";
-
 /** A model and whether it can be used here. Holds no key, only whether one is set. */
 export interface ModelInfo extends ModelConfig {
-  /** Where the entry comes from: the models file, or the models page. */
-  source: "config" | "added" | "adhoc";
+  /** Where the entry comes from: the models file, the models page, or the command line. */
+  source: ModelSource;
   /** Whether a key is set (in the key store or in the named environment variable). */
   keySet: boolean;
   /** "stored": the key store; "env": the variable apiKeyEnv; null: no key. */
@@ -112,7 +107,7 @@ export function listModels(options: ModelSources = {}): ModelInfo[] {
 }
 
 /** What a page or route may show of a model: no key, whatever the entry holds. */
-export function publicModelView(m: ModelInfo) {
+export function publicModelView(m: ModelInfo): PublicModel {
   return {
     id: m.id,
     provider: m.provider,
@@ -130,7 +125,6 @@ export function publicModelView(m: ModelInfo) {
     price: m.price,
   };
 }
-export type PublicModel = ReturnType<typeof publicModelView>;
 
 /** Settings for an ad-hoc OpenAI-compatible model (`--base-url URL --api-key KEY`). */
 export interface AdHocModel {

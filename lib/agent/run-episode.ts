@@ -4,9 +4,9 @@ import type { Environment, EnvironmentOptions, SubmitResult } from "@/lib/env/ty
 import type { HumanTurnSource } from "@/lib/episodes/rules";
 import { isSubmit } from "@/lib/episodes/submit";
 import { asStudioError } from "@/lib/errors";
-import { callModel, type ChatMessage, type RetryPolicy } from "./call-model";
+import { callModel, type RetryPolicy } from "./call-model";
 import { EpisodeController } from "./controller";
-import { dropTurns, turnsToDrop } from "./conversation";
+import { dropTurns, turnsToDrop, type ChatMessage } from "./conversation";
 import { estimateCost, type ResolvedModel } from "./models";
 import { DEFAULT_PYTHON_FEEDBACK, rewrittenPythonObservation } from "@/lib/env/intercode-loop";
 import { DEFAULT_PROFILE, profileValue } from "@/lib/env/profiles";

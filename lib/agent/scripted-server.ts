@@ -3,6 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { z } from "zod";
 import { BadInputError } from "@/lib/errors";
+import { estimateTokens } from "./conversation";
 
 /**
  * A real OpenAI-compatible HTTP server (POST /v1/chat/completions, streaming and not) whose
@@ -106,11 +107,6 @@ export interface ScriptedServer {
   /** Replaces the script (fault counters start over). */
   setScript(script: Script): void;
   close(): Promise<void>;
-}
-
-/** Rough token count used for the `usage` block: about four characters a token. */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
 }
 
 function contentText(content: unknown): string {

@@ -9,7 +9,8 @@ import { dbRecorder } from "./db-store";
 import { resolveModel, type ResolvedModel } from "./models";
 import { runEpisode } from "./run-episode";
 import { goldAction, replyFor, wrongAction } from "./scripts";
-import { estimateTokens, REFUSAL, startScriptedServer, type ChatMessageIn, type ScriptedServer } from "./scripted-server";
+import { estimateTokens } from "./conversation";
+import { REFUSAL, startScriptedServer, type ChatMessageIn, type ScriptedServer } from "./scripted-server";
 import { turnTranscript } from "./transcript";
 
 /**

@@ -1,6 +1,7 @@
 import "server-only";
 import { BadInputError, ConflictError, NotFoundError } from "@/lib/errors";
 import { withPrisma } from "./client";
+import type { EpisodeListRow } from "./episode-rows";
 import { buildEpisodeConditions, cachedStatement, EPISODE_SORTS, readEpisodePage, statsIndexCovers, toFtsQuery, type EpisodeFilters } from "./episode-filters";
 import type { Annotation, Episode, Turn } from "./generated/client";
 import { withWriteLock } from "./lock";
@@ -288,34 +289,6 @@ export const EPISODE_SORT_KEYS = [
   "hardness",
 ] as const;
 export type EpisodeSortKey = (typeof EPISODE_SORT_KEYS)[number];
-
-/** One row of the episode list: what the table shows, without the heavy text fields. */
-export interface EpisodeListRow {
-  id: string;
-  environment: string;
-  dataset: string;
-  taskId: string;
-  taskIndex: number | null;
-  query: string;
-  playerKind: string;
-  annotator: string | null;
-  model: string | null;
-  policy: string | null;
-  status: string;
-  reward: number | null;
-  success: boolean;
-  turnCount: number;
-  invalidCount: number;
-  turnLimit: number;
-  durationMs: number | null;
-  hardness: string | null;
-  tags: string[];
-  /** What is odd about the episode as logged (lib/trajectories/flags.ts). */
-  flags: string[];
-  startedAt: Date;
-  parentEpisodeId: string | null;
-  runId: string | null;
-}
 
 export interface ListEpisodesInput {
   filters?: EpisodeFilters;

@@ -1,24 +1,7 @@
 import "server-only";
 import { buildEpisodeWhere, type EpisodeFilters } from "./episode-filters";
 import { withRaw } from "./sqlite";
-
-/** Columns the statistics can group by, by their public name. */
-export const STATS_DIMENSIONS = {
-  env: "environment",
-  dataset: "dataset",
-  model: "model",
-  policy: "policy",
-  hardness: "hardness",
-  /** The SQL database or bash file system. */
-  db: "db",
-  actor: "playerKind",
-  annotator: "annotator",
-  turnLimit: "turnLimit",
-  run: "runId",
-  status: "status",
-  task: "taskId",
-} as const;
-export type StatsDimension = keyof typeof STATS_DIMENSIONS;
+import { STATS_DIMENSIONS, type StatsDimension } from "./stats-dimensions";
 
 /** Aggregates of one group, straight from SQL. */
 export interface StatsGroupRow {

@@ -11,7 +11,7 @@ import {
   type EpisodeFilters,
   type EpisodeSortSpec,
 } from "./episode-filters";
-import type { EpisodeListRow } from "./episodes";
+import type { ReplayAnnotation, ReplayData, ReplayTurn, ViewerRow } from "./episode-rows";
 import { withRaw } from "./sqlite";
 
 /** Filters of the viewer: the store's, plus a minimum count of invalid actions. */
@@ -65,9 +65,6 @@ const VIEWER_SORTS = {
 /** Sort keys of the viewer list → SQL expression over `e`. */
 export const VIEWER_SORT_SQL = Object.fromEntries(Object.entries(VIEWER_SORTS).map(([k, v]) => [k, v.expr])) as { [K in keyof typeof VIEWER_SORTS]: string };
 export type ViewerSortKey = keyof typeof VIEWER_SORTS;
-
-/** One row of the viewer's episode table: the store list's row as plain JSON (dates are Unix milliseconds). */
-export type ViewerRow = Omit<EpisodeListRow, "startedAt" | "hardness" | "runId"> & { startedAt: number };
 
 export interface ViewerPage {
   rows: ViewerRow[];
@@ -140,61 +137,6 @@ export function listEpisodeFacets(): Record<"environment" | "dataset" | "playerK
     }
     return out;
   });
-}
-
-/** An episode's turn as the replay shows it. */
-export interface ReplayTurn {
-  index: number;
-  actor: string;
-  action: string;
-  observation: string;
-  ok: boolean | null;
-  reward: number | null;
-  thought: string | null;
-  tokensIn: number | null;
-  tokensOut: number | null;
-  durationMs: number | null;
-  /** The model's reply latency, ms (model turns). */
-  latencyMs: number | null;
-  /** Estimated cost of the turn's model calls, US dollars. */
-  costUsd: number | null;
-  timedOut: boolean;
-  aborted: boolean;
-  source: string | null;
-}
-
-export interface ReplayAnnotation {
-  id: string;
-  turnIndex: number | null;
-  kind: string;
-  tag: string | null;
-  text: string | null;
-  author: string;
-  status: string;
-  createdAt: number;
-}
-
-/** Everything the replay page needs of one episode, as plain JSON. */
-export interface ReplayData {
-  episode: Omit<ViewerRow, "turnCount" | "invalidCount"> & {
-    gold: string | null;
-    mode: string;
-    errorReason: string | null;
-    breakdown: unknown;
-    solvedAtTurn: number | null;
-    goldObservation: string | null;
-    agentObservation: string | null;
-    sourceFile: string | null;
-    hardness: string | null;
-    db: string | null;
-    branchTurn: number | null;
-    /** The turns the log itself counted (InterCode's turns_taken), when it says. */
-    turnsTaken: number | null;
-  };
-  turns: ReplayTurn[];
-  annotations: ReplayAnnotation[];
-  parent: { id: string; reward: number | null; success: boolean; player: string } | null;
-  children: { id: string; branchTurn: number | null; reward: number | null; status: string; player: string }[];
 }
 
 const player = (r: { annotator?: unknown; model?: unknown; policy?: unknown; playerKind?: unknown }) =>

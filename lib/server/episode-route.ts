@@ -1,6 +1,7 @@
 import "server-only";
 import type { z } from "zod";
-import { getReplayDataById, type ReplayData } from "@/lib/db/viewer-queries";
+import type { ReplayData } from "@/lib/db/episode-rows";
+import { getReplayDataById } from "@/lib/db/viewer-queries";
 import { NotFoundError } from "@/lib/errors";
 import { parseInput, respond } from "@/lib/viewer/http";
 import { assertTaskUnsealed } from "./baseline-seal";

@@ -1,9 +1,8 @@
 import "server-only";
 import type { EpisodeFilters } from "@/lib/db/episode-filters";
-import { aggregateEpisodeStats, STATS_DIMENSIONS, type StatsDimension } from "@/lib/db/stats";
+import { aggregateEpisodeStats } from "@/lib/db/stats";
+import { STATS_DIMENSIONS, type StatsDimension } from "@/lib/db/stats-dimensions";
 import { BadInputError } from "@/lib/errors";
-
-export { STATS_DIMENSIONS, type StatsDimension } from "@/lib/db/stats";
 
 /** The paper's measures for one group of episodes. Rates are fractions in [0, 1]. */
 export interface StatsGroup {

@@ -1,23 +1,13 @@
 import "server-only";
 import { aggregateViewerEpisodes, type ViewerFilters } from "@/lib/db/viewer-queries";
-import { computeStats, type StatsDimension } from "@/lib/trajectories/stats";
+import type { StatsDimension } from "@/lib/db/stats-dimensions";
+import { computeStats } from "@/lib/trajectories/stats";
+import type { ViewerStats } from "./view-types";
 import { toCsv } from "./csv";
 
 /** The charts of the failure-analysis view, each with its CSV form. */
 export const CHARTS = ["success", "success-at-k", "reward", "invalid", "tags"] as const;
 export type ChartName = (typeof CHARTS)[number];
-
-export interface ViewerStats {
-  groupBy: StatsDimension[];
-  /** Success rate, mean reward and error rate per group. */
-  success: { group: string; episodes: number; solved: number; successRate: number; meanReward: number; meanTurns: number; errorRate: number | null }[];
-  /** Per group, the share solved within k turns (k = 1..turn limit): the paper's success-vs-turn-limit curve. */
-  successAtK: { k: number; [group: string]: number }[];
-  groups: string[];
-  rewardHistogram: { bin: string; episodes: number }[];
-  invalidByTurn: { turn: number; checked: number; invalid: number; rate: number }[];
-  tags: { tag: string; episodes: number }[];
-}
 
 /** Aggregates of the episodes matching `filters`, grouped by `groupBy` where it applies. */
 export function computeViewerStats({ filters, groupBy }: { filters: ViewerFilters; groupBy: StatsDimension[] }): ViewerStats {

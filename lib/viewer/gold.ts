@@ -1,17 +1,9 @@
 import "server-only";
 import { getGoldCacheByTask, putGoldCache } from "@/lib/db/gold-cache";
 import type { Task } from "@/lib/datasets/types";
-import type { RewardBreakdown } from "@/lib/reward/types";
 import { createViewerEnvironment } from "./episode-task";
+import type { GoldOutput } from "./view-types";
 import { goldShown } from "@/lib/episodes/gold";
-
-/** Gold's output for a task, and the breakdown of gold scored against itself (bash: file changes). */
-export interface GoldOutput {
-  gold: string;
-  observation: string;
-  details: { breakdown?: RewardBreakdown } | null;
-  cached: boolean;
-}
 
 const inflight = new Map<string, Promise<GoldOutput>>();
 

@@ -5,6 +5,7 @@ import { DEFAULT_PYTHON_FEEDBACK, detectPythonFeedback, rewrittenPythonObservati
 import { profileValue, type ProfileName } from "@/lib/env/profiles";
 import type { Environment } from "@/lib/env/types";
 import { stripAnsi } from "./ansi";
+import type { DisagreementCategory, EpisodeCheck, TurnCheck } from "./view-types";
 
 /** A recorded turn, as the check needs it. */
 export interface RecordedTurn {
@@ -22,38 +23,6 @@ export interface ReplayLoop {
   policy: string | null;
   /** The episode's turn limit: a ReAct `submit` logged past it is the forced final submit. */
   turnLimit: number | null;
-}
-
-/** Why a turn's replay differs from the recording (a heuristic on the two texts; see categorize). */
-export const DISAGREEMENT_CATEGORIES = ["environment content", "nondeterminism", "reward formula", "loop", "tool versions", "order"] as const;
-export type DisagreementCategory = (typeof DISAGREEMENT_CATEGORIES)[number];
-
-/** The check of one turn: what was recorded against what a fresh run gives. */
-export interface TurnCheck {
-  index: number;
-  /** The logged action as the loop read it (`execute[...]` unwrapped); absent when the same as logged. */
-  ranAction?: string;
-  /** The submit a ReAct loop appended at its turn limit: replayed for the final reward, not a turn. */
-  forcedSubmit?: boolean;
-  /** Set when observation or reward disagree. */
-  category?: DisagreementCategory;
-  recordedObservation?: string;
-  observationAgrees: boolean;
-  /** null when the recorded turn has no reward to compare with. */
-  rewardAgrees: boolean | null;
-  recordedReward: number | null;
-  replayedReward: number | null;
-  replayedObservation: string;
-  /** SQL: the column names of the replayed query's result set. */
-  columns?: string[];
-}
-
-export interface EpisodeCheck {
-  turns: TurnCheck[];
-  /** The episode's final reward against the replay's score after its last action (when both are known). */
-  finalRewardAgrees: boolean | null;
-  replayedFinalReward: number | null;
-  error?: string;
 }
 
 /** Rewards agree within this (InterCode's logs hold unrounded floats; the Studio rounds to 2 places). */

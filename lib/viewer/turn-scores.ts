@@ -1,31 +1,10 @@
 import "server-only";
 import { listTurnReplaysByEpisode, putTurnReplays, type TurnReplayRow } from "@/lib/db/turn-replays";
-import type { ReplayData } from "@/lib/db/viewer-queries";
+import type { ReplayData } from "@/lib/db/episode-rows";
 import { createViewerEnvironment, taskForEpisode } from "./episode-task";
 import { getGoldOutput } from "./gold";
 import { checkEpisodeReplay, normalizeObservation, unwrapRowList } from "./replay-check";
-
-/** One turn as the replay page scores it. */
-export interface TurnScore {
-  index: number;
-  /** What a submit would have scored right after this turn: recorded, or found by a replay. */
-  reward: number | null;
-  rewardFrom: "recorded" | "replay" | null;
-  /** The turn's output is gold's output (after normalising escapes and trailing space); null when gold's is unknown or says nothing. */
-  matchesGold: boolean | null;
-  /** Whether the replay's output agreed with the recorded one (null when not replayed). */
-  replayAgrees: boolean | null;
-  /** SQL: the result set's column names from the engine (when replayed). */
-  columns: string[] | null;
-}
-
-export interface TurnScores {
-  turns: TurnScore[];
-  /** "recorded": every turn had its reward; "cached": an earlier replay's; "replayed": just run in a fresh sandbox. */
-  source: "recorded" | "cached" | "replayed";
-  /** Why the would-be rewards or gold's output are missing, when they are. */
-  error?: string;
-}
+import type { TurnScore, TurnScores } from "./view-types";
 
 const inflight = new Map<string, Promise<TurnReplayRow[]>>();
 

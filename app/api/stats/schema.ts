@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { STATS_DIMENSIONS } from "@/lib/trajectories/stats";
+import { STATS_DIMENSIONS } from "@/lib/db/stats-dimensions";
 import { CHARTS } from "@/lib/viewer/aggregates";
 import { listParamsSchema } from "@/lib/viewer/list-params";
 

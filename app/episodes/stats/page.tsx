@@ -1,7 +1,8 @@
 import Link from "next/link";
 import type { Metadata } from "next";
 import { AggregateCharts } from "@/components/charts/aggregate-charts";
-import { parseGroupBy, STATS_DIMENSIONS } from "@/lib/trajectories/stats";
+import { STATS_DIMENSIONS } from "@/lib/db/stats-dimensions";
+import { parseGroupBy } from "@/lib/trajectories/stats";
 import { computeViewerStats } from "@/lib/viewer/aggregates";
 import { parseListParams, toEpisodeFilters } from "@/lib/viewer/list-params";
 

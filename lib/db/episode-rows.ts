@@ -1,0 +1,88 @@
+// The shapes the episode read model hands out, as plain JSON. Client-safe: no server code here,
+// so client components take their data types from this module, not from the queries.
+
+/** One row of the episode list: what the table shows, without the heavy text fields. */
+export interface EpisodeListRow {
+  id: string;
+  environment: string;
+  dataset: string;
+  taskId: string;
+  taskIndex: number | null;
+  query: string;
+  playerKind: string;
+  annotator: string | null;
+  model: string | null;
+  policy: string | null;
+  status: string;
+  reward: number | null;
+  success: boolean;
+  turnCount: number;
+  invalidCount: number;
+  turnLimit: number;
+  durationMs: number | null;
+  hardness: string | null;
+  tags: string[];
+  /** What is odd about the episode as logged (lib/trajectories/flags.ts). */
+  flags: string[];
+  startedAt: Date;
+  parentEpisodeId: string | null;
+  runId: string | null;
+}
+
+/** One row of the viewer's episode table: the store list's row as plain JSON (dates are Unix milliseconds). */
+export type ViewerRow = Omit<EpisodeListRow, "startedAt" | "hardness" | "runId"> & { startedAt: number };
+
+/** An episode's turn as the replay shows it. */
+export interface ReplayTurn {
+  index: number;
+  actor: string;
+  action: string;
+  observation: string;
+  ok: boolean | null;
+  reward: number | null;
+  thought: string | null;
+  tokensIn: number | null;
+  tokensOut: number | null;
+  durationMs: number | null;
+  /** The model's reply latency, ms (model turns). */
+  latencyMs: number | null;
+  /** Estimated cost of the turn's model calls, US dollars. */
+  costUsd: number | null;
+  timedOut: boolean;
+  aborted: boolean;
+  source: string | null;
+}
+
+export interface ReplayAnnotation {
+  id: string;
+  turnIndex: number | null;
+  kind: string;
+  tag: string | null;
+  text: string | null;
+  author: string;
+  status: string;
+  createdAt: number;
+}
+
+/** Everything the replay page needs of one episode, as plain JSON. */
+export interface ReplayData {
+  episode: Omit<ViewerRow, "turnCount" | "invalidCount"> & {
+    gold: string | null;
+    mode: string;
+    errorReason: string | null;
+    breakdown: unknown;
+    solvedAtTurn: number | null;
+    goldObservation: string | null;
+    agentObservation: string | null;
+    sourceFile: string | null;
+    hardness: string | null;
+    db: string | null;
+    branchTurn: number | null;
+    /** The turns the log itself counted (InterCode's turns_taken), when it says. */
+    turnsTaken: number | null;
+  };
+  turns: ReplayTurn[];
+  annotations: ReplayAnnotation[];
+  parent: { id: string; reward: number | null; success: boolean; player: string } | null;
+  children: { id: string; branchTurn: number | null; reward: number | null; status: string; player: string }[];
+}
