@@ -23,6 +23,7 @@ describe("Episode.gold", () => {
     const task = getTask("demo-ctf", "base64-note");
     expect(goldShown(task)).not.toBe(episodeGold(task)); // the write-up is shown, not stored
     const played = await liveManager().open({ type: "open", env: "ctf", taskRef: "demo-ctf:base64-note", mode: "play", feedback: "none", turnLimit: 10 }, () => {});
+    await liveManager().action(played, "ls", "console"); // an episode is stored by its first action
     await liveManager().abandon(played);
     const model = await modelEpisode(task);
     const branch = await createBranchEpisode({ episodeId: played.id, turn: 0, annotator: "tester" });
