@@ -96,6 +96,15 @@ describe("accessibility (axe-core): no serious or critical violations", () => {
     expect(await audit("/episodes/stats")).toEqual([]);
   });
 
+  it("/models and /runs", async () => {
+    await page.goto(`${baseUrl}/models`);
+    await page.waitForSelector('[data-testid="model-add"]');
+    expect(await audit("/models")).toEqual([]);
+    await page.goto(`${baseUrl}/runs`);
+    await page.waitForSelector('[data-testid="run-new"]');
+    expect(await audit("/runs")).toEqual([]);
+  });
+
   it("a study: the list and its results", async () => {
     await page.goto(`${baseUrl}/play/studies`);
     await page.waitForSelector('form[aria-label="new study"]');
