@@ -97,7 +97,10 @@ export async function runEval(options: RunEvalOptions): Promise<RunEvalResult> {
   const finished = await store.finishedTaskIds(runId);
   const todo = options.tasks.filter((t) => !finished.has(t.id));
   const skipped = options.tasks.length - todo.length;
-  const counts = { done: skipped, total: options.tasks.length, solved: 0, errors: 0, skipped };
+  // A resumed run's counts start from what its finished episodes already hold, so the Run row
+  // (which the runs page reads while a CLI run goes on) never shows fewer solved than before.
+  const before = skipped ? await store.summarizeRun(runId, options.runName) : null;
+  const counts = { done: skipped, total: options.tasks.length, solved: before?.solved ?? 0, errors: before?.providerErrors ?? 0, skipped };
   await store.updateRun(runId, { status: "running", total: options.tasks.length });
   options.onStart?.(runId);
 
@@ -139,7 +142,7 @@ export async function runEval(options: RunEvalOptions): Promise<RunEvalResult> {
           counts.done++;
           if (outcome.success) counts.solved++;
           if (outcome.status === "error") counts.errors++;
-          await store.updateRun(runId, { done: counts.done });
+          await store.updateRun(runId, { done: counts.done, solved: counts.solved, errors: counts.errors });
         }
         options.onEpisode?.(task, outcome);
         options.onProgress?.({ ...counts });

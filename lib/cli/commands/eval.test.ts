@@ -91,6 +91,11 @@ describe("icstudio eval", () => {
     let progressed = false;
     const p = icstudio(args, { onStderr: (s) => (progressed ||= /\] [1-9]\/5/.test(s)) });
     while (!progressed) await new Promise((r) => setTimeout(r, 50));
+    // The Run row is live while the CLI runs (the runs page reads it): every finished task so far
+    // was solved, and the row says so (it said solved 0 until the end).
+    const live = await getRunByName({ name: "cli-int" });
+    expect(live!.done).toBeGreaterThanOrEqual(1);
+    expect(live!.solved).toBe(live!.done);
     p.child.kill("SIGINT");
     const r = await p.done;
     expect(r.code, r.stderr).toBe(130);
