@@ -1,5 +1,6 @@
 "use client";
 
+import { BreakdownPartList } from "@/components/ui/breakdown-parts";
 import type { SubmittedPayload } from "@/lib/ws/protocol";
 import { breakdownParts } from "@/lib/reward/explain";
 import { CheckIcon, CrossIcon } from "@/components/ui/icons";
@@ -42,13 +43,7 @@ function BreakdownView({ b }: { b: Breakdown }) {
   const tests = b.kind === "python" && Array.isArray(r.tests) ? (r.tests as PythonTest[]) : [];
   return (
     <div className="mt-1 text-zinc-200" data-testid="breakdown">
-      <ul className="space-y-0.5">
-        {parts.map((p) => (
-          <li key={p.key} data-testid="breakdown-part" data-part={p.key}>
-            <span className="font-semibold">{p.label} {p.value}</span> <span className="text-zinc-300">— {p.explain}</span>
-          </li>
-        ))}
-      </ul>
+      <BreakdownPartList parts={parts} />
       {b.kind === "bash" &&
         (["missing", "extra", "wrong"] as const).map((k) =>
           Array.isArray(r[k]) && (r[k] as string[]).length ? (

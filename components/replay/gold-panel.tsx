@@ -1,5 +1,6 @@
 "use client";
 
+import { BreakdownPartList } from "@/components/ui/breakdown-parts";
 import { useEffect, useState } from "react";
 import { breakdownParts } from "@/lib/reward/explain";
 import type { GoldOutput } from "@/lib/viewer/view-types";
@@ -109,13 +110,7 @@ function BreakdownTable({ b }: { b: Breakdown }) {
   }
   return (
     <div className="text-xs" data-testid="breakdown">
-      <ul className="space-y-0.5">
-        {parts.map((p) => (
-          <li key={p.key} data-testid="breakdown-part" data-part={p.key}>
-            <span className="font-semibold text-zinc-200">{p.label} {p.value}</span> <span className="text-zinc-300">— {p.explain}</span>
-          </li>
-        ))}
-      </ul>
+      <BreakdownPartList parts={parts} />
       <details className="mt-1">
         <summary className="cursor-pointer text-zinc-400">raw fields</summary>
         <table>
