@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BadInputError } from "@/lib/errors";
@@ -45,6 +47,51 @@ describe("parseConfig", () => {
     }
     expect(err).toBeInstanceOf(BadInputError);
     expect((err as BadInputError).where).toBe(name);
+    expect((err as Error).message).toMatch(message);
+  });
+});
+
+describe("IC_DOCKER_HOSTS", () => {
+  it("is null when unset: the one local engine, as before", () => {
+    expect(parseConfig({}).dockerHosts).toBeNull();
+    expect(parseConfig({ IC_DOCKER_HOSTS: " " }).dockerHosts).toBeNull();
+  });
+
+  it("reads unix, tcp (with TLS files) and ssh entries, each with its cap (default IC_MAX_SANDBOXES)", () => {
+    const tls = fs.mkdtempSync(path.join(os.tmpdir(), "ic-tls-"));
+    for (const f of ["ca.pem", "cert.pem", "key.pem"]) fs.writeFileSync(path.join(tls, f), "");
+    const c = parseConfig({
+      IC_MAX_SANDBOXES: "6",
+      IC_DOCKER_HOSTS: `unix:///var/run/docker.sock#max=8, tcp://10.0.0.5:2376?tls=${tls}#max=4\nssh://ci@build-2:2222 tcp://h:2375`,
+    });
+    expect(c.dockerHosts).toEqual([
+      { kind: "unix", name: "unix:///var/run/docker.sock", socketPath: "/var/run/docker.sock", max: 8 },
+      { kind: "tcp", name: "tcp://10.0.0.5:2376", host: "10.0.0.5", port: 2376, tlsDir: tls, max: 4 },
+      { kind: "ssh", name: "ssh://ci@build-2:2222", host: "build-2", port: 2222, username: "ci", keyFile: null, max: 6 },
+      { kind: "tcp", name: "tcp://h:2375", host: "h", port: 2375, tlsDir: null, max: 6 },
+    ]);
+    fs.rmSync(tls, { recursive: true, force: true });
+  });
+
+  it.each([
+    ["unix:///a.sock,http://h:2375", /entry 2 \("http:\/\/h:2375"\) must start with unix:\/\/, tcp:\/\/ or ssh:\/\//],
+    ["tcp://h", /entry 1 \("tcp:\/\/h"\) a tcp:\/\/ engine needs a port/],
+    ["tcp://h:2376?tls=/no/such/dir", /entry 1 .* \?tls=\/no\/such\/dir lacks ca.pem, cert.pem, key.pem/],
+    ["tcp://h:2375?tsl=/x", /unknown option \?tsl=/],
+    ["unix://docker.sock", /must be an absolute path/],
+    ["tcp://h:2375#max=0", /must be max=N with N a positive integer/],
+    ["tcp://h:2375#cap=3", /must be max=N/],
+    ["ssh://me@h?key=/no/key", /\?key=\/no\/key does not exist/],
+    ["tcp://h:2375,tcp://h:2375#max=2", /entry 2 .* names tcp:\/\/h:2375 a second time/],
+  ])("a bad list (%s) is a BadInputError naming IC_DOCKER_HOSTS and the entry", (value, message) => {
+    let err: unknown;
+    try {
+      parseConfig({ IC_DOCKER_HOSTS: value });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(BadInputError);
+    expect((err as BadInputError).where).toBe("IC_DOCKER_HOSTS");
     expect((err as Error).message).toMatch(message);
   });
 });

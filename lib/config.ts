@@ -1,4 +1,5 @@
 import "server-only";
+import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
@@ -52,6 +53,78 @@ const flag = () =>
 
 const dir = () => text().transform((v) => (v === undefined ? undefined : path.resolve(v)));
 
+/**
+ * One Docker engine of IC_DOCKER_HOSTS. `name` is the entry without its options (`#max=`, `?tls=`,
+ * `?key=`): how messages and `icstudio hosts` name the host.
+ */
+export type DockerHostSetting = { name: string; max: number } & (
+  | { kind: "unix"; socketPath: string }
+  | { kind: "tcp"; host: string; port: number; tlsDir: string | null }
+  | { kind: "ssh"; host: string; port: number; username: string | null; keyFile: string | null }
+);
+
+/**
+ * Parses one IC_DOCKER_HOSTS entry: `unix:///path`, `tcp://host:port[?tls=/dir]` (the dir holds
+ * ca.pem, cert.pem and key.pem) or `ssh://[user@]host[:port][?key=/file]` (else the SSH agent),
+ * each optionally ending in `#max=N` (live sandboxes on that host; default `defaultMax`).
+ * Returns the setting or a message saying what is wrong with the entry.
+ */
+export function parseDockerHost(entry: string, defaultMax: number): DockerHostSetting | string {
+  const hash = entry.indexOf("#");
+  const main = hash < 0 ? entry : entry.slice(0, hash);
+  let max = defaultMax;
+  if (hash >= 0) {
+    const m = /^max=(\d+)$/.exec(entry.slice(hash + 1));
+    if (!m || Number(m[1]) < 1) return `the part after # must be max=N with N a positive integer`;
+    max = Number(m[1]);
+  }
+  if (main.startsWith("unix://")) {
+    const socketPath = main.slice("unix://".length);
+    if (!socketPath.startsWith("/")) return "a unix socket must be an absolute path (unix:///var/run/docker.sock)";
+    return { kind: "unix", name: main, socketPath, max };
+  }
+  let url: URL;
+  try {
+    url = new URL(main);
+  } catch {
+    return "must start with unix://, tcp:// or ssh://";
+  }
+  const options = new Map(url.searchParams);
+  const allowed = url.protocol === "tcp:" ? ["tls"] : url.protocol === "ssh:" ? ["key"] : [];
+  const unknown = [...options.keys()].filter((k) => !allowed.includes(k));
+  if (url.protocol !== "tcp:" && url.protocol !== "ssh:") return "must start with unix://, tcp:// or ssh://";
+  if (unknown.length) return `unknown option ${unknown.map((k) => `?${k}=`).join(", ")} (${url.protocol === "tcp:" ? "tcp:// takes ?tls=/dir" : "ssh:// takes ?key=/file"})`;
+  if (!url.hostname) return "names no host";
+  if (url.pathname && url.pathname !== "/") return `has a path (${url.pathname}); give only host and port`;
+  const name = `${url.protocol}//${url.username ? `${url.username}@` : ""}${url.host}`;
+  if (url.protocol === "tcp:") {
+    if (!url.port) return "a tcp:// engine needs a port (2375, or 2376 with ?tls=/dir)";
+    const tlsDir = options.get("tls") ? path.resolve(options.get("tls")!) : null;
+    if (tlsDir) {
+      const missing = ["ca.pem", "cert.pem", "key.pem"].filter((f) => !fs.existsSync(path.join(tlsDir, f)));
+      if (missing.length) return `?tls=${tlsDir} lacks ${missing.join(", ")}`;
+    }
+    return { kind: "tcp", name, host: url.hostname, port: Number(url.port), tlsDir, max };
+  }
+  const keyFile = options.get("key") ? path.resolve(options.get("key")!) : null;
+  if (keyFile && !fs.existsSync(keyFile)) return `?key=${keyFile} does not exist`;
+  return { kind: "ssh", name, host: url.hostname, port: url.port ? Number(url.port) : 22, username: url.username || null, keyFile, max };
+}
+
+/** IC_DOCKER_HOSTS: entries separated by commas or white space; null when unset. */
+function dockerHosts(raw: string | undefined, defaultMax: number): DockerHostSetting[] | string | null {
+  if (unset(raw) || !raw.trim()) return null;
+  const entries = raw.split(/[\s,]+/).filter(Boolean);
+  const hosts: DockerHostSetting[] = [];
+  for (const [i, entry] of entries.entries()) {
+    const h = parseDockerHost(entry, defaultMax);
+    if (typeof h === "string") return `entry ${i + 1} (${JSON.stringify(entry)}) ${h}`;
+    if (hosts.some((o) => o.name === h.name)) return `entry ${i + 1} (${JSON.stringify(entry)}) names ${h.name} a second time`;
+    hosts.push(h);
+  }
+  return hosts;
+}
+
 const envSchema = z
   .object({
     // The server (server.ts)
@@ -77,6 +150,7 @@ const envSchema = z
     IC_FILE_BYTES: positiveInt(),
     IC_DISK_BYTES: positiveInt(),
     IC_DOCKER_POOL: count(),
+    IC_DOCKER_HOSTS: text(),
     IC_LOCAL_POOL: count(),
     IC_BWRAP: text(),
     IC_SANDBOX_ALLOW_NO_CGROUP: flag(),
@@ -98,7 +172,13 @@ const envSchema = z
     IC_UPDATE_DOCS: flag(),
     IC_CHROMIUM: text(),
   })
-  .transform((e) => {
+  .transform((e, ctx) => {
+    const maxSandboxes = e.IC_MAX_SANDBOXES ?? 16;
+    const hosts = dockerHosts(e.IC_DOCKER_HOSTS, maxSandboxes);
+    if (typeof hosts === "string") {
+      ctx.addIssue({ code: "custom", message: hosts, path: ["IC_DOCKER_HOSTS"] });
+      return z.NEVER;
+    }
     const dataDir = e.IC_DATA_DIR ?? path.join(REPO_ROOT, "var");
     return {
       repoRoot: REPO_ROOT,
@@ -110,7 +190,7 @@ const envSchema = z
       /** An idle episode's sandbox is closed after this (IC_IDLE_MS). */
       idleMs: e.IC_IDLE_MS ?? 10 * 60_000,
       /** Live sandboxes at once (IC_MAX_SANDBOXES). */
-      maxSandboxes: e.IC_MAX_SANDBOXES ?? 16,
+      maxSandboxes,
       /** The sandbox backend (IC_SANDBOX). */
       backend: e.IC_SANDBOX,
       /** Whole-process overrides of the sandbox limits (IC_TIMEOUT_MS ... IC_DISK_BYTES); unset ones are absent. */
@@ -124,6 +204,11 @@ const envSchema = z
       }),
       /** Warm sandboxes kept per image and file system (IC_DOCKER_POOL, IC_LOCAL_POOL); 0 disables. */
       dockerPool: e.IC_DOCKER_POOL ?? 2,
+      /**
+       * The Docker engines sandboxes are placed on (IC_DOCKER_HOSTS), each with its cap of live
+       * sandboxes (default IC_MAX_SANDBOXES); null: the one engine of DOCKER_HOST or /var/run/docker.sock.
+       */
+      dockerHosts: hosts,
       localPool: e.IC_LOCAL_POOL ?? 1,
       /** The bubblewrap binary (IC_BWRAP). */
       bwrap: e.IC_BWRAP ?? "bwrap",
