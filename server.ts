@@ -5,13 +5,14 @@
  *   node --import tsx --import ./scripts/hooks.mjs server.ts [--dev]
  *
  * Environment: IC_HOST (127.0.0.1), IC_PORT (3000), IC_TOKEN (required off loopback),
- * IC_IDLE_MS, IC_MAX_SANDBOXES, IC_SANDBOX (auto|local|docker), IC_DB, IC_TIMEOUT_MS.
+ * IC_IDLE_MS, IC_MAX_SANDBOXES, IC_SANDBOX (auto|local|docker), IC_DOCKER_HOSTS, IC_DB, IC_TIMEOUT_MS.
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import next from "next";
 import { config as readConfig } from "@/lib/config";
 import { asStudioError } from "@/lib/errors";
+import { checkDockerHosts } from "@/lib/sandbox/docker-hosts";
 import { assertSafeBind } from "@/lib/server/auth";
 import { createStudioServer } from "@/lib/server/http";
 import { prepareStore, createLiveEpisodeManager } from "@/lib/server/wiring";
@@ -20,6 +21,8 @@ async function main(): Promise<void> {
   const dev = process.argv.includes("--dev");
   const config = readConfig();
   assertSafeBind(config.host, config.token);
+  // Docker hosts that do not answer are refused now, not at the first episode.
+  await checkDockerHosts(config.dockerHosts);
 
   const interrupted = await prepareStore();
   if (interrupted > 0) console.log(`> marked ${interrupted} episode(s) interrupted (they resume by replay)`);

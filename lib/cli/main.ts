@@ -17,6 +17,7 @@ const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
   models: () => import("./commands/models"),
   "scripted-server": () => import("./commands/scripted-server"),
   recheck: () => import("./commands/recheck"),
+  hosts: () => import("./commands/hosts"),
 };
 
 function mainHelp(): string {

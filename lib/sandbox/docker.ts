@@ -7,46 +7,53 @@ import { PassThrough, type Duplex } from "node:stream";
 
 import Docker from "dockerode";
 
-import { config } from "@/lib/config";
-import { SandboxError, SandboxUnavailableError } from "@/lib/errors";
+import { config, type DockerHostSetting } from "@/lib/config";
+import { LimitReachedError, SandboxError, SandboxUnavailableError } from "@/lib/errors";
 import { AgentClient } from "./agent-client";
 import { AgentSandbox } from "./agent-sandbox";
 import { AGENT_BOOTSTRAP } from "./agent-source";
+import { connectDocker, defaultDockerHost, engineMessage, imageTag, OWNER, OWNER_LABEL, probeHost, SANDBOX_IMAGES, SANDBOX_LABEL, type HostProbe } from "./docker-hosts";
 import { checkSpec } from "./local";
 import { takeForSpec, WarmPool } from "./pool";
 import { resolveLimits, type Limits } from "./limits";
 import type { SandboxBackend, SandboxImage, SandboxSpec } from "./types";
 
-/** Every environment image the backend needs (`scripts/build-images.sh` builds them). */
-export const SANDBOX_IMAGES: readonly SandboxImage[] = ["bash", "python", "sql", "ctf"];
-/** The image a sandbox of `image` runs. */
-export const imageTag = (image: SandboxImage): string => `intercode-studio/${image}:latest`;
-
-const LABEL = "org.intercode-studio.sandbox";
-const OWNER_LABEL = "org.intercode-studio.owner";
 const START_TIMEOUT_MS = 30_000;
 /** Where a whole-root file system's tmpfs is mounted before the agent pivots into it. */
 const NEW_ROOT = "/.sandbox-root";
 const AVAILABLE_CACHE_MS = 3_000;
+/** How long a host's probe (images, other processes' sandboxes) is trusted when placing sandboxes. */
+const PROBE_CACHE_MS = 3_000;
+/** How long a host that stopped answering is left alone before it is tried again. */
+const DOWN_RETRY_MS = 10_000;
+
+/** One host as the backend last saw it (placement's view; `free` = max - inUse - others). */
+export interface HostView {
+  name: string;
+  up: boolean;
+  max: number;
+  /** This process's sandboxes in use by episodes. */
+  inUse: number;
+  /** Other processes' running sandboxes at the last probe. */
+  others: number;
+  free: number;
+  images: SandboxImage[];
+}
+
+/** The docker backend, which also tells where its sandboxes can go. */
+export interface DockerBackend extends SandboxBackend {
+  readonly kind: "docker";
+  hosts(): HostView[];
+}
 
 /** Options of the docker backend (defaults from the environment). */
 export interface DockerBackendOptions {
-  /** Engine socket; default DOCKER_HOST's unix path or /var/run/docker.sock. */
+  /** Engine socket of the single-engine backend; default DOCKER_HOST's unix path or /var/run/docker.sock. */
   socketPath?: string;
-  /** Started containers kept ready per (image, files, limits); default IC_DOCKER_POOL or 2. 0 disables the pool. */
+  /** Started containers kept ready per (host, image, files, limits); default IC_DOCKER_POOL or 2. 0 disables the pool. */
   poolSize?: number;
-}
-
-function socketFromEnv(): string {
-  const host = process.env.DOCKER_HOST;
-  if (host?.startsWith("unix://")) return host.slice("unix://".length);
-  return "/var/run/docker.sock";
-}
-
-function engineMessage(err: unknown): string {
-  const e = err as NodeJS.ErrnoException & { statusCode?: number; json?: { message?: string } };
-  if (e?.code === "ENOENT" || e?.code === "ECONNREFUSED") return `the Docker engine does not answer (${e.code}); start it with: bash scripts/start-dockerd.sh`;
-  return e?.json?.message ?? e?.message ?? String(err);
+  /** The engines to place sandboxes on; default IC_DOCKER_HOSTS, else the single engine of `socketPath`. */
+  hosts?: DockerHostSetting[];
 }
 
 const tarCache = new Map<string, Buffer>();
@@ -73,6 +80,8 @@ class DockerSandbox extends AgentSandbox {
     client: AgentClient,
     private readonly container: Docker.Container,
     private readonly stream: Duplex,
+    /** The engine it runs on (IC_DOCKER_HOSTS name). */
+    readonly host: string,
   ) {
     super(id, limits, client);
   }
@@ -103,6 +112,7 @@ class DockerSandbox extends AgentSandbox {
       );
       this.onClose?.(this.removed);
       this.closing = Promise.resolve();
+      this.onRelease?.();
     }
     return this.closing;
   }
@@ -110,10 +120,28 @@ class DockerSandbox extends AgentSandbox {
   removed: Promise<void> | null = null;
   /** Set by the backend to track background removals. */
   onClose?: (removed: Promise<void>) => void;
+  /** Whether close() has been called (a stream that ends after it is no sign of a lost engine). */
+  get isClosing(): boolean {
+    return this.closing !== null;
+  }
+
+  /** Set by the backend when the sandbox leaves the pool: frees its slot on the host, once, at close. */
+  onRelease?: () => void;
 }
 
-async function startContainer(docker: Docker, spec: SandboxSpec, limits: Limits): Promise<DockerSandbox> {
+/** Where a container starts: the engine, its name in messages, and whom to tell when its stream breaks without close(). */
+interface StartOn {
+  docker: Docker;
+  host: string;
+  /** Names the host in every error of the sandbox (IC_DOCKER_HOSTS); off for the single default engine, whose messages stay as they were. */
+  named: boolean;
+  onLost: () => void;
+}
+
+async function startContainer(on: StartOn, spec: SandboxSpec, limits: Limits): Promise<DockerSandbox> {
+  const { docker } = on;
   const id = randomBytes(6).toString("hex");
+  const label = on.named ? `docker sandbox ${id} on ${on.host}` : `docker sandbox ${id}`;
   const workdir = spec.workdir ?? spec.files?.mountAt ?? "/";
   const tmpfs = (mode: string) => `rw,exec,nosuid,size=${limits.diskBytes},mode=${mode}`;
   // Task files at "/" (a whole-root file system) go into one size-capped tmpfs that the agent
@@ -140,7 +168,7 @@ async function startContainer(docker: Docker, spec: SandboxSpec, limits: Limits)
       AttachStdout: true,
       AttachStderr: true,
       Tty: false,
-      Labels: { [LABEL]: "1", [OWNER_LABEL]: `${os.hostname()}:${process.pid}` },
+      Labels: { [SANDBOX_LABEL]: "1", [OWNER_LABEL]: OWNER },
       HostConfig: {
         NetworkMode: "none",
         Memory: limits.memoryBytes,
@@ -158,9 +186,9 @@ async function startContainer(docker: Docker, spec: SandboxSpec, limits: Limits)
     });
   } catch (err) {
     if ((err as { statusCode?: number }).statusCode === 404) {
-      throw new SandboxUnavailableError(`image ${imageTag(spec.image)} is missing: build it with bash scripts/build-images.sh`);
+      throw new SandboxUnavailableError(`image ${imageTag(spec.image)} is missing${on.named ? ` on ${on.host}` : ""}: build it with bash scripts/build-images.sh${on.named ? ` or load it with icstudio hosts --load ${on.host}` : ""}`);
     }
-    throw new SandboxError(`could not create a docker sandbox: ${engineMessage(err)}`, undefined, { cause: err });
+    throw new SandboxError(`could not create a docker sandbox${on.named ? ` on ${on.host}` : ""}: ${engineMessage(err, !on.named)}`, undefined, { cause: err });
   }
   let stream: Duplex | undefined;
   try {
@@ -173,7 +201,9 @@ async function startContainer(docker: Docker, spec: SandboxSpec, limits: Limits)
     });
     docker.modem.demuxStream(stream, out, errOut);
     const closeListeners: ((reason: string) => void)[] = [];
+    let sandbox: DockerSandbox | null = null;
     const closed = (why: string) => {
+      if (closeListeners.length && !sandbox?.isClosing) on.onLost();
       for (const l of closeListeners.splice(0)) l(`${why}${agentStderr ? `: ${agentStderr.trim()}` : ""}`);
     };
     stream.on("end", () => closed("the container or the Docker engine stopped"));
@@ -189,7 +219,7 @@ async function startContainer(docker: Docker, spec: SandboxSpec, limits: Limits)
         onClose: (listener) => closeListeners.push(listener),
       },
       limits,
-      { workdir, label: `docker sandbox ${id}` },
+      { workdir, label },
     );
     await container.start();
     let timer: NodeJS.Timeout | undefined;
@@ -197,7 +227,7 @@ async function startContainer(docker: Docker, spec: SandboxSpec, limits: Limits)
       await Promise.race([
         client.ready,
         new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new SandboxError(`docker sandbox ${id} did not start within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
+          timer = setTimeout(() => reject(new SandboxError(`${label} did not start within ${START_TIMEOUT_MS / 1000} s`)), START_TIMEOUT_MS);
         }),
       ]);
     } finally {
@@ -209,18 +239,19 @@ async function startContainer(docker: Docker, spec: SandboxSpec, limits: Limits)
       await client.untar(NEW_ROOT, tarOf(spec.files.hostDir));
       await client.pivotRoot(NEW_ROOT);
     }
-    return new DockerSandbox(id, limits, client, container, stream);
+    sandbox = new DockerSandbox(id, limits, client, container, stream, on.host);
+    return sandbox;
   } catch (err) {
     stream?.destroy();
     await container.remove({ force: true }).catch(() => undefined);
     if (err instanceof SandboxError || err instanceof SandboxUnavailableError) throw err;
-    throw new SandboxError(`could not start a docker sandbox: ${engineMessage(err)}`, undefined, { cause: err });
+    throw new SandboxError(`could not start a docker sandbox${on.named ? ` on ${on.host}` : ""}: ${engineMessage(err, !on.named)}`, undefined, { cause: err });
   }
 }
 
 /** Removes containers a dead process on this host left behind (it was killed before close()). */
 async function removeOrphans(docker: Docker): Promise<void> {
-  const list = await docker.listContainers({ all: true, filters: { label: [LABEL] } });
+  const list = await docker.listContainers({ all: true, filters: { label: [SANDBOX_LABEL] } });
   const me = os.hostname();
   for (const c of list) {
     const [host, pid] = (c.Labels[OWNER_LABEL] ?? "").split(":");
@@ -235,34 +266,183 @@ async function removeOrphans(docker: Docker): Promise<void> {
   }
 }
 
-/** The Docker backend: one container per sandbox, a warm pool of started ones per (image, whole-root file system, limits); see poolKey. */
-export function createDockerBackend(options: DockerBackendOptions = {}): SandboxBackend {
-  const docker = new Docker({ socketPath: options.socketPath ?? socketFromEnv() });
+/** One engine as the backend sees it: its client, its warm pool, the sandboxes it holds for episodes, and its last probe. */
+class Host {
+  readonly docker: Docker;
+  readonly pool: WarmPool<DockerSandbox>;
+  /** Sandboxes of this process in use by episodes (taken from the pool, not yet closed). */
+  inUse = 0;
+  probe: HostProbe | null = null;
+  probedAt = 0;
+  private probing: Promise<HostProbe> | null = null;
+  private orphansChecked = false;
+
+  constructor(
+    readonly setting: DockerHostSetting,
+    poolSize: number,
+    /** The one default engine: its errors say how to start it. */
+    private readonly local: boolean,
+  ) {
+    this.docker = connectDocker(setting);
+    this.pool = new WarmPool<DockerSandbox>(poolSize);
+  }
+
+  get name(): string {
+    return this.setting.name;
+  }
+
+  get up(): boolean {
+    return this.probe?.up === true;
+  }
+
+  /** Slots left under the host's cap: its cap less this process's sandboxes in use and other processes' sandboxes (as last probed). */
+  free(): number {
+    const others = this.probe?.up ? this.probe.sandboxes.others : 0;
+    return this.setting.max - this.inUse - others;
+  }
+
+  has(image: SandboxImage): boolean {
+    return this.probe?.up === true && this.probe.images.includes(image);
+  }
+
+  /** Whether the last probe is too old to place by: an answering host after PROBE_CACHE_MS, a silent one after DOWN_RETRY_MS. */
+  stale(now: number): boolean {
+    return !this.probe || now - this.probedAt > (this.probe.up ? PROBE_CACHE_MS : DOWN_RETRY_MS);
+  }
+
+  /** Probes the engine (one probe at a time); a host found down loses its warm pool, whose containers went with it. */
+  refresh(): Promise<HostProbe> {
+    this.probing ??= probeHost(this.docker, this.local)
+      .then(async (p) => {
+        this.probe = p;
+        this.probedAt = Date.now();
+        if (!p.up) this.pool.forget();
+        else if (!this.orphansChecked) {
+          this.orphansChecked = true;
+          await removeOrphans(this.docker).catch(() => undefined);
+        }
+        return p;
+      })
+      .finally(() => {
+        this.probing = null;
+      });
+    return this.probing;
+  }
+
+  /** Why no sandbox of `image` can go here now. */
+  why(image: SandboxImage): string {
+    if (!this.probe) return "not probed";
+    if (!this.probe.up) return `down (${this.probe.reason})`;
+    if (!this.has(image)) return `lacks ${imageTag(image)} (icstudio hosts --load ${this.name})`;
+    return `at its cap (${this.setting.max - this.free()}/${this.setting.max} live)`;
+  }
+}
+
+/**
+ * The Docker backend: one container per sandbox, a warm pool of started ones per host and (image,
+ * whole-root file system, limits); see poolKey.
+ *
+ * With one engine (IC_DOCKER_HOSTS unset) a sandbox goes to it and its errors read as they always
+ * did. With IC_DOCKER_HOSTS, each new sandbox goes to the answering host with the most free slots
+ * that has its image (ties: the first listed); a host whose engine stops answering (a probe fails,
+ * or a sandbox's stream breaks and the probe that follows fails) is marked down, its episodes end
+ * with errors naming it, and it is tried again after DOWN_RETRY_MS while the others take the work.
+ */
+export function createDockerBackend(options: DockerBackendOptions = {}): DockerBackend {
+  const configured = options.hosts ?? (options.socketPath ? null : config().dockerHosts);
+  const named = configured !== null;
   const poolSize = options.poolSize ?? config().dockerPool;
-  const pool = new WarmPool<DockerSandbox>(poolSize);
-  let cached: { at: number; result: { ok: true } | { ok: false; reason: string } } | null = null;
-  let orphansChecked = false;
+  const hosts = (configured ?? [defaultDockerHost(options.socketPath)]).map((h) => new Host(h, poolSize, !named));
   const removals = new Set<Promise<void>>();
+  let cached: { at: number; result: { ok: true } | { ok: false; reason: string } } | null = null;
+
+  const start = (host: Host, spec: SandboxSpec, limits: Limits) => async () => {
+    const sandbox = await startContainer(
+      {
+        docker: host.docker,
+        host: host.name,
+        named,
+        // A broken stream may be the engine going away: look now, so new sandboxes go elsewhere at once.
+        onLost: () => void host.refresh(),
+      },
+      spec,
+      limits,
+    );
+    sandbox.onClose = (removed) => {
+      removals.add(removed);
+      void removed.finally(() => removals.delete(removed));
+    };
+    return sandbox;
+  };
+
+  /** Takes a sandbox on `host`, counting it against the host's cap until it is closed. */
+  async function takeOn(host: Host, spec: SandboxSpec, limits: Limits): Promise<DockerSandbox> {
+    host.inUse++;
+    let sandbox: DockerSandbox;
+    try {
+      sandbox = await takeForSpec(host.pool, spec, limits, start(host, spec, limits));
+    } catch (err) {
+      host.inUse--;
+      throw err;
+    }
+    let released = false;
+    sandbox.onRelease = () => {
+      if (!released) host.inUse--;
+      released = true;
+    };
+    return sandbox;
+  }
+
+  async function availableSingle(): Promise<{ ok: true } | { ok: false; reason: string }> {
+    const p = await hosts[0]!.refresh();
+    if (!p.up) return { ok: false, reason: p.reason };
+    const missing = SANDBOX_IMAGES.filter((i) => !p.images.includes(i));
+    return missing.length ? { ok: false, reason: `images missing (${missing.map(imageTag).join(", ")}): build them with bash scripts/build-images.sh` } : { ok: true };
+  }
+
+  /** Ready when every image is on some answering host. */
+  async function availableMany(): Promise<{ ok: true } | { ok: false; reason: string }> {
+    await Promise.all(hosts.map((h) => h.refresh()));
+    const missing = SANDBOX_IMAGES.filter((i) => !hosts.some((h) => h.has(i)));
+    if (!missing.length) return { ok: true };
+    const state = hosts.map((h) => `${h.name}: ${h.probe?.up ? `has ${h.probe.images.join(", ") || "no Studio image"}` : `down (${h.probe?.up === false ? h.probe.reason : "not probed"})`}`);
+    return { ok: false, reason: `no answering Docker host (IC_DOCKER_HOSTS) has ${missing.map(imageTag).join(", ")}: ${state.join("; ")}` };
+  }
 
   async function available(): Promise<{ ok: true } | { ok: false; reason: string }> {
     if (cached && Date.now() - cached.at < AVAILABLE_CACHE_MS) return cached.result;
-    let result: { ok: true } | { ok: false; reason: string };
-    try {
-      await Promise.race([docker.ping(), new Promise((_, reject) => setTimeout(() => reject(Object.assign(new Error("ping timed out after 3 s"), { code: "ETIMEDOUT" })), 3000).unref())]);
-      const images = await docker.listImages({ filters: { reference: ["intercode-studio/*"] } });
-      const tags = new Set(images.flatMap((i) => i.RepoTags ?? []));
-      const missing = SANDBOX_IMAGES.filter((i) => !tags.has(imageTag(i)));
-      result = missing.length ? { ok: false, reason: `images missing (${missing.map(imageTag).join(", ")}): build them with bash scripts/build-images.sh` } : { ok: true };
-      if (!orphansChecked) {
-        orphansChecked = true;
-        await removeOrphans(docker).catch(() => undefined);
-      }
-    } catch (err) {
-      result = { ok: false, reason: engineMessage(err) };
-    }
-    if (!result.ok) pool.forget();
+    const result = named ? await availableMany() : await availableSingle();
     cached = { at: Date.now(), result };
     return result;
+  }
+
+  /** The host for a new sandbox of `image` among those not yet tried: most free slots, has the image, answers. */
+  async function place(image: SandboxImage, tried: Set<Host>): Promise<Host> {
+    const now = Date.now();
+    const open = hosts.filter((h) => !tried.has(h));
+    await Promise.all(open.filter((h) => h.stale(now)).map((h) => h.refresh()));
+    const fits = open.filter((h) => h.has(image));
+    const best = fits.filter((h) => h.free() > 0).sort((a, b) => b.free() - a.free())[0];
+    if (best) return best;
+    const why = hosts.map((h) => `${h.name} ${tried.has(h) ? "failed just now" : h.why(image)}`).join("; ");
+    if (fits.length) throw new LimitReachedError(`every Docker host with ${imageTag(image)} is at its cap of live sandboxes (IC_DOCKER_HOSTS #max=): ${why}`, { hosts: hosts.map((h) => h.name) });
+    throw new SandboxError(`docker sandbox unavailable: no Docker host can start a ${image} sandbox now: ${why}`, { hosts: hosts.map((h) => h.name) });
+  }
+
+  async function createOnMany(spec: SandboxSpec, limits: Limits): Promise<DockerSandbox> {
+    const tried = new Set<Host>();
+    for (;;) {
+      const host = await place(spec.image, tried);
+      tried.add(host);
+      try {
+        return await takeOn(host, spec, limits);
+      } catch (err) {
+        // Another host may serve it when this one's engine is the trouble; a sandbox that failed on a healthy host is reported as is.
+        const p = await host.refresh();
+        cached = null;
+        if (p.up && p.images.includes(spec.image)) throw err;
+      }
+    }
   }
 
   return {
@@ -271,15 +451,9 @@ export function createDockerBackend(options: DockerBackendOptions = {}): Sandbox
     async create(spec) {
       checkSpec(spec);
       const limits = resolveLimits(spec.limits);
+      if (named) return createOnMany(spec, limits);
       try {
-        return await takeForSpec(pool, spec, limits, async () => {
-          const sandbox = await startContainer(docker, spec, limits);
-          sandbox.onClose = (removed) => {
-            removals.add(removed);
-            void removed.finally(() => removals.delete(removed));
-          };
-          return sandbox;
-        });
+        return await takeOn(hosts[0]!, spec, limits);
       } catch (err) {
         cached = null;
         const a = await available();
@@ -287,9 +461,24 @@ export function createDockerBackend(options: DockerBackendOptions = {}): Sandbox
         throw err;
       }
     },
+    hosts: () =>
+      hosts.map((h) => ({
+        name: h.name,
+        up: h.up,
+        max: h.setting.max,
+        inUse: h.inUse,
+        others: h.probe?.up ? h.probe.sandboxes.others : 0,
+        free: h.free(),
+        images: h.probe?.up ? h.probe.images : [],
+      })),
     async shutdown() {
-      await pool.drain();
+      await Promise.all(hosts.map((h) => h.pool.drain()));
       await Promise.all([...removals]);
     },
   };
+}
+
+/** Where a docker sandbox runs (its host's IC_DOCKER_HOSTS name), or null for another backend's sandbox. */
+export function sandboxHost(sandbox: unknown): string | null {
+  return sandbox instanceof DockerSandbox ? sandbox.host : null;
 }

@@ -6,7 +6,9 @@
  *   user/PID/net/IPC/UTS namespaces, no capabilities, no nested user namespaces, killed with its
  *   parent — holding a private copy (`cp -a`) of the task's files, /tmp and /root on one
  *   size-capped tmpfs, in its own pids + memory cgroup.
- * - docker (docker.ts): one container per sandbox (network none, read-only rootfs with tmpfs
+ * - docker (docker.ts): one container per sandbox on one engine, or on several (IC_DOCKER_HOSTS,
+ *   docker-hosts.ts: placed by free slots and images, a silent host marked down; `icstudio hosts`
+ *   lists them and loads missing images onto one, host-images.ts). One container per sandbox (network none, read-only rootfs with tmpfs
  *   scratch, pids/memory caps, all capabilities dropped, no-new-privileges), task files unpacked
  *   from a cached tar. A whole-root file system (bash) is unpacked into one size-capped tmpfs
  *   that the agent makes the root (system directories bound read-only over it) before dropping
@@ -33,8 +35,14 @@ const backends = new Map<"docker" | "local", Promise<SandboxBackend>>();
 async function load(kind: "docker" | "local"): Promise<SandboxBackend> {
   let p = backends.get(kind);
   if (!p) {
-    p = kind === "local" ? import("./local").then((m) => m.createLocalBackend()) : import("./docker").then((m) => m.createDockerBackend());
+    p =
+      kind === "local"
+        ? import("./local").then((m) => m.createLocalBackend())
+        : // IC_DOCKER_HOSTS that do not answer are refused here, at the first use of the backend
+          // (a command's start); the next call checks again.
+          import("./docker-hosts").then((h) => h.checkDockerHosts()).then(() => import("./docker").then((m) => m.createDockerBackend()));
     backends.set(kind, p);
+    p.catch(() => backends.delete(kind));
   }
   return p;
 }
