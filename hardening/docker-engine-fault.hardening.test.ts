@@ -3,17 +3,17 @@
  * server stays up (and says why a new episode cannot start), and once the engine is back a new
  * episode works.
  *
- * The shared engine is never touched: the test starts a second dockerd of its own (its own socket,
- * data root, exec root and pid file, no bridge, no iptables), loads the sandbox images into it,
+ * The shared engine is never touched: the test starts a second dockerd of its own
+ * (lib/testing/second-dockerd.ts: its own socket, data root, exec root and pid file), loads the sandbox images into it,
  * points a Studio server at it (DOCKER_HOST, IC_SANDBOX=docker), kills it (dockerd and its
  * containerd, SIGKILL) mid-episode, starts it again, and removes it at the end. Skipped with the
  * reason when docker, dockerd or root is missing, unless IC_REQUIRE_DOCKER is set.
  */
-import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
+import { SecondDockerd, secondDockerdUnavailable } from "@/lib/testing/second-dockerd";
 import { recordFigure } from "./figures";
 import { appAvailable, connectWs, ensureApp, spawnStudio, type StudioProcess, tempDb, type WsClient } from "./studio-process";
 
@@ -23,10 +23,8 @@ const IMAGES = ["bash", "python", "sql", "ctf"].map((i) => `intercode-studio/${i
 /** Why the test cannot run here, or null. */
 function skipReason(): string | null {
   if (!appAvailable()) return "no production build (next build, or IC_HARDENING_BUILD=1)";
-  if (spawnSync("docker", ["version"], { stdio: "ignore" }).status !== 0) return "no docker client";
-  if (spawnSync("docker", ["info"], { stdio: "ignore", timeout: 20_000 }).status !== 0) return "the Docker engine does not answer";
-  if (spawnSync("sh", ["-c", "command -v dockerd"], { stdio: "ignore" }).status !== 0) return "no dockerd to start a second engine";
-  if (process.getuid?.() !== 0) return "starting a second engine needs root";
+  const engine = secondDockerdUnavailable();
+  if (engine) return engine;
   const missing = IMAGES.filter((i) => spawnSync("docker", ["image", "inspect", i], { stdio: "ignore" }).status !== 0);
   if (missing.length) return `images missing (${missing.join(", ")}): bash scripts/build-images.sh`;
   return null;
@@ -36,128 +34,7 @@ const reason = skipReason();
 if (reason && process.env.IC_REQUIRE_DOCKER) throw new Error(`IC_REQUIRE_DOCKER is set but the Docker fault test cannot run: ${reason}`);
 if (reason) recordFigure({ section: "faults", row: ROW, tried: 0, passed: 0, unit: `skipped: ${reason}` });
 
-/** A second Docker engine in its own directories. */
-class SecondEngine {
-  readonly root = `/tmp/ic-hd-${process.pid}`;
-  readonly sock = path.join(this.root, "docker.sock");
-  readonly host = `unix://${this.sock}`;
-  private readonly exec = path.join(this.root, "exec");
-  private readonly pidfile = path.join(this.root, "docker.pid");
-  private readonly log = path.join(this.root, "dockerd.log");
-  child: ChildProcess | null = null;
-
-  /**
-   * Starts the engine and waits until it answers. A managed containerd that starts slowly on a
-   * loaded machine makes dockerd give up ("timeout waiting for containerd"): the leftovers are
-   * killed and it is started again, three times at most.
-   */
-  async start(): Promise<void> {
-    fs.mkdirSync(this.root, { recursive: true });
-    let last = "";
-    for (let attempt = 0; attempt < 3; attempt++) {
-      if (await this.startOnce()) return;
-      last = this.tail();
-      await this.killLeftovers();
-    }
-    throw new Error(`the second dockerd did not start in 3 attempts:\n${last}`);
-  }
-
-  private async startOnce(): Promise<boolean> {
-    const out = fs.openSync(this.log, "a");
-    this.child = spawn(
-      "dockerd",
-      ["--host", this.host, "--data-root", path.join(this.root, "data"), "--exec-root", this.exec, "--pidfile", this.pidfile, "--bridge=none", "--iptables=false", "--ip-masq=false", "--ip-forward=false", "--log-level=warn"],
-      { stdio: ["ignore", out, out], detached: true },
-    );
-    fs.closeSync(out);
-    const deadline = Date.now() + 90_000;
-    while (Date.now() < deadline) {
-      if (this.child.exitCode !== null) return false;
-      if (spawnSync("docker", ["-H", this.host, "info"], { stdio: "ignore", timeout: 10_000 }).status === 0) return true;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-    this.child.kill("SIGKILL");
-    return false;
-  }
-
-  /** Copies the sandbox images from the shared engine into this one. */
-  loadImages(): void {
-    execFileSync("bash", ["-o", "pipefail", "-c", `docker save ${IMAGES.join(" ")} | docker -H ${this.host} load -q`], { stdio: ["ignore", "ignore", "pipe"], timeout: 600_000 });
-  }
-
-  /** The engine's managed containerd (a child of dockerd, which outlives a SIGKILLed dockerd). */
-  private containerdPid(): number | null {
-    const f = path.join(this.exec, "containerd", "containerd.pid");
-    const pid = fs.existsSync(f) ? Number(fs.readFileSync(f, "utf8").trim()) : NaN;
-    return Number.isInteger(pid) && pid > 0 ? pid : null;
-  }
-
-  /**
-   * Stops the engine hard: dockerd SIGKILLed (an engine crash or `kill -9`), then its containerd,
-   * shims and containers, which would otherwise outlive it and slow the restart down.
-   */
-  async crash(): Promise<void> {
-    const containers = spawnSync("sh", ["-c", `docker -H ${this.host} ps -q | xargs -r docker -H ${this.host} inspect -f '{{.State.Pid}}'`], { encoding: "utf8", timeout: 30_000 })
-      .stdout.split("\n")
-      .map(Number)
-      .filter((p) => Number.isInteger(p) && p > 0);
-    const containerd = this.containerdPid();
-    const exited = this.child && this.child.exitCode === null ? new Promise((r) => this.child!.once("exit", r)) : Promise.resolve();
-    this.child?.kill("SIGKILL");
-    await exited;
-    if (containerd) tryKill(containerd, "SIGKILL");
-    for (const pid of containers) tryKill(pid, "SIGKILL");
-    await this.killLeftovers();
-  }
-
-  /** Kills every process of this engine (containerd and its shims name its directory on their command line). */
-  async killLeftovers(): Promise<void> {
-    for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
-      let cmd = "";
-      try {
-        cmd = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      } catch {
-        continue;
-      }
-      if (cmd.includes(this.root) && Number(pid) !== process.pid) tryKill(Number(pid), "SIGKILL");
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-
-  /** Stops the engine cleanly, kills what it left behind (by pid, found by this engine's paths) and removes its directories. */
-  async remove(): Promise<void> {
-    if (this.child && this.child.exitCode === null) {
-      spawnSync("sh", ["-c", `docker -H ${this.host} ps -aq | xargs -r docker -H ${this.host} rm -f`], { stdio: "ignore", timeout: 60_000 });
-      const exited = new Promise((r) => this.child!.once("exit", r));
-      this.child.kill("SIGTERM");
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000))]);
-      if (this.child.exitCode === null) this.child.kill("SIGKILL");
-    }
-    await this.killLeftovers();
-    const mounts = fs
-      .readFileSync("/proc/mounts", "utf8")
-      .split("\n")
-      .map((l) => l.split(" ")[1])
-      .filter((m) => m?.startsWith(this.root))
-      .sort((a, b) => b.length - a.length);
-    for (const m of mounts) spawnSync("umount", ["-l", m], { stdio: "ignore" });
-    fs.rmSync(this.root, { recursive: true, force: true });
-  }
-
-  tail(): string {
-    return fs.existsSync(this.log) ? fs.readFileSync(this.log, "utf8").split("\n").slice(-15).join("\n") : "";
-  }
-}
-
-function tryKill(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(pid, signal);
-  } catch {
-    // already gone
-  }
-}
-
-const engine = new SecondEngine();
+const engine = new SecondDockerd({ name: "hd" });
 const { dir, db } = tempDb("ic-hardening-docker-");
 let server: StudioProcess | null = null;
 const sockets: WsClient[] = [];
@@ -174,7 +51,7 @@ describe.skipIf(reason !== null)("the Docker engine stops during an episode", ()
     await engine.remove(); // what an earlier attempt of this test left
     await engine.start();
     const loadStarted = Date.now();
-    engine.loadImages();
+    engine.loadImages(IMAGES);
     const loadMs = Date.now() - loadStarted;
     server = await spawnStudio({ IC_DB: db, IC_SANDBOX: "docker", DOCKER_HOST: engine.host });
     const problems: string[] = [];
