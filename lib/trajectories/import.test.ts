@@ -87,6 +87,9 @@ describe("import of InterCode's published logs", () => {
     expect(byObservation.rows.map((r) => r.taskId)).toContain("0");
     const byQuery = await listEpisodes({ search: "minimum length sublist" });
     expect(byQuery.rows.map((r) => r.environment)).toContain("python");
+    // The bulk path drops the two insert triggers for its transaction only: both are back.
+    const triggers = getRawDb().prepare(`SELECT "name" FROM "sqlite_master" WHERE "type" = 'trigger' AND "name" IN ('Episode_text_ai', 'Turn_text_ai') ORDER BY "name"`).pluck().all();
+    expect(triggers).toEqual(["Episode_text_ai", "Turn_text_ai"]);
     const live = await createEpisode({ environment: "sql", dataset: "spider-dev", taskId: "1", query: "quokka census", playerKind: "human", turnLimit: 10 });
     await appendTurn({ episodeId: live.id, turn: { index: 0, actor: "human", action: "SELECT wombat FROM zoo", observation: "", ok: true } });
     expect((await listEpisodes({ search: "quokka" })).rows.map((r) => r.id)).toEqual([live.id]);
