@@ -12,6 +12,7 @@ packages=(
   tar gzip bzip2 xz-utils zip unzip
   sqlite3 xxd binutils netcat-openbsd curl
   cpio rename ncal bind9-dnsutils iputils-ping ncompress hashdeep jq
+  bsdextrautils cron  # column and cron: InterCode's NL2Bash image had both (bsdmainutils, cron)
 )
 # The recipe's hash goes on the image, so build-images.sh rebuilds it when this list changes.
 recipe=$(sha256sum "$0" | cut -c1-16)
