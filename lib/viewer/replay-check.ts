@@ -90,32 +90,77 @@ export function unwrapRowList(s: string): string {
 
 export const rewardsAgree = (a: number, b: number) => Math.abs(a - b) <= REWARD_TOLERANCE;
 
-const MASK_VOLATILE = [
+const TIME_PATTERNS = [
   /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?\b/g,
   /\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\s+\d+ [\d:]+( \w+)? \d{4}\b/g,
   /\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\s+\d+\s+(\d{2}:\d{2}|\d{4})\b/g,
   /\b\d{1,2}:\d{2}(:\d{2})?\b/g,
-  /0x[0-9a-f]+/gi,
-  /\b\d+\b/g,
 ];
+/** Ids: hex addresses and a container's 12-hex-digit host name (a differing number alone is content: rows, counts). */
+const ID_PATTERNS = [/0x[0-9a-f]+/gi, /\b(?=[0-9a-f]*\d)[0-9a-f]{12}\b/g];
+/** What differs between bash 5.1 (InterCode's image) and 5.2: its version, and SHLVL under `bash -c` (5.1 lowers it to 0 for an exec'd last command). */
+const VERSION_PATTERNS = [/\b\d+\.\d+\.\d+(\(\d+\)-release)?/g, /\bSHLVL=\d+/g];
 const TOOL_MESSAGES = /command not found|invalid syntax|SyntaxError|not installed|No module named|illegal option|unrecognized option|invalid option|usage:/i;
 
+/** A command word of the action (or gold) that asks the network, the clock, processes, the host or a version. */
+const ASKS = {
+  network: /(^|[\s|;&(`$])(dig|nslookup|host|ping|curl|wget|nc|ssh|traceroute|whois|ifconfig|ip addr|netstat|hostname -I)\b/,
+  time: /(^|[\s|;&(`$])(date|uptime|w|cal|ncal|time)\b|\/proc\/(loadavg|uptime)|\bSECONDS\b|\bRANDOM\b|-mtime|-mmin|-newer/,
+  processIds: /(^|[\s|;&(`$])(ps|pstree|pgrep|pidof|top|jobs|kill|pkill)\b|\$\$|\$PPID|\$BASHPID|\/proc\/(self|\d+)|\bHOSTNAME\b/,
+  host: /(^|[\s|;&(`$])(uname|df|mount|free|nproc|lscpu|lsblk|findmnt|du|arch)\b|\/proc\/(cpuinfo|meminfo|version|mounts)/,
+  versions: /--version\b|\bBASH_VERSION\b|(^|[\s|;&(`$])bind\b/,
+};
+/** What a failed network call prints: a sign on its own that the difference is the network. */
+const NETWORK_FAILURE = /network unreachable|Network is unreachable|no servers could be reached|Temporary failure in name resolution|Could not resolve host|Name or service not known|connection timed out; no servers/i;
+/** The sandbox keeps PID 1 (its agent) unreadable: a difference InterCode's containers did not have. */
+const SANDBOX_DENIED = /'\/proc\/1\/[^']*': Permission denied/;
+
+/** What the replay knows besides the two texts, for categorize. */
+export interface CategoryContext {
+  /** The action as it ran. */
+  action?: string;
+  /** The task's gold (bash: the command; a list joined). */
+  gold?: string;
+  /** What gold printed in the replay's score, when it was scored. */
+  goldObservation?: string;
+}
+
 /**
- * Sorts a disagreeing turn into one cause, from the two texts: the same lines in another order is
- * "order"; the same once numbers, times and addresses are masked is "nondeterminism"; the same
- * observation with a different reward is "reward formula"; a tool's own complaint on either side
- * is "tool versions"; a loop's text (`Please try again`, `execute[`) or a replay that stopped is
- * "loop"; anything else is "environment content" (different files, rows or data).
+ * Sorts a disagreeing turn into one cause. A reward that differs under the same observation is
+ * "reward formula" unless gold itself asks the network, the clock or the processes (then its own
+ * output moved the score: that cause). Otherwise, in order: the same lines in another order is
+ * "order"; an action (or a printed failure) that asks the network is "network"; one that asks
+ * processes, the clock, the host (kernel, mounts, the sandbox's isolation) or a tool's version is
+ * that; texts equal once times are masked are "time", once ids (hex, a container's host name)
+ * are masked too "process ids", once bash's version and SHLVL are "tool versions", as is a
+ * tool's own complaint; a loop's text
+ * (`Please try again`, `execute[`) or a stopped replay is "loop"; anything else is "environment
+ * content" (different files, rows or data).
  */
-export function categorize(recorded: string, replayed: string, observationAgrees: boolean, replayError?: string): DisagreementCategory {
+export function categorize(recorded: string, replayed: string, observationAgrees: boolean, replayError?: string, context: CategoryContext = {}): DisagreementCategory {
   if (replayError) return "loop";
-  if (observationAgrees) return "reward formula";
+  const action = context.action ?? "";
+  const gold = context.gold ?? "";
+  if (observationAgrees) {
+    if (ASKS.network.test(gold) || NETWORK_FAILURE.test(context.goldObservation ?? "")) return "network";
+    if (ASKS.processIds.test(gold)) return "process ids";
+    if (ASKS.time.test(gold)) return "time";
+    return "reward formula";
+  }
   const a = normalizeObservation(unwrapRowList(recorded));
   const b = normalizeObservation(unwrapRowList(replayed));
   const lines = (x: string) => x.split(/\n|(?<=\))(?=\()/).sort().join("\n");
   if (lines(a) === lines(b)) return "order";
-  const mask = (x: string) => MASK_VOLATILE.reduce((t, re) => t.replace(re, "#"), x);
-  if (mask(a) === mask(b)) return "nondeterminism";
+  if (ASKS.network.test(action) || NETWORK_FAILURE.test(a) || NETWORK_FAILURE.test(b)) return "network";
+  if (ASKS.processIds.test(action)) return "process ids";
+  if (ASKS.time.test(action)) return "time";
+  if (ASKS.host.test(action) || SANDBOX_DENIED.test(a) !== SANDBOX_DENIED.test(b)) return "host";
+  if (ASKS.versions.test(action)) return "tool versions";
+  const mask = (x: string, patterns: RegExp[]) => patterns.reduce((t, re) => t.replace(re, "#"), x);
+  const same = (patterns: RegExp[]) => mask(a, patterns) === mask(b, patterns);
+  if (same(TIME_PATTERNS)) return "time";
+  if (same([...TIME_PATTERNS, ...ID_PATTERNS])) return "process ids";
+  if (same([...TIME_PATTERNS, ...ID_PATTERNS, ...VERSION_PATTERNS])) return "tool versions";
   if (/Please try again\.?$|^execute\[/.test(a) || /Please try again\.?$/.test(b)) return "loop";
   // A query that failed on one engine and ran on the other: a different server version or mode.
   if (a.startsWith("Error executing query") !== b.startsWith("Error executing query")) return "tool versions";
@@ -130,7 +175,8 @@ export function categorize(recorded: string, replayed: string, observationAgrees
  * an observation it made (profile rows), and when a turn was scored: a turn is scored with
  * evaluate() when the recording has a reward for it (under profile intercode that score has the
  * side effects InterCode's had), a submit by submit. `env` must have been created under
- * `loop.profile`; it is closed at the end.
+ * `loop.profile`; it is closed at the end unless `keepOpen` (the caller then replays the next
+ * episode in it, as InterCode's long-lived containers played a log's tasks one after another).
  */
 export async function checkEpisodeReplay({
   task,
@@ -139,6 +185,7 @@ export async function checkEpisodeReplay({
   env,
   loop = { profile: "studio", policy: null, turnLimit: null },
   scoreEvery = false,
+  keepOpen = false,
 }: {
   task: Task;
   turns: RecordedTurn[];
@@ -147,6 +194,8 @@ export async function checkEpisodeReplay({
   loop?: ReplayLoop;
   /** Score every turn with evaluate() (the replay page's would-be rewards), not only those the recording scored. */
   scoreEvery?: boolean;
+  /** Leave `env` open for the caller's next episode (the caller closes it). */
+  keepOpen?: boolean;
 }): Promise<EpisodeCheck> {
   const out: TurnCheck[] = [];
   let last: number | null = null;
@@ -159,6 +208,9 @@ export async function checkEpisodeReplay({
     task.env === "python" && loop.policy?.startsWith("try-again") === true && profileValue(loop.profile, "python.try-again-feedback") === "rewritten-test-feedback"
       ? (detectPythonFeedback(turns.map((t) => t.observation)) ?? DEFAULT_PYTHON_FEEDBACK)
       : null;
+  // The categories read shell commands only (a SQL column named `date` asks no clock); a CTF flag is no command.
+  const goldText = task.env === "bash" ? (Array.isArray(task.gold) ? task.gold.join(";") : task.gold) : "";
+  const shellAction = (a: string) => (task.env === "bash" || task.env === "ctf" ? a : "");
   try {
     await env.reset(task);
     let done = false;
@@ -168,6 +220,7 @@ export async function checkEpisodeReplay({
       if (parsed.kind === "blocked") continue;
       let observation: string;
       let reward: number | null = null;
+      let goldObservation: string | undefined;
       let columns: string[] | undefined;
       const isLast = i === turns.length - 1;
       const forcedSubmit =
@@ -178,6 +231,7 @@ export async function checkEpisodeReplay({
         const s = r.submitted ?? (await env.submit(parsed.arg || undefined));
         observation = r.submitted ? r.observation : s.agentObservation;
         reward = s.reward;
+        goldObservation = s.goldObservation;
         done = true;
       } else {
         const r = await env.step(parsed.code);
@@ -185,10 +239,12 @@ export async function checkEpisodeReplay({
         columns = r.columns;
         if (r.submitted) {
           reward = r.submitted.reward;
+          goldObservation = r.submitted.goldObservation;
           done = true;
         } else if (scoreEvery || t.reward !== null || (isLast && (task.env !== "python" || profileValue(loop.profile, "python.after-score") === "unchanged"))) {
           const ev = await env.evaluate();
           reward = ev.reward;
+          goldObservation = ev.goldObservation;
           if (rewrite && task.env === "python") observation = rewrittenPythonObservation(rewrite, ev, task.tests) ?? observation;
         }
       }
@@ -200,7 +256,9 @@ export async function checkEpisodeReplay({
         index: t.index,
         ...(parsed.kind === "run" && parsed.code !== t.action ? { ranAction: parsed.code } : {}),
         ...(forcedSubmit ? { forcedSubmit: true } : {}),
-        ...(!observationAgrees || rewardAgrees === false ? { category: categorize(t.observation, observation, observationAgrees) } : {}),
+        ...(!observationAgrees || rewardAgrees === false
+          ? { category: categorize(t.observation, observation, observationAgrees, undefined, { action: shellAction(parsed.kind === "run" ? parsed.code : t.action), gold: goldText, goldObservation }) }
+          : {}),
         recordedObservation: t.observation,
         observationAgrees,
         rewardAgrees,
@@ -214,7 +272,7 @@ export async function checkEpisodeReplay({
   } catch (err) {
     return { turns: out, finalRewardAgrees: null, replayedFinalReward: last, error: (err as Error).message };
   } finally {
-    await env.close().catch(() => {});
+    if (!keepOpen) await env.close().catch(() => {});
   }
 }
 

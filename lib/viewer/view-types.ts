@@ -25,8 +25,14 @@ export interface GoldOutput {
   cached: boolean;
 }
 
-/** Why a turn's replay differs from the recording (a heuristic on the two texts; see categorize). */
-export const DISAGREEMENT_CATEGORIES = ["environment content", "nondeterminism", "reward formula", "loop", "tool versions", "order"] as const;
+/**
+ * Why a turn's replay differs from the recording (a heuristic on the action, gold and the two
+ * texts; see categorize): "time" (clocks, dates, load), "process ids" (process and container ids),
+ * "network" (the sandbox has none; InterCode's containers had), "host" (the machine under the
+ * container: kernel, mounts, the sandbox's isolation), "tool versions", "order", "reward formula"
+ * (same observation, another reward), "loop" and "environment content" (other files, rows, data).
+ */
+export const DISAGREEMENT_CATEGORIES = ["environment content", "time", "process ids", "network", "host", "reward formula", "loop", "tool versions", "order"] as const;
 export type DisagreementCategory = (typeof DISAGREEMENT_CATEGORIES)[number];
 
 /** The check of one turn: what was recorded against what a fresh run gives. */

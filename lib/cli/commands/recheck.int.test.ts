@@ -55,4 +55,25 @@ describe("icstudio recheck --json", () => {
       },
     ]);
   }, 300_000);
+
+  it("replays a bash log's episodes in one sandbox, as InterCode's container lived across its tasks", () => {
+    // Task 8 leaves a file in /root (git-ignored: InterCode's reset between tasks kept it); task 26 reads it.
+    const turn = (action: string, observation: string) => ({ actions: [action], observations: [observation], rewards: [0.67], valid_action: [true] });
+    const bashLog = {
+      "8": { environment: "ic_bash", task_id: 8, query: 'Print numbers 1 through 10 separated by ":"', turn_history: turn("echo carried > /root/note.txt", ""), summary: { max_reward: 0.67, max_reward_idx: 0, turns_taken: 1, turns_max: 1 } },
+      "26": { environment: "ic_bash", task_id: 26, query: "Calculate the sum of all the numbers from 1 to 10", turn_history: turn("cat /root/note.txt", "carried\n"), summary: { max_reward: 0.67, max_reward_idx: 0, turns_taken: 1, turns_max: 1 } },
+    };
+    const file = path.join(dir, "ic_bash_multiturn_fixture-model_1_turns_fs_4.json");
+    writeFileSync(file, JSON.stringify(bashLog));
+    const r = spawnSync("npm", ["run", "-s", "icstudio", "--", "recheck", file, "--dataset", "nl2bash-fs4", "--backend", "local", "--json"], {
+      cwd: root,
+      encoding: "utf8",
+      env: { ...process.env, IC_SANDBOX: "local", IC_DB: path.join(dir, "store.db") },
+      timeout: 240_000,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.disagreements).toEqual([]);
+    expect(out.files).toEqual([expect.objectContaining({ episodes: 2, turns: 2, observationAgree: 1, rewardAgree: 1 })]);
+  }, 300_000);
 });

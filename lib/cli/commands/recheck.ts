@@ -6,7 +6,8 @@ import { loadDataset } from "@/lib/datasets/registry";
 import type { Task } from "@/lib/datasets/types";
 import { BadInputError } from "@/lib/errors";
 import { parseLogText } from "@/lib/trajectories/import";
-import { profileNameSchema, type ProfileName } from "@/lib/env/profiles";
+import { profileNameSchema, profileValue, type ProfileName } from "@/lib/env/profiles";
+import type { Environment } from "@/lib/env/types";
 import { createViewerEnvironment, replayLoopForEpisode, taskForEpisode } from "@/lib/viewer/episode-task";
 import { checkEpisodeReplay, summarizeChecks, type RecordedTurn, type ReplayLoop } from "@/lib/viewer/replay-check";
 import type { DisagreementCategory, EpisodeCheck } from "@/lib/viewer/view-types";
@@ -109,10 +110,21 @@ and episodes imported from them, under intercode; the Studio's own episodes unde
     for (const g of groups) {
       const checks: EpisodeCheck[] = [];
       let mismatch = 0;
+      // Under `bash.between-episodes` = git-reset-same-sandbox a file's bash episodes run one after
+      // another in one environment (its reset keeps the sandbox and resets it with git), as
+      // InterCode's containers lived across a log's tasks; otherwise each gets its own.
+      let shared = null as { key: string; env: Environment } | null;
       for (const [i, job] of g.jobs.entries()) {
         if (job.queryMismatch) mismatch++;
-        const env = await createViewerEnvironment(job.task.env, backend as "local" | "docker" | "auto" | undefined, job.loop.profile);
-        const c = await checkEpisodeReplay({ task: job.task, turns: job.turns, finalReward: job.finalReward, env, loop: job.loop });
+        const share = job.task.env === "bash" && profileValue(job.loop.profile, "bash.between-episodes") === "git-reset-same-sandbox";
+        const key = `${job.task.env}\0${job.loop.profile}`;
+        if (shared && (!share || shared.key !== key)) {
+          await shared.env.close().catch(() => undefined);
+          shared = null;
+        }
+        const env: Environment = shared?.env ?? (await createViewerEnvironment(job.task.env, backend as "local" | "docker" | "auto" | undefined, job.loop.profile));
+        if (share) shared = { key, env };
+        const c = await checkEpisodeReplay({ task: job.task, turns: job.turns, finalReward: job.finalReward, env, loop: job.loop, keepOpen: share });
         if (c.error) log(`${g.file}: ${job.label}: replay stopped: ${c.error}`);
         checks.push(c);
         byEnv.set(job.task.env, [...(byEnv.get(job.task.env) ?? []), c]);
@@ -129,6 +141,7 @@ and episodes imported from them, under intercode; the Studio's own episodes unde
         }
         if (!values.json && process.stderr.isTTY) process.stderr.write(`\r${g.file}: ${i + 1}/${g.jobs.length}`);
       }
+      await shared?.env.close().catch(() => undefined);
       if (!values.json && process.stderr.isTTY) process.stderr.write("\n");
       const s = summarizeChecks(checks);
       files.push({ file: g.file, episodes: s.episodes, turns: s.turns, observationAgree: s.observationAgree, rewardAgree: s.rewardAgree, rewardCompared: s.rewardCompared, queryMismatch: mismatch, errors: s.errors, skipped: g.skipped, categories: countCategories(checks) });
