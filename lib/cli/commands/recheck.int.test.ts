@@ -28,16 +28,21 @@ const log = {
   },
 };
 
+/** `icstudio recheck <file> --dataset <dataset> --backend local --json` in its own process. */
+function recheck(file: string, dataset: string) {
+  return spawnSync("npm", ["run", "-s", "icstudio", "--", "recheck", file, "--dataset", dataset, "--backend", "local", "--json"], {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, IC_SANDBOX: "local", IC_DB: path.join(dir, "store.db") },
+    timeout: 240_000,
+  });
+}
+
 describe("icstudio recheck --json", () => {
   it("reports per file and environment, and lists each disagreeing turn with a category", () => {
     const file = path.join(dir, "ic_python_multiturn_fixture-model_3_turns.json");
     writeFileSync(file, JSON.stringify(log));
-    const r = spawnSync("npm", ["run", "-s", "icstudio", "--", "recheck", file, "--dataset", "demo-python", "--backend", "local", "--json"], {
-      cwd: root,
-      encoding: "utf8",
-      env: { ...process.env, IC_SANDBOX: "local", IC_DB: path.join(dir, "store.db") },
-      timeout: 240_000,
-    });
+    const r = recheck(file, "demo-python");
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.files).toEqual([
@@ -65,12 +70,7 @@ describe("icstudio recheck --json", () => {
     };
     const file = path.join(dir, "ic_bash_multiturn_fixture-model_1_turns_fs_4.json");
     writeFileSync(file, JSON.stringify(bashLog));
-    const r = spawnSync("npm", ["run", "-s", "icstudio", "--", "recheck", file, "--dataset", "nl2bash-fs4", "--backend", "local", "--json"], {
-      cwd: root,
-      encoding: "utf8",
-      env: { ...process.env, IC_SANDBOX: "local", IC_DB: path.join(dir, "store.db") },
-      timeout: 240_000,
-    });
+    const r = recheck(file, "nl2bash-fs4");
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.disagreements).toEqual([]);
