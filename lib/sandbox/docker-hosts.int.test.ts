@@ -17,6 +17,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { config, parseConfig, type DockerHostSetting } from "@/lib/config";
+import { getTask } from "@/lib/datasets/registry";
 import { BadInputError, LimitReachedError, SandboxError } from "@/lib/errors";
 import { freePortIn, SecondDockerd, secondDockerdUnavailable } from "@/lib/testing/second-dockerd";
 import { ROOT, spawnStudio } from "@/lib/testing/studio-server";
@@ -159,36 +160,48 @@ describe.skipIf(reason !== null)("sandboxes on two Docker engines (IC_DOCKER_HOS
     await Promise.all(open.splice(0).map((s) => s.close()));
   }, 180_000);
 
-  it("ends an episode on a stopped engine with an error naming the host, and puts new sandboxes on the other", async () => {
-    const backend = backendOn(await hostsWithRoom(4));
-    let onSecond: Sandbox | null = null;
-    for (let i = 0; i < 3 && !onSecond; i++) {
-      const s = await backend.create({ image: "bash" });
-      open.push(s);
-      if (sandboxHost(s) === second.name) onSecond = s;
-    }
-    expect(onSecond, "a sandbox on the second engine").not.toBeNull();
-    expect((await onSecond!.exec("echo before")).output).toBe("before\n");
+  it("ends an episode on a stopped engine with an error naming the host, and puts new episodes on the other", async () => {
+    // The Studio's own path: IC_DOCKER_HOSTS read by config(), the docker backend from getSandboxBackend,
+    // a bash episode (task file system, warm pool) through the environment. The second engine gets
+    // the episode (its sandbox and its gold's): the first one's cap leaves it two free slots.
+    const [a, b] = await hostsWithRoom(2);
+    process.env.IC_DOCKER_HOSTS = `${a!.name}#max=${a!.max},${engine.tcpHost}?tls=${engine.tlsDir}#max=4`;
+    const { createEnvironment } = await import("@/lib/env");
+    const { getSandboxBackend, shutdownSandboxBackends } = await import("./index");
+    const backend = (await getSandboxBackend("docker")) as DockerBackend;
+    const task = getTask("demo-bash", "count-python-files");
+    const episode = await createEnvironment("bash", { backend: "docker" });
+    try {
+      await episode.reset(task);
+      expect((await episode.step("echo before")).observation.trim()).toBe("before");
+      const [onA, onB] = backend.hosts();
+      expect([onA!.inUse, onB!.inUse >= 1]).toEqual([0, true]);
 
-    await engine.crash();
-    const crashedAt = Date.now();
-    const err = await onSecond!.exec("echo during").catch((e: unknown) => e);
-    const errorMs = Date.now() - crashedAt;
-    expect(err).toBeInstanceOf(SandboxError);
-    expect((err as Error).message).toContain(`on ${second.name}`);
-    expect((err as Error).message).toMatch(/Docker engine stopped|connection to the Docker engine failed/);
-    console.log(`error after the engine stopped: ${errorMs} ms: ${(err as Error).message}`);
+      await engine.crash();
+      const crashedAt = Date.now();
+      const err = await episode.step("echo during").catch((e: unknown) => e);
+      const errorMs = Date.now() - crashedAt;
+      expect(err).toBeInstanceOf(SandboxError);
+      expect((err as Error).message).toContain(`on ${b!.name}`);
+      expect((err as Error).message).toMatch(/Docker engine stopped|connection to the Docker engine failed/);
+      console.log(`error ${errorMs} ms after the engine stopped: ${(err as Error).message}`);
+      await episode.close();
 
-    for (let i = 0; i < 2; i++) {
-      const s = await backend.create({ image: "bash" });
-      open.push(s);
-      expect(sandboxHost(s)).toBe(first.name);
-      expect((await s.exec("echo still")).output).toBe("still\n");
+      // A new episode goes to the first engine (the second is down).
+      const next = await createEnvironment("bash", { backend: "docker" });
+      await next.reset(task);
+      expect((await next.step("echo still")).observation.trim()).toBe("still");
+      const [nowA, nowB] = backend.hosts();
+      expect([nowA!.up, nowA!.inUse >= 1, nowB!.up, nowB!.inUse]).toEqual([true, true, false, 0]);
+      await next.close();
+    } finally {
+      await episode.close().catch(() => {});
+      await shutdownSandboxBackends();
+      delete process.env.IC_DOCKER_HOSTS;
     }
     const listed = await icstudio(["hosts", "--json"], { IC_DOCKER_HOSTS: list });
     expect(listed.code).toBe(1);
     expect(JSON.parse(listed.stdout).hosts[1]).toMatchObject({ name: second.name, up: false });
-    await Promise.all(open.splice(0).map((s) => s.close()));
   }, 180_000);
 
   it("refuses a host that does not answer at start, naming it, within seconds", async () => {
