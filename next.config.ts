@@ -4,7 +4,7 @@ const nextConfig: NextConfig = {
   reactStrictMode: true,
   // IC_NEXT_DIST_DIR lets a test run serve its own copy of a build while others rebuild .next.
   distDir: process.env.IC_NEXT_DIST_DIR || ".next",
-  serverExternalPackages: ["better-sqlite3", "dockerode", "ssh2", "cpu-features", "mysql2", "@prisma/adapter-better-sqlite3"],
+  serverExternalPackages: ["better-sqlite3", "dockerode", "ssh2", "cpu-features", "mysql2", "@prisma/adapter-better-sqlite3", "pg", "@prisma/adapter-pg"],
   typedRoutes: false,
   devIndicators: false,
   poweredByHeader: false,

@@ -167,7 +167,7 @@ export default async function storeBench(argv: string[]): Promise<number> {
   const statsRuns: number[] = [];
   let groups = 0;
   for (let i = 0; i < 7; i++) {
-    const [ms, res] = time(() => computeStats({ groupBy: ["env", "dataset", "actor", "model", "policy"] }));
+    const [ms, res] = await timeAsync(() => computeStats({ groupBy: ["env", "dataset", "actor", "model", "policy"] }));
     statsRuns.push(ms);
     groups = res.groups.length;
   }

@@ -124,7 +124,7 @@ export default async function viewerBench(args: string[]): Promise<number> {
       let total = 0;
       for (let i = 0; i < 15; i++) {
         const t = performance.now();
-        total = listViewerEpisodes(q).total;
+        total = (await listViewerEpisodes(q)).total;
         times.push(performance.now() - t);
       }
       const m = median(times);
@@ -137,7 +137,7 @@ export default async function viewerBench(args: string[]): Promise<number> {
     const rt: number[] = [];
     for (const id of ids) {
       const t = performance.now();
-      getReplayDataById({ id });
+      await getReplayDataById({ id });
       rt.push(performance.now() - t);
     }
     console.log(`\nreplay data of a 10-turn episode: median ${median(rt).toFixed(2)} ms over ${ids.length} episodes; target < 50 ms`);

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BadInputError } from "@/lib/errors";
-import { config, CONFIG_VARIABLES, parseConfig } from "./config";
+import { config, CONFIG_VARIABLES, parseConfig, parseStoreTarget, redactStoreUrl } from "./config";
 
 const saved = { ...process.env };
 afterEach(() => {
@@ -19,7 +19,7 @@ describe("parseConfig", () => {
     expect(c).toMatchObject({ host: "127.0.0.1", port: 3000, token: null, idleMs: 600_000, maxSandboxes: 16, backend: "auto", dockerPool: 2, localPool: 1, bwrap: "bwrap" });
     expect(c.limits).toEqual({});
     expect(c.sqlUrl).toBeUndefined();
-    expect(c.dbFile).toBe(path.resolve("var/studio.db"));
+    expect(c.store).toEqual({ kind: "sqlite", file: path.resolve("var/studio.db") });
     expect(c.fsDir).toBe(path.join(c.dataDir, "fs"));
     expect(c.modelAttempts).toBe(4);
   });
@@ -107,5 +107,28 @@ describe("config()", () => {
     expect(b.idleMs).toBe(1234);
     process.env.IC_IDLE_MS = "soon";
     expect(() => config()).toThrow(/IC_IDLE_MS: must be a positive integer/);
+  });
+});
+
+describe("IC_DB", () => {
+  it("a file path is a SQLite store; a postgresql:// URL is a PostgreSQL store, never a folder named after the scheme", () => {
+    expect(parseConfig({ IC_DB: "x/studio.db" }).store).toEqual({ kind: "sqlite", file: path.resolve("x/studio.db") });
+    const url = "postgresql://u:secret@127.0.0.1:5432/studio";
+    expect(parseConfig({ IC_DB: url }).store).toEqual({ kind: "postgresql", url });
+    expect(parseStoreTarget("postgres://h/db").kind).toBe("postgresql");
+  });
+
+  it("refuses another scheme and a URL without a database, naming it with the password hidden", () => {
+    expect(() => parseConfig({ IC_DB: "mysql://u:pw@h/db" })).toThrow(/IC_DB: unsupported store URL scheme "mysql:\/\/"/);
+    let err: unknown;
+    try {
+      parseConfig({ IC_DB: "postgresql://u:hunter2@h:5432" });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(BadInputError);
+    expect(String((err as Error).message)).toMatch(/names no database/);
+    expect(String((err as Error).message)).not.toContain("hunter2");
+    expect(redactStoreUrl("postgresql://u:hunter2@h:5432/db?schema=x")).toBe("postgresql://u:***@h:5432/db?schema=x");
   });
 });

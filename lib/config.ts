@@ -125,6 +125,47 @@ function dockerHosts(raw: string | undefined, defaultMax: number): DockerHostSet
   return hosts;
 }
 
+/** Where the trajectory store lives: a SQLite file, or a PostgreSQL database by URL. */
+export type StoreTarget = { kind: "sqlite"; file: string } | { kind: "postgresql"; url: string };
+
+/** A store URL with its password replaced by `***`, for messages and logs. */
+export function redactStoreUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@/]*@/i, "$1***@");
+}
+
+/**
+ * IC_DB (and `store copy`'s --from/--to): a `postgresql://` (or `postgres://`) URL is a PostgreSQL
+ * store; any other `scheme://` is refused (it used to become a folder named after the scheme
+ * holding a SQLite file); anything else is a SQLite file path.
+ */
+export function parseStoreTarget(value: string): StoreTarget {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)?.[1]?.toLowerCase();
+  if (scheme === "postgresql" || scheme === "postgres") {
+    let u: URL;
+    try {
+      u = new URL(value);
+    } catch {
+      throw new BadInputError(`not a valid PostgreSQL URL: ${JSON.stringify(redactStoreUrl(value))}`, "IC_DB");
+    }
+    if (!u.hostname && !u.searchParams.get("host")) throw new BadInputError(`the PostgreSQL URL ${redactStoreUrl(value)} names no host`, "IC_DB");
+    if (u.pathname.length <= 1) throw new BadInputError(`the PostgreSQL URL ${redactStoreUrl(value)} names no database (postgresql://user:password@host:port/database)`, "IC_DB");
+    return { kind: "postgresql", url: value };
+  }
+  if (scheme) throw new BadInputError(`unsupported store URL scheme ${JSON.stringify(scheme + "://")}: use a SQLite file path or postgresql://user:password@host:port/database`, "IC_DB");
+  return { kind: "sqlite", file: value === ":memory:" ? value : path.resolve(value.startsWith("file:") ? value.slice(5) : value) };
+}
+
+const storeTarget = () =>
+  text().transform((v, ctx): StoreTarget | undefined => {
+    if (v === undefined) return undefined;
+    try {
+      return parseStoreTarget(v);
+    } catch (err) {
+      ctx.addIssue({ code: "custom", message: (err as Error).message });
+      return z.NEVER;
+    }
+  });
+
 const envSchema = z
   .object({
     // The server (server.ts)
@@ -156,8 +197,9 @@ const envSchema = z
     IC_SANDBOX_ALLOW_NO_CGROUP: flag(),
     // Data and the store
     IC_SQL_URL: text(),
-    IC_DB: dir(),
+    IC_DB: storeTarget(),
     IC_MIGRATIONS_DIR: dir(),
+    IC_PG_MIGRATIONS_DIR: dir(),
     IC_DATA_DIR: dir(),
     IC_FS_DIR: dir(),
     IC_INTERCODE_DIR: dir(),
@@ -169,6 +211,8 @@ const envSchema = z
     IC_DEBUG: flag(),
     IC_REQUIRE_DOCKER: flag(),
     IC_REQUIRE_MYSQL: flag(),
+    IC_TEST_PG_URL: text(),
+    IC_REQUIRE_PG: flag(),
     IC_UPDATE_DOCS: flag(),
     IC_CHROMIUM: text(),
   })
@@ -216,10 +260,12 @@ const envSchema = z
       allowNoCgroup: e.IC_SANDBOX_ALLOW_NO_CGROUP,
       /** A MariaDB/MySQL server for the SQL environment, else embedded SQLite (IC_SQL_URL). */
       sqlUrl: e.IC_SQL_URL,
-      /** The trajectory store (IC_DB; default var/studio.db under the working directory). */
-      dbFile: e.IC_DB ?? path.resolve("var/studio.db"),
-      /** Prisma migrations applied at startup (IC_MIGRATIONS_DIR). */
+      /** The trajectory store (IC_DB: a file path, default var/studio.db under the working directory, or a postgresql:// URL). */
+      store: e.IC_DB ?? ({ kind: "sqlite", file: path.resolve("var/studio.db") } as StoreTarget),
+      /** SQLite migrations applied at startup (IC_MIGRATIONS_DIR). */
       migrationsDir: e.IC_MIGRATIONS_DIR ?? path.resolve("prisma/migrations"),
+      /** PostgreSQL migrations applied at startup (IC_PG_MIGRATIONS_DIR). */
+      pgMigrationsDir: e.IC_PG_MIGRATIONS_DIR ?? path.resolve("prisma/migrations-postgresql"),
       /** The writable state directory (IC_DATA_DIR; default var/ in the repository). */
       dataDir,
       /** The bash file systems (IC_FS_DIR; default <dataDir>/fs). */
@@ -236,6 +282,9 @@ const envSchema = z
       /** Tests fail instead of skipping when docker / MySQL cannot run (IC_REQUIRE_DOCKER, IC_REQUIRE_MYSQL). */
       requireDocker: e.IC_REQUIRE_DOCKER,
       requireMysql: e.IC_REQUIRE_MYSQL,
+      /** A PostgreSQL database the store tests may use (IC_TEST_PG_URL); with IC_REQUIRE_PG they fail without one. */
+      testPgUrl: e.IC_TEST_PG_URL,
+      requirePg: e.IC_REQUIRE_PG,
       /** Tests that check a generated doc rewrite it instead (IC_UPDATE_DOCS). */
       updateDocs: e.IC_UPDATE_DOCS,
       /** The browser the e2e tests and bench viewer drive (IC_CHROMIUM). */

@@ -13,7 +13,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const SKIP_DIRS = new Set(["node_modules", ".next", "generated", "var", "artifacts", ".git"]);
+const SKIP_DIRS = new Set(["node_modules", ".next", "generated", "generated-pg", "var", "artifacts", ".git"]);
 const SOURCE = /\.(ts|tsx|mts|mjs|js)$/;
 const isTest = (f) => /\.test\.(ts|tsx)$/.test(f);
 const showGraph = process.argv.includes("--graph");

@@ -33,14 +33,14 @@ try {
 }
 
 // 1. Prisma client
-if (!fs.existsSync(path.join(root, "lib/db/generated"))) {
-  log("generating the Prisma client");
+if (!fs.existsSync(path.join(root, "lib/db/generated")) || !fs.existsSync(path.join(root, "lib/db/generated-pg"))) {
+  log("generating the Prisma clients");
   run(process.execPath, [path.join(root, "scripts/prisma-generate.mjs")]);
 }
 
 // 2. Next build, when needed
 const SOURCE_ROOTS = ["app", "components", "lib", "public", "next.config.ts", "package.json", "package-lock.json", "postcss.config.mjs", "tsconfig.json"];
-const SKIP = new Set(["node_modules", ".next", "generated", "var", "artifacts"]);
+const SKIP = new Set(["node_modules", ".next", "generated", "generated-pg", "var", "artifacts"]);
 
 function newestMtime(p) {
   let st;

@@ -24,15 +24,15 @@ export default async function ComparePage({ searchParams }: Props) {
   const ids = [...new Set((Array.isArray(raw) ? raw.join(",") : (raw ?? "")).split(",").map((s) => s.trim()).filter(Boolean))].slice(0, 8);
   const q = first(sp.q);
   const task = first(sp.task);
-  const sealed = listSealedTaskKeys();
-  const found = listReplayDataByIds({ ids });
+  const sealed = await listSealedTaskKeys();
+  const found = await listReplayDataByIds({ ids });
   // Episodes of a task sealed by an unsubmitted baseline episode are left out (lib/server/baseline-seal.ts).
   const episodes = found.filter((d) => !sealed.has(sealKey(d.episode)));
   const tasks = new Set(episodes.map((d) => `${d.episode.environment}/${d.episode.dataset}/${d.episode.taskId}`));
   const head = episodes[0]?.episode;
-  const replays = listTurnReplaysByEpisodes({ episodeIds: episodes.map((d) => d.episode.id) });
+  const replays = await listTurnReplaysByEpisodes({ episodeIds: episodes.map((d) => d.episode.id) });
   const wouldBe = Object.fromEntries([...replays].map(([id, rows]) => [id, Object.fromEntries(rows.map((r) => [r.index, r.reward]))]));
-  const candidates = listViewerEpisodes({ filters: { ...(q ? { search: q } : {}), ...(task ? { taskId: [task] } : {}) }, sort: "startedAt", dir: "desc", pageSize: PICK_ROWS });
+  const candidates = await listViewerEpisodes({ filters: { ...(q ? { search: q } : {}), ...(task ? { taskId: [task] } : {}) }, sort: "startedAt", dir: "desc", pageSize: PICK_ROWS });
   const picker = <ComparePicker rows={candidates.rows} total={candidates.total} q={q} task={task} picked={episodes.map((d) => d.episode.id)} />;
   return (
     <div className="space-y-3 p-4">

@@ -20,9 +20,9 @@ export default async function EpisodesPage({ searchParams }: Props) {
   const p = parseListParams(raw);
   const sort = p.sort ?? "date";
   const dir = p.dir ?? "desc";
-  const page = listViewerEpisodes({ filters: toEpisodeFilters(p), sort: LIST_SORTS[sort], dir, page: p.page ?? 1, pageSize: PAGE_SIZE });
-  const facets = listEpisodeFacets();
-  const tags = [...new Set([...BASE_TAXONOMY.map((t) => t.tag), ...listUsedTags().map((t) => t.tag)])];
+  const page = await listViewerEpisodes({ filters: toEpisodeFilters(p), sort: LIST_SORTS[sort], dir, page: p.page ?? 1, pageSize: PAGE_SIZE });
+  const facets = await listEpisodeFacets();
+  const tags = [...new Set([...BASE_TAXONOMY.map((t) => t.tag), ...(await listUsedTags()).map((t) => t.tag)])];
   const query: Record<string, string> = {};
   for (const [k, v] of Object.entries(raw)) if (typeof v === "string" && v !== "") query[k] = v;
   const qs = (over: Record<string, string | undefined>) => {

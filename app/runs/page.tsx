@@ -18,7 +18,7 @@ export const metadata: Metadata = { title: "Runs · InterCode Studio" };
 /** /runs: launch a batch run, and every stored run (from here or `icstudio eval`), live ones updating. */
 export default async function RunsPage() {
   const runs = await listRuns({ limit: 200 });
-  const counts = countRunEpisodesByRun({ runIds: runs.map((r) => r.id) });
+  const counts = await countRunEpisodesByRun({ runIds: runs.map((r) => r.id) });
   const rows = runs.map((r) => {
     let config = null;
     try {

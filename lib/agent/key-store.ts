@@ -17,9 +17,10 @@ export const KEY_FILE_MODE = 0o600;
 
 const keyFileSchema = z.object({ keys: z.record(z.string(), z.string()) });
 
-/** The folder the store lives in (IC_DB's folder, var/ by default): the key file and added models sit there. */
+/** The folder the store lives in (IC_DB's folder, var/ by default; the data folder for a PostgreSQL store): the key file and added models sit there. */
 export function storeDir(): string {
-  return path.dirname(config().dbFile);
+  const c = config();
+  return c.store.kind === "sqlite" ? path.dirname(c.store.file) : c.dataDir;
 }
 
 export function keyFilePath(dir = storeDir()): string {

@@ -52,7 +52,7 @@ describe("transcript", () => {
     threeTurns();
     const out = await runEpisode({ task, model: scripted(), policy: "try-again", maxTurns: 5, recorder, retry: FAST_RETRY });
     expect(out).toMatchObject({ status: "submitted", success: true, turns: 3 });
-    const messages = listTranscriptMessagesByEpisode({ episodeId: out.episodeId });
+    const messages = await listTranscriptMessagesByEpisode({ episodeId: out.episodeId });
     // System prompt, then a prompt and a reply per turn: 7 messages, not 1 + 2 + 4 + 6.
     expect(messages.map((m) => [m.seq, m.turnIndex, m.role])).toEqual([
       [0, 0, "system"], [1, 0, "user"], [2, 0, "assistant"], [3, 1, "user"], [4, 1, "assistant"], [5, 2, "user"], [6, 2, "assistant"],
@@ -76,7 +76,7 @@ describe("transcript", () => {
     const budget = estimateTokens(full[0]!.content) + cost(full[1]!) + cost(full[4]!) + cost(full[5]!) + 20;
     threeTurns();
     const out = await runEpisode({ task, model: scripted("sk-right", { contextWindow: budget + 100, maxOutputTokens: 100 }), policy: "try-again", maxTurns: 5, recorder, retry: FAST_RETRY });
-    const messages = listTranscriptMessagesByEpisode({ episodeId: out.episodeId });
+    const messages = await listTranscriptMessagesByEpisode({ episodeId: out.episodeId });
     const dropped = messages.filter((m) => (m.droppedTurns ?? 0) > 0);
     expect(dropped.length).toBeGreaterThan(0);
     for (const [k, sent] of received.entries()) {
@@ -95,7 +95,7 @@ describe("provider failures end the episode with the provider's message", () => 
     expect(ep.status).toBe("error");
     expect(ep.errorReason).toBe(out.errorReason);
     // The prompt that got no answer is kept, under the turn it would have been.
-    const t = turnTranscript(listTranscriptMessagesByEpisode({ episodeId: out.episodeId }), ep.turns.length);
+    const t = turnTranscript(await listTranscriptMessagesByEpisode({ episodeId: out.episodeId }), ep.turns.length);
     expect(t.unanswered.map((m) => m.role)).toContain("user");
     return ep.errorReason!;
   }

@@ -1,7 +1,9 @@
 import "server-only";
 import { uuidv7 } from "./ids";
 import type Database from "better-sqlite3";
+import { config } from "@/lib/config";
 import { withWriteLock } from "./lock";
+import { pgTransaction, withSql, type Sql } from "./sql";
 import { withRaw } from "./sqlite";
 import type { NewEpisodeInput, NewTurnInput } from "./episodes";
 import { insertTranscriptMessagesRaw, type TranscriptMessageInput } from "./transcripts";
@@ -63,6 +65,11 @@ const TURN_COLS = TURN_INSERT_COLUMNS;
  */
 export const TURN_BATCH = 64;
 
+const FILE_SEEN_SQL = `SELECT "episodes", "rejected" FROM "ImportedFile" WHERE "contentHash" = ?`;
+// A file imported again after a change that rejects fewer of its records says what it gives now.
+const FILE_RECORD_SQL = `INSERT INTO "ImportedFile" ("contentHash", "path", "format", "episodes", "rejected", "importedAt") VALUES (?, ?, ?, ?, ?, ?)
+  ON CONFLICT ("contentHash") DO UPDATE SET "episodes" = excluded."episodes", "rejected" = excluded."rejected", "format" = excluded."format"`;
+
 const statements = new WeakMap<Database.Database, ReturnType<typeof prepare>>();
 function prepare(db: Database.Database) {
   const q = (c: string) => `"${c}"`;
@@ -80,12 +87,7 @@ function prepare(db: Database.Database) {
     // The insert triggers whose work this path does itself (search keys, the episode's text).
     insertTriggers: db.prepare(`SELECT "name", "sql" FROM "sqlite_master" WHERE "type" = 'trigger' AND "name" IN ('Episode_text_ai', 'Turn_text_ai')`),
     indexEpisode: db.prepare(`INSERT INTO "EpisodeText"(rowid, "query", "body") VALUES (?, ?, ?)`),
-    fileSeen: db.prepare(`SELECT "episodes", "rejected" FROM "ImportedFile" WHERE "contentHash" = ?`),
-    fileRecord: db.prepare(
-      // A file imported again after a change that rejects fewer of its records says what it gives now.
-      `INSERT INTO "ImportedFile" ("contentHash", "path", "format", "episodes", "rejected", "importedAt") VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT ("contentHash") DO UPDATE SET "episodes" = excluded."episodes", "rejected" = excluded."rejected", "format" = excluded."format"`,
-    ),
+    fileRecord: db.prepare(FILE_RECORD_SQL),
   };
 }
 function stmts(db: Database.Database) {
@@ -95,8 +97,8 @@ function stmts(db: Database.Database) {
 }
 
 /** Whether a file (by content hash, flags included) was imported before, and what it gave. */
-export function getImportedFileByHash({ contentHash }: { contentHash: string }): { episodes: number; rejected: number } | null {
-  return withRaw((db) => (stmts(db).fileSeen.get(contentHash) as { episodes: number; rejected: number } | undefined) ?? null);
+export async function getImportedFileByHash({ contentHash }: { contentHash: string }): Promise<{ episodes: number; rejected: number } | null> {
+  return withSql(async (sql) => (await sql.get<{ episodes: number; rejected: number }>(FILE_SEEN_SQL, [contentHash])) ?? null);
 }
 
 const bool = (b: boolean | null | undefined) => (b === null || b === undefined ? null : b ? 1 : 0);
@@ -114,6 +116,8 @@ export async function insertEpisodesBulk({
   episodes: BulkEpisode[];
   file?: { contentHash: string; path: string; format: string; rejected: number };
 }): Promise<{ added: number; skipped: number; addedIds: string[] }> {
+  const store = config().store;
+  if (store.kind === "postgresql") return pgTransaction(store.url, (sql) => insertEpisodesBulkPg(sql, episodes, file));
   return withWriteLock(() =>
     withRaw((db) => {
       const s = stmts(db);
@@ -190,4 +194,97 @@ export async function insertEpisodesBulk({
       return run.immediate();
     }),
   );
+}
+
+/** Rows per multi-row INSERT on PostgreSQL (its 65,535 bound parameters over 42 episode columns). */
+const PG_BATCH = 500;
+
+/** A multi-row INSERT's VALUES for `rows` rows of `cols` columns, with positional placeholders. */
+function valuesOf(rows: number, cols: number): string {
+  const row = `(${Array(cols).fill("?").join(", ")})`;
+  return Array(rows).fill(row).join(", ");
+}
+
+/**
+ * insertEpisodesBulk on PostgreSQL, inside the caller's transaction: episodes in multi-row INSERTs
+ * (ON CONFLICT DO NOTHING, RETURNING the ids stored, so a re-import adds nothing), then their turns
+ * and messages likewise, then one search document per new episode (the per-row triggers are
+ * quiet meanwhile: ic.fts_deferred, local to this transaction).
+ */
+async function insertEpisodesBulkPg(
+  sql: Sql,
+  episodes: BulkEpisode[],
+  file?: { contentHash: string; path: string; format: string; rejected: number },
+): Promise<{ added: number; skipped: number; addedIds: string[] }> {
+  const t = sql.dialect.time;
+  const now = Date.now();
+  await sql.run(`SELECT set_config('ic.fts_deferred', 'on', true)`);
+  const parents = new Set(
+    (
+      await sql.all<{ id: string }>(`SELECT "id" FROM "Episode" WHERE "id" = ANY(CAST(? AS TEXT[]))`, [
+        [...new Set(episodes.map((e) => e.parentEpisodeId).filter((p): p is string => !!p))],
+      ])
+    ).map((r) => r.id),
+  );
+  const addedIds: string[] = [];
+  const byId = new Map<string, BulkEpisode>();
+  for (let i = 0; i < episodes.length; i += PG_BATCH) {
+    const chunk = episodes.slice(i, i + PG_BATCH);
+    const params: unknown[] = [];
+    for (const e of chunk) {
+      const id = e.id ?? uuidv7();
+      byId.set(id, e);
+      let invalid = 0;
+      let checked = 0;
+      for (const turn of e.turns) {
+        if (turn.ok !== null && turn.ok !== undefined) checked++;
+        if (turn.ok === false) invalid++;
+      }
+      const parent = e.parentEpisodeId && (parents.has(e.parentEpisodeId) || byId.has(e.parentEpisodeId)) ? e.parentEpisodeId : null;
+      params.push(
+        id, e.environment, e.dataset, e.taskId, e.taskIndex ?? null, e.query, e.gold ?? null, e.playerKind, e.annotator ?? null,
+        e.model ?? null, e.policy ?? null, e.turnLimit, e.mode ?? "import", e.feedback ?? "reward", e.backend ?? null, e.status,
+        e.errorReason ?? null, e.reward, e.breakdown ?? null, e.success, e.solvedAtTurn ?? null, e.goldObservation ?? null,
+        e.agentObservation ?? null, t(e.startedAt), e.firstActionAt == null ? null : t(e.firstActionAt), e.endedAt == null ? null : t(e.endedAt),
+        e.durationMs ?? null, e.sourceFile ?? null, e.sourceKey, parent, parent ? (e.branchTurn ?? null) : null, e.hardness ?? null, e.db ?? null,
+        e.tags ?? "", e.flags ?? "", e.turns.length, e.turnsTaken ?? null, invalid, checked, t(now), t(now), null,
+      );
+    }
+    // searchKey (last) is left to the trigger (the sequence).
+    const rows = await sql.all<{ id: string; searchKey: number }>(
+      `INSERT INTO "Episode" (${EPISODE_COLS.map((c) => `"${c}"`).join(", ")}) VALUES ${valuesOf(chunk.length, EPISODE_COLS.length)} ON CONFLICT DO NOTHING RETURNING "id", "searchKey"`,
+      params,
+    );
+    const added = new Set(rows.map((r) => r.id));
+    // In input order, as the SQLite path reports them.
+    for (const [id] of byId) if (added.has(id) && !addedIds.includes(id)) addedIds.push(id);
+    const docs: unknown[] = [];
+    for (const r of rows) {
+      const e = byId.get(r.id)!;
+      docs.push(r.searchKey, e.query + " " + e.turns.map((x) => x.action + " " + x.observation).join(" "));
+    }
+    if (rows.length) await sql.run(`INSERT INTO "EpisodeText" ("searchKey", "doc") SELECT k, ic_search_doc(d) FROM (VALUES ${Array(rows.length).fill("(CAST(? AS INTEGER), CAST(? AS TEXT))").join(", ")}) AS v(k, d)`, docs);
+    const turnRows: unknown[][] = [];
+    const messageRows: unknown[][] = [];
+    for (const r of rows) {
+      const e = byId.get(r.id)!;
+      for (const x of e.turns)
+        turnRows.push([
+          r.id, x.index, x.actor, x.action, x.observation, x.ok ?? null, x.reward ?? null, x.rawReply ?? null, x.thought ?? null,
+          x.tokensIn ?? null, x.tokensOut ?? null, x.durationMs ?? null, x.latencyMs ?? null, x.costUsd ?? null, x.source ?? null,
+          Boolean(x.timedOut), Boolean(x.aborted), x.startedAt == null ? null : t(x.startedAt), t(now),
+        ]);
+      for (const m of e.messages ?? []) messageRows.push([r.id, m.seq, m.turnIndex, m.role, m.content, m.droppedTurns ?? null]);
+    }
+    for (let j = 0; j < turnRows.length; j += PG_BATCH * 4) {
+      const part = turnRows.slice(j, j + PG_BATCH * 4);
+      await sql.run(`INSERT INTO "Turn" (${TURN_COLS.map((c) => `"${c}"`).join(", ")}) VALUES ${valuesOf(part.length, TURN_COLS.length)}`, part.flat());
+    }
+    for (let j = 0; j < messageRows.length; j += PG_BATCH * 4) {
+      const part = messageRows.slice(j, j + PG_BATCH * 4);
+      await sql.run(`INSERT INTO "TranscriptMessage" ("episodeId", "seq", "turnIndex", "role", "content", "droppedTurns") VALUES ${valuesOf(part.length, 6)}`, part.flat());
+    }
+  }
+  if (file) await sql.run(FILE_RECORD_SQL, [file.contentHash, file.path, file.format, episodes.length, file.rejected, t(now)]);
+  return { added: addedIds.length, skipped: episodes.length - addedIds.length, addedIds };
 }

@@ -1,13 +1,26 @@
 import "server-only";
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { config, type StoreTarget } from "@/lib/config";
 import { PrismaClient } from "./generated/client";
-import { BUSY_TIMEOUT_MS, closeRawDb, dbPath, getRawDb } from "./sqlite";
+import { PrismaClient as PrismaClientPg } from "./generated-pg/client";
+import { pgConnection } from "./postgres";
+import { closeSql, getPgPool, storeName } from "./sql";
+import { BUSY_TIMEOUT_MS, getRawDb } from "./sqlite";
 import { toStorageError } from "./storage-error";
 
-type Holder = { prisma?: Promise<PrismaClient>; path?: string };
+type Holder = { prisma?: Promise<PrismaClient>; key?: string };
 const holder: Holder = ((globalThis as Record<string, unknown>).__icStudioPrisma ??= {}) as Holder;
 
-async function connect(file: string): Promise<PrismaClient> {
+async function connect(store: StoreTarget): Promise<PrismaClient> {
+  if (store.kind === "postgresql") {
+    await getPgPool(store.url); // checks the server answers and applies pending migrations first
+    const { connectionString, schema } = pgConnection(store.url);
+    // Generated from the same schema.prisma (scripts/prisma-generate.mjs): the same models and
+    // queries, so lib/db uses it through the SQLite client's type.
+    return new PrismaClientPg({ adapter: new PrismaPg({ connectionString, max: 8, options: `-c search_path="${schema}"` }, { schema }) }) as unknown as PrismaClient;
+  }
+  const file = store.file;
   getRawDb(); // opens the file and applies pending migrations first
   const adapter = new PrismaBetterSqlite3({ url: `file:${file}`, timeout: BUSY_TIMEOUT_MS }, { timestampFormat: "unixepoch-ms" });
   const prisma = new PrismaClient({ adapter });
@@ -21,14 +34,15 @@ async function connect(file: string): Promise<PrismaClient> {
 }
 
 /**
- * The Prisma client singleton (one per process and database file), on the better-sqlite3 adapter.
- * The first call migrates the database. Only lib/db may call this.
+ * The Prisma client singleton (one per process and store): on better-sqlite3 for a file, on pg for
+ * a postgresql:// IC_DB. The first call migrates the database. Only lib/db may call this.
  */
 export function getPrisma(): Promise<PrismaClient> {
-  const file = dbPath();
-  if (!holder.prisma || holder.path !== file) {
-    holder.path = file;
-    holder.prisma = connect(file).catch((err) => {
+  const store = config().store;
+  const key = store.kind === "sqlite" ? store.file : store.url;
+  if (!holder.prisma || holder.key !== key) {
+    holder.key = key;
+    holder.prisma = connect(store).catch((err) => {
       holder.prisma = undefined;
       throw err;
     });
@@ -36,13 +50,13 @@ export function getPrisma(): Promise<PrismaClient> {
   return holder.prisma;
 }
 
-/** Disconnects the client and the raw connection (tests, shutdown). */
+/** Disconnects the client and the raw connections (tests, shutdown). */
 export async function closeStore(): Promise<void> {
   const p = holder.prisma;
   holder.prisma = undefined;
-  holder.path = undefined;
+  holder.key = undefined;
   if (p) await (await p.catch(() => undefined))?.$disconnect();
-  closeRawDb();
+  await closeSql();
 }
 
 /** Runs a Prisma unit of work, mapping storage failures (read-only file, full disk) to StorageError. */
@@ -51,6 +65,6 @@ export async function withPrisma<T>(fn: (prisma: PrismaClient) => Promise<T>): P
   try {
     return await fn(prisma);
   } catch (err) {
-    throw toStorageError(err, holder.path ?? dbPath());
+    throw toStorageError(err, storeName());
   }
 }

@@ -1,5 +1,6 @@
 import { BadInputError } from "@/lib/errors";
-import type Database from "better-sqlite3";
+import type { Dialect } from "./dialect";
+import type { Sql } from "./sql";
 
 /** Filters shared by the episode list, statistics and export. Every field is optional. */
 export interface EpisodeFilters {
@@ -34,33 +35,19 @@ export interface EpisodeFilters {
 const LIST_COLUMNS = ["environment", "dataset", "model", "policy", "playerKind", "annotator", "status", "hardness", "taskId"] as const;
 
 /**
- * Turns free text into an FTS5 query: every word (letters and digits, as SQLite's unicode61
- * tokenizer splits them) must occur in the episode's text (its query, actions and observations,
- * one document per episode); a trailing `*` makes the last word a prefix. Punctuation is ignored, so user
- * input can never be FTS syntax. The index keeps no positions (detail=column), so there are no
- * phrase searches.
+ * Turns free text into the engine's full-text query (FTS5 on SQLite, a tsquery on PostgreSQL):
+ * every word (letters and digits, as SQLite's unicode61 tokenizer splits them) must occur in the
+ * episode's text (its query, actions and observations, one document per episode); a trailing `*`
+ * makes the last word a prefix. Punctuation is ignored, so user input can never be query syntax.
+ * Neither index keeps positions, so there are no phrases. Null when no word is left.
  */
-export function toFtsQuery(text: string): string | null {
-  const out: string[] = [];
-  for (const word of text.split(/\s+/).filter(Boolean)) {
-    const prefix = word.length > 1 && word.endsWith("*");
-    const tokens = word.normalize("NFKC").split(/[^\p{L}\p{N}]+/u).filter(Boolean);
-    tokens.forEach((t, i) => out.push(`"${t}"${prefix && i === tokens.length - 1 ? "*" : ""}`));
-  }
-  return out.length ? out.slice(0, 32).join(" ") : null;
+export function toSearchQuery(text: string, dialect: Dialect): string | null {
+  return dialect.searchQuery([text]);
 }
 
-/**
- * The search keys (Episode."searchKey") of the episodes whose text matches an FTS5 query bound as
- * `param`. Each episode has one document: its query and all its turns' actions and observations.
- */
-export function searchHitsSql(param: string): string {
-  return `SELECT rowid AS "k" FROM "EpisodeText" WHERE "EpisodeText" MATCH ${param}`;
-}
-
-/** How many episodes match an FTS5 query (one index lookup, no table rows). */
-export function countSearchHits(db: Db, fts: string): number {
-  return (cachedStatement(db, `SELECT COUNT(*) AS n FROM "EpisodeText" WHERE "EpisodeText" MATCH ?`).get(fts) as { n: number }).n;
+/** How many episodes match a search query (one index lookup, no table rows). */
+export async function countSearchHits(sql: Sql, query: string): Promise<number> {
+  return Number((await sql.get<{ n: number }>(sql.dialect.countHits("?"), [query]))!.n);
 }
 
 /**
@@ -71,13 +58,13 @@ export function countSearchHits(db: Db, fts: string): number {
 export const SEARCH_DRIVE_LIMIT = 5000;
 
 /** Builds a parameterised WHERE clause over `Episode` aliased `e`. */
-export function buildEpisodeWhere(f: EpisodeFilters = {}): { sql: string; params: Record<string, unknown> } {
-  const { parts, params } = buildEpisodeConditions(f);
+export function buildEpisodeWhere(f: EpisodeFilters, dialect: Dialect): { sql: string; params: Record<string, unknown> } {
+  const { parts, params } = buildEpisodeConditions(f, dialect);
   return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", params };
 }
 
 /** The filters as conditions over `Episode` aliased `e` (to be joined with AND), and their parameters. */
-export function buildEpisodeConditions(f: EpisodeFilters = {}): { parts: string[]; params: Record<string, unknown> } {
+export function buildEpisodeConditions(f: EpisodeFilters, dialect: Dialect): { parts: string[]; params: Record<string, unknown> } {
   const parts: string[] = [];
   const params: Record<string, unknown> = {};
   let n = 0;
@@ -104,11 +91,11 @@ export function buildEpisodeConditions(f: EpisodeFilters = {}): { parts: string[
   if (f.turnsMin !== undefined) parts.push(`e."turnCount" >= ${bind(f.turnsMin)}`);
   if (f.turnsMax !== undefined) parts.push(`e."turnCount" <= ${bind(f.turnsMax)}`);
   if (f.turnLimit !== undefined) parts.push(`e."turnLimit" = ${bind(f.turnLimit)}`);
-  if (f.startedAfter) parts.push(`e."startedAt" >= ${bind(f.startedAfter.getTime())}`);
-  if (f.startedBefore) parts.push(`e."startedAt" < ${bind(f.startedBefore.getTime())}`);
+  if (f.startedAfter) parts.push(`e."startedAt" >= ${bind(dialect.time(f.startedAfter.getTime()))}`);
+  if (f.startedBefore) parts.push(`e."startedAt" < ${bind(dialect.time(f.startedBefore.getTime()))}`);
   if (f.search !== undefined) {
-    const q = toFtsQuery(f.search);
-    if (q) parts.push(`e."searchKey" IN (${searchHitsSql(bind(q))})`);
+    const q = toSearchQuery(f.search, dialect);
+    if (q) parts.push(`e."searchKey" IN (${dialect.searchHits(bind(q))})`);
   }
   for (const [k, v] of Object.entries(f)) {
     if (typeof v === "number" && !Number.isFinite(v)) throw new BadInputError("must be a finite number", `filter ${k}`);
@@ -174,21 +161,6 @@ export interface EpisodePagePlan {
   rows: Array<Record<string, unknown>>;
 }
 
-type Db = Pick<Database.Database, "prepare">;
-const statementCache = new WeakMap<Db, Map<string, Database.Statement>>();
-/** A prepared statement per SQL text and connection (list queries repeat a few shapes). */
-export function cachedStatement(db: Db, sql: string): Database.Statement {
-  let m = statementCache.get(db);
-  if (!m) statementCache.set(db, (m = new Map()));
-  let s = m.get(sql);
-  if (!s) {
-    s = db.prepare(sql);
-    if (m.size > 200) m.clear();
-    m.set(sql, s);
-  }
-  return s;
-}
-
 /**
  * Chooses how to read one page of `Episode e` under WHERE conditions (`parts`, over `e`, without
  * the search), an optional FTS5 query and a sort, and reads it. Shared by the store's list and the
@@ -205,8 +177,8 @@ export function cachedStatement(db: Db, sql: string): Database.Statement {
  * the walk estimate does not hold. `countIndex` names an index to count from (one that covers every
  * condition: no table rows read).
  */
-export function readEpisodePage(
-  db: Db,
+export async function readEpisodePage(
+  sql: Sql,
   {
     parts,
     params,
@@ -232,7 +204,8 @@ export function readEpisodePage(
     /** An index that covers every condition, for counting without table rows (see statsIndexCovers). */
     countIndex?: string;
   },
-): EpisodePagePlan {
+): Promise<EpisodePagePlan> {
+  const d = sql.dialect;
   const p: Record<string, unknown> = { ...params };
   const conds = [...parts];
   let from = `"Episode" e`;
@@ -240,34 +213,34 @@ export function readEpisodePage(
   let fewHits = false;
   if (fts) {
     p.fts = fts;
-    const hits = countSearchHits(db, fts);
+    const hits = await countSearchHits(sql, fts);
     if (!conds.length) total = hits;
     if (hits === 0) return { total: 0, rows: [] };
     if (hits <= SEARCH_DRIVE_LIMIT) {
       fewHits = true;
-      from = `(${searchHitsSql("@fts")}) h CROSS JOIN "Episode" e ON e."searchKey" = h."k"`;
+      from = `(${d.searchHits("@fts")}) h ${d.drivingJoin} "Episode" e ON e."searchKey" = h."k"`;
     } else {
       // `+` keeps SQLite from driving the query from the hits anyway.
-      conds.push(`+e."searchKey" IN (${searchHitsSql("@fts")})`);
+      conds.push(`+e."searchKey" IN (${d.searchHits("@fts")})`);
     }
   }
   const where = conds.length ? `WHERE ${conds.join(" AND ")}` : "";
   if (total === undefined) {
-    const countFrom = countIndex && !fewHits ? `"Episode" e INDEXED BY "${countIndex}"` : from;
-    total = (cachedStatement(db, `SELECT COUNT(*) AS n FROM ${countFrom} ${where}`).get(p) as { n: number }).n;
+    const countFrom = countIndex && !fewHits ? `"Episode" e${d.indexedBy(countIndex)}` : from;
+    total = Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${countFrom} ${where}`, p))!.n);
   }
   const offset = (page - 1) * pageSize;
   if (total <= offset) return { total, rows: [] };
-  if (!fewHits && conds.length && sort.index && (!sort.nullable || dir === "DESC") && !correlated) {
-    const episodes = (cachedStatement(db, `SELECT IFNULL(MAX("searchKey"), 0) AS n FROM "Episode"`).get() as { n: number }).n;
-    if ((page * pageSize * episodes) / total < total) from = `"Episode" e INDEXED BY "${sort.index}"`;
+  if (d.name === "sqlite" && !fewHits && conds.length && sort.index && (!sort.nullable || dir === "DESC") && !correlated) {
+    const episodes = Number((await sql.get<{ n: number }>(`SELECT COALESCE(MAX("searchKey"), 0) AS n FROM "Episode"`))!.n);
+    if ((page * pageSize * episodes) / total < total) from = `"Episode" e${d.indexedBy(sort.index)}`;
   }
-  // DESC already puts NULLs last; ASC needs it said (and then no index gives the order).
-  const nulls = sort.nullable && dir === "ASC" ? " NULLS LAST" : "";
-  const rows = cachedStatement(db, `SELECT ${columns} FROM ${from} ${where} ORDER BY ${sort.expr} ${dir}${nulls}, e."id" ${dir} LIMIT @limit OFFSET @offset`).all({
+  // SQLite: DESC already puts NULLs last; ASC needs it said (and then no index gives the order).
+  const nulls = d.nullsLast(sort.nullable, dir);
+  const rows = await sql.all(`SELECT ${columns} FROM ${from} ${where} ORDER BY ${sort.expr} ${dir}${nulls}, e."id" ${dir} LIMIT @limit OFFSET @offset`, {
     ...p,
     limit: pageSize,
     offset,
-  }) as Array<Record<string, unknown>>;
+  });
   return { total, rows };
 }

@@ -1,10 +1,9 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ConflictError, StorageError } from "@/lib/errors";
 import { countTags, createAnnotation, updateAnnotationStatus } from "./annotations";
 import { closeStore, getPrisma } from "./client";
+import { initStore } from "./startup";
+import { storeEngines, useTempStore } from "./test-store";
 import {
   appendTurn,
   createEpisode,
@@ -29,12 +28,9 @@ const base: NewEpisodeInput = {
   turnLimit: 10,
 };
 
-beforeAll(() => {
-  process.env.IC_DB = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ic-episodes-")), "studio.db");
-});
-afterAll(() => closeStore());
+describe.each(storeEngines())("episodes on %s", (engine) => {
+  useTempStore("episodes", engine);
 
-describe("episodes", () => {
   it("creates an episode, appends turns with counters, and finishes it", async () => {
     const ep = await createEpisode(base);
     expect(ep.status).toBe("running");
@@ -51,9 +47,11 @@ describe("episodes", () => {
     expect(full!.turns.map((t) => t.action)).toEqual(["ls /testbed", "fnd . -name '*.py'", "find /testbed -name '*.py' | wc -l"]);
     expect(full!.turns[1].ok).toBe(false);
     expect(JSON.parse(full!.breakdown!)).toEqual({ answer: 1 });
-    // DateTime columns hold Unix milliseconds, which the raw queries rely on.
-    const raw = getRawDb().prepare(`SELECT typeof("startedAt") AS t, typeof("updatedAt") AS u FROM "Episode" WHERE id = ?`).get(ep.id);
-    expect(raw).toEqual({ t: "integer", u: "integer" });
+    if (engine === "sqlite") {
+      // DateTime columns hold Unix milliseconds, which the raw queries rely on.
+      const raw = getRawDb().prepare(`SELECT typeof("startedAt") AS t, typeof("updatedAt") AS u FROM "Episode" WHERE id = ?`).get(ep.id);
+      expect(raw).toEqual({ t: "integer", u: "integer" });
+    }
   });
 
   it("stores the duration from the first action (the baseline clock), or from the opening when no action was taken", async () => {
@@ -129,7 +127,8 @@ describe("episodes", () => {
     await expect(createAnnotation({ episodeId: ep.id, kind: "tag", tag: "Bad Tag!", author: "x" })).rejects.toThrow(/tag/);
   });
 
-  it("a read-only database or a full disk is a StorageError and nothing is half-written", async () => {
+  // SQLite's own faults (PostgreSQL's read-only and full-disk cases are the server's to report).
+  if (engine === "sqlite") it("a read-only database or a full disk is a StorageError and nothing is half-written", async () => {
     const ep = await createEpisode({ ...base, taskId: "faults" });
     const prisma = await getPrisma();
     await prisma.$executeRawUnsafe("PRAGMA query_only = ON");
@@ -149,5 +148,22 @@ describe("episodes", () => {
     const after = await getEpisodeById({ id: ep.id });
     expect(after!.turnCount).toBe(0);
     expect(after!.turns).toHaveLength(0);
+  });
+});
+
+describe("an unreachable store", () => {
+  it("is refused at start with a message naming it, the password hidden", async () => {
+    const saved = process.env.IC_DB;
+    // A loopback port nothing listens on.
+    process.env.IC_DB = "postgresql://studio:hunter2@127.0.0.1:1/studio";
+    try {
+      const err = await initStore().catch((e) => e);
+      expect(err).toBeInstanceOf(StorageError);
+      expect(err.message).toBe("cannot reach the store postgresql://studio:***@127.0.0.1:1/studio: nothing listens there");
+      expect(JSON.stringify(err)).not.toContain("hunter2");
+    } finally {
+      await closeStore();
+      process.env.IC_DB = saved;
+    }
   });
 });

@@ -1,12 +1,16 @@
 import "server-only";
 import { BadInputError, ConflictError, NotFoundError } from "@/lib/errors";
 import { withPrisma } from "./client";
+import { storeName } from "./sql";
+import { toStorageError } from "./storage-error";
 import type { EpisodeListRow } from "./episode-rows";
-import { buildEpisodeConditions, cachedStatement, EPISODE_SORTS, readEpisodePage, statsIndexCovers, toFtsQuery, type EpisodeFilters } from "./episode-filters";
+import { config } from "@/lib/config";
+import { buildEpisodeConditions, EPISODE_SORTS, readEpisodePage, statsIndexCovers, toSearchQuery, type EpisodeFilters } from "./episode-filters";
 import type { Annotation, Episode, Turn } from "./generated/client";
 import { withWriteLock } from "./lock";
+import { cachedStatement, pgTransaction, withSql, type Sql } from "./sql";
 import { withRaw } from "./sqlite";
-import { insertTranscriptMessagesRaw, type TranscriptMessageInput } from "./transcripts";
+import { insertTranscriptMessages, insertTranscriptMessagesRaw, type TranscriptMessageInput } from "./transcripts";
 import { TURN_INSERT_COLUMNS } from "./turn-columns";
 
 export type { Episode, Turn } from "./generated/client";
@@ -101,8 +105,8 @@ export interface NewTurnInput {
 
 /** Counters and the first action's time move with the turn; only a running episode takes one. */
 const BUMP_EPISODE_SQL = `UPDATE "Episode" SET "turnCount" = "turnCount" + 1, "invalidCount" = "invalidCount" + ?, "checkedCount" = "checkedCount" + ?,
-  "firstActionAt" = IFNULL("firstActionAt", ?), "updatedAt" = ? WHERE "id" = ? AND "status" = 'running'`;
-const INSERT_TURN_SQL = `INSERT INTO "Turn" (${TURN_INSERT_COLUMNS.map((c) => `"${c}"`).join(", ")}) VALUES (${TURN_INSERT_COLUMNS.map(() => "?").join(", ")})`;
+  "firstActionAt" = COALESCE("firstActionAt", ?), "updatedAt" = ? WHERE "id" = ? AND "status" = 'running'`;
+const INSERT_TURN_SQL = `INSERT INTO "Turn" (${TURN_INSERT_COLUMNS.map((c) => `"${c}"`).join(", ")}) VALUES (${TURN_INSERT_COLUMNS.map(() => "?").join(", ")}) RETURNING "id"`;
 
 /**
  * Stores a turn and updates the episode's counters in one transaction. It resolves only once the
@@ -118,6 +122,8 @@ export async function appendTurn({ episodeId, turn }: { episodeId: string; turn:
   const ok = turn.ok ?? null;
   const now = Date.now();
   const startedAt = turn.startedAt?.getTime() ?? now;
+  const store = config().store;
+  if (store.kind === "postgresql") return appendTurnPg(store.url, episodeId, turn, ok, startedAt, now);
   return withWriteLock(() =>
     withRaw((db) => {
       const store = db.transaction(() => {
@@ -126,30 +132,10 @@ export async function appendTurn({ episodeId, turn }: { episodeId: string; turn:
           if (!row) throw new NotFoundError(`episode ${episodeId}`);
           throw new ConflictError(`episode ${episodeId} is ${row.status}, not running: it takes no more turns`);
         }
-        const row: Record<(typeof TURN_INSERT_COLUMNS)[number], unknown> = {
-          episodeId,
-          index: turn.index,
-          actor: turn.actor,
-          action: turn.action,
-          observation: turn.observation,
-          ok: ok === null ? null : ok ? 1 : 0,
-          reward: turn.reward ?? null,
-          rawReply: turn.rawReply ?? null,
-          thought: turn.thought ?? null,
-          tokensIn: turn.tokensIn ?? null,
-          tokensOut: turn.tokensOut ?? null,
-          durationMs: turn.durationMs == null ? null : Math.round(turn.durationMs),
-          latencyMs: turn.latencyMs == null ? null : Math.round(turn.latencyMs),
-          costUsd: turn.costUsd ?? null,
-          source: turn.source ?? null,
-          timedOut: turn.timedOut ? 1 : 0,
-          aborted: turn.aborted ? 1 : 0,
-          startedAt,
-          createdAt: now,
-        };
+        const row = turnRow(episodeId, turn, ok, startedAt, now, (v) => (v ? 1 : 0), (ms) => ms);
         let id: number;
         try {
-          id = Number(cachedStatement(db, INSERT_TURN_SQL).run(TURN_INSERT_COLUMNS.map((c) => row[c])).lastInsertRowid);
+          id = Number((cachedStatement(db, INSERT_TURN_SQL).get(TURN_INSERT_COLUMNS.map((c) => row[c])) as { id: number }).id);
         } catch (err) {
           if ((err as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") throw new ConflictError(`episode ${episodeId} already has turn ${turn.index}`);
           throw err;
@@ -160,6 +146,65 @@ export async function appendTurn({ episodeId, turn }: { episodeId: string; turn:
       return store.immediate();
     }),
   );
+}
+
+/** A turn's column values in TURN_INSERT_COLUMNS order, with the engine's booleans and times. */
+function turnRow(
+  episodeId: string,
+  turn: NewTurnInput,
+  ok: boolean | null,
+  startedAt: number,
+  now: number,
+  bool: (v: boolean) => unknown,
+  time: (ms: number) => unknown,
+): Record<(typeof TURN_INSERT_COLUMNS)[number], unknown> {
+  return {
+    episodeId,
+    index: turn.index,
+    actor: turn.actor,
+    action: turn.action,
+    observation: turn.observation,
+    ok: ok === null ? null : bool(ok),
+    reward: turn.reward ?? null,
+    rawReply: turn.rawReply ?? null,
+    thought: turn.thought ?? null,
+    tokensIn: turn.tokensIn ?? null,
+    tokensOut: turn.tokensOut ?? null,
+    durationMs: turn.durationMs == null ? null : Math.round(turn.durationMs),
+    latencyMs: turn.latencyMs == null ? null : Math.round(turn.latencyMs),
+    costUsd: turn.costUsd ?? null,
+    source: turn.source ?? null,
+    timedOut: bool(Boolean(turn.timedOut)),
+    aborted: bool(Boolean(turn.aborted)),
+    startedAt: time(startedAt),
+    createdAt: time(now),
+  };
+}
+
+/** appendTurn on PostgreSQL: the same statements in one transaction on a pooled connection. */
+async function appendTurnPg(url: string, episodeId: string, turn: NewTurnInput, ok: boolean | null, startedAt: number, now: number): Promise<{ id: number; index: number }> {
+  try {
+    return await pgTransaction(url, async (sql: Sql) => {
+      const t = sql.dialect.time;
+      if ((await sql.run(BUMP_EPISODE_SQL, [ok === false ? 1 : 0, ok === null ? 0 : 1, t(startedAt), t(now), episodeId])) === 0) {
+        const row = await sql.get<{ status: string }>(`SELECT "status" FROM "Episode" WHERE "id" = ?`, [episodeId]);
+        if (!row) throw new NotFoundError(`episode ${episodeId}`);
+        throw new ConflictError(`episode ${episodeId} is ${row.status}, not running: it takes no more turns`);
+      }
+      const row = turnRow(episodeId, turn, ok, startedAt, now, (v) => v, t);
+      let id: number;
+      try {
+        id = Number((await sql.get<{ id: number }>(INSERT_TURN_SQL, TURN_INSERT_COLUMNS.map((c) => row[c])))!.id);
+      } catch (err) {
+        if ((err as { code?: string }).code === "23505") throw new ConflictError(`episode ${episodeId} already has turn ${turn.index}`);
+        throw err;
+      }
+      if (turn.messages?.length) await insertTranscriptMessages(sql, episodeId, turn.messages.map((m) => ({ ...m, turnIndex: turn.index })));
+      return { id, index: turn.index };
+    });
+  } catch (err) {
+    throw toStorageError(err, storeName());
+  }
 }
 
 /** How an episode ended. */
@@ -322,15 +367,15 @@ export async function listEpisodes(input: ListEpisodesInput = {}): Promise<Episo
   const key = input.sort?.key ?? "startedAt";
   if (!EPISODE_SORT_KEYS.includes(key)) throw new BadInputError(`unknown sort key; one of ${EPISODE_SORT_KEYS.join(", ")}`, "sort");
   const search = input.search ?? input.filters?.search;
-  const { parts, params } = buildEpisodeConditions({ ...input.filters, search: undefined });
   const cols = `e."id", e."environment", e."dataset", e."taskId", e."taskIndex", e."query", e."playerKind", e."annotator", e."model",
                 e."policy", e."status", e."reward", e."success", e."turnCount", e."invalidCount", e."turnLimit", e."durationMs",
                 e."hardness", e."tags", e."flags", e."startedAt", e."parentEpisodeId", e."runId"`;
-  return withRaw((db) => {
-    const { total, rows } = readEpisodePage(db, {
+  return withSql(async (sql) => {
+    const { parts, params } = buildEpisodeConditions({ ...input.filters, search: undefined }, sql.dialect);
+    const { total, rows } = await readEpisodePage(sql, {
       parts,
       params,
-      fts: search === undefined ? null : toFtsQuery(search),
+      fts: search === undefined ? null : toSearchQuery(search, sql.dialect),
       sort: EPISODE_SORTS[key],
       dir: input.sort?.dir === "asc" ? "ASC" : "DESC",
       page,

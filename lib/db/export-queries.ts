@@ -1,8 +1,8 @@
 import "server-only";
 import { buildEpisodeWhere, type EpisodeFilters } from "./episode-filters";
 import type { Episode, Turn } from "./generated/client";
-import { withRaw } from "./sqlite";
-import { listTranscriptMessagesRaw, type TranscriptMessage } from "./transcripts";
+import { withSql } from "./sql";
+import { listTranscriptMessagesByEpisodes, type TranscriptMessage } from "./transcripts";
 
 const DATE_FIELDS = ["startedAt", "firstActionAt", "endedAt", "createdAt", "updatedAt"] as const;
 const BOOL_FIELDS = ["success"] as const;
@@ -26,9 +26,11 @@ function turnFromRow(r: Record<string, unknown>): Turn {
 }
 
 /** How many episodes match the filters. */
-export function countEpisodes({ filters = {} }: { filters?: EpisodeFilters } = {}): number {
-  const { sql, params } = buildEpisodeWhere(filters);
-  return withRaw((db) => (db.prepare(`SELECT COUNT(*) AS n FROM "Episode" e ${sql}`).get(params) as { n: number }).n);
+export async function countEpisodes({ filters = {} }: { filters?: EpisodeFilters } = {}): Promise<number> {
+  return withSql(async (q) => {
+    const { sql, params } = buildEpisodeWhere(filters, q.dialect);
+    return Number((await q.get<{ n: number }>(`SELECT COUNT(*) AS n FROM "Episode" e ${sql}`, params))!.n);
+  });
 }
 
 /**
@@ -36,28 +38,28 @@ export function countEpisodes({ filters = {} }: { filters?: EpisodeFilters } = {
  * stable order (dataset, task index, id), read in batches so an export of any size holds one
  * batch in memory at a time.
  */
-export function* iterateEpisodesWithTurns({ filters = {}, batchSize = 500 }: { filters?: EpisodeFilters; batchSize?: number } = {}): Generator<
+export async function* iterateEpisodesWithTurns({ filters = {}, batchSize = 500 }: { filters?: EpisodeFilters; batchSize?: number } = {}): AsyncGenerator<
   Episode & { turns: Turn[]; messages: TranscriptMessage[] }
 > {
-  const { sql, params } = buildEpisodeWhere(filters);
   let offset = 0;
   for (;;) {
-    const batch = withRaw((db) => {
-      const eps = db
-        .prepare(`SELECT e.* FROM "Episode" e ${sql} ORDER BY e."environment", e."dataset", e."taskIndex", e."taskId", e."startedAt", e."id" LIMIT @limit OFFSET @offset`)
-        .all({ ...params, limit: batchSize, offset }) as Array<Record<string, unknown>>;
+    const batch = await withSql(async (q) => {
+      const { sql, params } = buildEpisodeWhere(filters, q.dialect);
+      // NULLs first on both engines (SQLite's order for an ascending sort).
+      const eps = await q.all(
+        `SELECT e.* FROM "Episode" e ${sql} ORDER BY e."environment", e."dataset", e."taskIndex"${q.dialect.name === "postgresql" ? " NULLS FIRST" : ""}, e."taskId", e."startedAt", e."id" LIMIT @limit OFFSET @offset`,
+        { ...params, limit: batchSize, offset },
+      );
       if (!eps.length) return [];
       const ids = eps.map((e) => e.id as string);
-      const turns = db
-        .prepare(`SELECT * FROM "Turn" WHERE "episodeId" IN (SELECT value FROM json_each(?)) ORDER BY "episodeId", "index"`)
-        .all(JSON.stringify(ids)) as Array<Record<string, unknown>>;
+      const turns = await q.all(`SELECT * FROM "Turn" WHERE "episodeId" ${q.dialect.inList("?")} ORDER BY "episodeId", "index"`, [q.dialect.listValue(ids)]);
       const byEp = new Map<string, Turn[]>();
       for (const t of turns) {
         const list = byEp.get(t.episodeId as string) ?? [];
         list.push(turnFromRow(t));
         byEp.set(t.episodeId as string, list);
       }
-      const messages = listTranscriptMessagesRaw(db, ids);
+      const messages = await listTranscriptMessagesByEpisodes(q, ids);
       return eps.map((e) => ({ ...episodeFromRow(e), turns: byEp.get(e.id as string) ?? [], messages: messages.get(e.id as string) ?? [] }));
     });
     if (!batch.length) return;

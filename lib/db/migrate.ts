@@ -39,6 +39,21 @@ const LEDGER = `CREATE TABLE IF NOT EXISTS "_studio_migrations" (
 )`;
 
 /**
+ * Refuses (StorageError) a database whose applied migrations do not match the files: one edited
+ * since it was applied, or one this code does not know (the database is newer than the code).
+ * The same check on both engines (lib/db/postgres.ts applies PostgreSQL's).
+ */
+export function checkAppliedMigrations(files: MigrationFile[], applied: Array<{ name: string; checksum: string }>): void {
+  const known = new Map(files.map((f) => [f.name, f]));
+  for (const row of applied) {
+    const file = known.get(row.name);
+    if (!file) throw new StorageError(`the database has migration ${row.name}, which this version of the Studio does not know: it was written by a newer version`);
+    if (file.checksum !== row.checksum)
+      throw new StorageError(`migration ${row.name} was edited after it was applied (checksum differs): restore the file, or add a new migration instead`);
+  }
+}
+
+/**
  * Applies pending migrations, each in its own IMMEDIATE transaction together with its ledger row,
  * so a crash leaves a migration either wholly applied or not at all and two processes starting at
  * once cannot both apply it. Refuses (StorageError) when an applied migration's file has changed
@@ -49,13 +64,7 @@ export function applyMigrations(db: Database.Database, dir = migrationsDir()): s
   const files = readMigrations(dir);
   db.exec(LEDGER);
   const appliedRows = db.prepare(`SELECT "name", "checksum" FROM "_studio_migrations"`).all() as Array<{ name: string; checksum: string }>;
-  const known = new Map(files.map((f) => [f.name, f]));
-  for (const row of appliedRows) {
-    const file = known.get(row.name);
-    if (!file) throw new StorageError(`the database has migration ${row.name}, which this version of the Studio does not know: it was written by a newer version`);
-    if (file.checksum !== row.checksum)
-      throw new StorageError(`migration ${row.name} was edited after it was applied (checksum differs): restore the file, or add a new migration instead`);
-  }
+  checkAppliedMigrations(files, appliedRows);
   const applied: string[] = [];
   const isApplied = db.prepare(`SELECT 1 FROM "_studio_migrations" WHERE "name" = ?`);
   const record = db.prepare(`INSERT INTO "_studio_migrations" ("name", "checksum", "appliedAt") VALUES (?, ?, ?)`);

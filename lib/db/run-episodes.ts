@@ -1,7 +1,6 @@
 import "server-only";
 import { withPrisma } from "./client";
-import { cachedStatement } from "./episode-filters";
-import { withRaw } from "./sqlite";
+import { withSql } from "./sql";
 import { withWriteLock } from "./lock";
 
 /**
@@ -67,31 +66,31 @@ export interface RunEpisodeRow {
 }
 
 /** A run's episodes, oldest first, with their token and cost sums (one query). */
-export function listRunEpisodeRows({ runId }: { runId: string }): RunEpisodeRow[] {
-  return withRaw((db) =>
+export async function listRunEpisodeRows({ runId }: { runId: string }): Promise<RunEpisodeRow[]> {
+  return withSql(async (sql) =>
     (
-      cachedStatement(
-        db,
+      await sql.all<Omit<RunEpisodeRow, "success"> & { success: number }>(
         `SELECT e."id", e."taskId", e."taskIndex", e."status", e."reward", e."success", e."turnCount", e."invalidCount", e."solvedAtTurn",
                 e."hardness", e."db", e."errorReason", e."startedAt", e."endedAt",
-                COALESCE(SUM(t."tokensIn"), 0) AS tokensIn, COALESCE(SUM(t."tokensOut"), 0) AS tokensOut, COALESCE(SUM(t."costUsd"), 0) AS costUsd
+                COALESCE(SUM(t."tokensIn"), 0) AS "tokensIn", COALESCE(SUM(t."tokensOut"), 0) AS "tokensOut", COALESCE(SUM(t."costUsd"), 0) AS "costUsd"
          FROM "Episode" e LEFT JOIN "Turn" t ON t."episodeId" = e."id"
          WHERE e."runId" = ? GROUP BY e."id" ORDER BY e."startedAt", e."id"`,
-      ).all(runId) as (Omit<RunEpisodeRow, "success"> & { success: number })[]
+        [runId],
+      )
     ).map((r) => ({ ...r, success: Boolean(r.success), startedAt: Number(r.startedAt), endedAt: r.endedAt === null ? null : Number(r.endedAt) })),
   );
 }
 
 /** Per run: tasks finished (submitted, abandoned or error), solved, and episodes running (one query). */
-export function countRunEpisodesByRun({ runIds }: { runIds: string[] }): Map<string, { done: number; solved: number; running: number }> {
+export async function countRunEpisodesByRun({ runIds }: { runIds: string[] }): Promise<Map<string, { done: number; solved: number; running: number }>> {
   if (!runIds.length) return new Map();
-  return withRaw((db) => {
-    const rows = db
-      .prepare(
-        `SELECT "runId" AS runId, SUM("status" IN ('submitted','abandoned','error')) AS done, SUM("success") AS solved, SUM("status" = 'running') AS running
-         FROM "Episode" WHERE "runId" IN (${runIds.map(() => "?").join(",")}) GROUP BY "runId"`,
-      )
-      .all(...runIds) as { runId: string; done: number; solved: number; running: number }[];
+  return withSql(async (sql) => {
+    const rows = await sql.all<{ runId: string; done: number; solved: number; running: number }>(
+      `SELECT "runId", SUM(CASE WHEN "status" IN ('submitted','abandoned','error') THEN 1 ELSE 0 END) AS done, SUM(CASE WHEN "success" THEN 1 ELSE 0 END) AS solved,
+              SUM(CASE WHEN "status" = 'running' THEN 1 ELSE 0 END) AS running
+       FROM "Episode" WHERE "runId" ${sql.dialect.inList("?")} GROUP BY "runId"`,
+      [sql.dialect.listValue(runIds)],
+    );
     return new Map(rows.map((r) => [r.runId, { done: Number(r.done), solved: Number(r.solved), running: Number(r.running) }]));
   });
 }

@@ -1,6 +1,5 @@
 import "server-only";
-import { cachedStatement } from "./episode-filters";
-import { withRaw } from "./sqlite";
+import { withSql } from "./sql";
 
 /** A task as the store names it. */
 export interface TaskKey {
@@ -13,20 +12,17 @@ export interface TaskKey {
 const OPEN_STATUSES = `('running', 'interrupted')`;
 
 /** The oldest unsubmitted baseline episode on `key`, other than `exceptId`, or null. */
-export function findOpenBaselineEpisode(key: TaskKey, exceptId?: string): { id: string; annotator: string | null } | null {
-  return withRaw(
-    (db) =>
-      (cachedStatement(
-        db,
+export async function findOpenBaselineEpisode(key: TaskKey, exceptId?: string): Promise<{ id: string; annotator: string | null } | null> {
+  return withSql(
+    async (sql) =>
+      (await sql.get<{ id: string; annotator: string | null }>(
         `SELECT "id", "annotator" FROM "Episode" WHERE "environment" = ? AND "dataset" = ? AND "taskId" = ? AND "mode" = 'baseline' AND "status" IN ${OPEN_STATUSES} AND "id" <> ? ORDER BY "startedAt" LIMIT 1`,
-      ).get(key.environment, key.dataset, key.taskId, exceptId ?? "") as { id: string; annotator: string | null } | undefined) ?? null,
+        [key.environment, key.dataset, key.taskId, exceptId ?? ""],
+      )) ?? null,
   );
 }
 
 /** Every task that has an unsubmitted baseline episode. */
-export function listTasksWithOpenBaselineEpisodes(): TaskKey[] {
-  return withRaw(
-    (db) =>
-      cachedStatement(db, `SELECT DISTINCT "environment", "dataset", "taskId" FROM "Episode" WHERE "mode" = 'baseline' AND "status" IN ${OPEN_STATUSES}`).all() as TaskKey[],
-  );
+export async function listTasksWithOpenBaselineEpisodes(): Promise<TaskKey[]> {
+  return withSql((sql) => sql.all<TaskKey>(`SELECT DISTINCT "environment", "dataset", "taskId" FROM "Episode" WHERE "mode" = 'baseline' AND "status" IN ${OPEN_STATUSES}`));
 }

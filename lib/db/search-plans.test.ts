@@ -1,11 +1,8 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { insertEpisodesBulk, type BulkEpisode } from "./bulk-import";
-import { closeStore } from "./client";
 import { SEARCH_DRIVE_LIMIT } from "./episode-filters";
 import { appendTurn, createEpisode, deleteEpisodeById, listEpisodes } from "./episodes";
+import { storeEngines, useTempStore } from "./test-store";
 import { listViewerEpisodes } from "./viewer-queries";
 
 // More episodes than SEARCH_DRIVE_LIMIT contain "common", so both query plans (driven from the
@@ -28,19 +25,18 @@ const eps: BulkEpisode[] = Array.from({ length: N }, (_, i) => ({
   turns: [{ index: 0, actor: "model", action: i % 11 === 0 ? "ls rare" : "ls", observation: i < N - 10 ? "common output" : "other", ok: true }],
 }));
 
-beforeAll(async () => {
-  process.env.IC_DB = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ic-plans-")), "studio.db");
-  await insertEpisodesBulk({ episodes: eps });
-});
-afterAll(() => closeStore());
-
 const expected = (pred: (e: BulkEpisode) => boolean) =>
   eps
     .filter(pred)
     .sort((a, b) => (b.reward ?? 0) - (a.reward ?? 0) || 0)
     .map((e) => e.reward);
 
-describe("search plans", () => {
+describe.each(storeEngines())("search plans on %s", (engine) => {
+  useTempStore("plans", engine);
+  beforeAll(async () => {
+    await insertEpisodesBulk({ episodes: eps });
+  });
+
   it("a common word (many hits) and a rarer one give the right totals and order, with and without filters", async () => {
     const common = await listEpisodes({ search: "common", sort: { key: "reward", dir: "desc" }, pageSize: 100 });
     expect(common.total).toBe(N - 10);
@@ -51,10 +47,10 @@ describe("search plans", () => {
     expect(commonSql.rows.map((r) => r.reward)).toEqual(want.slice(100, 150));
     const rare = await listEpisodes({ search: "rare", filters: { model: "m1" } });
     expect(rare.total).toBe(eps.filter((e) => e.turns[0].action === "ls rare" && e.model === "m1").length);
-    const viewer = listViewerEpisodes({ filters: { search: "common" }, sort: "reward" });
+    const viewer = await listViewerEpisodes({ filters: { search: "common" }, sort: "reward" });
     expect(viewer.total).toBe(N - 10);
     expect(viewer.rows.map((r) => r.reward)).toEqual(common.rows.slice(0, 50).map((r) => r.reward));
-    expect(listViewerEpisodes({ filters: { search: "common", environment: ["sql"] } }).total).toBe(want.length);
+    expect((await listViewerEpisodes({ filters: { search: "common", environment: ["sql"] } })).total).toBe(want.length);
   });
 
   it("keeps each episode's document current: new turns are searchable, a deleted episode is gone", async () => {
@@ -96,7 +92,7 @@ describe("search plans", () => {
           const want = all.slice(50, 100);
           const store = await listEpisodes({ filters: c.filters, search: c.search, sort: { key: s.key, dir }, page: 2 });
           expect(store.rows.map((r) => r.taskId), `${JSON.stringify(c.filters)} ${c.search} ${s.key} ${dir}`).toEqual(want);
-          const viewer = listViewerEpisodes({
+          const viewer = await listViewerEpisodes({
             filters: {
               environment: c.filters.environment ? [c.filters.environment] : undefined,
               model: c.filters.model ? [c.filters.model] : undefined,

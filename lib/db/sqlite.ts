@@ -3,15 +3,18 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { config } from "@/lib/config";
+import { StorageError } from "@/lib/errors";
 import { applyMigrations } from "./migrate";
 import { toStorageError } from "./storage-error";
 
 /** How long a writer waits for another connection's lock before failing (ms). */
 export const BUSY_TIMEOUT_MS = 5000;
 
-/** The database file: IC_DB, else ./var/studio.db under the working directory. */
+/** The database file: IC_DB, else ./var/studio.db under the working directory. Throws for a PostgreSQL store. */
 export function dbPath(): string {
-  return config().dbFile;
+  const s = config().store;
+  if (s.kind !== "sqlite") throw new StorageError("the store is PostgreSQL (IC_DB): there is no SQLite file to open");
+  return s.file;
 }
 
 /**

@@ -1,6 +1,6 @@
 import "server-only";
 import { buildEpisodeWhere, type EpisodeFilters } from "./episode-filters";
-import { withRaw } from "./sqlite";
+import { withSql } from "./sql";
 import { STATS_DIMENSIONS, type StatsDimension } from "./stats-dimensions";
 
 /** Aggregates of one group, straight from SQL. */
@@ -23,57 +23,56 @@ export interface StatsGroupRow {
  * Aggregates episodes per group in one pass (no per-episode rows leave SQLite).
  * Unfinished episodes (running, interrupted) are left out unless `filters.status` asks for them.
  */
-export function aggregateEpisodeStats({ filters = {}, groupBy }: { filters?: EpisodeFilters; groupBy: StatsDimension[] }): StatsGroupRow[] {
+export async function aggregateEpisodeStats({ filters = {}, groupBy }: { filters?: EpisodeFilters; groupBy: StatsDimension[] }): Promise<StatsGroupRow[]> {
   const f: EpisodeFilters = { ...filters };
   if (f.status === undefined) f.status = ["submitted", "abandoned", "error"];
-  const { sql: where, params } = buildEpisodeWhere(f);
   const cols = groupBy.map((d) => `e."${STATS_DIMENSIONS[d]}"`);
   const sel = cols.map((c, i) => `${c} AS g${i}`).join(", ");
   // One pass, grouped by the requested columns and the turn at which each episode was solved
-  // (successAtK needs that distribution). With no filter beyond the default status, scan the
-  // covering statistics index (every column read here, a fraction of the table's bytes, and in
+  // (successAtK needs that distribution). With no filter beyond the default status, SQLite scans
+  // the covering statistics index (every column read here, a fraction of the table's bytes, and in
   // the default grouping's order) rather than the table or a status index walk.
   const onlyStatus = Object.keys(filters).every((k) => k === "status" || (filters as Record<string, unknown>)[k] === undefined);
-  const from = `"Episode" e${onlyStatus ? ` INDEXED BY "Episode_stats_idx"` : ""}`;
   const groupCols = [...cols, `e."solvedAtTurn"`];
-  return withRaw((db) => {
-    const rows = db
-      .prepare(
-        `SELECT ${sel ? sel + "," : ""} e."solvedAtTurn" AS k, COUNT(*) AS n, SUM(e."success") AS solved, SUM(COALESCE(e."reward", 0)) AS rewardSum,
-                SUM(COALESCE(e."turnsTaken", e."turnCount")) AS turnSum,
-                SUM(CASE WHEN e."checkedCount" > 0 THEN CAST(e."invalidCount" AS REAL) / e."checkedCount" END) AS errSum,
-                SUM(e."checkedCount" > 0) AS errN, MAX(e."turnLimit") AS maxLimit
-         FROM ${from} ${where} GROUP BY ${groupCols.join(", ")}`,
-      )
-      .all(params) as Array<Record<string, number | string | null>>;
-    const keyOf = (r: Record<string, unknown>) => JSON.stringify(groupBy.map((_, i) => r[`g${i}`] ?? null));
-    const out = new Map<string, StatsGroupRow>();
-    for (const r of rows) {
-      const id = keyOf(r);
-      let g = out.get(id);
-      if (!g) {
-        g = {
-          key: Object.fromEntries(groupBy.map((d, i) => [d, (r[`g${i}`] ?? null) as string | number | null])),
-          episodes: 0,
-          solved: 0,
-          rewardSum: 0,
-          turnSum: 0,
-          errorShareSum: 0,
-          errorEpisodes: 0,
-          maxTurnLimit: 0,
-          solvedAt: new Map(),
-        };
-        out.set(id, g);
-      }
-      g.episodes += Number(r.n);
-      g.solved += Number(r.solved ?? 0);
-      g.rewardSum += Number(r.rewardSum ?? 0);
-      g.turnSum += Number(r.turnSum ?? 0);
-      g.errorShareSum += Number(r.errSum ?? 0);
-      g.errorEpisodes += Number(r.errN ?? 0);
-      g.maxTurnLimit = Math.max(g.maxTurnLimit, Number(r.maxLimit ?? 0));
-      if (r.k !== null && Number(r.solved) > 0) g.solvedAt.set(Number(r.k), (g.solvedAt.get(Number(r.k)) ?? 0) + Number(r.solved));
-    }
-    return [...out.values()];
+  const rows = await withSql((sql) => {
+    const { sql: where, params } = buildEpisodeWhere(f, sql.dialect);
+    const from = `"Episode" e${onlyStatus ? sql.dialect.indexedBy("Episode_stats_idx") : ""}`;
+    return sql.all<Record<string, number | string | null>>(
+      `SELECT ${sel ? sel + "," : ""} e."solvedAtTurn" AS k, COUNT(*) AS n, SUM(CASE WHEN e."success" THEN 1 ELSE 0 END) AS solved, SUM(COALESCE(e."reward", 0)) AS "rewardSum",
+              SUM(COALESCE(e."turnsTaken", e."turnCount")) AS "turnSum",
+              SUM(CASE WHEN e."checkedCount" > 0 THEN CAST(e."invalidCount" AS DOUBLE PRECISION) / e."checkedCount" END) AS "errSum",
+              SUM(CASE WHEN e."checkedCount" > 0 THEN 1 ELSE 0 END) AS "errN", MAX(e."turnLimit") AS "maxLimit"
+       FROM ${from} ${where} GROUP BY ${groupCols.join(", ")}`,
+      params,
+    );
   });
+  const keyOf = (r: Record<string, unknown>) => JSON.stringify(groupBy.map((_, i) => r[`g${i}`] ?? null));
+  const out = new Map<string, StatsGroupRow>();
+  for (const r of rows) {
+    const id = keyOf(r);
+    let g = out.get(id);
+    if (!g) {
+      g = {
+        key: Object.fromEntries(groupBy.map((d, i) => [d, (r[`g${i}`] ?? null) as string | number | null])),
+        episodes: 0,
+        solved: 0,
+        rewardSum: 0,
+        turnSum: 0,
+        errorShareSum: 0,
+        errorEpisodes: 0,
+        maxTurnLimit: 0,
+        solvedAt: new Map(),
+      };
+      out.set(id, g);
+    }
+    g.episodes += Number(r.n);
+    g.solved += Number(r.solved ?? 0);
+    g.rewardSum += Number(r.rewardSum ?? 0);
+    g.turnSum += Number(r.turnSum ?? 0);
+    g.errorShareSum += Number(r.errSum ?? 0);
+    g.errorEpisodes += Number(r.errN ?? 0);
+    g.maxTurnLimit = Math.max(g.maxTurnLimit, Number(r.maxLimit ?? 0));
+    if (r.k !== null && Number(r.solved) > 0) g.solvedAt.set(Number(r.k), (g.solvedAt.get(Number(r.k)) ?? 0) + Number(r.solved));
+  }
+  return [...out.values()];
 }

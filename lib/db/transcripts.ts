@@ -1,7 +1,8 @@
 import "server-only";
 import type Database from "better-sqlite3";
-import { cachedStatement } from "./episode-filters";
+import { config } from "@/lib/config";
 import { withWriteLock } from "./lock";
+import { cachedStatement, pgTransaction, withSql, type Sql } from "./sql";
 import { withRaw } from "./sqlite";
 
 /** One message of an episode's conversation with its model, as stored (once). */
@@ -31,6 +32,11 @@ export function insertTranscriptMessagesRaw(db: Database.Database, episodeId: st
   for (const m of messages) stmt.run(episodeId, m.seq, m.turnIndex, m.role, m.content, m.droppedTurns ?? null);
 }
 
+/** The same on any engine, inside the caller's transaction (PostgreSQL's appendTurn). */
+export async function insertTranscriptMessages(sql: Sql, episodeId: string, messages: readonly (TranscriptMessageInput & { turnIndex: number })[]): Promise<void> {
+  for (const m of messages) await sql.run(INSERT_SQL, [episodeId, m.seq, m.turnIndex, m.role, m.content, m.droppedTurns ?? null]);
+}
+
 /**
  * Stores messages that no turn claimed (the prompt a failing provider call sent, a reply that
  * skipped the task), marked with the index the next turn would have had.
@@ -38,24 +44,24 @@ export function insertTranscriptMessagesRaw(db: Database.Database, episodeId: st
 export async function appendTranscriptMessages({ episodeId, turnIndex, messages }: { episodeId: string; turnIndex: number; messages: readonly TranscriptMessageInput[] }): Promise<void> {
   if (messages.length === 0) return;
   const rows = messages.map((m) => ({ ...m, turnIndex }));
+  const store = config().store;
+  if (store.kind === "postgresql") return pgTransaction(store.url, (sql) => insertTranscriptMessages(sql, episodeId, rows));
   await withWriteLock(() => withRaw((db) => db.transaction(() => insertTranscriptMessagesRaw(db, episodeId, rows)).immediate()));
 }
 
 /** An episode's whole conversation with its model, in order. */
-export function listTranscriptMessagesByEpisode({ episodeId }: { episodeId: string }): TranscriptMessage[] {
-  return withRaw((db) =>
-    (cachedStatement(db, `SELECT "seq", "turnIndex", "role", "content", "droppedTurns" FROM "TranscriptMessage" WHERE "episodeId" = ? ORDER BY "seq"`).all(episodeId) as TranscriptMessage[]),
-  );
+export async function listTranscriptMessagesByEpisode({ episodeId }: { episodeId: string }): Promise<TranscriptMessage[]> {
+  return withSql((sql) => sql.all<TranscriptMessage>(`SELECT "seq", "turnIndex", "role", "content", "droppedTurns" FROM "TranscriptMessage" WHERE "episodeId" = ? ORDER BY "seq"`, [episodeId]));
 }
 
 /** The conversations of several episodes (export), by episode id, on the caller's connection. */
-export function listTranscriptMessagesRaw(db: Database.Database, episodeIds: readonly string[]): Map<string, TranscriptMessage[]> {
+export async function listTranscriptMessagesByEpisodes(sql: Sql, episodeIds: readonly string[]): Promise<Map<string, TranscriptMessage[]>> {
   const out = new Map<string, TranscriptMessage[]>();
   if (episodeIds.length === 0) return out;
-  const rows = cachedStatement(
-    db,
-    `SELECT "episodeId", "seq", "turnIndex", "role", "content", "droppedTurns" FROM "TranscriptMessage" WHERE "episodeId" IN (SELECT value FROM json_each(?)) ORDER BY "episodeId", "seq"`,
-  ).all(JSON.stringify(episodeIds)) as (TranscriptMessage & { episodeId: string })[];
+  const rows = await sql.all<TranscriptMessage & { episodeId: string }>(
+    `SELECT "episodeId", "seq", "turnIndex", "role", "content", "droppedTurns" FROM "TranscriptMessage" WHERE "episodeId" ${sql.dialect.inList("?")} ORDER BY "episodeId", "seq"`,
+    [sql.dialect.listValue(episodeIds)],
+  );
   for (const { episodeId, ...m } of rows) {
     let list = out.get(episodeId);
     if (!list) out.set(episodeId, (list = []));

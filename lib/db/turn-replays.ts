@@ -1,5 +1,6 @@
 import "server-only";
-import { cachedStatement } from "./episode-filters";
+import { config } from "@/lib/config";
+import { cachedStatement, pgTransaction, withSql, type Sql } from "./sql";
 import { withRaw } from "./sqlite";
 
 /** What a replay in a fresh sandbox found after one turn (see TurnReplay in schema.prisma). */
@@ -27,21 +28,30 @@ function toRow(r: Record<string, unknown>): TurnReplayRow {
 }
 
 /** The cached replay of an episode's turns, in turn order (empty when it was never replayed). */
-export function listTurnReplaysByEpisode({ episodeId }: { episodeId: string }): TurnReplayRow[] {
-  return withRaw((db) =>
-    (cachedStatement(db, `SELECT "index", "reward", "agrees", "columns" FROM "TurnReplay" WHERE "episodeId" = ? ORDER BY "index"`).all(episodeId) as Record<string, unknown>[]).map(toRow),
-  );
+export async function listTurnReplaysByEpisode({ episodeId }: { episodeId: string }): Promise<TurnReplayRow[]> {
+  return withSql(async (sql) => (await sql.all(`SELECT "index", "reward", "agrees", "columns" FROM "TurnReplay" WHERE "episodeId" = ? ORDER BY "index"`, [episodeId])).map(toRow));
 }
 
 /** The cached replays of several episodes, by episode id. */
-export function listTurnReplaysByEpisodes({ episodeIds }: { episodeIds: string[] }): Map<string, TurnReplayRow[]> {
+export async function listTurnReplaysByEpisodes({ episodeIds }: { episodeIds: string[] }): Promise<Map<string, TurnReplayRow[]>> {
   const out = new Map<string, TurnReplayRow[]>();
-  for (const id of episodeIds) out.set(id, listTurnReplaysByEpisode({ episodeId: id }));
+  for (const id of episodeIds) out.set(id, await listTurnReplaysByEpisode({ episodeId: id }));
   return out;
 }
 
 /** Stores (replacing any earlier) one episode's replayed turns, all in one transaction. */
-export function putTurnReplays({ episodeId, turns }: { episodeId: string; turns: TurnReplayRow[] }): void {
+export async function putTurnReplays({ episodeId, turns }: { episodeId: string; turns: TurnReplayRow[] }): Promise<void> {
+  const store = config().store;
+  if (store.kind === "postgresql") {
+    await pgTransaction(store.url, async (sql: Sql) => {
+      await sql.run(`DELETE FROM "TurnReplay" WHERE "episodeId" = ?`, [episodeId]);
+      for (const t of turns)
+        await sql.run(`INSERT INTO "TurnReplay" ("episodeId", "index", "reward", "agrees", "columns") VALUES (?, ?, ?, ?, ?)`, [
+          episodeId, t.index, t.reward, t.agrees, t.columns ? JSON.stringify(t.columns) : null,
+        ]);
+    });
+    return;
+  }
   withRaw((db) => {
     const del = cachedStatement(db, `DELETE FROM "TurnReplay" WHERE "episodeId" = ?`);
     const ins = cachedStatement(db, `INSERT INTO "TurnReplay" ("episodeId", "index", "reward", "agrees", "columns") VALUES (?, ?, ?, ?, ?)`);

@@ -1,32 +1,23 @@
 import "server-only";
 import { BadInputError } from "@/lib/errors";
-import {
-  buildEpisodeConditions,
-  cachedStatement,
-  EPISODE_SORTS,
-  readEpisodePage,
-  searchHitsSql,
-  statsIndexCovers,
-  toFtsQuery,
-  type EpisodeFilters,
-  type EpisodeSortSpec,
-} from "./episode-filters";
+import type { Dialect } from "./dialect";
+import { buildEpisodeConditions, EPISODE_SORTS, readEpisodePage, statsIndexCovers, toSearchQuery, type EpisodeFilters, type EpisodeSortSpec } from "./episode-filters";
 import type { ReplayAnnotation, ReplayData, ReplayTurn, ViewerRow } from "./episode-rows";
-import { withRaw } from "./sqlite";
+import { withSql } from "./sql";
 
 /** Filters of the viewer: the store's, plus a minimum count of invalid actions. */
 export type ViewerFilters = EpisodeFilters & { invalidMin?: number };
 
 /** The viewer's filters as conditions over `Episode e` (the search apart), with their parameters. */
-function conditionsOf(f: ViewerFilters): { parts: string[]; params: Record<string, unknown>; fts: string | null } {
+function conditionsOf(f: ViewerFilters, d: Dialect): { parts: string[]; params: Record<string, unknown>; fts: string | null } {
   const { invalidMin, search, ...rest } = f;
-  const { parts, params } = buildEpisodeConditions(rest);
+  const { parts, params } = buildEpisodeConditions(rest, d);
   if (invalidMin !== undefined) {
     if (!Number.isFinite(invalidMin)) throw new BadInputError("must be a finite number", "filter invalidMin");
     parts.push(`e."invalidCount" >= @invalidMin`);
     params.invalidMin = invalidMin;
   }
-  return { parts, params, fts: search === undefined ? null : toFtsQuery(search) };
+  return { parts, params, fts: search === undefined ? null : toSearchQuery(search, d) };
 }
 
 /**
@@ -34,14 +25,14 @@ function conditionsOf(f: ViewerFilters): { parts: string[]; params: Record<strin
  * search drives it from the matching episodes' keys (a CTE joined to Episode) rather than testing
  * every episode against that set, which SQLite plans poorly.
  */
-function whereOf(f: ViewerFilters): { cte: string; from: string; sql: string; params: Record<string, unknown> } {
-  const { parts, params, fts } = conditionsOf(f);
+function whereOf(f: ViewerFilters, d: Dialect): { cte: string; from: string; sql: string; params: Record<string, unknown> } {
+  const { parts, params, fts } = conditionsOf(f, d);
   let cte = "";
   let from = `"Episode" e`;
   if (fts) {
     params.fts = fts;
-    cte = `WITH hits("k") AS (${searchHitsSql("@fts")})`;
-    from = `hits h CROSS JOIN "Episode" e ON e."searchKey" = h."k"`;
+    cte = `WITH hits("k") AS (${d.searchHits("@fts")})`;
+    from = `hits h ${d.drivingJoin} "Episode" e ON e."searchKey" = h."k"`;
   }
   return { cte, from, sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", params };
 }
@@ -87,13 +78,11 @@ function toRow(r: Record<string, unknown>): ViewerRow {
   };
 }
 
-const prep = cachedStatement;
-
 /**
  * One page of the episode table: filtered (every column, FTS5 search), sorted on any column and
  * counted on the server. Ties break on id so paging is stable.
  */
-export function listViewerEpisodes({
+export async function listViewerEpisodes({
   filters = {},
   sort = "startedAt",
   dir = "desc",
@@ -105,13 +94,13 @@ export function listViewerEpisodes({
   dir?: "asc" | "desc";
   page?: number;
   pageSize?: number;
-}): ViewerPage {
+}): Promise<ViewerPage> {
   if (!Object.hasOwn(VIEWER_SORTS, sort)) throw new BadInputError(`unknown sort; one of ${Object.keys(VIEWER_SORTS).join(", ")}`, "sort");
   if (!Number.isInteger(page) || page < 1) throw new BadInputError("must be a positive integer", "page");
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 500) throw new BadInputError("must be 1..500", "pageSize");
-  const { parts, params, fts } = conditionsOf(filters);
-  return withRaw((db) => {
-    const { total, rows } = readEpisodePage(db, {
+  return withSql(async (sql) => {
+    const { parts, params, fts } = conditionsOf(filters, sql.dialect);
+    const { total, rows } = await readEpisodePage(sql, {
       parts,
       params,
       fts,
@@ -128,12 +117,12 @@ export function listViewerEpisodes({
 }
 
 /** The distinct values of the filterable text columns (for the filter pickers). */
-export function listEpisodeFacets(): Record<"environment" | "dataset" | "playerKind" | "model" | "policy" | "annotator" | "status" | "hardness", string[]> {
+export async function listEpisodeFacets(): Promise<Record<"environment" | "dataset" | "playerKind" | "model" | "policy" | "annotator" | "status" | "hardness", string[]>> {
   const cols = ["environment", "dataset", "playerKind", "model", "policy", "annotator", "status", "hardness"] as const;
-  return withRaw((db) => {
+  return withSql(async (sql) => {
     const out = {} as Record<(typeof cols)[number], string[]>;
     for (const c of cols) {
-      out[c] = (prep(db, `SELECT DISTINCT "${c}" AS v FROM "Episode" WHERE "${c}" IS NOT NULL ORDER BY 1 LIMIT 200`).all() as { v: string }[]).map((r) => r.v);
+      out[c] = (await sql.all<{ v: string }>(`SELECT DISTINCT "${c}" AS v FROM "Episode" WHERE "${c}" IS NOT NULL ORDER BY 1 LIMIT 200`)).map((r) => r.v);
     }
     return out;
   });
@@ -143,11 +132,11 @@ const player = (r: { annotator?: unknown; model?: unknown; policy?: unknown; pla
   r.annotator ? String(r.annotator) : r.model ? `${r.model}${r.policy ? ` · ${r.policy}` : ""}` : String(r.playerKind ?? "");
 
 /** One episode with its turns, annotations and lineage, or null. Indexed lookups only. */
-export function getReplayDataById({ id }: { id: string }): ReplayData | null {
-  return withRaw((db) => {
-    const e = prep(db, `SELECT * FROM "Episode" WHERE "id" = ?`).get(id) as Record<string, unknown> | undefined;
+export async function getReplayDataById({ id }: { id: string }): Promise<ReplayData | null> {
+  return withSql(async (sql) => {
+    const e = await sql.get(`SELECT * FROM "Episode" WHERE "id" = ?`, [id]);
     if (!e) return null;
-    const turns = (prep(db, `SELECT * FROM "Turn" WHERE "episodeId" = ? ORDER BY "index"`).all(id) as Record<string, unknown>[]).map(
+    const turns = (await sql.all(`SELECT * FROM "Turn" WHERE "episodeId" = ? ORDER BY "index"`, [id])).map(
       (t): ReplayTurn => ({
         index: Number(t.index),
         actor: String(t.actor),
@@ -166,7 +155,7 @@ export function getReplayDataById({ id }: { id: string }): ReplayData | null {
         source: (t.source as string | null) ?? null,
       }),
     );
-    const annotations = (prep(db, `SELECT * FROM "Annotation" WHERE "episodeId" = ? ORDER BY "createdAt"`).all(id) as Record<string, unknown>[]).map(
+    const annotations = (await sql.all(`SELECT * FROM "Annotation" WHERE "episodeId" = ? ORDER BY "createdAt"`, [id])).map(
       (a): ReplayAnnotation => ({
         id: String(a.id),
         turnIndex: (a.turnIndex as number | null) ?? null,
@@ -179,14 +168,12 @@ export function getReplayDataById({ id }: { id: string }): ReplayData | null {
       }),
     );
     const parentRow = e.parentEpisodeId
-      ? (prep(db, `SELECT "id", "reward", "success", "annotator", "model", "policy", "playerKind" FROM "Episode" WHERE "id" = ?`).get(e.parentEpisodeId) as
-          | Record<string, unknown>
-          | undefined)
+      ? await sql.get(`SELECT "id", "reward", "success", "annotator", "model", "policy", "playerKind" FROM "Episode" WHERE "id" = ?`, [e.parentEpisodeId])
       : undefined;
-    const children = prep(
-      db,
+    const children = await sql.all(
       `SELECT "id", "branchTurn", "reward", "status", "annotator", "model", "policy", "playerKind" FROM "Episode" WHERE "parentEpisodeId" = ? ORDER BY "startedAt"`,
-    ).all(id) as Record<string, unknown>[];
+      [id],
+    );
     let breakdown: unknown = null;
     if (e.breakdown) {
       try {
@@ -244,30 +231,34 @@ export function getReplayDataById({ id }: { id: string }): ReplayData | null {
 }
 
 /** Several episodes for the compare view, in the order asked; unknown ids are left out. */
-export function listReplayDataByIds({ ids }: { ids: string[] }): ReplayData[] {
-  return ids.map((id) => getReplayDataById({ id })).filter((d): d is ReplayData => d !== null);
+export async function listReplayDataByIds({ ids }: { ids: string[] }): Promise<ReplayData[]> {
+  const out: ReplayData[] = [];
+  for (const id of ids) {
+    const d = await getReplayDataById({ id });
+    if (d) out.push(d);
+  }
+  return out;
 }
 
 /** Every episode of one task (any dataset of that environment when dataset is omitted), for the task page. */
-export function listViewerEpisodesByTask({ environment, dataset, taskId }: { environment: string; dataset?: string; taskId: string }): ViewerRow[] {
-  return withRaw((db) =>
+export async function listViewerEpisodesByTask({ environment, dataset, taskId }: { environment: string; dataset?: string; taskId: string }): Promise<ViewerRow[]> {
+  return withSql(async (sql) =>
     (
-      prep(
-        db,
+      await sql.all(
         `SELECT ${ROW_COLS} FROM "Episode" e WHERE e."environment" = @environment AND e."taskId" = @taskId ${dataset ? `AND e."dataset" = @dataset` : ""}
          ORDER BY e."playerKind", COALESCE(e."annotator", e."model"), e."startedAt" DESC LIMIT 1000`,
-      ).all({ environment, taskId, ...(dataset ? { dataset } : {}) }) as Record<string, unknown>[]
+        { environment, taskId, ...(dataset ? { dataset } : {}) },
+      )
     ).map(toRow),
   );
 }
 
 /** Every tag name used in annotations, with how often it is accepted (the user-extended taxonomy). */
-export function listUsedTags(): { tag: string; accepted: number }[] {
-  return withRaw((db) =>
-    prep(
-      db,
-      `SELECT "tag", SUM("status" = 'accepted') AS accepted FROM "Annotation" WHERE "kind" = 'tag' AND "tag" IS NOT NULL GROUP BY "tag" ORDER BY accepted DESC, "tag"`,
-    ).all() as { tag: string; accepted: number }[],
+export async function listUsedTags(): Promise<{ tag: string; accepted: number }[]> {
+  return withSql((sql) =>
+    sql.all<{ tag: string; accepted: number }>(
+      `SELECT "tag", SUM(CASE WHEN "status" = 'accepted' THEN 1 ELSE 0 END) AS accepted FROM "Annotation" WHERE "kind" = 'tag' AND "tag" IS NOT NULL GROUP BY "tag" ORDER BY accepted DESC, "tag"`,
+    ),
   );
 }
 
@@ -282,13 +273,14 @@ export interface ViewerAggregates {
 }
 
 /** Reward histogram, invalid-action rate by turn and tag counts over the episodes matching `filters`. */
-export function aggregateViewerEpisodes({ filters = {} }: { filters?: ViewerFilters }): ViewerAggregates {
-  const { cte, from, sql: where, params } = whereOf(filters);
-  return withRaw((db) => {
-    const hist = prep(
-      db,
-      `${cte} SELECT CASE WHEN e."reward" IS NULL THEN -1 ELSE MIN(9, CAST(e."reward" * 10 AS INTEGER)) END AS b, COUNT(*) AS n FROM ${from} ${where} GROUP BY b`,
-    ).all(params) as { b: number; n: number }[];
+export async function aggregateViewerEpisodes({ filters = {} }: { filters?: ViewerFilters }): Promise<ViewerAggregates> {
+  return withSql(async (sql) => {
+    const { cte, from, sql: where, params } = whereOf(filters, sql.dialect);
+    const bin = sql.dialect.trunc(`e."reward" * 10`);
+    const hist = await sql.all<{ b: number; n: number }>(
+      `${cte} SELECT CASE WHEN e."reward" IS NULL THEN -1 WHEN ${bin} > 9 THEN 9 ELSE ${bin} END AS b, COUNT(*) AS n FROM ${from} ${where} GROUP BY 1`,
+      params,
+    );
     const bins = Array.from({ length: 10 }, (_, i) => ({ bin: `${(i / 10).toFixed(1)}–${((i + 1) / 10).toFixed(1)}`, episodes: 0 }));
     let none = 0;
     for (const h of hist) {
@@ -296,18 +288,18 @@ export function aggregateViewerEpisodes({ filters = {} }: { filters?: ViewerFilt
       else bins[Math.max(0, h.b)].episodes += h.n;
     }
     const rewardHistogram = none ? [...bins, { bin: "none", episodes: none }] : bins;
-    const inv = prep(
-      db,
-      `${cte} SELECT t."index" + 1 AS turn, COUNT(t."ok") AS checked, SUM(t."ok" = 0) AS invalid FROM "Turn" t
+    const inv = await sql.all<{ turn: number; checked: number; invalid: number | null }>(
+      `${cte} SELECT t."index" + 1 AS turn, COUNT(t."ok") AS checked, SUM(CASE WHEN NOT t."ok" THEN 1 ELSE 0 END) AS invalid FROM "Turn" t
        WHERE t."episodeId" IN (SELECT e."id" FROM ${from} ${where}) GROUP BY t."index" ORDER BY t."index" LIMIT 100`,
-    ).all(params) as { turn: number; checked: number; invalid: number | null }[];
+      params,
+    );
     const invalidByTurn = inv.map((r) => ({ turn: r.turn, checked: r.checked, invalid: r.invalid ?? 0, rate: r.checked ? (r.invalid ?? 0) / r.checked : 0 }));
-    const tagRows = prep(
-      db,
+    const tagRows = await sql.all<{ tag: string; episodes: number }>(
       `${cte} SELECT a."tag" AS tag, COUNT(DISTINCT a."episodeId") AS episodes FROM "Annotation" a
        WHERE a."kind" = 'tag' AND a."status" = 'accepted' AND a."episodeId" IN (SELECT e."id" FROM ${from} ${where})
-       GROUP BY a."tag" ORDER BY episodes DESC LIMIT 30`,
-    ).all(params) as { tag: string; episodes: number }[];
+       GROUP BY a."tag" ORDER BY episodes DESC, a."tag" LIMIT 30`,
+      params,
+    );
     return { rewardHistogram, invalidByTurn, tags: tagRows };
   });
 }

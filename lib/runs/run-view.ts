@@ -66,23 +66,23 @@ function taskRows(run: Run, config: StoredRunConfig | null, rows: RunEpisodeRow[
 export async function buildRunView(id: string): Promise<RunView | null> {
   const run = await getRunById({ id });
   if (!run) return null;
-  return runView(run);
+  return await runView(run);
 }
 
 /** The view of a stored run (see buildRunView). */
-export function runView(run: Run): RunView {
+export async function runView(run: Run): Promise<RunView> {
   const config = readConfig(run);
-  const rows = listRunEpisodeRows({ runId: run.id });
+  const rows = await listRunEpisodeRows({ runId: run.id });
   const here = isRunActiveHere(run.id);
   const watchable = new Set(here ? listRunAgents(run.id).filter((a) => !a.finished && a.episodeId).map((a) => a.episodeId!) : []);
   const tasks = taskRows(run, config, rows, watchable);
   const finished = tasks.filter((t) => FINISHED.has(t.status));
   const startedAt = run.startedAt?.getTime() ?? null;
   const sum = (f: (r: RunEpisodeRow) => number) => rows.reduce((s, r) => s + f(r), 0);
-  const all = computeStats({ filters: { runId: run.id }, groupBy: [] }).groups[0];
+  const all = (await computeStats({ filters: { runId: run.id }, groupBy: [] })).groups[0];
   const groupBy = config?.env === "sql" ? "hardness" : config?.env === "bash" ? "db" : null;
   const groups = groupBy
-    ? computeStats({ filters: { runId: run.id }, groupBy: [groupBy] }).groups.map((g) => measures(String(g.key[groupBy] ?? "unknown"), g))
+    ? (await computeStats({ filters: { runId: run.id }, groupBy: [groupBy] })).groups.map((g) => measures(String(g.key[groupBy] ?? "unknown"), g))
     : [];
   return {
     id: run.id,

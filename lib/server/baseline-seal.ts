@@ -23,14 +23,14 @@ export interface Seal {
  * The unsubmitted baseline episode on `key`, other than `exceptId`, or null when the task is not
  * sealed (for that episode).
  */
-export function findSeal(key: TaskKey, exceptId?: string): Seal | null {
-  const row = findOpenBaselineEpisode(key, exceptId);
+export async function findSeal(key: TaskKey, exceptId?: string): Promise<Seal | null> {
+  const row = await findOpenBaselineEpisode(key, exceptId);
   return row ? { episodeId: row.id, annotator: row.annotator } : null;
 }
 
 /** Every sealed task, as `environment/dataset/taskId` keys (for lists and exports). */
-export function listSealedTaskKeys(): Set<string> {
-  return new Set(listTasksWithOpenBaselineEpisodes().map(sealKey));
+export async function listSealedTaskKeys(): Promise<Set<string>> {
+  return new Set((await listTasksWithOpenBaselineEpisodes()).map(sealKey));
 }
 
 /** The key `listSealedTaskKeys` uses for a task. */
@@ -47,7 +47,7 @@ export function sealMessage(key: TaskKey, seal: Seal, what: string): string {
  * Throws when the task is sealed by a baseline episode other than `exceptId`.
  * @throws ConflictError (HTTP 409) naming the sealing episode.
  */
-export function assertTaskUnsealed(key: TaskKey, what: string, exceptId?: string): void {
-  const seal = findSeal(key, exceptId);
+export async function assertTaskUnsealed(key: TaskKey, what: string, exceptId?: string): Promise<void> {
+  const seal = await findSeal(key, exceptId);
   if (seal) throw new ConflictError(sealMessage(key, seal, what), { sealedBy: seal.episodeId });
 }

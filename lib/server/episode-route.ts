@@ -25,10 +25,10 @@ export function withEpisode(
 ): Promise<Response> {
   return respond(async () => {
     const { id } = parseInput(schema, await ctx.params, "path");
-    const data = getReplayDataById({ id });
+    const data = await getReplayDataById({ id });
     if (!data) throw new NotFoundError(`episode ${id}`);
     const { environment, dataset, taskId } = data.episode;
-    assertTaskUnsealed({ environment, dataset, taskId }, what);
+    await assertTaskUnsealed({ environment, dataset, taskId }, what);
     return fn(data);
   });
 }

@@ -39,7 +39,7 @@ export interface LiveEpisodeDeps {
    * The baseline seal (lib/server/baseline-seal.ts): the refusal message for `what` when the task
    * has an unsubmitted baseline episode other than `exceptId`, else null. Absent: nothing is sealed.
    */
-  sealedBy?(task: Task, what: string, exceptId?: string): string | null;
+  sealedBy?(task: Task, what: string, exceptId?: string): Promise<string | null>;
   /** A study's conditions, which override what an open message asks for; null when there is no such study. */
   studyConditions?(studyId: string): Promise<{ env: EnvName; dataset: string; tasks: string[]; feedback: "none" | "reward"; turnLimit: number } | null>;
 }
@@ -136,7 +136,7 @@ export class LiveEpisodeManager {
   async open(msg: OpenMessage, listener: EpisodeListener): Promise<LiveEpisode> {
     const task = await this.deps.resolveTask(msg.env, msg.taskRef);
     msg = await this.studyOpen(msg, task);
-    if (msg.mode !== "baseline") this.assertUnsealed(task, "a play episode on this task");
+    if (msg.mode !== "baseline") await this.assertUnsealed(task, "a play episode on this task");
     const publicView = await this.deps.publicTask(task);
     const env = await this.acquire(task.env);
     try {
@@ -185,7 +185,7 @@ export class LiveEpisodeManager {
   async resume(episodeId: string, listener: EpisodeListener): Promise<LiveEpisode | null> {
     const existing = this.live.get(episodeId);
     if (existing) {
-      if (existing.mode !== "baseline" || existing.submitted) this.assertUnsealed(existing.task, "resuming this episode", existing.id);
+      if (existing.mode !== "baseline" || existing.submitted) await this.assertUnsealed(existing.task, "resuming this episode", existing.id);
       this.attach(existing, listener);
       existing.send({
         type: "opened",
@@ -201,7 +201,7 @@ export class LiveEpisodeManager {
     const task = await this.deps.resolveTask(stored.env, `${stored.dataset}:${stored.taskId}`);
     const publicView = await this.deps.publicTask(task);
     const open = stored.status === "running" || stored.status === "interrupted";
-    if (stored.mode !== "baseline" || !open) this.assertUnsealed(task, "resuming this episode", stored.id);
+    if (stored.mode !== "baseline" || !open) await this.assertUnsealed(task, "resuming this episode", stored.id);
     if (!open) {
       listener({
         type: "opened",
@@ -380,7 +380,7 @@ export class LiveEpisodeManager {
     if (!forced) ep.turns.push(turnView(turn));
     ep.status = "submitted";
     // Another annotator's baseline episode on this task still runs: its gold stays hidden from everyone.
-    const sealed = this.deps.sealedBy?.(ep.task, "showing the gold solution", ep.id) ?? null;
+    const sealed = (await this.deps.sealedBy?.(ep.task, "showing the gold solution", ep.id)) ?? null;
     ep.submitted = {
       reward: result.reward,
       breakdown: result.breakdown as unknown as SubmittedPayload["breakdown"],
@@ -465,13 +465,13 @@ export class LiveEpisodeManager {
   private async ensureStored(ep: LiveEpisode): Promise<void> {
     const record = ep.unstored;
     if (!record) return;
-    if (ep.mode !== "baseline") this.assertUnsealed(ep.task, "a play episode on this task");
+    if (ep.mode !== "baseline") await this.assertUnsealed(ep.task, "a play episode on this task");
     await this.deps.store.createEpisode(record);
     ep.unstored = null;
   }
 
-  private assertUnsealed(task: Task, what: string, exceptId?: string): void {
-    const message = this.deps.sealedBy?.(task, what, exceptId);
+  private async assertUnsealed(task: Task, what: string, exceptId?: string): Promise<void> {
+    const message = await this.deps.sealedBy?.(task, what, exceptId);
     if (message) throw new ConflictError(message);
   }
 

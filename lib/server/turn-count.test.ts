@@ -17,8 +17,8 @@ async function counts(id: string) {
   await liveManager().resume(id, (m) => seen.push(m));
   const opened = seen.find((m) => m.type === "opened");
   const header = turnsTaken(opened && opened.type === "opened" ? opened.turns : []);
-  const row = listViewerEpisodes({ pageSize: 200 }).rows.find((r) => r.id === id)!;
-  const replay = getReplayDataById({ id })!;
+  const row = (await listViewerEpisodes({ pageSize: 200 })).rows.find((r) => r.id === id)!;
+  const replay = (await getReplayDataById({ id }))!;
   return { header, list: row.turnCount, replay: turnsTaken(replay.turns), limit: row.turnLimit };
 }
 
@@ -30,7 +30,7 @@ describe("turn counts", () => {
     await liveManager().action(ep, "submit", "console");
     expect((seen.find((m) => m.type === "submitted") as { forced?: boolean }).forced).toBeUndefined();
     expect(await counts(ep.id)).toEqual({ header: 2, list: 2, replay: 2, limit: 10 });
-    expect(getReplayDataById({ id: ep.id })!.turns.map((t) => [t.actor, t.source, t.action])).toEqual([
+    expect((await getReplayDataById({ id: ep.id }))!.turns.map((t) => [t.actor, t.source, t.action])).toEqual([
       ["human", "editor", "SELECT 1"],
       ["human", "console", "submit"],
     ]);

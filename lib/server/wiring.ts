@@ -1,8 +1,7 @@
 import "server-only";
 import type { Config } from "@/lib/config";
 import { createEnvironment } from "@/lib/env";
-import { getRawDb } from "@/lib/db/sqlite";
-import { markInterruptedEpisodes } from "@/lib/db/episodes";
+import { initStore } from "@/lib/db/startup";
 import { findSeal, sealMessage } from "./baseline-seal";
 import { dbEpisodeStore } from "./db-store";
 import { LiveEpisodeManager } from "./live-episodes";
@@ -12,8 +11,7 @@ import { goldShown } from "@/lib/episodes/gold";
 
 /** Opens the store (applying pending migrations) and marks episodes left running by a previous process interrupted. */
 export async function prepareStore(): Promise<number> {
-  getRawDb();
-  return markInterruptedEpisodes();
+  return (await initStore()).interrupted;
 }
 
 /** The live episode manager on the real store, task sets and environments. */
@@ -27,9 +25,9 @@ export function createLiveEpisodeManager(config: Pick<Config, "idleMs" | "maxSan
     idleMs: config.idleMs,
     maxSandboxes: config.maxSandboxes,
     backendName: config.backend,
-    sealedBy: (task, what, exceptId) => {
+    sealedBy: async (task, what, exceptId) => {
       const key = { environment: task.env, dataset: task.dataset, taskId: task.id };
-      const seal = findSeal(key, exceptId);
+      const seal = await findSeal(key, exceptId);
       return seal ? sealMessage(key, seal, what) : null;
     },
     studyConditions: async (studyId) => {

@@ -20,7 +20,7 @@ async function exportText(format: "jsonl" | "intercode", filters = {}): Promise<
   return out;
 }
 
-const stats = (): StatsResult => computeStats({ groupBy: [...GROUP] });
+const stats = (): Promise<StatsResult> => computeStats({ groupBy: [...GROUP] });
 
 afterAll(() => closeStore());
 
@@ -33,7 +33,7 @@ describe("export", () => {
   it("round trip: import → export JSONL → import into a fresh database leaves the statistics unchanged", async () => {
     useFreshDb("rt1");
     await importPaths([sample]);
-    const before = stats();
+    const before = await stats();
     expect(before.groups.length).toBe(4);
     const jsonl = await exportText("jsonl");
     const lines = jsonl.trim().split("\n");
@@ -46,7 +46,7 @@ describe("export", () => {
     useFreshDb("rt2");
     const rep = await importLogText("export.jsonl", jsonl);
     expect(rep).toMatchObject({ format: "jsonl", added: 163, rejected: [] });
-    expect(stats()).toEqual(before);
+    expect(await stats()).toEqual(before);
     expect(await exportText("jsonl")).toBe(jsonl);
   });
 
@@ -98,7 +98,7 @@ describe("export", () => {
     useFreshDb("rt3");
     const name = "ic_bash_multiturn_gpt-4_10_turns_fs_4.json";
     await importPaths([path.join(sample, "bash", name)]);
-    const before = stats();
+    const before = await stats();
     const text = await exportText("intercode", { environment: "bash" });
     const orig = JSON.parse(fs.readFileSync(path.join(sample, "bash", name), "utf8"));
     const back = JSON.parse(text);
@@ -110,7 +110,7 @@ describe("export", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-rt-"));
     fs.writeFileSync(path.join(dir, name), text);
     await importPaths([dir]);
-    expect(stats()).toEqual(before);
+    expect(await stats()).toEqual(before);
   });
 
   it("filters the exported set", async () => {

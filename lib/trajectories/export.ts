@@ -138,7 +138,7 @@ export async function exportEpisodes({
   let episodes = 0;
   let renamedKeys = 0;
   if (format === "jsonl") {
-    for (const e of iterateEpisodesWithTurns({ filters })) {
+    for await (const e of iterateEpisodesWithTurns({ filters })) {
       if (skip?.(e)) continue;
       await write(JSON.stringify(toJsonlEpisode(e)) + "\n");
       episodes++;
@@ -147,7 +147,7 @@ export async function exportEpisodes({
   }
   const used = new Map<string, number>();
   await write("{");
-  for (const e of iterateEpisodesWithTurns({ filters })) {
+  for await (const e of iterateEpisodesWithTurns({ filters })) {
     if (skip?.(e)) continue;
     let key = String(e.taskIndex ?? e.taskId);
     const n = (used.get(key) ?? 0) + 1;

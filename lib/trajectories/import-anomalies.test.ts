@@ -77,7 +77,7 @@ describe("import of InterCode's logs as logged, oddities flagged", () => {
     const submitted = await episodeOf({ environment: "sql", policy: "react", taskId: "0" });
     expect([submitted.flags, submitted.turnCount, submitted.turnsTaken, submitted.solvedAtTurn]).toEqual(["execute-wrapped", 2, 2, 2]);
     // InterCode's mean turns: (2 + 3) / 2, not the 3 stored turns on average.
-    const [react] = computeStats({ filters: { policy: "react" }, groupBy: ["env", "model", "policy"] }).groups;
+    const [react] = (await computeStats({ filters: { policy: "react" }, groupBy: ["env", "model", "policy"] })).groups;
     expect(react.meanTurns).toBe(2.5);
   });
 
@@ -98,13 +98,13 @@ describe("import of InterCode's logs as logged, oddities flagged", () => {
 
   it("flags filter the list, the viewer and the statistics (icstudio --flag)", async () => {
     expect((await listEpisodes({ filters: filtersFromFlags({ flag: "negative-reward" }) })).rows.map((r) => r.taskId)).toEqual(["12"]);
-    expect(listViewerEpisodes({ filters: { flag: "blocked" } }).rows.map((r) => [r.taskId, r.flags.sort()])).toEqual([["1", ["blocked", "missing-observation"]]]);
-    expect(computeStats({ filters: filtersFromFlags({ flag: "execute-wrapped" }), groupBy: ["policy"] }).groups.map((g) => [g.key.policy, g.episodes])).toEqual([["react", 2]]);
+    expect((await listViewerEpisodes({ filters: { flag: "blocked" } })).rows.map((r) => [r.taskId, r.flags.sort()])).toEqual([["1", ["blocked", "missing-observation"]]]);
+    expect((await computeStats({ filters: filtersFromFlags({ flag: "execute-wrapped" }), groupBy: ["policy"] })).groups.map((g) => [g.key.policy, g.episodes])).toEqual([["react", 2]]);
     expect(() => filtersFromFlags({ flag: "odd" })).toThrow(/unknown flag "odd"; one of negative-reward/);
   });
 
-  it("the paper's measures over the set: success is reward 1.0, turns as the logs counted them", () => {
-    const rows = computeStats({ groupBy: ["env", "model", "policy"] }).groups.map((g) => [g.key.env, g.key.model, g.key.policy, g.episodes, g.solved, g.meanTurns, Number(g.meanReward.toFixed(6))]);
+  it("the paper's measures over the set: success is reward 1.0, turns as the logs counted them", async () => {
+    const rows = (await computeStats({ groupBy: ["env", "model", "policy"] })).groups.map((g) => [g.key.env, g.key.model, g.key.policy, g.episodes, g.solved, g.meanTurns, Number(g.meanReward.toFixed(6))]);
     expect(rows).toEqual([
       ["bash", null, "plan-solve", 1, 1, 1, 1],
       ["bash", "gpt-4", "try-again", 2, 1, 2, 0.6],

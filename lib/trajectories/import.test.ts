@@ -45,7 +45,7 @@ describe("import of InterCode's published logs", () => {
     expect(report.totals).toMatchObject({ files: 4, failedFiles: 0, rejected: 0, episodes: 27 + 4 + 117 + 15, added: 27 + 4 + 117 + 15 });
     // the sample holds none of the published logs' oddities
     expect(report.totals).toMatchObject({ flagged: 0, flags: {} });
-    const { groups } = computeStats({ groupBy: ["env", "dataset", "actor", "model", "policy"] });
+    const { groups } = await computeStats({ groupBy: ["env", "dataset", "actor", "model", "policy"] });
     const bash = groups.find((g) => g.key.env === "bash")!;
     expect(bash.key).toEqual({ env: "bash", dataset: "nl2bash-fs4", actor: "model", model: "gpt-4", policy: "try-again" });
     expect(bash.episodes).toBe(27);

@@ -194,7 +194,7 @@ export async function importLogText(name: string, text: string, opts: ImportOpti
   const contentHash = textHasher
     .update("\0" + JSON.stringify([path.basename(name), opts.model ?? null, opts.policy ?? null, opts.turnLimit ?? null, opts.dataset ?? null]))
     .digest("hex");
-  const seen = getImportedFileByHash({ contentHash });
+  const seen = await getImportedFileByHash({ contentHash });
   if (seen && seen.rejected === 0) {
     return { file: name, format: "unknown", episodes: seen.episodes, added: 0, skipped: seen.episodes, rejected: [], flagged: 0, flags: {} };
   }

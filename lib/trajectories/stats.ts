@@ -46,8 +46,8 @@ export function parseGroupBy(text: string | undefined): StatsDimension[] {
  * Computes the paper's statistics over the stored episodes matching `filters`, grouped by
  * `groupBy`. This is what `icstudio stats` prints and what the HTTP API returns.
  */
-export function computeStats({ filters = {}, groupBy = DEFAULT_GROUP_BY }: { filters?: EpisodeFilters; groupBy?: StatsDimension[] } = {}): StatsResult {
-  const rows = aggregateEpisodeStats({ filters, groupBy });
+export async function computeStats({ filters = {}, groupBy = DEFAULT_GROUP_BY }: { filters?: EpisodeFilters; groupBy?: StatsDimension[] } = {}): Promise<StatsResult> {
+  const rows = await aggregateEpisodeStats({ filters, groupBy });
   const groups = rows.map((r): StatsGroup => {
     const successAtK: number[] = [];
     let cum = 0;

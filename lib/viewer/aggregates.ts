@@ -10,9 +10,9 @@ export const CHARTS = ["success", "success-at-k", "reward", "invalid", "tags"] a
 export type ChartName = (typeof CHARTS)[number];
 
 /** Aggregates of the episodes matching `filters`, grouped by `groupBy` where it applies. */
-export function computeViewerStats({ filters, groupBy }: { filters: ViewerFilters; groupBy: StatsDimension[] }): ViewerStats {
+export async function computeViewerStats({ filters, groupBy }: { filters: ViewerFilters; groupBy: StatsDimension[] }): Promise<ViewerStats> {
   const { invalidMin: _i, ...storeFilters } = filters;
-  const stats = computeStats({ filters: storeFilters, groupBy });
+  const stats = await computeStats({ filters: storeFilters, groupBy });
   const label = (key: Record<string, unknown>) => groupBy.map((d) => String(key[d] ?? "–")).join(" · ") || "all";
   const success = stats.groups.map((g) => ({
     group: label(g.key),
@@ -29,7 +29,7 @@ export function computeViewerStats({ filters, groupBy }: { filters: ViewerFilter
     for (const g of stats.groups) row[label(g.key)] = g.successAtK[Math.min(i, g.successAtK.length - 1)] ?? 0;
     return row;
   });
-  const agg = aggregateViewerEpisodes({ filters });
+  const agg = await aggregateViewerEpisodes({ filters });
   return { groupBy, success, successAtK, groups: success.map((s) => s.group).slice(0, 12), ...agg };
 }
 

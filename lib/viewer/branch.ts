@@ -14,7 +14,7 @@ import { taskForEpisode } from "./episode-task";
  * goes on (lib/server/live-episodes.ts resume). Returns the new id and the playground URL.
  */
 export async function createBranchEpisode({ episodeId, turn, annotator }: { episodeId: string; turn: number; annotator: string }): Promise<{ id: string; href: string }> {
-  const parent = getReplayDataById({ id: episodeId });
+  const parent = await getReplayDataById({ id: episodeId });
   if (!parent) throw new NotFoundError(`episode ${episodeId}`);
   const kept = parent.turns.filter((t) => t.index < turn);
   if (!Number.isInteger(turn) || turn < 0 || turn > parent.turns.length) throw new BadInputError(`must be 0..${parent.turns.length}`, "turn");

@@ -33,7 +33,7 @@ describe("getTurnScores (SQL, embedded engine, real store)", () => {
     }
     await finishEpisode({ episodeId: ep.id, outcome: { status: "submitted", reward: 0, success: false } });
 
-    const first = await getTurnScores(getReplayDataById({ id: ep.id })!);
+    const first = await getTurnScores((await getReplayDataById({ id: ep.id }))!);
     expect(first.error).toBeUndefined();
     expect(first.source).toBe("replayed");
     expect(first.turns.map((t) => [t.reward, t.rewardFrom])).toEqual([
@@ -46,9 +46,9 @@ describe("getTurnScores (SQL, embedded engine, real store)", () => {
     expect(first.turns[0].columns).toEqual(["name", "n"]);
     expect(first.turns[1].columns).toEqual(["count(*)"]);
     expect(first.turns.slice(0, 3).map((t) => t.replayAgrees)).toEqual([true, true, true]);
-    expect(listTurnReplaysByEpisode({ episodeId: ep.id }).map((r) => r.reward)).toEqual([0, 1, 0, 0]);
+    expect((await listTurnReplaysByEpisode({ episodeId: ep.id })).map((r) => r.reward)).toEqual([0, 1, 0, 0]);
 
-    const again = await getTurnScores(getReplayDataById({ id: ep.id })!);
+    const again = await getTurnScores((await getReplayDataById({ id: ep.id }))!);
     expect(again.source).toBe("cached");
     expect(again.turns).toEqual(first.turns);
   }, 120_000);
@@ -57,7 +57,7 @@ describe("getTurnScores (SQL, embedded engine, real store)", () => {
     const task = loadDataset("demo-sql").find((t) => t.id === "bike-01")!;
     const ep = await createEpisode({ environment: "sql", dataset: "demo-sql", taskId: task.id, query: task.query, playerKind: "human", turnLimit: 10, feedback: "reward" });
     await appendTurn({ episodeId: ep.id, turn: { index: 0, actor: "human", action: "SELECT district AS d FROM stations LIMIT 1", observation: "('x',)", ok: true, reward: 0.25 } });
-    const s = await getTurnScores(getReplayDataById({ id: ep.id })!);
+    const s = await getTurnScores((await getReplayDataById({ id: ep.id }))!);
     expect(s.source).toBe("recorded");
     expect(s.turns).toEqual([{ index: 0, reward: 0.25, rewardFrom: "recorded", matchesGold: false, replayAgrees: false, columns: ["d"] }]);
   }, 60_000);

@@ -21,7 +21,7 @@ function replayTurns(data: ReplayData): Promise<TurnReplayRow[]> {
         if (check.error) throw new Error(`the replay stopped at turn ${check.turns.length + 1}: ${check.error}`);
         const rows = check.turns.map((t) => ({ index: t.index, reward: t.replayedReward, agrees: t.observationAgrees, columns: t.columns ?? null }));
         // Turns after a submit are not replayed; only a replay of every turn is kept.
-        if (rows.length === data.turns.length) putTurnReplays({ episodeId: id, turns: rows });
+        if (rows.length === data.turns.length) await putTurnReplays({ episodeId: id, turns: rows });
         return rows;
       } finally {
         inflight.delete(id);
@@ -49,7 +49,7 @@ export async function getTurnScores(data: ReplayData): Promise<TurnScores> {
   // A replay is needed for the rewards a recording lacks, and for SQL also for the engine's column names.
   const sql = data.episode.environment === "sql";
   const needed = data.turns.some((t) => t.reward === null);
-  let replay = needed || sql ? listTurnReplaysByEpisode({ episodeId: data.episode.id }) : [];
+  let replay = needed || sql ? await listTurnReplaysByEpisode({ episodeId: data.episode.id }) : [];
   let source: TurnScores["source"] = needed ? "cached" : "recorded";
   if ((needed || sql) && replay.length < data.turns.length) {
     try {

@@ -9,8 +9,8 @@ export const dynamic = "force-dynamic";
 
 /** GET /api/annotations: the tag taxonomy (the starting set plus every tag users have added). */
 export function GET() {
-  return respond(() => {
-    const used = listUsedTags();
+  return respond(async () => {
+    const used = await listUsedTags();
     const base = new Set(BASE_TAXONOMY.map((t) => t.tag));
     return NextResponse.json({
       tags: [...BASE_TAXONOMY.map((t) => ({ ...t, accepted: used.find((u) => u.tag === t.tag)?.accepted ?? 0 })), ...used.filter((u) => !base.has(u.tag)).map((u) => ({ tag: u.tag, description: "", accepted: u.accepted }))],

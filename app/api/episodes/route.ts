@@ -8,9 +8,9 @@ export const dynamic = "force-dynamic";
 
 /** GET /api/episodes: one page of the filtered, searched and sorted episode list. */
 export function GET(req: NextRequest) {
-  return respond(() => {
+  return respond(async () => {
     const q = parseInput(episodesQuerySchema, Object.fromEntries(req.nextUrl.searchParams), "query parameter");
-    const page = listViewerEpisodes({
+    const page = await listViewerEpisodes({
       filters: toEpisodeFilters(q),
       sort: LIST_SORTS[q.sort ?? "date"],
       dir: q.dir ?? "desc",

@@ -8,9 +8,9 @@ export const dynamic = "force-dynamic";
 
 /** GET /api/stats: aggregates of the filtered episodes (JSON), or `?csv=<chart>` for one chart as CSV. */
 export function GET(req: NextRequest) {
-  return respond(() => {
+  return respond(async () => {
     const q = parseInput(statsQuerySchema, Object.fromEntries(req.nextUrl.searchParams), "query parameter");
-    const stats = computeViewerStats({ filters: toEpisodeFilters(q), groupBy: q.group });
+    const stats = await computeViewerStats({ filters: toEpisodeFilters(q), groupBy: q.group });
     if (q.csv) {
       return new Response(chartCsv(stats, q.csv), {
         headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="${q.csv}.csv"` },

@@ -18,9 +18,9 @@ export default async function EpisodePage({ params, searchParams }: Props) {
   const { id } = await params;
   const turnParam = (await searchParams).turn;
   const turn = Number(Array.isArray(turnParam) ? turnParam[0] : turnParam);
-  const data = getReplayDataById({ id: decodeURIComponent(id) });
+  const data = await getReplayDataById({ id: decodeURIComponent(id) });
   if (!data) notFound();
-  const seal = findSeal(data.episode);
+  const seal = await findSeal(data.episode);
   if (seal) return <p className="p-4 text-sm text-amber-400" data-testid="sealed">{sealMessage(data.episode, seal, "Viewing this episode")}</p>;
   return <ReplayView key={data.episode.id} initial={data} initialTurn={Number.isInteger(turn) && turn >= 1 ? turn : undefined} />;
 }

@@ -22,7 +22,7 @@ export default async function StatsPage({ searchParams }: Props) {
   } catch {
     groupBy = parseGroupBy("env");
   }
-  const stats = computeViewerStats({ filters: toEpisodeFilters(p), groupBy });
+  const stats = await computeViewerStats({ filters: toEpisodeFilters(p), groupBy });
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(raw)) if (typeof v === "string" && v !== "" && k !== "page" && k !== "sort" && k !== "dir") q.set(k, v);
   const listQ = new URLSearchParams(q);

@@ -103,7 +103,7 @@ and episodes imported from them, under intercode; the Studio's own episodes unde
       if (fs.existsSync(p) && fs.statSync(p).isFile()) groups.push(jobsFromFile(p, dataset, limit, profile));
       else ids.push(p);
     }
-    if (ids.length) groups.push(jobsFromStore(ids, profile));
+    if (ids.length) groups.push(await jobsFromStore(ids, profile));
     const files: RecheckFileReport[] = [];
     const byEnv = new Map<string, EpisodeCheck[]>();
     const disagreements: RecheckDisagreement[] = [];
@@ -211,11 +211,11 @@ function jobsFromFile(file: string, dataset: string | undefined, limit: number, 
   return { file, jobs, skipped };
 }
 
-function jobsFromStore(ids: string[], profile: ProfileName | undefined): { file: string; jobs: Job[]; skipped: number } {
+async function jobsFromStore(ids: string[], profile: ProfileName | undefined): Promise<{ file: string; jobs: Job[]; skipped: number }> {
   const jobs: Job[] = [];
   let skipped = 0;
   for (const id of ids) {
-    const d = getReplayDataById({ id });
+    const d = await getReplayDataById({ id });
     if (!d) {
       log(`episode ${id}: not in the store (nor a file); skipped`);
       skipped++;

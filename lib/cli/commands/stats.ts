@@ -35,7 +35,7 @@ Rates are fractions in --json and percentages in the table. Unfinished episodes 
   options: { ...FILTER_OPTIONS, "group-by": { type: "string" }, json: { type: "boolean" } },
   async run({ values }) {
     const groupBy = parseGroupBy(values["group-by"] as string | undefined);
-    const result = computeStats({ filters: filtersFromFlags(values), groupBy });
+    const result = await computeStats({ filters: filtersFromFlags(values), groupBy });
     if (values.json) printJson(result);
     else process.stdout.write((result.groups.length ? table(result.groups, groupBy) : "no episodes match") + "\n");
     return 0;

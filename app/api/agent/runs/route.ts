@@ -13,7 +13,7 @@ export function POST(req: NextRequest) {
   return respond(async () => {
     const { env, taskRef, ...input } = await parseJsonBody(req, startAgentBodySchema);
     const task = resolveTask(env, taskRef);
-    assertTaskUnsealed({ environment: task.env, dataset: task.dataset, taskId: task.id }, "a model run (it is scored, and can be taken over)");
+    await assertTaskUnsealed({ environment: task.env, dataset: task.dataset, taskId: task.id }, "a model run (it is scored, and can be taken over)");
     const { backend, sqlUrl } = config();
     const agent = startAgent(task, input, { envOptions: { backend, sqlUrl } });
     return NextResponse.json({ id: agent.id }, { status: 201 });

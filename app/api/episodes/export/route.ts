@@ -9,10 +9,10 @@ export const dynamic = "force-dynamic";
 
 /** GET /api/episodes/export?format=jsonl|intercode&...filters: the filtered set as a download, streamed. Episodes of a task sealed by an unsubmitted baseline episode (lib/server/baseline-seal.ts) are left out. */
 export function GET(req: NextRequest) {
-  return respond(() => {
+  return respond(async () => {
     const q = parseInput(exportQuerySchema, Object.fromEntries(req.nextUrl.searchParams), "query parameter");
     const { invalidMin: _ignored, ...filters } = toEpisodeFilters(q);
-    const sealed = listSealedTaskKeys();
+    const sealed = await listSealedTaskKeys();
     const enc = new TextEncoder();
     const stream = new ReadableStream<Uint8Array>({
       async start(controller) {

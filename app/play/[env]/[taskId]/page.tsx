@@ -45,7 +45,7 @@ export default async function TaskPage({ params, searchParams }: Props) {
   // A baseline episode holds the seal: no play episode and no new model run may start on the task
   // (the server would refuse them); another annotator's baseline episode, or the holder's own, may.
   const resuming = typeof rawParams.episode === "string" ? rawParams.episode : undefined;
-  const seal = findSeal({ environment: task.env, dataset: task.dataset, taskId: task.id }, resuming);
+  const seal = await findSeal({ environment: task.env, dataset: task.dataset, taskId: task.id }, resuming);
   if (seal && (agent === "1" || (!agent && play.mode === "play" && !play.study))) {
     return <SealedTask env={task.env} refText={`${task.dataset}:${task.id}`} query={task.query} seal={seal} />;
   }

@@ -20,7 +20,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 export default async function TaskEpisodesPage({ params }: Props) {
   const { env, taskRef } = await params;
   const { dataset, id } = parseTaskRef(decodeURIComponent(taskRef));
-  const rows = listViewerEpisodesByTask({ environment: env, dataset: dataset || undefined, taskId: id });
+  const rows = await listViewerEpisodesByTask({ environment: env, dataset: dataset || undefined, taskId: id });
   // No episodes and no such task in the task sets (a mistyped or hostile address): 404, not an empty page.
   if (!rows.length) {
     try {

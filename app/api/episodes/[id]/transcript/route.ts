@@ -14,13 +14,13 @@ export const dynamic = "force-dynamic";
  * and cost; 409 while the task is sealed.
  */
 export function GET(req: NextRequest, ctx: EpisodeRouteContext) {
-  return withEpisode(ctx, episodeParamsSchema, "the transcript", (data) => {
+  return withEpisode(ctx, episodeParamsSchema, "the transcript", async (data) => {
     const { turn } = parseInput(transcriptQuerySchema, Object.fromEntries(req.nextUrl.searchParams), "query parameter");
     const t = data.turns.find((x) => x.index === turn);
     // Messages no turn claimed (a call that failed) sit under the index after the last turn.
     if (!t && turn !== data.turns.length) throw new NotFoundError(`turn ${turn} of episode ${data.episode.id}`);
     return NextResponse.json({
-      ...turnTranscript(listTranscriptMessagesByEpisode({ episodeId: data.episode.id }), turn),
+      ...turnTranscript(await listTranscriptMessagesByEpisode({ episodeId: data.episode.id }), turn),
       tokensIn: t?.tokensIn ?? null,
       tokensOut: t?.tokensOut ?? null,
       latencyMs: t?.latencyMs ?? null,

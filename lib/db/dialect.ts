@@ -1,0 +1,73 @@
+/**
+ * What differs between the store's two engines in raw SQL, in one place: everything else in
+ * lib/db's statements is written once. SQLite (better-sqlite3) and PostgreSQL (pg).
+ */
+export interface Dialect {
+  readonly name: "sqlite" | "postgresql";
+  /** Forces a scan of a named index where the planner chooses badly (SQLite's INDEXED BY; PostgreSQL plans for itself). */
+  indexedBy(index: string): string;
+  /** What an ORDER BY term needs so NULLs sort last both ways (SQLite puts them first ascending, PostgreSQL first descending). */
+  nullsLast(nullable: boolean, dir: "ASC" | "DESC"): string;
+  /** A DateTime column's value for a bound parameter, from Unix milliseconds. */
+  time(ms: number): number | string;
+  /** A bound list of strings, tested by `expr ${inList("@p")}`. */
+  inList(param: string): string;
+  listValue(values: readonly string[]): unknown;
+  /** The full-text query for words typed by a user (null when no word is left), bound as `searchHits`'s parameter. */
+  searchQuery(words: string[]): string | null;
+  /** The search keys (Episode."searchKey") of the episodes matching a bound search query, as column "k". */
+  searchHits(param: string): string;
+  /** How many episodes match a bound search query, as column "n". */
+  countHits(param: string): string;
+  /** Truncates a number to an integer (the reward histogram's bin). */
+  trunc(expr: string): string;
+  /** An inner join whose left side drives the plan (SQLite's CROSS JOIN ... ON fixes the order; PostgreSQL plans it). */
+  drivingJoin: string;
+}
+
+/** Words (letters and digits, as SQLite's unicode61 tokenizer splits them); a trailing `*` makes the last a prefix. */
+export function searchWords(text: string): Array<{ word: string; prefix: boolean }> {
+  const out: Array<{ word: string; prefix: boolean }> = [];
+  for (const w of text.split(/\s+/).filter(Boolean)) {
+    const prefix = w.length > 1 && w.endsWith("*");
+    const tokens = w.normalize("NFKC").split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+    tokens.forEach((t, i) => out.push({ word: t, prefix: prefix && i === tokens.length - 1 }));
+  }
+  return out.slice(0, 32);
+}
+
+export const SQLITE: Dialect = {
+  name: "sqlite",
+  indexedBy: (index) => ` INDEXED BY "${index}"`,
+  nullsLast: (nullable, dir) => (nullable && dir === "ASC" ? " NULLS LAST" : ""),
+  time: (ms) => ms,
+  inList: (param) => `IN (SELECT value FROM json_each(${param}))`,
+  listValue: (values) => JSON.stringify(values),
+  searchQuery: (words) => {
+    const parts = searchWords(words.join(" ")).map((t) => `"${t.word}"${t.prefix ? "*" : ""}`);
+    return parts.length ? parts.join(" ") : null;
+  },
+  searchHits: (param) => `SELECT rowid AS "k" FROM "EpisodeText" WHERE "EpisodeText" MATCH ${param}`,
+  countHits: (param) => `SELECT COUNT(*) AS "n" FROM "EpisodeText" WHERE "EpisodeText" MATCH ${param}`,
+  trunc: (expr) => `CAST(${expr} AS INTEGER)`,
+  drivingJoin: "CROSS JOIN",
+};
+
+export const POSTGRES: Dialect = {
+  name: "postgresql",
+  indexedBy: () => "",
+  nullsLast: (nullable) => (nullable ? " NULLS LAST" : ""),
+  // TIMESTAMP(3) holds UTC (as Prisma writes it); a zone in the text is ignored.
+  time: (ms) => new Date(ms).toISOString(),
+  inList: (param) => `= ANY(CAST(${param} AS TEXT[]))`,
+  listValue: (values) => [...values],
+  // The same words, lower-cased as ic_search_doc indexes them (see the postgres init migration).
+  searchQuery: (words) => {
+    const parts = searchWords(words.join(" ")).map((t) => `${t.word.toLowerCase()}${t.prefix ? ":*" : ""}`);
+    return parts.length ? parts.join(" & ") : null;
+  },
+  searchHits: (param) => `SELECT "searchKey" AS "k" FROM "EpisodeText" WHERE "doc" @@ to_tsquery('simple', ${param})`,
+  countHits: (param) => `SELECT COUNT(*) AS "n" FROM "EpisodeText" WHERE "doc" @@ to_tsquery('simple', ${param})`,
+  trunc: (expr) => `CAST(TRUNC(${expr}) AS INTEGER)`,
+  drivingJoin: "JOIN",
+};
