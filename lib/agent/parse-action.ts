@@ -21,6 +21,8 @@ export interface ParseOptions {
   fenceLanguage?: string;
   /** InterCode's ReAct format: an action written `execute[<code>]` runs the code (profile row `react.action-format`). */
   executeBrackets?: boolean;
+  /** A word that marks an action on its own (InterCode CTF's `cmd`): without a fence, the first line starting with it is the action. */
+  barePrefix?: string;
 }
 
 /** `skip`: the model gives up on the task (InterCode's skip action). */
@@ -91,6 +93,11 @@ function parseReply(reply: string, options: ParseOptions): ParsedReply {
 
   const bare = text.trim();
   if ((isSubmit(bare) || isSkip(bare)) && !bare.includes("\n")) return classify(bare, undefined);
+  if (options.barePrefix) {
+    const lines = text.split("\n");
+    const at = lines.findIndex((l) => new RegExp(`^\\s*${escapeRe(options.barePrefix!)}\\s+\\S`).test(l));
+    if (at >= 0) return classify(lines[at]!, cleanThought(lines.slice(0, at).join("\n"), options.thoughtLabel));
+  }
 
   const example = label ? `a line "${label}: <your ${fenceLang || "command"}>" or a fenced block` : "a fenced block";
   const reason = bare

@@ -1,4 +1,4 @@
-import { FENCE_LANGUAGE, feedbackText, fenceInstruction, settingText, submitText, taskText } from "./prompts";
+import { barePrefix, FENCE_LANGUAGE, feedbackText, fenceInstruction, settingText, submitText, taskText } from "./prompts";
 import type { Policy, TurnFeedback } from "./types";
 
 /** Reads a plan's steps: numbered lines, else bulleted lines, else the whole reply as one step. */
@@ -28,16 +28,16 @@ export const planSolvePolicy: Policy = {
       name: "plan-solve",
       maxTurns: ctx.maxTurns,
       system: [
-        settingText(ctx.env),
+        settingText(ctx.env, ctx.profile),
         "You will work in two stages. First you write a plan: a short numbered list of steps, each small enough to " +
           "be done with a single action. Then you are walked through the plan and give the action for each step, " +
           "seeing what each printed." +
           (refine > 0 ? ` After the last step you see your score and may take up to ${refine} more actions to fix the result.` : ""),
-        fenceInstruction(ctx.env),
+        fenceInstruction(ctx.env, ctx.profile),
         submitText(ctx.env),
       ].join("\n\n"),
       opening: `${taskText(ctx.task, ctx.handicap)}\n\nWrite your plan now, as a numbered list (1. 2. 3. ...). Do not give any action yet.`,
-      parse: { fenceLanguage: FENCE_LANGUAGE[ctx.env] },
+      parse: { fenceLanguage: FENCE_LANGUAGE[ctx.env], barePrefix: barePrefix(ctx.env, ctx.profile) },
       planning: {
         accept(reply) {
           steps = parsePlan(reply).slice(0, Math.max(1, ctx.maxTurns - refine));

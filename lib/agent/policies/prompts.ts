@@ -1,4 +1,5 @@
 import type { EnvName, Task } from "@/lib/datasets/types";
+import { DEFAULT_PROFILE, profileValue, type ProfileName } from "@/lib/env/profiles";
 import type { TurnFeedback } from "./types";
 
 /**
@@ -35,19 +36,69 @@ const SUBMIT: Record<EnvName, string> = {
   ctf: 'When you have the flag, reply with "submit <flag>". Reply "skip" to give up.',
 };
 
-/** The environment's rules, for a system prompt. */
-export function settingText(env: EnvName): string {
-  return SETTING[env];
+/**
+ * The environment's rules as they hold under profile intercode, where its rows make an action run
+ * and read differently (lib/env/profiles.ts): each text states the facts of the row it names, so
+ * a model is told how InterCode's environment behaved, in the project's own words.
+ */
+const INTERCODE_SETTING: Record<EnvName, { row: Parameters<typeof profileValue>[1]; value: string; text: string }> = {
+  sql: {
+    row: "sql.observation",
+    value: "str-of-row-list",
+    text:
+      "You are connected to a MySQL database. Each action you take is one SQL statement; the database runs it and " +
+      "shows you the rows it returned as a Python list of tuples, such as [(1, 'a'), (2, 'b')], or the error it " +
+      "raised. Explore the tables if you need to, then leave the query that answers the question as your last action.",
+  },
+  bash: {
+    row: "bash.executor",
+    value: "bash-c-shlex-per-action",
+    text:
+      "You are at a Bash prompt on a Linux machine, starting in /. Each action is one shell command (pipes and && " +
+      "are fine), run on its own by a new `bash -c` and shown with what it printed. A `cd` changes the directory " +
+      "later commands run in; variables and other shell state do not carry over from one action to the next. Your " +
+      "last command's output, and any files you change, are what gets judged.",
+  },
+  python: {
+    row: "python.turn",
+    value: "def-as-written-else-print",
+    text:
+      "You have a Python 3 interpreter that keeps its state between actions. An action that starts with `def` " +
+      "defines a function and runs as written; any other action is one expression, whose value is printed. You see " +
+      "the result as {'output': <what was printed>, 'error': <the error, if any>}. Write the function the task " +
+      "describes.",
+  },
+  ctf: {
+    row: "ctf.action-format",
+    value: "cmd-wrapper",
+    text:
+      "This is a capture-the-flag challenge, in a directory holding the challenge's files, with the usual " +
+      "command-line tools (and python3). Each action is `cmd <program> <arguments>`: the program runs directly from " +
+      "that directory, without a shell, so pipes, redirections and `cd` need one: `cmd /bin/bash -c \"<command>\"`. " +
+      "Somewhere in the challenge is a flag, a string usually of the form picoCTF{...}: find it and submit it.",
+  },
+};
+
+/** The environment's rules under `profile` (default studio), for a system prompt. */
+export function settingText(env: EnvName, profile: ProfileName = DEFAULT_PROFILE): string {
+  const ic = INTERCODE_SETTING[env];
+  return profileValue(profile, ic.row) === ic.value ? ic.text : SETTING[env];
 }
 
 export function submitText(env: EnvName): string {
   return SUBMIT[env];
 }
 
-/** How to write an action in a fenced block. */
-export function fenceInstruction(env: EnvName): string {
+/** How to write an action in a fenced block (a CTF action under `ctf.action-format` = cmd-wrapper starts with `cmd`). */
+export function fenceInstruction(env: EnvName, profile: ProfileName = DEFAULT_PROFILE): string {
   const lang = FENCE_LANGUAGE[env];
-  return `Put your action in a fenced code block, like this:\n\`\`\`${lang}\n...\n\`\`\`\nOne action per reply.`;
+  const example = env === "ctf" && profileValue(profile, "ctf.action-format") === "cmd-wrapper" ? "cmd ls -la" : "...";
+  return `Put your action in a fenced code block, like this:\n\`\`\`${lang}\n${example}\n\`\`\`\nOne action per reply.`;
+}
+
+/** The action prefix a reply may carry without a fence under `profile` (CTF's `cmd`), for ParseOptions.barePrefix. */
+export function barePrefix(env: EnvName, profile: ProfileName = DEFAULT_PROFILE): string | undefined {
+  return env === "ctf" && profileValue(profile, "ctf.action-format") === "cmd-wrapper" ? "cmd" : undefined;
 }
 
 /** The task as the model first sees it, with the SQL schema when the handicap is on. */

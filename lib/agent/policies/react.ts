@@ -16,7 +16,7 @@ export const reactPolicy: Policy = {
       name: "react",
       maxTurns: ctx.maxTurns,
       system: [
-        settingText(ctx.env),
+        settingText(ctx.env, ctx.profile),
         `Work step by step, with at most ${ctx.maxTurns} actions. Each reply has two parts:\n` +
           "Thought: what you know so far and what you will do next, in a sentence or two.\n" +
           actionLine +

@@ -1,4 +1,4 @@
-import { FENCE_LANGUAGE, fenceInstruction, settingText, taskText } from "./prompts";
+import { barePrefix, FENCE_LANGUAGE, fenceInstruction, settingText, taskText } from "./prompts";
 import type { Policy } from "./types";
 
 /** Single Turn: one action, then the work is submitted as it stands. */
@@ -10,13 +10,13 @@ export const singleTurnPolicy: Policy = {
       name: "single-turn",
       maxTurns: 1,
       system: [
-        settingText(ctx.env),
+        settingText(ctx.env, ctx.profile),
         "You have exactly one action. It will be run once and your work is then scored as it stands, so make that " +
           "one action answer the task completely.",
-        fenceInstruction(ctx.env),
+        fenceInstruction(ctx.env, ctx.profile),
       ].join("\n\n"),
       opening: taskText(ctx.task, ctx.handicap),
-      parse: { fenceLanguage: FENCE_LANGUAGE[ctx.env] },
+      parse: { fenceLanguage: FENCE_LANGUAGE[ctx.env], barePrefix: barePrefix(ctx.env, ctx.profile) },
       stopOnSolved: false,
       scoresTurn: () => false,
       afterTurn: () => ({ kind: "stop" }),

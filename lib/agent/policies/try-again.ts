@@ -1,4 +1,5 @@
-import { FENCE_LANGUAGE, feedbackText, fenceInstruction, settingText, submitText, taskText } from "./prompts";
+import { DEFAULT_PROFILE, profileValue } from "@/lib/env/profiles";
+import { barePrefix, FENCE_LANGUAGE, feedbackText, fenceInstruction, settingText, submitText, taskText } from "./prompts";
 import type { Policy } from "./types";
 
 /**
@@ -11,9 +12,12 @@ export const tryAgainPolicy: Policy = {
   name: "try-again",
   summary: "up to N actions, each followed by its output and the current score",
   start(ctx) {
+    const rewritten = profileValue(ctx.profile ?? DEFAULT_PROFILE, "python.try-again-feedback") === "rewritten-test-feedback";
     const scoring =
       ctx.env === "python"
-        ? "After an action that defines a function you will be told whether the hidden tests pass with it."
+        ? rewritten
+          ? "An action that defines a function is run against the hidden tests at once; when one fails, you are told so in place of the action's output."
+          : "After an action that defines a function you will be told whether the hidden tests pass with it."
         : ctx.env === "ctf"
           ? "Your answer is only checked when you submit a flag."
           : "After each action you will also see the score your work would get if you submitted it at that moment, from 0.00 to 1.00 (solved).";
@@ -21,14 +25,14 @@ export const tryAgainPolicy: Policy = {
       name: "try-again",
       maxTurns: ctx.maxTurns,
       system: [
-        settingText(ctx.env),
+        settingText(ctx.env, ctx.profile),
         `You may take up to ${ctx.maxTurns} actions. After each one you will see what it printed. ${scoring} ` +
           "The episode ends as soon as the task is solved, when you submit or skip, or when the actions run out.",
-        fenceInstruction(ctx.env),
+        fenceInstruction(ctx.env, ctx.profile),
         submitText(ctx.env),
       ].join("\n\n"),
       opening: taskText(ctx.task, ctx.handicap),
-      parse: { fenceLanguage: FENCE_LANGUAGE[ctx.env] },
+      parse: { fenceLanguage: FENCE_LANGUAGE[ctx.env], barePrefix: barePrefix(ctx.env, ctx.profile) },
       stopOnSolved: true,
       scoresTurn: () => true,
       afterTurn: (_i, fb) => ({ kind: "continue", message: feedbackText(ctx.env, fb) }),

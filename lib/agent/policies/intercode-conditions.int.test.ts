@@ -1,0 +1,96 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadDataset } from "@/lib/datasets/registry";
+import type { Task } from "@/lib/datasets/types";
+import { closeStore } from "@/lib/db/client";
+import { getEpisodeById } from "@/lib/db/episodes";
+import { dbRecorder } from "../db-store";
+import { resolveModel, type ResolvedModel } from "../models";
+import { runEpisode } from "../run-episode";
+import { startScriptedServer, type ChatMessageIn, type ScriptedServer } from "../scripted-server";
+import type { PolicyName } from "./types";
+
+/**
+ * `eval --profile intercode`: a model is told how InterCode's environments behaved and sees the
+ * observations as InterCode worded them. The scripted OpenAI-compatible server over HTTP, the real
+ * environments on the local sandbox under profile intercode, a real SQLite store.
+ */
+
+const FAST_RETRY = { attempts: 2, baseDelayMs: 5, maxDelayMs: 20, timeoutMs: 5_000 };
+let server: ScriptedServer;
+let model: ResolvedModel;
+const recorder = dbRecorder();
+
+beforeAll(async () => {
+  process.env.IC_DB = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ic-intercode-eval-")), "studio.db");
+  server = await startScriptedServer({ rules: [] });
+  model = resolveModel("scripted", { adhoc: { baseURL: server.baseURL, apiKey: "test" } });
+});
+afterAll(async () => {
+  await server?.close();
+  await closeStore();
+});
+
+/** Plays `replies` on `task` under profile intercode; returns the stored episode and every request's messages. */
+async function play(task: Task, replies: string[], policy: PolicyName = "try-again", maxTurns = 3) {
+  const seen: { system: string; messages: ChatMessageIn[] }[] = [];
+  server.setScript({
+    rules: [
+      {
+        match: task.query,
+        replies: (ctx) => {
+          seen.push({ system: ctx.messages.find((m) => m.role === "system")?.content ?? "", messages: ctx.messages });
+          return replies[Math.min(ctx.turn, replies.length - 1)]!;
+        },
+      },
+    ],
+  });
+  const out = await runEpisode({ task, model, policy, maxTurns, recorder, retry: FAST_RETRY, envOptions: { profile: "intercode", backend: "local" } });
+  const ep = await getEpisodeById({ id: out.episodeId });
+  return { out, ep: ep!, seen };
+}
+
+const lastUser = (m: ChatMessageIn[]) => m.filter((x) => x.role === "user").at(-1)!.content;
+
+describe("eval under profile intercode: what the model is told and shown", () => {
+  it("bash: each action is its own bash -c (a variable does not carry over), and the prompt says so", async () => {
+    const task = loadDataset("demo-bash")[0]!;
+    const { ep, seen } = await play(task, ["```bash\nexport GREETING=hi\n```", "```bash\necho [$GREETING]\n```", "submit"]);
+    expect(seen[0]!.system).toMatch(/run on its own by a new `bash -c`/);
+    expect(seen[0]!.system).toMatch(/variables and other shell state do not carry over/);
+    expect(seen[0]!.system).not.toMatch(/keeps its working directory and variables/);
+    expect(ep.turns[1]).toMatchObject({ action: "echo [$GREETING]", observation: "[]\n" });
+    expect(lastUser(seen[2]!.messages)).toContain("[]");
+  }, 120_000);
+
+  it("ctf: actions are `cmd <program> <arguments>`, a bare `cmd` line is an action, run without a shell in the task's folder", async () => {
+    const task = loadDataset("demo-ctf").find((t) => t.id === "base64-note")!;
+    const flag = task.gold as string;
+    const { out, ep, seen } = await play(task, ["The note is base64, I think.\ncmd base64 -d note.txt", `submit ${flag}`]);
+    expect(seen[0]!.system).toMatch(/Each action is `cmd <program> <arguments>`/);
+    expect(seen[0]!.system).toContain("cmd ls -la");
+    expect(ep.turns[0]!.action).toBe("cmd base64 -d note.txt");
+    expect(ep.turns[0]!.observation).toContain(flag);
+    expect(out).toMatchObject({ status: "submitted", reward: 1 });
+  }, 120_000);
+
+  it("sql: rows are shown as Python's str() of the list of row tuples, and the prompt says so", async () => {
+    const task = loadDataset("demo-sql").find((t) => t.id === "bike-01")!;
+    const { ep, seen } = await play(task, ["```sql\nSELECT station_id, name FROM stations ORDER BY station_id LIMIT 2\n```", "submit"]);
+    expect(seen[0]!.system).toMatch(/as a Python list of tuples, such as \[\(1, 'a'\), \(2, 'b'\)\]/);
+    expect(ep.turns[0]!.observation).toMatch(/^\[\(1, '[^']+'\), \(2, '[^']+'\)\]$/);
+    expect(lastUser(seen[1]!.messages)).toContain(ep.turns[0]!.observation);
+  }, 120_000);
+
+  it("python: results as {'output': ..., 'error': ...}, a failing def answered with InterCode's test feedback", async () => {
+    const task = loadDataset("demo-python").find((t) => t.id === "reverse-words")!;
+    const { ep, seen } = await play(task, ["```python\ndef reverse_words(s):\n    return s\n```", "```python\n1 + 1\n```", "submit reverse_words"]);
+    expect(seen[0]!.system).toMatch(/\{'output': <what was printed>, 'error': <the error, if any>\}/);
+    expect(seen[0]!.system).toMatch(/when one fails, you are told so in place of the action's output/);
+    expect(ep.turns[0]!.observation).toBe("Test case did not pass. Please try again.");
+    expect(lastUser(seen[1]!.messages)).toContain("Test case did not pass. Please try again.");
+    expect(ep.turns[1]!.observation).toBe("{'output': '2\\n', 'error': ''}");
+  }, 120_000);
+});
