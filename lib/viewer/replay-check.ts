@@ -104,11 +104,11 @@ const TOOL_MESSAGES = /command not found|invalid syntax|SyntaxError|not installe
 
 /** A command word of the action (or gold) that asks the network, the clock, processes, the host or a version. */
 const ASKS = {
-  network: /(^|[\s|;&(`$])(dig|nslookup|host|ping|curl|wget|nc|ssh|traceroute|whois|ifconfig|ip addr|netstat|hostname -I)\b/,
-  time: /(^|[\s|;&(`$])(date|uptime|w|cal|ncal|time)\b|\/proc\/(loadavg|uptime)|\bSECONDS\b|\bRANDOM\b|-mtime|-mmin|-newer/,
-  processIds: /(^|[\s|;&(`$])(ps|pstree|pgrep|pidof|top|jobs|kill|pkill)\b|\$\$|\$PPID|\$BASHPID|\/proc\/(self|\d+)|\bHOSTNAME\b/,
-  host: /(^|[\s|;&(`$])(uname|df|mount|free|nproc|lscpu|lsblk|findmnt|du|arch)\b|\/proc\/(cpuinfo|meminfo|version|mounts)/,
-  versions: /--version\b|\bBASH_VERSION\b|(^|[\s|;&(`$])bind\b/,
+  network: /(^|[\s|;&(`$"'])(dig|nslookup|host|ping|curl|wget|nc|ssh|traceroute|whois|ifconfig|ip addr|netstat|hostname -I|pip3? install|apt-get|apt)\b/,
+  time: /(^|[\s|;&(`$"'])(date|uptime|w|cal|ncal|time)\b|\/proc\/(loadavg|uptime)|\bSECONDS\b|\bRANDOM\b|-mtime|-mmin|-newer/,
+  processIds: /(^|[\s|;&(`$"'])(ps|pstree|pgrep|pidof|top|jobs|kill|pkill)\b|\$\$|\$PPID|\$BASHPID|\/proc\/(self|\d+)|\bHOSTNAME\b/,
+  host: /(^|[\s|;&(`$"'])(uname|df|mount|free|nproc|lscpu|lsblk|findmnt|du|arch)\b|\/proc\/(cpuinfo|meminfo|version|mounts)/,
+  versions: /--version\b|\bBASH_VERSION\b|(^|[\s|;&(`$"'])bind\b/,
 };
 /** What a failed network call prints: a sign on its own that the difference is the network. */
 const NETWORK_FAILURE = /network unreachable|Network is unreachable|no servers could be reached|Temporary failure in name resolution|Could not resolve host|Name or service not known|connection timed out; no servers/i;
