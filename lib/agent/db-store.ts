@@ -65,6 +65,7 @@ export function dbRecorder(): EpisodeRecorder {
               success: end.success,
               goldObservation: end.goldObservation ?? null,
               agentObservation: end.agentObservation ?? null,
+              ...(end.turnsTaken !== undefined ? { turnsTaken: end.turnsTaken } : {}),
             },
           });
           return;

@@ -68,6 +68,8 @@ export interface EpisodeEnd {
   goldObservation?: string;
   agentObservation?: string;
   errorReason?: string;
+  /** The turns the loop counts when it stored one it leaves out (a forced submit, `react.forced-submit`). */
+  turnsTaken?: number;
   /** Messages no turn claimed (the prompt of a call that failed, a reply that skipped), stored under the next turn's index. */
   unclaimed?: { turnIndex: number; messages: TranscriptEntry[] };
 }

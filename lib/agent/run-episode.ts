@@ -207,9 +207,13 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
   };
 
   /** Scores the episode; when the player typed the submit, it is stored as their last turn. */
-  const submit = async (explicit?: string, typed?: { actor: "model" | "human"; meta: TurnMeta | null; startedAt: Date }): Promise<EpisodeOutcome> => {
+  const submit = async (explicit?: string, typed?: { actor: "model" | "human"; meta: TurnMeta | null; startedAt: Date }, forced = false): Promise<EpisodeOutcome> => {
     const e = await ready();
     const r: SubmitResult = await timed(() => e.submit(submitArg(explicit)));
+    // The policy's forced submit (`react.forced-submit` = appended-not-counted) is stored as a last
+    // turn, observing what the episode last showed, and left out of the count.
+    const counted = turns;
+    if (forced) await recordTurn({ ...turnRecord(turns, "model", "submit", r.agentObservation, true, new Date(), null, 0), reward: r.reward });
     if (typed) {
       const action = explicit ? `submit ${explicit}` : "submit";
       const turn = turnRecord(turns, typed.actor, action, `Submitted: reward ${r.reward.toFixed(2)}`, true, typed.startedAt, typed.meta, 0);
@@ -217,6 +221,7 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
       turns++;
     }
     return finish({
+      ...(forced ? { turnsTaken: counted } : {}),
       status: "submitted",
       reward: r.reward,
       breakdown: r.breakdown,
@@ -363,7 +368,7 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
       if (next.kind === "stop") break;
       pending = next.message;
     }
-    return await submit();
+    return await submit(undefined, undefined, turns >= maxTurns && session.forcedSubmit === "appended-not-counted");
   } catch (err) {
     if (controller.signal.aborted) return await finish(interrupted("stopped")).catch(() => fallbackOutcome("interrupted"));
     const e = asStudioError(err);

@@ -209,7 +209,16 @@ async function appendTurnPg(url: string, episodeId: string, turn: NewTurnInput, 
 
 /** How an episode ended. */
 export type EpisodeOutcome =
-  | { status: "submitted"; reward: number; breakdown?: unknown; success?: boolean; goldObservation?: string | null; agentObservation?: string | null }
+  | {
+      status: "submitted";
+      reward: number;
+      breakdown?: unknown;
+      success?: boolean;
+      goldObservation?: string | null;
+      agentObservation?: string | null;
+      /** The turns the loop counted, when it stored one it leaves out (a forced final submit); else the stored turns. */
+      turnsTaken?: number;
+    }
   | { status: "abandoned"; reason?: string | null }
   | { status: "error"; reason: string };
 
@@ -244,9 +253,10 @@ export async function finishEpisode({ episodeId, outcome }: { episodeId: string;
           reward: outcome.reward,
           breakdown: outcome.breakdown === undefined ? null : JSON.stringify(outcome.breakdown),
           success,
-          solvedAtTurn: success ? Math.max(1, ep.turnCount) : null,
+          solvedAtTurn: success ? Math.max(1, outcome.turnsTaken ?? ep.turnCount) : null,
           goldObservation: outcome.goldObservation ?? null,
           agentObservation: outcome.agentObservation ?? null,
+          ...(outcome.turnsTaken !== undefined ? { turnsTaken: outcome.turnsTaken } : {}),
         };
       } else {
         data = { ...base, errorReason: outcome.status === "error" ? outcome.reason : (outcome.reason ?? null) };

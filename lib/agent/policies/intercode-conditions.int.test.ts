@@ -93,4 +93,14 @@ describe("eval under profile intercode: what the model is told and shown", () =>
     expect(lastUser(seen[1]!.messages)).toContain("Test case did not pass. Please try again.");
     expect(ep.turns[1]!.observation).toBe("{'output': '2\\n', 'error': ''}");
   }, 120_000);
+
+  it("react: execute[...] actions, and the submit forced at the turn limit stored as a last turn the count leaves out", async () => {
+    const task = loadDataset("demo-sql").find((t) => t.id === "bike-01")!;
+    const { out, ep, seen } = await play(task, ["Thought: count them.\nAction: execute[SELECT count(*) FROM stations]"], "react", 2);
+    expect(seen[0]!.system).toMatch(/Action: execute\[<the one action to run>\]/);
+    expect(out).toMatchObject({ status: "submitted", turns: 2, reward: 1 });
+    expect(ep.turns.map((t) => t.action)).toEqual(["SELECT count(*) FROM stations", "SELECT count(*) FROM stations", "submit"]);
+    expect(ep.turns[2]).toMatchObject({ observation: ep.turns[1]!.observation, reward: 1 });
+    expect(ep).toMatchObject({ turnCount: 3, turnsTaken: 2, solvedAtTurn: 2 });
+  }, 120_000);
 });

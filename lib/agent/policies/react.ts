@@ -26,6 +26,7 @@ export const reactPolicy: Policy = {
       opening: taskText(ctx.task, ctx.handicap),
       parse: { fenceLanguage: lang, actionLabel: "Action", thoughtLabel: "Thought", executeBrackets: brackets },
       stopOnSolved: false,
+      forcedSubmit: profileValue(ctx.profile ?? DEFAULT_PROFILE, "react.forced-submit"),
       scoresTurn: () => false,
       afterTurn: (_i, fb) => ({ kind: "continue", message: feedbackText(ctx.env, fb) }),
     };

@@ -59,6 +59,12 @@ export interface PolicySession {
   scoresTurn(turnIndex: number): boolean;
   /** Stop as soon as a scored turn reaches reward 1.0 (Try Again's rule). */
   readonly stopOnSolved: boolean;
+  /**
+   * The submit forced at the turn limit (profile row `react.forced-submit`): `appended-not-counted`
+   * stores it as a last `submit` turn that the episode's turn count (turnsTaken) leaves out;
+   * absent or `not-recorded`, the episode is scored without a turn for it.
+   */
+  readonly forcedSubmit?: "appended-not-counted" | "not-recorded";
   /** Called after each turn (model or human) with what happened; says what comes next. */
   afterTurn(turnIndex: number, feedback: TurnFeedback): NextStep;
 }
