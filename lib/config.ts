@@ -134,24 +134,24 @@ export function redactStoreUrl(url: string): string {
 }
 
 /**
- * IC_DB (and `store copy`'s --from/--to): a `postgresql://` (or `postgres://`) URL is a PostgreSQL
+ * IC_DB (and `store copy`'s --from/--to, named by `where` in errors): a `postgresql://` (or `postgres://`) URL is a PostgreSQL
  * store; any other `scheme://` is refused (it used to become a folder named after the scheme
  * holding a SQLite file); anything else is a SQLite file path.
  */
-export function parseStoreTarget(value: string): StoreTarget {
+export function parseStoreTarget(value: string, where?: string): StoreTarget {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)?.[1]?.toLowerCase();
   if (scheme === "postgresql" || scheme === "postgres") {
     let u: URL;
     try {
       u = new URL(value);
     } catch {
-      throw new BadInputError(`not a valid PostgreSQL URL: ${JSON.stringify(redactStoreUrl(value))}`, "IC_DB");
+      throw new BadInputError(`not a valid PostgreSQL URL: ${JSON.stringify(redactStoreUrl(value))}`, where);
     }
-    if (!u.hostname && !u.searchParams.get("host")) throw new BadInputError(`the PostgreSQL URL ${redactStoreUrl(value)} names no host`, "IC_DB");
-    if (u.pathname.length <= 1) throw new BadInputError(`the PostgreSQL URL ${redactStoreUrl(value)} names no database (postgresql://user:password@host:port/database)`, "IC_DB");
+    if (!u.hostname && !u.searchParams.get("host")) throw new BadInputError(`the PostgreSQL URL ${redactStoreUrl(value)} names no host`, where);
+    if (u.pathname.length <= 1) throw new BadInputError(`the PostgreSQL URL ${redactStoreUrl(value)} names no database (postgresql://user:password@host:port/database)`, where);
     return { kind: "postgresql", url: value };
   }
-  if (scheme) throw new BadInputError(`unsupported store URL scheme ${JSON.stringify(scheme + "://")}: use a SQLite file path or postgresql://user:password@host:port/database`, "IC_DB");
+  if (scheme) throw new BadInputError(`unsupported store URL scheme ${JSON.stringify(scheme + "://")}: use a SQLite file path or postgresql://user:password@host:port/database`, where);
   return { kind: "sqlite", file: value === ":memory:" ? value : path.resolve(value.startsWith("file:") ? value.slice(5) : value) };
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs and starts everything the test suites need on a fresh Debian machine (as root), then
-# runs every suite: types, unit + integration (local and docker sandboxes, SQLite and MariaDB),
-# the hardening suite, and the browser tests against a production build.
+# runs every suite: types, unit + integration (local and docker sandboxes, SQLite, MariaDB and
+# PostgreSQL), the hardening suite, and the browser tests against a production build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,7 +14,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   # xxd..python3: tools the demo CTF solutions use (lib/datasets/demo-ctf.test.ts).
   for pkg in bubblewrap docker.io mariadb-server mmdebstrap chromium git iproute2 procps util-linux \
     tree cpio rename ncal bind9-dnsutils iputils-ping ncompress hashdeep jq psmisc \
-    xxd unzip sqlite3 binutils python3; do
+    xxd unzip sqlite3 binutils python3 postgresql; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
   done
   if [ "${#need[@]}" -gt 0 ]; then
@@ -36,6 +36,10 @@ trap 'kill "$watchdog" 2>/dev/null || true' EXIT
 step "MariaDB"
 eval "$(bash scripts/start-mariadb.sh)"
 export IC_SQL_URL IC_REQUIRE_MYSQL=1
+
+step "PostgreSQL (the store suite runs on SQLite and on PostgreSQL)"
+eval "$(bash scripts/start-postgres.sh)"
+export IC_REQUIRE_PG=1
 
 step "InterCode task sets (from ../shared/intercode)"
 npm run --silent icstudio -- datasets fetch intercode --from ../shared/intercode

@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
   "scripted-server": () => import("./commands/scripted-server"),
   recheck: () => import("./commands/recheck"),
   hosts: () => import("./commands/hosts"),
+  store: () => import("./commands/store"),
 };
 
 function mainHelp(): string {

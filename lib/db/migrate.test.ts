@@ -4,11 +4,15 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { applyMigrations, migrationsDir, readMigrations } from "./migrate";
-import { compareSchemaWithDatabase, parsePrismaSchema } from "./schema-match";
+import { dropPgSchema, openPgPool, applyPgMigrations, pgConnection } from "./postgres";
+import { compareSchemaWithDatabase, compareSchemaWithPostgres, parsePrismaSchema } from "./schema-match";
+import { pgSql } from "./sql";
 import { openSqlite } from "./sqlite";
+import { storeEngines, tempPgStoreUrl } from "./test-store";
 
 const schemaPath = path.resolve(__dirname, "../../prisma/schema.prisma");
 const realMigrations = path.resolve(__dirname, "../../prisma/migrations");
+const pgMigrations = path.resolve(__dirname, "../../prisma/migrations-postgresql");
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), "ic-migrate-"));
 
 describe("migrations", () => {
@@ -106,3 +110,33 @@ describe("episode_flags migration", () => {
     ]);
   });
 });
+
+// PostgreSQL's migrations (prisma/migrations-postgresql), when a server is given (IC_TEST_PG_URL).
+for (const engine of storeEngines().filter((e) => e === "postgresql")) {
+  describe(`migrations on ${engine}`, () => {
+    it("the migrated schema matches schema.prisma; a second run applies nothing; an edited migration is refused", async () => {
+      const url = tempPgStoreUrl("migrate");
+      const pool = openPgPool(url);
+      try {
+        const { schema } = pgConnection(url);
+        expect(await applyPgMigrations(pool, pgMigrations, schema)).toEqual(readMigrations(pgMigrations).map((m) => m.name));
+        expect(await compareSchemaWithPostgres(schemaPath, pgSql(pool))).toEqual([]);
+        expect(await applyPgMigrations(pool, pgMigrations, schema)).toEqual([]);
+        await pool.query(`DROP INDEX "Episode_model_idx"; ALTER TABLE "Episode" DROP COLUMN "errorReason"; CREATE TABLE "Stray" (x INTEGER)`);
+        const problems = await compareSchemaWithPostgres(schemaPath, pgSql(pool));
+        expect(problems).toContain("index Episode_model_idx is missing");
+        expect(problems).toContain("Episode.errorReason: column missing");
+        expect(problems).toContain("table Stray is not in the schema");
+        const dir = tmp();
+        for (const m of readMigrations(pgMigrations)) {
+          fs.mkdirSync(path.join(dir, m.name));
+          fs.writeFileSync(path.join(dir, m.name, "migration.sql"), m.sql + "\n-- edited\n");
+        }
+        await expect(applyPgMigrations(pool, dir, schema)).rejects.toThrow(/edited after it was applied/);
+      } finally {
+        await pool.end();
+        await dropPgSchema(url);
+      }
+    });
+  });
+}
