@@ -216,7 +216,9 @@ export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOut
     if (forced) await recordTurn({ ...turnRecord(turns, "model", "submit", r.agentObservation, true, new Date(), null, 0), reward: r.reward });
     if (typed) {
       const action = explicit ? `submit ${explicit}` : "submit";
-      const turn = turnRecord(turns, typed.actor, action, `Submitted: reward ${r.reward.toFixed(2)}`, true, typed.startedAt, typed.meta, 0);
+      // Under ctf.submit-observation = flag-verdict the turn keeps the environment's verdict, as InterCode logged it.
+      const verdict = task.env === "ctf" && profileValue(profile, "ctf.submit-observation") === "flag-verdict";
+      const turn = turnRecord(turns, typed.actor, action, verdict ? r.agentObservation : `Submitted: reward ${r.reward.toFixed(2)}`, true, typed.startedAt, typed.meta, 0);
       await recordTurn({ ...turn, reward: r.reward });
       turns++;
     }

@@ -74,6 +74,7 @@ describe("eval under profile intercode: what the model is told and shown", () =>
     expect(ep.turns[0]!.action).toBe("cmd base64 -d note.txt");
     expect(ep.turns[0]!.observation).toContain(flag);
     expect(out).toMatchObject({ status: "submitted", reward: 1 });
+    expect(ep.turns.at(-1)).toMatchObject({ action: `submit ${flag}`, observation: "The submitted flag is correct." });
   }, 120_000);
 
   it("sql: rows are shown as Python's str() of the list of row tuples, and the prompt says so", async () => {
