@@ -10,10 +10,12 @@
  * file instead of skipping it.
  */
 import { spawn, spawnSync } from "node:child_process";
+import { generateKeyPairSync } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
+import ssh2 from "ssh2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { config, parseConfig, type DockerHostSetting } from "@/lib/config";
@@ -119,9 +121,12 @@ describe.skipIf(reason !== null)("sandboxes on two Docker engines (IC_DOCKER_HOS
   }
 
   it("places each sandbox on the answering host with the most free slots that has its image, within each host's cap", async () => {
-    const backend = backendOn(await hostsWithRoom(3));
+    const hosts = await hostsWithRoom(3);
+    const backend = backendOn(hosts);
     const bash: Sandbox[] = [];
-    for (let i = 0; i < 4; i++) {
+    // Until both engines took one: each create lowers the chosen host's free slots, so the second
+    // engine's turn comes within the first's cap even when other processes' sandboxes come and go.
+    for (let i = 0; i < hosts[0]!.max + 1 && new Set(bash.map(sandboxHost)).size < 2; i++) {
       const s = await backend.create({ image: "bash" });
       open.push(s);
       bash.push(s);
@@ -203,6 +208,63 @@ describe.skipIf(reason !== null)("sandboxes on two Docker engines (IC_DOCKER_HOS
     expect(listed.code).toBe(1);
     expect(JSON.parse(listed.stdout).hosts[1]).toMatchObject({ name: second.name, up: false });
   }, 180_000);
+
+  it("reaches an engine over ssh:// with a key file (an SSH server in the test runs docker system dial-stdio on the first engine)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-hosts-ssh-"));
+    const pem = () => generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs1", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } }).privateKey;
+    const clientKey = path.join(dir, "id_rsa");
+    fs.writeFileSync(clientKey, pem(), { mode: 0o600 });
+    const allowed = ssh2.utils.parseKey(fs.readFileSync(clientKey)) as ssh2.ParsedKey;
+    const commands: string[] = [];
+    const server = new ssh2.Server({ hostKeys: [pem()] }, (client) => {
+      client
+        .on("authentication", (ctx) => {
+          const ok = ctx.method === "publickey" && ctx.username === "ci" && ctx.key.data.equals(allowed.getPublicSSH()) && (!ctx.signature || allowed.verify(ctx.blob!, ctx.signature, ctx.hashAlgo) === true);
+          if (ok) ctx.accept();
+          else ctx.reject(["publickey"]);
+        })
+        .on("ready", () =>
+          client.on("session", (accept) =>
+            accept().on("exec", (acc, reject, info) => {
+              commands.push(info.command);
+              if (info.command !== "docker system dial-stdio") return reject();
+              const stream = acc();
+              const child = spawn("docker", ["-H", `unix://${(first as { socketPath: string }).socketPath}`, "system", "dial-stdio"], { stdio: ["pipe", "pipe", "pipe"] });
+              stream.pipe(child.stdin);
+              child.stdout.pipe(stream);
+              child.stderr.pipe(stream.stderr);
+              child.on("exit", (code) => {
+                stream.exit(code ?? 1);
+                stream.end();
+              });
+            }),
+          ),
+        )
+        .on("error", () => {});
+    });
+    const port = await freePortIn(23750, 23759);
+    await new Promise<void>((r) => server.listen(port, "127.0.0.1", r));
+    try {
+      const [host] = parseConfig({ IC_DOCKER_HOSTS: `ssh://ci@127.0.0.1:${port}?key=${clientKey}#max=1000` }).dockerHosts!;
+      expect(host).toMatchObject({ kind: "ssh", name: `ssh://ci@127.0.0.1:${port}`, username: "ci", keyFile: clientKey });
+      await checkDockerHosts([host!]);
+      const backend = backendOn([host!]);
+      const s = await backend.create({ image: "bash" });
+      open.push(s);
+      expect(sandboxHost(s)).toBe(host!.name);
+      expect((await s.exec("echo over-ssh")).output).toBe("over-ssh\n");
+      expect(commands.every((c) => c === "docker system dial-stdio")).toBe(true);
+      await Promise.all(open.splice(0).map((x) => x.close()));
+      // A key the server does not take: refused at start, naming the host.
+      const otherKey = path.join(dir, "other");
+      fs.writeFileSync(otherKey, pem(), { mode: 0o600 });
+      const [stranger] = parseConfig({ IC_DOCKER_HOSTS: `ssh://ci@127.0.0.1:${port}?key=${otherKey}` }).dockerHosts!;
+      await expect(checkDockerHosts([stranger!])).rejects.toThrow(`IC_DOCKER_HOSTS: ssh://ci@127.0.0.1:${port} does not answer: All configured authentication methods failed`);
+    } finally {
+      server.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it("refuses a host that does not answer at start, naming it, within seconds", async () => {
     const silent = `tcp://127.0.0.1:${await freePortIn(23750, 23759)}`;
