@@ -31,7 +31,8 @@ export default async function main(argv: string[] = []): Promise<void> {
   const { goldScript } = await import("@/lib/agent/scripts");
   const { resolveModel } = await import("@/lib/agent/models");
   const { runEval } = await import("@/lib/agent/run-eval");
-  const { dbRecorder, dbRunStore } = await import("@/lib/agent/db-store");
+  const { dbRecorder } = await import("@/lib/episodes/db-recorder");
+    const { dbRunStore } = await import("@/lib/agent/run-store");
   const { closeStore } = await import("@/lib/db/client");
   const { shutdownSandboxBackends } = await import("@/lib/sandbox");
 
@@ -212,7 +213,7 @@ async function measureRunPage(dataset: string, limit: number, concurrency: numbe
  */
 async function measureHarness(server: import("@/lib/agent/scripted-server").ScriptedServer, model: import("@/lib/agent/models").ResolvedModel, episodes: number) {
   const { runEpisode } = await import("@/lib/agent/run-episode");
-  const { dbRecorder } = await import("@/lib/agent/db-store");
+  const { dbRecorder } = await import("@/lib/episodes/db-recorder");
   const { loadDataset } = await import("@/lib/datasets/registry");
   const task = loadDataset("demo-sql")[0]!;
   const TURNS = 10;

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { NextRequest } from "next/server";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { dbRecorder } from "@/lib/agent/db-store";
+import { dbRecorder } from "@/lib/episodes/db-recorder";
 import { CONNECTION_TEST_PROMPT } from "@/lib/agent/connection-test";
 import { keyFilePath, storeDir } from "@/lib/agent/key-store";
 import { resolveModel } from "@/lib/agent/models";

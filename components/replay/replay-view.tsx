@@ -17,7 +17,7 @@ import { TurnActor } from "./turn-actor";
 import { TurnTranscript } from "./turn-transcript";
 import { sendJson, useAuthor } from "./use-author";
 import { FlagChips } from "@/components/episodes/flag-chips";
-import { isSubmit } from "@/lib/episodes/submit";
+import { isSubmit } from "@/lib/env/submit";
 
 const SPEEDS = [0.5, 1, 2, 4] as const;
 

@@ -4,11 +4,11 @@ import { z } from "zod";
 import type { Task } from "@/lib/datasets/types";
 import type { EnvironmentOptions } from "@/lib/env/types";
 import { ConflictError, LimitReachedError, NotFoundError } from "@/lib/errors";
-import { EpisodeController, type ControllerMode } from "./controller";
-import { dbRecorder } from "./db-store";
+import { EpisodeController, type ControllerMode } from "@/lib/episodes/controller";
+import { dbRecorder } from "@/lib/episodes/db-recorder";
 import { resolveModel, type AdHocModel } from "./models";
 import { policyNameSchema } from "./policies/types";
-import type { EpisodeRecorder } from "./recorder";
+import type { EpisodeRecorder } from "@/lib/episodes/recorder";
 import { runEpisode, type AgentEvent, type EpisodeOutcome } from "./run-episode";
 import { HUMAN_TURN_SOURCES } from "@/lib/episodes/rules";
 

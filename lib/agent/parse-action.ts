@@ -1,4 +1,4 @@
-import { isSubmit, parseSubmit } from "@/lib/episodes/submit";
+import { isSubmit, parseSubmit } from "@/lib/env/submit";
 
 /**
  * Turns a model's reply into an action. An action is the content of a fenced code block, or what

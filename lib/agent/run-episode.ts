@@ -1,20 +1,22 @@
 import "server-only";
 import type { Task } from "@/lib/datasets/types";
 import type { Environment, EnvironmentOptions, SubmitResult } from "@/lib/env/types";
-import type { HumanTurnSource } from "@/lib/episodes/rules";
-import { isSubmit } from "@/lib/episodes/submit";
+import { DEFAULT_PYTHON_FEEDBACK, rewrittenPythonObservation } from "@/lib/env/intercode-loop";
+import { DEFAULT_PROFILE, profileValue, type ProfileName } from "@/lib/env/profiles";
+import { EpisodeController, type Gate } from "@/lib/episodes/controller";
+import type { EpisodeRecorder } from "@/lib/episodes/recorder";
+import type { ScoreStep } from "@/lib/episodes/recording-env";
+import { EpisodeSession, type ActorRef, type TurnMeta } from "@/lib/episodes/session";
+import { isSubmit } from "@/lib/env/submit";
+import type { EpisodeEnd, EpisodeEndStatus, TranscriptEntry, Turn } from "@/lib/episodes/turn";
 import { asStudioError } from "@/lib/errors";
 import { callModel, type RetryPolicy } from "./call-model";
-import { EpisodeController } from "./controller";
 import { dropTurns, turnsToDrop, type ChatMessage } from "./conversation";
 import { estimateCost, type ResolvedModel } from "./models";
-import { DEFAULT_PYTHON_FEEDBACK, rewrittenPythonObservation } from "@/lib/env/intercode-loop";
-import { DEFAULT_PROFILE, profileValue } from "@/lib/env/profiles";
 import { isSkip, parseAction, type ParsedReply } from "./parse-action";
 import { cutObservation } from "./policies/prompts";
 import { getPolicy } from "./policies/registry";
 import type { PolicyName, PolicySession, TurnFeedback } from "./policies/types";
-import type { AgentTurn, EpisodeEnd, EpisodeEndStatus, EpisodeRecorder, TranscriptEntry } from "./recorder";
 
 /** Characters of an observation the model is shown (the store keeps it whole). */
 export const OBSERVATION_BUDGET = 2_000;
@@ -27,7 +29,7 @@ export type AgentEvent =
   | { type: "reply-delta"; index: number; text: string }
   | { type: "action"; index: number; actor: "model" | "human"; action: string; thought: string | null }
   | { type: "output"; index: number; chunk: string }
-  | { type: "turn-end"; turn: AgentTurn }
+  | { type: "turn-end"; turn: Turn }
   | { type: "submitted"; reward: number; success: boolean }
   | { type: "episode-end"; outcome: EpisodeOutcome };
 
@@ -80,14 +82,6 @@ export interface RunEpisodeOptions {
   mode?: "eval" | "play";
 }
 
-interface TurnMeta {
-  rawReply: string;
-  thought: string | null;
-  tokensIn: number;
-  tokensOut: number;
-  latencyMs: number;
-}
-
 const DEF_RE = /^def[ \t]+([A-Za-z_]\w*)[ \t]*\(/gm;
 
 /** The functions an action defines at top level, in order. */
@@ -100,394 +94,385 @@ async function createEnv(task: Task, options?: EnvironmentOptions): Promise<Envi
   return createEnvironment(task.env, options);
 }
 
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const d = process.cpuUsage(since);
+  return (d.user + d.system) / 1000;
+};
+
 /**
- * Runs one episode of a model under a policy, recording by wrapping: every turn is written
- * through `recorder` before it is reported. Never throws for the model's or the task's failures:
- * a provider that fails past its retries ends the episode with status "error"; a stop leaves it
- * "interrupted". Throws only when the store itself fails.
+ * Runs one episode of a model under a policy, over one session (lib/episodes/session.ts): every
+ * turn is written through `recorder` before it is reported. Never throws for the model's or the
+ * task's failures: a provider that fails past its retries ends the episode with status "error"; a
+ * stop leaves it "interrupted". Throws only when the store itself fails.
  */
 export async function runEpisode(options: RunEpisodeOptions): Promise<EpisodeOutcome> {
-  const t0 = performance.now();
-  const { task, model, recorder } = options;
-  const controller = options.controller ?? new EpisodeController();
-  const emit = options.onEvent ?? (() => {});
-  const budget = options.observationBudget ?? OBSERVATION_BUDGET;
-  const profile = options.envOptions?.profile ?? DEFAULT_PROFILE;
-  const session: PolicySession = getPolicy(options.policy).start({
-    profile,
-    task,
-    env: task.env,
-    maxTurns: Math.max(1, options.maxTurns ?? 10),
-    handicap: options.handicap ?? false,
-    refineTurns: options.refineTurns ?? 0,
-  });
-  const maxTurns = session.maxTurns;
-  const contextBudget = model.info.contextWindow - model.info.maxOutputTokens;
-  const headers = { "x-ic-task": task.id };
+  return new ModelEpisode(options).play();
+}
 
-  const stats = { tokensIn: 0, tokensOut: 0, costUsd: 0, envMs: 0, modelMs: 0, storeMs: 0, failedTurns: 0, cpuStoreMs: 0, cpuModelMs: 0 };
-  const cpu0 = process.cpuUsage();
-  const cpuMs = (since: NodeJS.CpuUsage) => {
-    const d = process.cpuUsage(since);
-    return (d.user + d.system) / 1000;
-  };
-  const stored = async <T>(f: () => Promise<T>): Promise<T> => {
+/** Outcome of a step of the loop: go on with the next turn, or the episode ended. */
+type Next = "next" | "limit" | EpisodeOutcome;
+
+/**
+ * One model episode as small steps over a session: start, plan (Plan & Solve), then turn after
+ * turn (the model's, or a person's after a take-over), and the end. The policy decides what the
+ * model is told; this class runs the model, the session and the store in order.
+ */
+class ModelEpisode {
+  private readonly t0 = performance.now();
+  private readonly cpu0 = process.cpuUsage();
+  private readonly controller: EpisodeController;
+  private readonly emit: (event: AgentEvent) => void;
+  private readonly profile: ProfileName;
+  private readonly policy: PolicySession;
+  private session: EpisodeSession | null = null;
+  private readonly stats = { tokensIn: 0, tokensOut: 0, costUsd: 0, modelMs: 0, failedTurns: 0, cpuModelMs: 0 };
+  private lastFunction: string | undefined;
+  /** The policy has nothing more to ask (a person finished its last step). */
+  private policyDone = false;
+  /** The conversation with the model as sent (the policy's messages and the replies). */
+  private readonly messages: ChatMessage[] = [];
+  /** The next user message. */
+  private pending: string;
+  /** What a plan reply adds to the first turn's record. */
+  private carried = { tokensIn: 0, tokensOut: 0, latencyMs: 0, raw: "", thought: "" };
+  /** The conversation, each message once, seq = position (0: the system prompt). */
+  private readonly transcript: TranscriptEntry[] = [];
+  /** Messages before this are stored with a turn. */
+  private claimed = 0;
+
+  constructor(private readonly options: RunEpisodeOptions) {
+    this.controller = options.controller ?? new EpisodeController();
+    this.emit = options.onEvent ?? (() => {});
+    this.profile = options.envOptions?.profile ?? DEFAULT_PROFILE;
+    this.policy = getPolicy(options.policy).start({
+      profile: this.profile,
+      task: options.task,
+      env: options.task.env,
+      maxTurns: Math.max(1, options.maxTurns ?? 10),
+      handicap: options.handicap ?? false,
+      refineTurns: options.refineTurns ?? 0,
+    });
+    this.pending = this.policy.opening;
+  }
+
+  private get task(): Task {
+    return this.options.task;
+  }
+
+  private get turns(): number {
+    return this.session?.turns.length ?? 0;
+  }
+
+  async play(): Promise<EpisodeOutcome> {
+    try {
+      await this.start();
+      if (this.policy.planning) {
+        const planned = await this.plan();
+        if (planned !== "next") return planned;
+      }
+      while (this.turns < this.policy.maxTurns) {
+        const next = await this.turn(await this.controller.next());
+        if (next === "limit") break;
+        if (next !== "next") return next;
+      }
+      return await this.submit(undefined, undefined, this.policy.forcedSubmit === "appended-not-counted");
+    } catch (err) {
+      return await this.failed(err);
+    } finally {
+      await this.session?.close();
+    }
+  }
+
+  /** Stores the episode; the sandbox starts while the model thinks about its first reply. */
+  private async start(): Promise<void> {
+    const { task, model } = this.options;
+    this.session = await EpisodeSession.open({
+      task,
+      recorder: this.options.recorder,
+      start: {
+        player: { kind: "model", model: model.info.id, policy: this.options.policy },
+        turnLimit: this.policy.maxTurns,
+        mode: this.options.mode ?? "eval",
+        feedback: this.policy.stopOnSolved || (this.options.refineTurns ?? 0) > 0 ? "reward" : "none",
+        runId: this.options.runId,
+      },
+      // A sandbox that fails is recorded as the episode's error when the first action needs it.
+      environment: async () => this.options.environment ?? (await createEnv(task, this.options.envOptions)),
+      storeAt: "open",
+    });
+    this.emit({ type: "episode-start", episodeId: this.session.id, taskId: task.id, policy: this.options.policy, model: model.info.id, maxTurns: this.policy.maxTurns });
+  }
+
+  /** Plan & Solve's first reply: a plan, carried into the first turn's record. */
+  private async plan(): Promise<"next" | EpisodeOutcome> {
+    const gate = await this.controller.next();
+    if (gate.kind === "stop") return this.interrupted("stopped before the plan");
+    if (gate.kind === "human") gate.resolve(null);
+    const r = await this.ask(0);
+    const { message, steps } = this.policy.planning!.accept(r.text);
+    this.emit({ type: "plan", steps, rawReply: r.text });
+    this.pending = message;
+    this.carried = { tokensIn: r.tokensIn, tokensOut: r.tokensOut, latencyMs: r.latencyMs, raw: r.text, thought: `Plan:\n${steps.map((s, i) => `${i + 1}. ${s}`).join("\n")}` };
+    return "next";
+  }
+
+  /** One turn, whoever's it is. */
+  private async turn(gate: Gate): Promise<Next> {
+    if (gate.kind === "stop") return this.interrupted("stopped");
+    if (gate.kind === "human") return this.humanTurn(gate);
+    if (this.policyDone) return "limit";
+    return this.modelTurn();
+  }
+
+  /** A person's action after a take-over, run in the same session with where it was typed. */
+  private async humanTurn(gate: Extract<Gate, { kind: "human" }>): Promise<Next> {
+    const index = this.turns;
+    const startedAt = new Date();
+    const who: ActorRef = { actor: "human", source: gate.source };
+    try {
+      this.emit({ type: "turn-start", index, actor: "human" });
+      const parsed = parseAction(isSubmit(gate.action) || isSkip(gate.action) ? gate.action : "```\n" + gate.action + "\n```");
+      if (parsed.kind === "skip") {
+        gate.resolve(null);
+        return await this.abandoned("skipped by the person who took over");
+      }
+      if (parsed.kind === "submit") {
+        const out = await this.submit(parsed.arg, { ...who, startedAt });
+        gate.resolve(null);
+        return out;
+      }
+      this.emit({ type: "action", index, actor: "human", action: gate.action, thought: null });
+      const { turn, feedback } = await this.act(gate.action, who, startedAt);
+      gate.resolve(turn);
+      // The model will see the person's turn the way the policy shows its own turns.
+      const next = this.policy.afterTurn(index, feedback);
+      if (next.kind === "continue") this.pending = [this.pending, next.message].filter(Boolean).join("\n\n");
+      else this.policyDone = true;
+      if (turn.reward === 1 && this.policy.stopOnSolved) return await this.submit();
+      return "next";
+    } catch (err) {
+      gate.reject(err);
+      throw err;
+    }
+  }
+
+  /** The model's turn: ask, parse the reply, then act, submit, skip or record an invalid reply. */
+  private async modelTurn(): Promise<Next> {
+    const index = this.turns;
+    const startedAt = new Date();
+    this.emit({ type: "turn-start", index, actor: "model" });
+    const r = await this.ask(index);
+    const parsed: ParsedReply = parseAction(r.text, this.policy.parse);
+    const c = this.carried;
+    const tokensIn = r.tokensIn + c.tokensIn;
+    const tokensOut = r.tokensOut + c.tokensOut;
+    const meta: TurnMeta = {
+      rawReply: c.raw ? `${c.raw}\n\n---\n\n${r.text}` : r.text,
+      thought: [c.thought, parsed.thought].filter(Boolean).join("\n\n") || null,
+      tokensIn,
+      tokensOut,
+      latencyMs: r.latencyMs + c.latencyMs,
+      costUsd: estimateCost(this.options.model.info, tokensIn, tokensOut),
+    };
+    this.carried = { tokensIn: 0, tokensOut: 0, latencyMs: 0, raw: "", thought: "" };
+    const who: ActorRef = { actor: "model", source: "model", meta };
+
+    if (parsed.kind === "skip") return this.abandoned("the model skipped the task");
+    if (parsed.kind === "submit") return this.submit(parsed.arg, { ...who, startedAt });
+    if (parsed.kind === "invalid") {
+      this.stats.failedTurns++;
+      const turn = await this.withClaim(who, (w) => this.session!.invalid(parsed.reason, w, startedAt));
+      this.emit({ type: "turn-end", turn });
+      const next = this.policy.afterTurn(index, { actor: "model", action: null, observation: "", ok: false, invalidReason: parsed.reason });
+      if (next.kind === "stop") return "limit";
+      this.pending = next.message;
+      return "next";
+    }
+    this.emit({ type: "action", index, actor: "model", action: parsed.action, thought: meta.thought });
+    const { turn, feedback } = await this.act(parsed.action, who, startedAt);
+    if (turn.reward === 1 && this.policy.stopOnSolved) return this.submit();
+    const next = this.policy.afterTurn(index, feedback);
+    if (next.kind === "stop") return "limit";
+    this.pending = next.message;
+    return "next";
+  }
+
+  /** Asks the model for its next reply (the pending message first), counting tokens, cost and time. */
+  private async ask(index: number) {
+    const { model, stream, retry } = this.options;
+    const system = this.policy.system;
+    if (this.transcript.length === 0) this.transcript.push({ seq: 0, role: "system", content: system });
+    this.messages.push({ role: "user", content: this.pending });
+    this.transcript.push({ seq: this.transcript.length, role: "user", content: this.pending });
+    this.pending = "";
     const s = performance.now();
     const c = process.cpuUsage();
     try {
-      return await f();
+      const dropped = turnsToDrop(system, this.messages, model.info.contextWindow - model.info.maxOutputTokens);
+      const r = await callModel(model, {
+        system,
+        messages: dropTurns(this.messages, dropped),
+        stream,
+        onDelta: stream ? (text) => this.emit({ type: "reply-delta", index, text }) : undefined,
+        signal: this.controller.signal,
+        retry,
+        headers: { "x-ic-task": this.task.id },
+      });
+      this.messages.push({ role: "assistant", content: r.text });
+      this.transcript.push({ seq: this.transcript.length, role: "assistant", content: r.text, ...(dropped ? { droppedTurns: dropped } : {}) });
+      this.stats.tokensIn += r.tokensIn;
+      this.stats.tokensOut += r.tokensOut;
+      this.stats.costUsd += estimateCost(model.info, r.tokensIn, r.tokensOut);
+      return r;
     } finally {
-      stats.storeMs += performance.now() - s;
-      stats.cpuStoreMs += cpuMs(c);
+      this.stats.modelMs += performance.now() - s;
+      this.stats.cpuModelMs += cpuMs(c);
     }
-  };
-  const timed = async <T>(f: () => Promise<T>): Promise<T> => {
-    const s = performance.now();
-    try {
-      return await f();
-    } finally {
-      stats.envMs += performance.now() - s;
-    }
-  };
-
-  let env: Environment | undefined = options.environment;
-  let envReady: Promise<Environment> | null = null;
-  /** The environment once created and reset (only time spent waiting for it counts as environment time). */
-  const ready = (): Promise<Environment> => timed(() => envReady ?? Promise.reject(new Error("the environment was not started")));
-  let episodeId = "";
-  let turns = 0;
-  /** Where the person's action in hand was typed (set when a person's turn starts). */
-  let humanSource: HumanTurnSource = "api";
-  let solvedAtTurn: number | null = null;
-  let lastFunction: string | undefined;
-  /** The policy has nothing more to ask (a person finished its last step). */
-  let policyDone = false;
-
-  /** The conversation with the model, each message once, seq = position (0: the system prompt). */
-  const transcript: TranscriptEntry[] = [];
-  /** Messages before this are stored with a turn. */
-  let claimed = 0;
-  const claim = (): TranscriptEntry[] | undefined => {
-    if (claimed === transcript.length) return undefined;
-    const added = transcript.slice(claimed);
-    claimed = transcript.length;
-    return added;
-  };
-
-  const finish = async (end: EpisodeEnd): Promise<EpisodeOutcome> => {
-    const unclaimed = claim();
-    if (unclaimed) end = { ...end, unclaimed: { turnIndex: turns, messages: unclaimed } };
-    if (episodeId) await stored(() => recorder.finishEpisode(episodeId, end));
-    const outcome: EpisodeOutcome = {
-      episodeId,
-      status: end.status,
-      reward: end.reward,
-      success: end.success,
-      turns,
-      failedTurns: stats.failedTurns,
-      errorReason: end.errorReason,
-      tokensIn: stats.tokensIn,
-      tokensOut: stats.tokensOut,
-      costUsd: stats.costUsd,
-      envMs: stats.envMs,
-      modelMs: stats.modelMs,
-      storeMs: stats.storeMs,
-      totalMs: performance.now() - t0,
-      cpu: { storeMs: stats.cpuStoreMs, modelMs: stats.cpuModelMs, totalMs: cpuMs(cpu0) },
-    };
-    if (end.status === "submitted") emit({ type: "submitted", reward: end.reward ?? 0, success: end.success });
-    emit({ type: "episode-end", outcome });
-    return outcome;
-  };
-
-  const submitArg = (explicit?: string): string | undefined => {
-    if (task.env === "python") return explicit ?? lastFunction ?? task.functionName;
-    if (task.env === "ctf") return explicit ?? "";
-    return undefined;
-  };
-
-  /** Scores the episode; when the player typed the submit, it is stored as their last turn. */
-  const submit = async (explicit?: string, typed?: { actor: "model" | "human"; meta: TurnMeta | null; startedAt: Date }, forced = false): Promise<EpisodeOutcome> => {
-    const e = await ready();
-    const r: SubmitResult = await timed(() => e.submit(submitArg(explicit)));
-    // The policy's forced submit (`react.forced-submit` = appended-not-counted) is stored as a last
-    // turn, observing what the episode last showed, and left out of the count.
-    const counted = turns;
-    if (forced) await recordTurn({ ...turnRecord(turns, "model", "submit", r.agentObservation, true, new Date(), null, 0), reward: r.reward });
-    if (typed) {
-      const action = explicit ? `submit ${explicit}` : "submit";
-      // Under ctf.submit-observation = flag-verdict the turn keeps the environment's verdict, as InterCode logged it.
-      const verdict = task.env === "ctf" && profileValue(profile, "ctf.submit-observation") === "flag-verdict";
-      const turn = turnRecord(turns, typed.actor, action, verdict ? r.agentObservation : `Submitted: reward ${r.reward.toFixed(2)}`, true, typed.startedAt, typed.meta, 0);
-      await recordTurn({ ...turn, reward: r.reward });
-      turns++;
-    }
-    return finish({
-      ...(forced ? { turnsTaken: counted } : {}),
-      status: "submitted",
-      reward: r.reward,
-      breakdown: r.breakdown,
-      success: r.reward === 1,
-      solvedAtTurn: r.reward === 1 ? (solvedAtTurn ?? turns) : null,
-      goldObservation: r.goldObservation,
-      agentObservation: r.agentObservation,
-    });
-  };
-
-  try {
-    episodeId = await stored(() => recorder.startEpisode({
-      task,
-      env: task.env,
-      model: model.info.id,
-      policy: options.policy,
-      turnLimit: maxTurns,
-      mode: options.mode ?? "eval",
-      feedback: session.stopOnSolved || (options.refineTurns ?? 0) > 0 ? "reward" : "none",
-      runId: options.runId,
-    }));
-    emit({ type: "episode-start", episodeId, taskId: task.id, policy: options.policy, model: model.info.id, maxTurns });
-    // The sandbox starts while the model thinks about its first reply; a sandbox that fails is
-    // recorded as the episode's error when the first action needs it.
-    envReady = (async () => {
-      env ??= await createEnv(task, options.envOptions);
-      await env.reset(task);
-      return env;
-    })();
-    envReady.catch(() => {});
-
-    const messages: ChatMessage[] = [];
-    let pending = session.opening;
-    let carried = { tokensIn: 0, tokensOut: 0, latencyMs: 0, raw: "", thought: "" };
-
-    const ask = async (index: number) => {
-      if (transcript.length === 0) transcript.push({ seq: 0, role: "system", content: session.system });
-      messages.push({ role: "user", content: pending });
-      transcript.push({ seq: transcript.length, role: "user", content: pending });
-      pending = "";
-      const s = performance.now();
-      const c = process.cpuUsage();
-      try {
-        const dropped = turnsToDrop(session.system, messages, contextBudget);
-        const r = await callModel(model, {
-          system: session.system,
-          messages: dropTurns(messages, dropped),
-          stream: options.stream,
-          onDelta: options.stream ? (text) => emit({ type: "reply-delta", index, text }) : undefined,
-          signal: controller.signal,
-          retry: options.retry,
-          headers,
-        });
-        messages.push({ role: "assistant", content: r.text });
-        transcript.push({ seq: transcript.length, role: "assistant", content: r.text, ...(dropped ? { droppedTurns: dropped } : {}) });
-        stats.tokensIn += r.tokensIn;
-        stats.tokensOut += r.tokensOut;
-        stats.costUsd += estimateCost(model.info, r.tokensIn, r.tokensOut);
-        return r;
-      } finally {
-        stats.modelMs += performance.now() - s;
-        stats.cpuModelMs += cpuMs(c);
-      }
-    };
-
-    if (session.planning) {
-      const gate = await controller.next();
-      if (gate.kind === "stop") return await finish(interrupted("stopped before the plan"));
-      if (gate.kind === "human") gate.resolve(null);
-      const r = await ask(0);
-      const { message, steps } = session.planning.accept(r.text);
-      emit({ type: "plan", steps, rawReply: r.text });
-      pending = message;
-      carried = { tokensIn: r.tokensIn, tokensOut: r.tokensOut, latencyMs: r.latencyMs, raw: r.text, thought: `Plan:\n${steps.map((s, i) => `${i + 1}. ${s}`).join("\n")}` };
-    }
-
-    while (turns < maxTurns) {
-      const gate = await controller.next();
-      if (gate.kind === "stop") return await finish(interrupted("stopped"));
-      const index = turns;
-      const startedAt = new Date();
-
-      if (gate.kind === "human") {
-        humanSource = gate.source;
-        try {
-          emit({ type: "turn-start", index, actor: "human" });
-          const parsed = parseAction(isSubmit(gate.action) || isSkip(gate.action) ? gate.action : "```\n" + gate.action + "\n```");
-          if (parsed.kind === "skip") {
-            gate.resolve(null);
-            return await finish(abandoned());
-          }
-          if (parsed.kind === "submit") {
-            const out = await submit(parsed.arg, { actor: "human", meta: null, startedAt });
-            gate.resolve(null);
-            return out;
-          }
-          const action = gate.action;
-          emit({ type: "action", index, actor: "human", action, thought: null });
-          const { turn, feedback } = await runAction(index, "human", action, startedAt, null);
-          turns++;
-          gate.resolve(turn);
-          // The model will see the person's turn the way the policy shows its own turns.
-          const next = session.afterTurn(index, feedback);
-          if (next.kind === "continue") pending = [pending, next.message].filter(Boolean).join("\n\n");
-          else policyDone = true;
-          if (turn.reward === 1 && session.stopOnSolved) return await submit();
-        } catch (err) {
-          gate.reject(err);
-          throw err;
-        }
-        continue;
-      }
-
-      if (policyDone) break;
-      emit({ type: "turn-start", index, actor: "model" });
-      const r = await ask(index);
-      const parsed: ParsedReply = parseAction(r.text, session.parse);
-      const meta = {
-        rawReply: carried.raw ? `${carried.raw}\n\n---\n\n${r.text}` : r.text,
-        thought: [carried.thought, parsed.thought].filter(Boolean).join("\n\n") || null,
-        tokensIn: r.tokensIn + carried.tokensIn,
-        tokensOut: r.tokensOut + carried.tokensOut,
-        latencyMs: r.latencyMs + carried.latencyMs,
-      };
-      carried = { tokensIn: 0, tokensOut: 0, latencyMs: 0, raw: "", thought: "" };
-
-      if (parsed.kind === "skip") return await finish(abandoned());
-      if (parsed.kind === "submit") return await submit(parsed.arg, { actor: "model", meta, startedAt });
-      if (parsed.kind === "invalid") {
-        const turn = { ...turnRecord(index, "model", "", parsed.reason, false, startedAt, meta, 0), invalid: true };
-        stats.failedTurns++;
-        await recordTurn(turn);
-        turns++;
-        const next = session.afterTurn(index, { actor: "model", action: null, observation: "", ok: false, invalidReason: parsed.reason });
-        if (next.kind === "stop") break;
-        pending = next.message;
-        continue;
-      }
-      emit({ type: "action", index, actor: "model", action: parsed.action, thought: meta.thought });
-      const { turn, feedback } = await runAction(index, "model", parsed.action, startedAt, meta);
-      turns++;
-      if (turn.reward === 1 && session.stopOnSolved) return await submit();
-      const next = session.afterTurn(index, feedback);
-      if (next.kind === "stop") break;
-      pending = next.message;
-    }
-    return await submit(undefined, undefined, turns >= maxTurns && session.forcedSubmit === "appended-not-counted");
-  } catch (err) {
-    if (controller.signal.aborted) return await finish(interrupted("stopped")).catch(() => fallbackOutcome("interrupted"));
-    const e = asStudioError(err);
-    // Without a store to write to (or an episode to write into) the caller must see the failure.
-    if (e.code === "storage" || !episodeId) throw e;
-    return await finish({ status: "error", reward: null, success: false, solvedAtTurn: null, errorReason: `${e.code}: ${e.message}` });
-  } finally {
-    if (envReady) await envReady.then((e) => e.close()).catch(() => env?.close().catch(() => {}));
-    else await env?.close().catch(() => {});
   }
 
-  function interrupted(reason: string): EpisodeEnd {
-    return { status: "interrupted", reward: null, success: false, solvedAtTurn: null, errorReason: reason };
-  }
-  function abandoned(): EpisodeEnd {
-    return { status: "abandoned", reward: 0, success: false, solvedAtTurn: null };
-  }
-  function fallbackOutcome(status: EpisodeEndStatus): EpisodeOutcome {
-    return { episodeId, status, reward: null, success: false, turns, failedTurns: stats.failedTurns, tokensIn: stats.tokensIn, tokensOut: stats.tokensOut, costUsd: stats.costUsd, envMs: stats.envMs, modelMs: stats.modelMs, storeMs: stats.storeMs, totalMs: performance.now() - t0, cpu: { storeMs: stats.cpuStoreMs, modelMs: stats.cpuModelMs, totalMs: cpuMs(cpu0) } };
-  }
-
-  async function recordTurn(turn: AgentTurn): Promise<void> {
-    // A model turn carries the messages its calls added (a person's turn reaches the model in the next prompt).
-    if (turn.actor === "model") {
-      const added = claim();
-      if (added) turn = { ...turn, messages: added };
-    }
-    await stored(() => recorder.appendTurn(episodeId, turn));
-    emit({ type: "turn-end", turn });
-  }
-
-  function turnRecord(
-    index: number,
-    actor: "model" | "human",
-    action: string,
-    observation: string,
-    ok: boolean,
-    startedAt: Date,
-    meta: TurnMeta | null,
-    actionMs: number,
-  ): AgentTurn {
-    return {
-      index,
-      actor,
-      source: actor === "model" ? "model" : humanSource,
-      action,
-      observation,
-      ok,
-      invalid: false,
-      reward: null,
-      thought: meta?.thought ?? null,
-      rawReply: meta?.rawReply ?? null,
-      tokensIn: meta?.tokensIn ?? null,
-      tokensOut: meta?.tokensOut ?? null,
-      latencyMs: meta ? Math.round(meta.latencyMs) : null,
-      actionMs: Math.round(actionMs),
-      costUsd: meta ? estimateCost(model.info, meta.tokensIn, meta.tokensOut) : null,
-      timedOut: false,
-      aborted: false,
-      startedAt,
-    };
-  }
-
-  /** Runs an action, scores it when the policy asks, records the turn; returns what the model will be told. */
-  async function runAction(
-    index: number,
-    actor: "model" | "human",
-    action: string,
-    startedAt: Date,
-    meta: Parameters<typeof turnRecord>[6],
-  ): Promise<{ turn: AgentTurn; feedback: TurnFeedback }> {
-    const liveEnv = await ready();
-    const s = performance.now();
-    const step = await timed(() => liveEnv.step(action, { signal: controller.signal, onOutput: (chunk) => emit({ type: "output", index, chunk }) }));
-    const actionMs = performance.now() - s;
-    if (controller.signal.aborted) throw controller.signal.reason;
+  /** Runs an action in the session, scored as the policy asks; returns the turn and what the model will be told. */
+  private async act(action: string, who: ActorRef, startedAt: Date): Promise<{ turn: Turn; feedback: TurnFeedback }> {
+    const index = this.turns;
+    const task = this.task;
     const defined = task.env === "python" ? definedFunctions(action) : [];
     if (defined.length > 0) {
       const wanted = task.env === "python" ? task.functionName : undefined;
-      lastFunction = wanted && defined.includes(wanted) ? wanted : defined[defined.length - 1];
+      this.lastFunction = wanted && defined.includes(wanted) ? wanted : defined[defined.length - 1];
     }
-    let reward: number | undefined;
     let testsPassed: boolean | undefined;
-    let observation = step.observation;
-    if (session.scoresTurn(index)) {
-      if (task.env === "python") {
-        // Profile intercode scores every turn (an action without a def scores 0 untested).
-        const everyTurn = profileValue(profile, "python.scored-function") === "last-def-bound-to-gold-name";
-        if (defined.length > 0 || everyTurn) {
-          const ev = await timed(() => liveEnv.evaluate(lastFunction));
-          reward = ev.reward;
-          if (options.policy === "try-again" && profileValue(profile, "python.try-again-feedback") === "rewritten-test-feedback") {
+    const score: ScoreStep | undefined = this.policy.scoresTurn(index)
+      ? async (env, step) => {
+          if (task.env === "ctf") return { reward: null };
+          if (task.env !== "python") return { reward: (await env.evaluate()).reward };
+          // Profile intercode scores every turn (an action without a def scores 0 untested).
+          const everyTurn = profileValue(this.profile, "python.scored-function") === "last-def-bound-to-gold-name";
+          if (defined.length === 0 && !everyTurn) return { reward: null };
+          const ev = await env.evaluate(this.lastFunction);
+          if (this.options.policy === "try-again" && profileValue(this.profile, "python.try-again-feedback") === "rewritten-test-feedback") {
             // The model sees only InterCode's text for the turn, and it is what is stored.
-            observation = rewrittenPythonObservation(DEFAULT_PYTHON_FEEDBACK, ev, task.tests) ?? observation;
-          } else testsPassed = ev.reward === 1;
+            return { reward: ev.reward, observation: rewrittenPythonObservation(DEFAULT_PYTHON_FEEDBACK, ev, task.tests) ?? step.observation };
+          }
+          testsPassed = ev.reward === 1;
+          return { reward: ev.reward };
         }
-      } else if (task.env !== "ctf") {
-        reward = (await timed(() => liveEnv.evaluate())).reward;
-      }
-    }
-    if (reward === 1 && solvedAtTurn === null) solvedAtTurn = index + 1;
-    const turn: AgentTurn = {
-      ...turnRecord(index, actor, action, observation, step.ok, startedAt, meta, actionMs),
-      reward: reward ?? null,
-      timedOut: step.timedOut ?? false,
-      aborted: step.aborted ?? false,
-    };
-    if (!step.ok) stats.failedTurns++;
-    await recordTurn(turn);
+      : undefined;
+    const { turn, step } = await this.withClaim(who, (w) =>
+      this.session!.act(action, w, {
+        signal: this.controller.signal,
+        stop: this.controller.signal,
+        onOutput: (chunk) => this.emit({ type: "output", index, chunk }),
+        score,
+        startedAt,
+      }),
+    );
+    if (!step.ok) this.stats.failedTurns++;
+    this.emit({ type: "turn-end", turn });
     const feedback: TurnFeedback = {
-      actor,
+      actor: who.actor,
       action,
-      observation: cutObservation(observation, budget),
+      observation: cutObservation(turn.observation, this.options.observationBudget ?? OBSERVATION_BUDGET),
       ok: step.ok,
-      reward: testsPassed === undefined && task.env !== "python" ? reward : undefined,
+      reward: testsPassed === undefined && task.env !== "python" ? (turn.reward ?? undefined) : undefined,
       testsPassed,
     };
     return { turn, feedback };
+  }
+
+  /**
+   * A model turn carries the messages its calls added (a person's turn reaches the model in the
+   * next prompt); when the turn is not stored they stay unclaimed for the episode's end.
+   */
+  private async withClaim<T>(who: ActorRef, f: (who: ActorRef) => Promise<T>): Promise<T> {
+    if (who.actor !== "model") return f(who);
+    const mark = this.claimed;
+    const messages = this.claim();
+    try {
+      return await f(messages ? { ...who, messages } : who);
+    } catch (err) {
+      this.claimed = mark;
+      throw err;
+    }
+  }
+
+  private claim(): TranscriptEntry[] | undefined {
+    if (this.claimed === this.transcript.length) return undefined;
+    const added = this.transcript.slice(this.claimed);
+    this.claimed = this.transcript.length;
+    return added;
+  }
+
+  private unclaimed(): EpisodeEnd["unclaimed"] {
+    const messages = this.claim();
+    return messages ? { turnIndex: this.turns, messages } : undefined;
+  }
+
+  private submitArg(explicit?: string): string | undefined {
+    if (this.task.env === "python") return explicit ?? this.lastFunction ?? this.task.functionName;
+    if (this.task.env === "ctf") return explicit ?? "";
+    return undefined;
+  }
+
+  /**
+   * Scores the episode; a submit the player chose (`typed`) is stored as their last turn. The
+   * submit forced at the turn limit is stored as a turn left out of the count when the policy
+   * says so (`storeForced`: InterCode's ReAct under profile intercode).
+   */
+  private async submit(explicit?: string, typed?: ActorRef & { startedAt: Date }, storeForced = false): Promise<EpisodeOutcome> {
+    const session = this.session!;
+    const arg = this.submitArg(explicit);
+    // Under ctf.submit-observation = flag-verdict the turn keeps the environment's verdict, as InterCode logged it.
+    const verdict = this.task.env === "ctf" && profileValue(this.profile, "ctf.submit-observation") === "flag-verdict";
+    const run = (who?: ActorRef & { startedAt: Date }) =>
+      session.submit(
+        arg,
+        who && { ...who, action: explicit ? `submit ${explicit}` : "submit", observation: (r: SubmitResult) => (verdict ? r.agentObservation : `Submitted: reward ${r.reward.toFixed(2)}`) },
+        storeForced ? { storeForced: { actor: "model", source: "model" } } : {},
+      );
+    const r = typed ? await this.withClaim(typed, (w) => run({ ...w, startedAt: typed.startedAt })) : await run();
+    if (r.turn) this.emit({ type: "turn-end", turn: r.turn });
+    return this.outcome(r.end);
+  }
+
+  private async abandoned(reason: string): Promise<EpisodeOutcome> {
+    return this.outcome(await this.session!.abandon(reason, { reward: 0, unclaimed: this.unclaimed() }));
+  }
+
+  private async interrupted(reason: string): Promise<EpisodeOutcome> {
+    return this.outcome(await this.session!.interrupt(reason, this.unclaimed()));
+  }
+
+  /** The loop failed: a stop ends it interrupted, anything else as an error (a store failure is thrown). */
+  private async failed(err: unknown): Promise<EpisodeOutcome> {
+    if (this.controller.signal.aborted) return this.interrupted("stopped").catch(() => this.outcome({ status: "interrupted", reward: null, success: false, solvedAtTurn: null }, false));
+    const e = asStudioError(err);
+    // Without a store to write to (or an episode to write into) the caller must see the failure.
+    if (e.code === "storage" || !this.session?.stored) throw e;
+    return this.outcome(await this.session.fail(`${e.code}: ${e.message}`, this.unclaimed()));
+  }
+
+  private outcome(end: EpisodeEnd, announce = true): EpisodeOutcome {
+    const t = this.session?.timings ?? { envMs: 0, storeMs: 0, cpuStoreMs: 0 };
+    const s = this.stats;
+    const outcome: EpisodeOutcome = {
+      episodeId: this.session?.id ?? "",
+      status: end.status,
+      reward: end.reward,
+      success: end.success,
+      turns: this.turns,
+      failedTurns: s.failedTurns,
+      errorReason: end.errorReason,
+      tokensIn: s.tokensIn,
+      tokensOut: s.tokensOut,
+      costUsd: s.costUsd,
+      envMs: t.envMs,
+      modelMs: s.modelMs,
+      storeMs: t.storeMs,
+      totalMs: performance.now() - this.t0,
+      cpu: { storeMs: t.cpuStoreMs, modelMs: s.cpuModelMs, totalMs: cpuMs(this.cpu0) },
+    };
+    if (!announce) return outcome;
+    if (end.status === "submitted") this.emit({ type: "submitted", reward: end.reward ?? 0, success: end.success });
+    this.emit({ type: "episode-end", outcome });
+    return outcome;
   }
 }

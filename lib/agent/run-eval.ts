@@ -3,10 +3,10 @@ import type { EnvName, Task } from "@/lib/datasets/types";
 import type { ProfileName } from "@/lib/env/profiles";
 import type { EnvironmentOptions } from "@/lib/env/types";
 import type { RetryPolicy } from "./call-model";
-import { EpisodeController } from "./controller";
+import { EpisodeController } from "@/lib/episodes/controller";
 import type { ResolvedModel } from "./models";
 import type { PolicyName } from "./policies/types";
-import type { EpisodeRecorder } from "./recorder";
+import type { EpisodeRecorder } from "@/lib/episodes/recorder";
 import { runEpisode, type AgentEvent, type EpisodeOutcome } from "./run-episode";
 
 /** A batch run's configuration, stored with the Run; resuming requires the same one. */

@@ -5,7 +5,7 @@ import { getEpisodeById } from "@/lib/db/episodes";
 import { useTempStore } from "@/lib/db/test-store";
 import { freePort } from "@/lib/testing/studio-server";
 import { listTranscriptMessagesByEpisode } from "@/lib/db/transcripts";
-import { dbRecorder } from "./db-store";
+import { dbRecorder } from "@/lib/episodes/db-recorder";
 import { resolveModel, type ResolvedModel } from "./models";
 import { runEpisode } from "./run-episode";
 import { goldAction, replyFor, wrongAction } from "./scripts";

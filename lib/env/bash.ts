@@ -11,7 +11,7 @@ import { bashReward } from "@/lib/reward/bash";
 import type { BashBreakdown } from "@/lib/reward/types";
 import type { Sandbox } from "@/lib/sandbox/types";
 import { snapshotTestbed, type FsSnapshot } from "./bash-score";
-import { parseSubmit } from "@/lib/episodes/submit";
+import { parseSubmit } from "@/lib/env/submit";
 import { intercodeEnv, IntercodeExecutor } from "./intercode-run";
 import { profileValue } from "./profiles";
 import { openSandbox } from "./sandbox";

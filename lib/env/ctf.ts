@@ -4,7 +4,7 @@ import type { CtfTask, Task } from "@/lib/datasets/types";
 import { BadInputError } from "@/lib/errors";
 import { ctfReward } from "@/lib/reward/ctf";
 import type { Sandbox } from "@/lib/sandbox/types";
-import { parseSubmit } from "@/lib/episodes/submit";
+import { parseSubmit } from "@/lib/env/submit";
 import { intercodeEnv } from "./intercode-run";
 import { openSandbox } from "./sandbox";
 import { profileValue } from "./profiles";

@@ -10,7 +10,7 @@ import type { TestOutcome } from "@/lib/reward/types";
 import type { Sandbox, SandboxProcess } from "@/lib/sandbox/types";
 import { observationOf } from "./shell-episode";
 import { exchange, type FrameMarks } from "./framed";
-import { parseSubmit } from "@/lib/episodes/submit";
+import { parseSubmit } from "@/lib/env/submit";
 import { DEFAULT_PROFILE, profileValue, type ProfileName } from "./profiles";
 import { openSandbox } from "./sandbox";
 import type { Environment, EnvironmentOptions, StepOptions, StepResult, SubmitResult } from "./types";

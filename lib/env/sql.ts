@@ -1,5 +1,5 @@
 import "server-only";
-import { parseSubmit } from "@/lib/episodes/submit";
+import { parseSubmit } from "@/lib/env/submit";
 import type { SqlTask, Task } from "@/lib/datasets/types";
 import { BadInputError } from "@/lib/errors";
 import { pyReprRows, pyReprRowsConcatenated } from "@/lib/reward/python-repr";

@@ -1,6 +1,7 @@
 import "server-only";
 import { EventEmitter } from "node:events";
-import { dbRecorder, dbRunStore } from "@/lib/agent/db-store";
+import { dbRecorder } from "@/lib/episodes/db-recorder";
+import { dbRunStore } from "@/lib/agent/run-store";
 import { trackAgent } from "@/lib/agent/live-agents";
 import { runEval } from "@/lib/agent/run-eval";
 import { getRunById, getRunByName, isOwnerAlive } from "@/lib/db/runs";

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { dbRecorder } from "@/lib/agent/db-store";
+import { dbRecorder } from "@/lib/episodes/db-recorder";
 import { getTask } from "@/lib/datasets/registry";
 import type { Task } from "@/lib/datasets/types";
 import { getEpisodeById } from "@/lib/db/episodes";
@@ -16,7 +16,7 @@ import { useLiveEpisodeManager } from "./test-manager";
 const liveManager = useLiveEpisodeManager("episode-gold");
 
 const storedGold = async (id: string) => (await getEpisodeById({ id }))!.gold;
-const modelEpisode = (task: Task) => dbRecorder().startEpisode({ task, env: task.env, model: "scripted", policy: "try-again", turnLimit: 5, mode: "eval", feedback: "none" });
+const modelEpisode = (task: Task) => dbRecorder().startEpisode({ task, env: task.env, player: { kind: "model", model: "scripted", policy: "try-again" }, turnLimit: 5, mode: "eval", feedback: "none" });
 
 describe("Episode.gold", () => {
   it("is the same text for the same task whichever path created the episode", async () => {

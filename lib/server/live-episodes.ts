@@ -1,31 +1,26 @@
 import "server-only";
 import type { EnvName, Task } from "@/lib/datasets/types";
-import type { Environment, StepResult, SubmitResult } from "@/lib/env/types";
-import { isForcedSubmit, isSkipReason } from "@/lib/episodes/rules";
-import { isSubmit, parseSubmit } from "@/lib/episodes/submit";
-import { asStudioError, BadInputError, ConflictError, LimitReachedError, NotFoundError, StudioError } from "@/lib/errors";
-import {
-  type EpisodeView,
-  type OpenMessage,
-  type PublicTask,
-  type ServerMessageInput,
-  type SubmittedPayload,
-  type TurnView,
-} from "@/lib/ws/protocol";
+import type { Environment } from "@/lib/env/types";
+import type { EpisodeRecorder } from "@/lib/episodes/recorder";
+import { isSkipReason } from "@/lib/episodes/rules";
+import { EpisodeSession, type StoredEpisode } from "@/lib/episodes/session";
+import { SessionPool } from "@/lib/episodes/session-pool";
+import { parseSubmit } from "@/lib/env/submit";
+import { asStudioError, BadInputError, ConflictError, NotFoundError } from "@/lib/errors";
 import { uuidv7 } from "@/lib/db/ids";
+import type { EpisodeView, OpenMessage, PublicTask, ServerMessageInput, SubmittedPayload, TurnView } from "@/lib/ws/protocol";
 import type { EpisodeListener } from "@/lib/ws/server";
-import type { EpisodeStore, NewEpisode, StoredEpisode, StoredTurn } from "./episode-store";
-import { newEpisodeFromTask } from "@/lib/episodes/gold";
-
 
 /** What the manager needs from the outside world (injected, so the bench and tests can use the real ones directly). */
 export interface LiveEpisodeDeps {
-  store: EpisodeStore;
+  /** Where episodes are written (lib/episodes/db-recorder.ts). */
+  recorder: EpisodeRecorder;
+  /** A stored episode with its turns, to resume it; null when unknown. */
+  readEpisode(id: string): Promise<StoredEpisode | null>;
   /** Resolves a task reference (`<dataset>:<id>`) of an environment. @throws NotFoundError */
   resolveTask(env: EnvName, ref: string): Promise<Task>;
   /** The player's view of a task (no gold, no hidden tests). */
   publicTask(task: Task): Promise<PublicTask>;
-  /** The gold solution as text, shown after submit. */
   /** The gold solution shown after a submit (lib/episodes/gold.ts goldShown). */
   goldText(task: Task): string;
   createEnvironment(env: EnvName): Promise<Environment>;
@@ -36,7 +31,7 @@ export interface LiveEpisodeDeps {
   /** Backend name recorded with each episode. */
   backendName: string;
   /**
-   * The baseline seal (lib/server/baseline-seal.ts): the refusal message for `what` when the task
+   * The baseline seal (lib/studies/baseline-seal.ts): the refusal message for `what` when the task
    * has an unsubmitted baseline episode other than `exceptId`, else null. Absent: nothing is sealed.
    */
   sealedBy?(task: Task, what: string, exceptId?: string): Promise<string | null>;
@@ -44,45 +39,67 @@ export interface LiveEpisodeDeps {
   studyConditions?(studyId: string): Promise<{ env: EnvName; dataset: string; tasks: string[]; feedback: "none" | "reward"; turnLimit: number } | null>;
 }
 
-/** One episode with a live sandbox. */
-export class LiveEpisode {
-  readonly id: string;
-  readonly task: Task;
-  readonly publicView: PublicTask;
-  env: Environment;
+interface PlayConditions {
   mode: "play" | "baseline";
   feedback: "none" | "reward";
-  turnLimit: number;
   annotator: string | null;
   studyId: string | null;
-  status: EpisodeView["status"] = "running";
-  turns: TurnView[] = [];
-  firstActionAt: number | null = null;
-  replayed = false;
+}
+
+/**
+ * A person's live episode: a session (lib/episodes/session.ts) with the playground's view of it
+ * and the connection that watches it.
+ */
+export class LiveEpisode {
+  readonly publicView: PublicTask;
   submitted: SubmittedPayload | null = null;
-  lastActive = Date.now();
-  /** The running action's abort controller; non-null while busy. */
+  /** The running action's abort controller (Ctrl+C); non-null while an action runs. */
   running: AbortController | null = null;
   /** Set while a submit, restart or abandon is in progress. */
   settling = false;
   listener: EpisodeListener | null = null;
-  idleTimer: NodeJS.Timeout | null = null;
-  /**
-   * The record to store at the first action or submit; null once stored. Opening a task names the
-   * episode but stores nothing: a page merely opened leaves no 0-turn episode behind.
-   */
-  unstored: NewEpisode | null = null;
 
-  constructor(init: Pick<LiveEpisode, "id" | "task" | "publicView" | "env" | "mode" | "feedback" | "turnLimit" | "annotator" | "studyId">) {
-    this.id = init.id;
-    this.task = init.task;
-    this.publicView = init.publicView;
-    this.env = init.env;
-    this.mode = init.mode;
-    this.feedback = init.feedback;
-    this.turnLimit = init.turnLimit;
-    this.annotator = init.annotator;
-    this.studyId = init.studyId;
+  constructor(
+    readonly session: EpisodeSession,
+    readonly conditions: PlayConditions,
+    publicView: PublicTask,
+  ) {
+    this.publicView = publicView;
+  }
+
+  get id(): string {
+    return this.session.id;
+  }
+  get task(): Task {
+    return this.session.task;
+  }
+  get turns(): TurnView[] {
+    return this.session.turns;
+  }
+  get turnLimit(): number {
+    return this.session.turnLimit;
+  }
+  get mode(): "play" | "baseline" {
+    return this.conditions.mode;
+  }
+  get feedback(): "none" | "reward" {
+    return this.conditions.feedback;
+  }
+  get status(): EpisodeView["status"] {
+    return this.session.status === "new" ? "running" : this.session.status;
+  }
+  get firstActionAt(): number | null {
+    return this.session.firstActionAt;
+  }
+  get busy(): boolean {
+    return this.running !== null || this.settling;
+  }
+  get watched(): boolean {
+    return this.listener !== null;
+  }
+
+  closeSandbox(): Promise<void> {
+    return this.session.close();
   }
 
   view(): EpisodeView {
@@ -92,44 +109,47 @@ export class LiveEpisode {
       mode: this.mode,
       feedback: this.feedback,
       turnLimit: this.turnLimit,
-      annotator: this.annotator,
-      studyId: this.studyId,
+      annotator: this.conditions.annotator,
+      studyId: this.conditions.studyId,
       firstActionAt: this.firstActionAt,
-      replayed: this.replayed || undefined,
-      stored: this.unstored === null,
+      replayed: this.session.replayed || undefined,
+      stored: this.session.stored,
     };
   }
 
   send(message: ServerMessageInput): void {
     this.listener?.(message);
   }
-
-  get busy(): boolean {
-    return this.running !== null || this.settling;
-  }
 }
 
 /**
- * Keeps the live episodes of the server: one sandbox (Environment) per episode, a cap on how many
- * exist at once, an idle timeout, and resume (re-attach to the live sandbox, or replay the stored
- * actions into a fresh one after a restart). Every turn is written to the store before the player
- * hears of its end.
+ * The playground's live episodes: one session per episode in a pool (the sandbox cap and the idle
+ * close, lib/episodes/session-pool.ts), opened, resumed (re-attached, or replayed into a fresh
+ * sandbox after a restart or an idle close) and driven from the websocket. Every turn is written
+ * to the store before the player hears of its end.
  */
 export class LiveEpisodeManager {
-  private readonly live = new Map<string, LiveEpisode>();
-  /** Sandboxes being created (count toward the cap). */
-  private pending = 0;
-  private closed = false;
+  private readonly pool: SessionPool<LiveEpisode>;
 
-  constructor(private readonly deps: LiveEpisodeDeps) {}
+  constructor(private readonly deps: LiveEpisodeDeps) {
+    this.pool = new SessionPool<LiveEpisode>({
+      max: deps.maxSandboxes,
+      idleMs: deps.idleMs,
+      capName: "IC_MAX_SANDBOXES",
+      onIdleClose: (ep) => {
+        ep.send({ type: "error", code: "timeout", message: "the sandbox was closed after being idle; reconnect to restore it", fatal: true, episodeStatus: "interrupted" });
+        ep.listener = null;
+      },
+    });
+  }
 
   /** Number of live sandboxes. */
   get size(): number {
-    return this.live.size + this.pending;
+    return this.pool.size;
   }
 
   get(id: string): LiveEpisode | undefined {
-    return this.live.get(id);
+    return this.pool.get(id);
   }
 
   /** Opens a new episode on a task and attaches `listener` to it. */
@@ -138,44 +158,25 @@ export class LiveEpisodeManager {
     msg = await this.studyOpen(msg, task);
     if (msg.mode !== "baseline") await this.assertUnsealed(task, "a play episode on this task");
     const publicView = await this.deps.publicTask(task);
-    const env = await this.acquire(task.env);
-    try {
-      await env.reset(task);
-      const { environment, ...fromTask } = newEpisodeFromTask(task);
-      const id = uuidv7();
-      const record: NewEpisode = {
-        id,
-        env: environment,
-        ...fromTask,
-        mode: msg.mode,
-        feedback: msg.feedback,
-        turnLimit: msg.turnLimit,
-        annotator: msg.annotator ?? null,
-        studyId: msg.studyId ?? null,
-        backend: this.deps.backendName,
-      };
-      const ep = new LiveEpisode({
-        id,
-        task,
-        publicView,
-        env,
-        mode: msg.mode,
-        feedback: msg.feedback,
-        turnLimit: msg.turnLimit,
-        annotator: msg.annotator ?? null,
-        studyId: msg.studyId ?? null,
+    const conditions: PlayConditions = { mode: msg.mode, feedback: msg.feedback, annotator: msg.annotator ?? null, studyId: msg.studyId ?? null };
+    const ep = await this.pool.admit(async () => {
+      const session = await EpisodeSession.open({
+        ...this.sessionOptions(task, conditions),
+        start: { ...this.startFields(conditions, msg.turnLimit), id: uuidv7() },
+        // Opening a task names the episode but stores nothing: a page merely opened leaves no 0-turn episode.
+        storeAt: "first-action",
       });
-      ep.unstored = record;
-      this.live.set(id, ep);
-      this.pending--;
-      this.attach(ep, listener);
-      ep.send({ type: "opened", episode: ep.view(), task: publicView, turns: [] });
-      return ep;
-    } catch (err) {
-      this.pending--;
-      await env.close().catch(() => {});
-      throw err;
-    }
+      try {
+        await session.ready();
+      } catch (err) {
+        await session.close();
+        throw err;
+      }
+      return new LiveEpisode(session, conditions, publicView);
+    });
+    this.attach(ep, listener);
+    ep.send({ type: "opened", episode: ep.view(), task: publicView, turns: [] });
+    return ep;
   }
 
   /**
@@ -183,20 +184,14 @@ export class LiveEpisodeManager {
    * replays its stored actions into a fresh sandbox. A finished episode is shown as it ended.
    */
   async resume(episodeId: string, listener: EpisodeListener): Promise<LiveEpisode | null> {
-    const existing = this.live.get(episodeId);
+    const existing = this.pool.get(episodeId);
     if (existing) {
       if (existing.mode !== "baseline" || existing.submitted) await this.assertUnsealed(existing.task, "resuming this episode", existing.id);
       this.attach(existing, listener);
-      existing.send({
-        type: "opened",
-        episode: existing.view(),
-        task: existing.publicView,
-        turns: existing.turns,
-        submitted: existing.submitted ?? undefined,
-      });
+      existing.send({ type: "opened", episode: existing.view(), task: existing.publicView, turns: existing.turns, submitted: existing.submitted ?? undefined });
       return existing;
     }
-    const stored = await this.deps.store.getEpisodeById(episodeId);
+    const stored = await this.deps.readEpisode(episodeId);
     if (!stored) throw new NotFoundError(`episode ${episodeId}`);
     const task = await this.deps.resolveTask(stored.env, `${stored.dataset}:${stored.taskId}`);
     const publicView = await this.deps.publicTask(task);
@@ -207,42 +202,20 @@ export class LiveEpisodeManager {
         type: "opened",
         episode: storedView(stored),
         task: publicView,
-        turns: stored.turns.map(turnView),
+        turns: stored.turns,
         submitted: stored.status === "submitted" ? this.submittedFromStore(stored, task) : undefined,
       });
       return null;
     }
     listener({ type: "status", message: `restoring the episode: replaying ${stored.turns.length} stored action(s) in a fresh sandbox` });
-    const env = await this.acquire(task.env);
-    let ep: LiveEpisode;
-    try {
-      await env.reset(task);
-      for (const t of stored.turns) {
-        if (isSubmit(t.action)) continue;
-        await env.step(t.action);
-      }
-      if (stored.status === "interrupted") await this.deps.store.reopenEpisode(stored.id);
-      ep = new LiveEpisode({
-        id: stored.id,
-        task,
-        publicView,
-        env,
-        mode: stored.mode,
-        feedback: stored.feedback,
-        turnLimit: stored.turnLimit,
-        annotator: stored.annotator,
-        studyId: stored.studyId,
-      });
-      ep.turns = stored.turns.map(turnView);
-      ep.firstActionAt = stored.firstActionAt ?? stored.turns[0]?.startedAt ?? null;
-      ep.replayed = true;
-      this.live.set(ep.id, ep);
-      this.pending--;
-    } catch (err) {
-      this.pending--;
-      await env.close().catch(() => {});
-      throw err;
-    }
+    const conditions: PlayConditions = { mode: stored.mode, feedback: stored.feedback, annotator: stored.annotator, studyId: stored.studyId };
+    const ep = await this.pool.admit(async () => {
+      const session = await EpisodeSession.resume(
+        { ...this.sessionOptions(task, conditions), start: this.startFields(conditions, stored.turnLimit) },
+        stored,
+      );
+      return new LiveEpisode(session, conditions, publicView);
+    });
     this.attach(ep, listener);
     ep.send({ type: "opened", episode: ep.view(), task: publicView, turns: ep.turns });
     return ep;
@@ -251,77 +224,68 @@ export class LiveEpisodeManager {
   /** Detaches a listener (its connection closed); the episode stays live until its idle timeout. */
   detach(ep: LiveEpisode, listener: EpisodeListener): void {
     if (ep.listener === listener) ep.listener = null;
-    this.touch(ep);
+    this.pool.touch(ep);
   }
 
   /** Runs one action (a submit typed as an action is handled as a submit). */
-  async action(ep: LiveEpisode, text: string, source: string): Promise<void> {
+  async action(ep: LiveEpisode, text: string, source: "console" | "editor"): Promise<void> {
     this.assertRunning(ep);
     const submitArg = parseSubmit(text)?.arg ?? null;
     if (submitArg !== null) return this.submit(ep, submitArg || undefined, { text, source });
     if (ep.busy) throw new ConflictError("an action is already running: wait for it, or press Ctrl+C to stop it");
-    if (ep.turns.length >= ep.turnLimit) {
+    if (ep.session.limitReached) {
       ep.send({ type: "limitReached", turns: ep.turns.length, limit: ep.turnLimit, message: limitMessage(ep) });
       return;
     }
     const controller = new AbortController();
     ep.running = controller;
     try {
-      await this.ensureStored(ep);
+      await ep.session.ensureStored();
     } catch (err) {
       ep.running = null;
       throw err;
     }
-    this.touch(ep);
-    const startedAt = Date.now();
-    if (ep.firstActionAt === null) ep.firstActionAt = startedAt;
+    this.pool.touch(ep);
     const index = ep.turns.length;
     ep.send({ type: "turnStart", index, action: text, source });
-    let result: StepResult;
-    let reward: number | null = null;
+    let r: Awaited<ReturnType<EpisodeSession["act"]>>;
     try {
-      result = await ep.env.step(text, { onOutput: (chunk) => ep.send({ type: "output", chunk }), signal: controller.signal });
-      if (ep.feedback === "reward") reward = (await ep.env.evaluate()).reward;
+      r = await ep.session.act(
+        text,
+        { actor: "human", source },
+        {
+          signal: controller.signal,
+          onOutput: (chunk) => ep.send({ type: "output", chunk }),
+          score: ep.feedback === "reward" ? async (env) => ({ reward: (await env.evaluate()).reward }) : undefined,
+        },
+      );
     } catch (err) {
       ep.running = null;
-      await this.fail(ep, err);
+      const e = asStudioError(err);
+      // The store refused the turn: the episode is as it was, and the player hears why.
+      if (e.code === "storage" || e.code === "conflict") {
+        this.pool.touch(ep);
+        throw e;
+      }
+      await this.fail(ep, e);
       return;
     }
-    const durationMs = Date.now() - startedAt;
-    const turn: StoredTurn = {
-      index,
-      action: text,
-      source,
-      observation: result.observation,
-      ok: result.ok,
-      reward,
-      startedAt,
-      durationMs,
-      timedOut: !!result.timedOut,
-      aborted: !!result.aborted,
-    };
-    try {
-      await this.deps.store.appendTurn(ep.id, turn);
-    } finally {
-      ep.running = null;
-      this.touch(ep);
-    }
-    ep.turns.push(turnView(turn));
+    ep.running = null;
+    this.pool.touch(ep);
+    const { turn, step } = r;
     ep.send({
       type: "turnEnd",
       index,
-      ok: result.ok,
-      observation: result.observation,
-      timedOut: result.timedOut || undefined,
-      aborted: result.aborted || undefined,
-      truncated: result.truncated || undefined,
-      reward: reward ?? undefined,
-      durationMs,
-      table: result.table,
+      ok: step.ok,
+      observation: step.observation,
+      timedOut: step.timedOut || undefined,
+      aborted: step.aborted || undefined,
+      truncated: step.truncated || undefined,
+      reward: turn.reward ?? undefined,
+      durationMs: turn.actionMs,
+      table: step.table,
     });
-    if (ep.turns.length >= ep.turnLimit) {
-      ep.send({ type: "limitReached", turns: ep.turns.length, limit: ep.turnLimit, message: limitMessage(ep) });
-    }
+    if (ep.session.limitReached) ep.send({ type: "limitReached", turns: ep.turns.length, limit: ep.turnLimit, message: limitMessage(ep) });
   }
 
   /** Stops the running action (Ctrl+C); the episode goes on. */
@@ -330,55 +294,28 @@ export class LiveEpisodeManager {
   }
 
   /** Scores the episode, stores the result, sends it with the gold solution, and frees the sandbox. */
-  async submit(ep: LiveEpisode, arg?: string, typed?: { text: string; source: string }): Promise<void> {
+  async submit(ep: LiveEpisode, arg?: string, typed?: { text: string; source: "console" | "editor" }): Promise<void> {
     this.assertRunning(ep);
     if (ep.busy) throw new ConflictError("an action is still running: wait for it, or press Ctrl+C, then submit");
     ep.settling = true;
+    let r: Awaited<ReturnType<EpisodeSession["submit"]>>;
     try {
-      await this.ensureStored(ep);
-    } catch (err) {
-      ep.settling = false;
-      throw err;
-    }
-    const startedAt = Date.now();
-    let result: SubmitResult;
-    try {
-      result = await ep.env.submit(arg);
-    } catch (err) {
-      ep.settling = false;
-      await this.fail(ep, err);
-      return;
-    }
-    const action = typed?.text.trim() || (arg ? `submit ${arg}` : "submit");
-    // At the turn limit the submit is the forced one: scored and stored on the episode, not a turn.
-    const forced = isForcedSubmit(ep.turns.length, ep.turnLimit);
-    const turn: StoredTurn = {
-      index: ep.turns.length,
-      action,
-      // Typed in the console or run from the editor as written; else the Submit button.
-      source: typed ? typed.source : "button",
-      observation: result.agentObservation,
-      ok: true,
-      reward: result.reward,
-      startedAt,
-      durationMs: Date.now() - startedAt,
-      timedOut: false,
-      aborted: false,
-    };
-    try {
-      if (!forced) await this.deps.store.appendTurn(ep.id, turn);
-      await this.deps.store.finishEpisode(ep.id, {
-        status: "submitted",
-        reward: result.reward,
-        breakdown: result.breakdown,
-        goldObservation: result.goldObservation,
-        agentObservation: result.agentObservation,
+      await ep.session.ensureStored();
+      r = await ep.session.submit(arg, {
+        actor: "human",
+        // Typed in the console or run from the editor as written; else the Submit button.
+        source: typed ? typed.source : "button",
+        action: typed?.text.trim() || (arg ? `submit ${arg}` : "submit"),
       });
+    } catch (err) {
+      const e = asStudioError(err);
+      if (e.code === "storage" || e.code === "conflict" || ep.session.status !== "running") throw e;
+      await this.fail(ep, e);
+      return;
     } finally {
       ep.settling = false;
     }
-    if (!forced) ep.turns.push(turnView(turn));
-    ep.status = "submitted";
+    const { result, forced } = r;
     // Another annotator's baseline episode on this task still runs: its gold stays hidden from everyone.
     const sealed = (await this.deps.sealedBy?.(ep.task, "showing the gold solution", ep.id)) ?? null;
     ep.submitted = {
@@ -390,7 +327,7 @@ export class LiveEpisodeManager {
     };
     ep.send({ type: "submitted", ...ep.submitted, forced: forced || undefined });
     if (sealed) ep.send({ type: "status", message: sealed });
-    await this.release(ep);
+    await this.pool.release(ep);
   }
 
   /** Ends the episode without a score and frees the sandbox. */
@@ -401,14 +338,12 @@ export class LiveEpisodeManager {
     try {
       // A study's Skip is a result (the task counts as done) even before any action, so it is
       // stored; any other abandon of an episode never acted on leaves nothing behind.
-      if (ep.unstored && isSkipReason(reason)) await this.ensureStored(ep);
-      if (!ep.unstored) await this.deps.store.finishEpisode(ep.id, { status: "abandoned", reason });
+      await ep.session.abandon(reason, { keep: isSkipReason(reason) });
     } finally {
       ep.settling = false;
     }
-    ep.status = "abandoned";
     ep.send({ type: "abandoned" });
-    await this.release(ep);
+    await this.pool.release(ep);
   }
 
   /**
@@ -423,8 +358,8 @@ export class LiveEpisodeManager {
       mode: ep.mode,
       feedback: ep.feedback,
       turnLimit: ep.turnLimit,
-      annotator: ep.annotator ?? undefined,
-      studyId: ep.studyId ?? undefined,
+      annotator: ep.conditions.annotator ?? undefined,
+      studyId: ep.conditions.studyId ?? undefined,
     };
     if (ep.status === "running") await this.abandon(ep, "restart");
     return this.open(msg, listener);
@@ -432,16 +367,28 @@ export class LiveEpisodeManager {
 
   /** Closes every live sandbox (server shutdown); stored episodes stay running and resume by replay. */
   async shutdown(): Promise<void> {
-    this.closed = true;
-    const all = [...this.live.values()];
-    this.live.clear();
-    await Promise.all(
-      all.map(async (ep) => {
-        ep.running?.abort();
-        if (ep.idleTimer) clearTimeout(ep.idleTimer);
-        await ep.env.close().catch(() => {});
-      }),
-    );
+    await this.pool.shutdown();
+  }
+
+  private sessionOptions(task: Task, conditions: PlayConditions) {
+    return {
+      task,
+      recorder: this.deps.recorder,
+      environment: () => this.deps.createEnvironment(task.env),
+      // A play episode checks the seal again when stored: a baseline episode may have started on the task since the page was opened.
+      beforeStore: conditions.mode !== "baseline" ? () => this.assertUnsealed(task, "a play episode on this task") : undefined,
+    };
+  }
+
+  private startFields(c: PlayConditions, turnLimit: number) {
+    return {
+      player: { kind: "human" as const, annotator: c.annotator },
+      turnLimit,
+      mode: c.mode,
+      feedback: c.feedback,
+      studyId: c.studyId,
+      backend: this.deps.backendName,
+    };
   }
 
   /**
@@ -458,18 +405,6 @@ export class LiveEpisodeManager {
     return { ...msg, mode: "baseline", feedback: study.feedback, turnLimit: study.turnLimit };
   }
 
-  /**
-   * Stores a freshly opened episode, at its first action or submit. A play episode checks the seal
-   * again here: a baseline episode may have started on the task since the page was opened.
-   */
-  private async ensureStored(ep: LiveEpisode): Promise<void> {
-    const record = ep.unstored;
-    if (!record) return;
-    if (ep.mode !== "baseline") await this.assertUnsealed(ep.task, "a play episode on this task");
-    await this.deps.store.createEpisode(record);
-    ep.unstored = null;
-  }
-
   private async assertUnsealed(task: Task, what: string, exceptId?: string): Promise<void> {
     const message = await this.deps.sealedBy?.(task, what, exceptId);
     if (message) throw new ConflictError(message);
@@ -480,68 +415,19 @@ export class LiveEpisodeManager {
       ep.listener({ type: "error", code: "conflict", message: "this episode was opened in another window", fatal: true });
     }
     ep.listener = listener;
-    this.touch(ep);
+    this.pool.touch(ep);
   }
 
   private assertRunning(ep: LiveEpisode): void {
     if (ep.status !== "running") throw new ConflictError(`the episode is ${ep.status}: open a new one`);
   }
 
-  private touch(ep: LiveEpisode): void {
-    ep.lastActive = Date.now();
-    if (ep.idleTimer) clearTimeout(ep.idleTimer);
-    ep.idleTimer = setTimeout(() => void this.idleClose(ep), this.deps.idleMs);
-    ep.idleTimer.unref();
-  }
-
-  private async idleClose(ep: LiveEpisode): Promise<void> {
-    if (ep.busy) return this.touch(ep);
-    if (this.live.get(ep.id) !== ep) return;
-    this.live.delete(ep.id);
-    ep.send({ type: "error", code: "timeout", message: "the sandbox was closed after being idle; reconnect to restore it", fatal: true, episodeStatus: "interrupted" });
-    ep.listener = null;
-    await ep.env.close().catch(() => {});
-  }
-
-  /** Creates a sandbox under the cap; evicts the longest-idle detached episode when full. */
-  private async acquire(env: EnvName): Promise<Environment> {
-    if (this.closed) throw new StudioError("sandbox_unavailable", "the server is shutting down");
-    if (this.size >= this.deps.maxSandboxes) {
-      const idle = [...this.live.values()].filter((e) => !e.listener && !e.busy).sort((a, b) => a.lastActive - b.lastActive)[0];
-      if (idle) {
-        this.live.delete(idle.id);
-        if (idle.idleTimer) clearTimeout(idle.idleTimer);
-        await idle.env.close().catch(() => {});
-      } else {
-        throw new LimitReachedError(
-          `all ${this.deps.maxSandboxes} sandboxes are in use by open episodes; close one or try again when a player finishes (the cap is IC_MAX_SANDBOXES)`,
-          { max: this.deps.maxSandboxes },
-        );
-      }
-    }
-    this.pending++;
-    try {
-      return await this.deps.createEnvironment(env);
-    } catch (err) {
-      this.pending--;
-      throw err;
-    }
-  }
-
-  private async release(ep: LiveEpisode): Promise<void> {
-    if (ep.idleTimer) clearTimeout(ep.idleTimer);
-    ep.idleTimer = null;
-    if (this.live.get(ep.id) === ep) this.live.delete(ep.id);
-    await ep.env.close().catch(() => {});
-  }
-
   /** The sandbox broke: record the episode as failed and tell the player. */
   private async fail(ep: LiveEpisode, err: unknown): Promise<void> {
     const e = asStudioError(err);
-    ep.status = "error";
-    if (!ep.unstored) await this.deps.store.finishEpisode(ep.id, { status: "error", reason: e.message }).catch(() => {});
+    await ep.session.fail(e.message).catch(() => {});
     ep.send({ type: "error", code: e.code, message: `the sandbox failed: ${e.message}`, fatal: true, episodeStatus: "error" });
-    await this.release(ep);
+    await this.pool.release(ep);
   }
 
   private submittedFromStore(stored: StoredEpisode, task: Task): SubmittedPayload | undefined {
@@ -558,10 +444,6 @@ export class LiveEpisodeManager {
 
 function limitMessage(ep: LiveEpisode): string {
   return `turn limit reached (${ep.turns.length} / ${ep.turnLimit}): submit to score the episode`;
-}
-
-function turnView(t: StoredTurn): TurnView {
-  return { index: t.index, action: t.action, source: t.source, observation: t.observation, ok: t.ok, reward: t.reward };
 }
 
 function storedView(s: StoredEpisode): EpisodeView {

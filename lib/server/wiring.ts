@@ -3,7 +3,7 @@ import type { Config } from "@/lib/config";
 import { createEnvironment } from "@/lib/env";
 import { initStore } from "@/lib/db/startup";
 import { findSeal, sealMessage } from "./baseline-seal";
-import { dbEpisodeStore } from "./db-store";
+import { dbRecorder, readStoredEpisode } from "@/lib/episodes/db-recorder";
 import { LiveEpisodeManager } from "./live-episodes";
 import { getStudy } from "./studies";
 import { publicTask, resolveTask } from "./tasks";
@@ -17,7 +17,8 @@ export async function prepareStore(): Promise<number> {
 /** The live episode manager on the real store, task sets and environments. */
 export function createLiveEpisodeManager(config: Pick<Config, "idleMs" | "maxSandboxes" | "backend"> & Partial<Pick<Config, "sqlUrl">>): LiveEpisodeManager {
   return new LiveEpisodeManager({
-    store: dbEpisodeStore,
+    recorder: dbRecorder(),
+    readEpisode: readStoredEpisode,
     resolveTask: async (env, ref) => resolveTask(env, ref),
     publicTask,
     goldText: goldShown,

@@ -1,10 +1,10 @@
 import "server-only";
-import { appendTurn, createEpisode } from "@/lib/db/episodes";
+import { dbRecorder } from "@/lib/episodes/db-recorder";
+import { MODEL_FIELDS_EMPTY } from "@/lib/episodes/turn";
 import { getReplayDataById } from "@/lib/db/viewer-queries";
 import { BadInputError, NotFoundError } from "@/lib/errors";
-import { isSubmit } from "@/lib/episodes/submit";
+import { isSubmit } from "@/lib/env/submit";
 import { playUrl } from "@/lib/ws/task-ref";
-import { newEpisodeFromTask } from "@/lib/episodes/gold";
 import { taskForEpisode } from "./episode-task";
 
 /**
@@ -20,36 +20,36 @@ export async function createBranchEpisode({ episodeId, turn, annotator }: { epis
   if (!Number.isInteger(turn) || turn < 0 || turn > parent.turns.length) throw new BadInputError(`must be 0..${parent.turns.length}`, "turn");
   if (kept.some((t) => isSubmit(t.action))) throw new BadInputError("the first turns already hold a submit: branch from an earlier turn", "turn");
   const task = taskForEpisode(parent.episode);
-  const ep = await createEpisode({
-    ...newEpisodeFromTask(task),
-    playerKind: "human",
-    annotator,
+  const recorder = dbRecorder();
+  const id = await recorder.startEpisode({
+    task,
+    env: task.env,
+    player: { kind: "human", annotator },
     turnLimit: Math.max(parent.episode.turnLimit, turn + 1),
     mode: "play",
     feedback: "reward",
-    parentEpisodeId: episodeId,
-    branchTurn: turn,
+    parent: { episodeId, turn },
   });
+  // The kept turns are copies of the parent's (source "replay"), written like any other turn.
   for (const t of kept) {
-    await appendTurn({
-      episodeId: ep.id,
-      turn: {
-        index: t.index,
-        actor: t.actor === "model" ? "model" : "human",
-        action: t.action,
-        observation: t.observation,
-        ok: t.ok,
-        reward: t.reward,
-        thought: t.thought,
-        tokensIn: t.tokensIn,
-        tokensOut: t.tokensOut,
-        durationMs: t.durationMs,
-        latencyMs: t.latencyMs,
-        source: "replay",
-        timedOut: t.timedOut,
-        aborted: t.aborted,
-      },
+    await recorder.appendTurn(id, {
+      ...MODEL_FIELDS_EMPTY,
+      index: t.index,
+      actor: t.actor === "model" ? "model" : "human",
+      source: "replay",
+      action: t.action,
+      observation: t.observation,
+      ok: t.ok ?? true,
+      reward: t.reward,
+      thought: t.thought,
+      tokensIn: t.tokensIn,
+      tokensOut: t.tokensOut,
+      latencyMs: t.latencyMs,
+      actionMs: t.durationMs ?? 0,
+      timedOut: t.timedOut,
+      aborted: t.aborted,
+      startedAt: new Date(),
     });
   }
-  return { id: ep.id, href: `${playUrl(task.env, task.dataset, task.id)}?episode=${encodeURIComponent(ep.id)}` };
+  return { id: id, href: `${playUrl(task.env, task.dataset, task.id)}?episode=${encodeURIComponent(id)}` };
 }

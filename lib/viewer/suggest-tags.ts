@@ -1,5 +1,5 @@
 import { stripAnsi } from "./ansi";
-import { isSubmit } from "@/lib/episodes/submit";
+import { isSubmit } from "@/lib/env/submit";
 
 /** The starting taxonomy of failure tags; users extend it by using new tag names. */
 export const BASE_TAXONOMY: readonly { tag: string; description: string }[] = [

@@ -9,6 +9,7 @@
 import { z } from "zod";
 import { envNameSchema } from "@/lib/datasets/types";
 import { DEFAULT_TURN_LIMIT } from "@/lib/episodes/rules";
+import { turnViewSchema, type TurnView } from "@/lib/episodes/turn";
 
 /** Largest action accepted (bytes of UTF-8). */
 export const MAX_ACTION_BYTES = 64 * 1024;
@@ -101,15 +102,8 @@ export const publicTaskSchema = z.object({
 });
 export type PublicTask = z.infer<typeof publicTaskSchema>;
 
-export const turnViewSchema = z.object({
-  index: z.number().int().nonnegative(),
-  action: z.string(),
-  source: z.string().optional(),
-  observation: z.string(),
-  ok: z.boolean(),
-  reward: z.number().nullable().optional(),
-});
-export type TurnView = z.infer<typeof turnViewSchema>;
+/** A turn as the player's view shows it: derived from the one Turn schema (lib/episodes/turn.ts). */
+export { turnViewSchema, type TurnView };
 
 export const episodeViewSchema = z.object({
   id: z.string(),

@@ -6,7 +6,7 @@ import { loadDataset } from "@/lib/datasets/registry";
 import type { Task } from "@/lib/datasets/types";
 import { closeStore } from "@/lib/db/client";
 import { getEpisodeById } from "@/lib/db/episodes";
-import { dbRecorder } from "../db-store";
+import { dbRecorder } from "@/lib/episodes/db-recorder";
 import { resolveModel, type ResolvedModel } from "../models";
 import { runEpisode } from "../run-episode";
 import { startScriptedServer, type ChatMessageIn, type ScriptedServer } from "../scripted-server";

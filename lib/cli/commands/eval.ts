@@ -94,7 +94,8 @@ export default defineCommand({
     const { prepareRun } = await import("@/lib/runs/prepare-run");
     const { config: settings } = await import("@/lib/config");
     const { runEval } = await import("@/lib/agent/run-eval");
-    const { dbRecorder, dbRunStore } = await import("@/lib/agent/db-store");
+    const { dbRecorder } = await import("@/lib/episodes/db-recorder");
+    const { dbRunStore } = await import("@/lib/agent/run-store");
 
     if (f["api-key"] && !f["base-url"]) throw new BadInputError("--api-key needs --base-url", "--api-key");
     if ([f.tasks, f.sample].filter((x) => x !== undefined).length > 1) throw new BadInputError("give --sample or --tasks, not both", "--tasks");

@@ -1,87 +1,8 @@
 import "server-only";
 import { ConflictError } from "@/lib/errors";
-import { appendTurn, createEpisode, finishEpisode } from "@/lib/db/episodes";
-import { appendTranscriptMessages } from "@/lib/db/transcripts";
 import { createRun, getRunByName, updateRunStatus } from "@/lib/db/runs";
-import { listRunEpisodeOutcomes, markEpisodeInterruptedById, markRunEpisodesInterrupted, setRunCounts } from "@/lib/db/run-episodes";
-import type { EpisodeRecorder } from "./recorder";
+import { listRunEpisodeOutcomes, markRunEpisodesInterrupted, setRunCounts } from "@/lib/db/run-episodes";
 import type { EvalConfig, EvalSummary, RunStore } from "./run-eval";
-import { newEpisodeFromTask } from "@/lib/episodes/gold";
-
-/** The agent loop's recorder on the Studio's store (lib/db). */
-export function dbRecorder(): EpisodeRecorder {
-  return {
-    async startEpisode(s) {
-      const t = s.task;
-      const ep = await createEpisode({
-        ...newEpisodeFromTask(t),
-        playerKind: "model",
-        model: s.model,
-        policy: s.policy,
-        turnLimit: s.turnLimit,
-        mode: s.mode,
-        feedback: s.feedback,
-        backend: s.backend ?? null,
-        runId: s.runId ?? null,
-      });
-      return ep.id;
-    },
-    async appendTurn(episodeId, turn) {
-      await appendTurn({
-        episodeId,
-        turn: {
-          index: turn.index,
-          actor: turn.actor,
-          action: turn.action,
-          observation: turn.observation,
-          ok: turn.ok,
-          reward: turn.reward,
-          rawReply: turn.rawReply,
-          thought: turn.thought,
-          tokensIn: turn.tokensIn,
-          tokensOut: turn.tokensOut,
-          // The store has one duration: the action's time in the environment (as for a person's turns).
-          durationMs: turn.actionMs,
-          latencyMs: turn.latencyMs,
-          costUsd: turn.costUsd,
-          source: turn.source,
-          timedOut: turn.timedOut,
-          aborted: turn.aborted,
-          startedAt: turn.startedAt,
-          messages: turn.messages,
-        },
-      });
-    },
-    async finishEpisode(episodeId, end) {
-      if (end.unclaimed) await appendTranscriptMessages({ episodeId, ...end.unclaimed });
-      switch (end.status) {
-        case "submitted":
-          await finishEpisode({
-            episodeId,
-            outcome: {
-              status: "submitted",
-              reward: end.reward ?? 0,
-              breakdown: end.breakdown,
-              success: end.success,
-              goldObservation: end.goldObservation ?? null,
-              agentObservation: end.agentObservation ?? null,
-              ...(end.turnsTaken !== undefined ? { turnsTaken: end.turnsTaken } : {}),
-            },
-          });
-          return;
-        case "abandoned":
-          await finishEpisode({ episodeId, outcome: { status: "abandoned", reason: end.errorReason ?? "the model skipped the task" } });
-          return;
-        case "error":
-          await finishEpisode({ episodeId, outcome: { status: "error", reason: end.errorReason ?? "unknown error" } });
-          return;
-        case "interrupted":
-          await markEpisodeInterruptedById({ id: episodeId, reason: end.errorReason });
-          return;
-      }
-    },
-  };
-}
 
 const FINISHED = new Set(["submitted", "abandoned", "error"]);
 const CONFIG_KEYS: (keyof EvalConfig)[] = ["env", "dataset", "model", "policy", "turns", "handicap", "refineTurns", "profile"];

@@ -1,11 +1,11 @@
-import type { HumanTurnSource } from "@/lib/episodes/rules";
+import type { HumanTurnSource } from "./rules";
 import { ConflictError } from "@/lib/errors";
-import type { AgentTurn } from "./recorder";
+import type { Turn } from "./turn";
 
 /** What the loop does next. */
 export type Gate =
   | { kind: "model" }
-  | { kind: "human"; action: string; source: HumanTurnSource; resolve: (turn: AgentTurn | null) => void; reject: (err: unknown) => void }
+  | { kind: "human"; action: string; source: HumanTurnSource; resolve: (turn: Turn | null) => void; reject: (err: unknown) => void }
   | { kind: "stop" };
 
 export type ControllerMode = "running" | "paused" | "human" | "stopped";
@@ -20,7 +20,7 @@ export type ControllerMode = "running" | "paused" | "human" | "stopped";
 export class EpisodeController {
   private mode: ControllerMode;
   private steps = 0;
-  private readonly humanQueue: { action: string; source: HumanTurnSource; resolve: (t: AgentTurn | null) => void; reject: (e: unknown) => void }[] = [];
+  private readonly humanQueue: { action: string; source: HumanTurnSource; resolve: (t: Turn | null) => void; reject: (e: unknown) => void }[] = [];
   private wake: (() => void) | null = null;
   private readonly abort = new AbortController();
   private readonly listeners = new Set<(mode: ControllerMode) => void>();
@@ -100,7 +100,7 @@ export class EpisodeController {
    * null when the action ended the episode ("submit", "skip") or the episode stopped first.
    * @throws ConflictError when the episode is not in human mode.
    */
-  humanAction(action: string, source: HumanTurnSource = "api"): Promise<AgentTurn | null> {
+  humanAction(action: string, source: HumanTurnSource = "api"): Promise<Turn | null> {
     if (this.mode !== "human") return Promise.reject(new ConflictError(`cannot run a person's action while the episode is ${this.mode}; take over first`));
     return new Promise((resolve, reject) => {
       this.humanQueue.push({ action, source, resolve, reject });

@@ -1,0 +1,136 @@
+import "server-only";
+import { appendTurn, createEpisode, finishEpisode, getEpisodeById, resumeEpisode } from "@/lib/db/episodes";
+import { markEpisodeInterruptedById } from "@/lib/db/run-episodes";
+import { appendTranscriptMessages } from "@/lib/db/transcripts";
+import type { EnvName } from "@/lib/datasets/types";
+import type { RewardBreakdown } from "@/lib/reward/types";
+import { newEpisodeFromTask } from "./gold";
+import type { EpisodeRecorder } from "./recorder";
+import type { StoredEpisode } from "./session";
+
+/**
+ * The recorder on the Studio's store (lib/db): the one place a turn of a played episode is
+ * written (playground, model runs, branch). The bulk importer writes imported logs itself.
+ */
+export function dbRecorder(): EpisodeRecorder {
+  return {
+    async startEpisode(s) {
+      const ep = await createEpisode({
+        ...newEpisodeFromTask(s.task),
+        id: s.id,
+        playerKind: s.player.kind,
+        annotator: s.player.kind === "human" ? s.player.annotator : null,
+        model: s.player.kind === "model" ? s.player.model : null,
+        policy: s.player.kind === "model" ? s.player.policy : null,
+        turnLimit: s.turnLimit,
+        mode: s.mode,
+        feedback: s.feedback,
+        backend: s.backend ?? null,
+        runId: s.runId ?? null,
+        studyId: s.studyId ?? null,
+        parentEpisodeId: s.parent?.episodeId ?? null,
+        branchTurn: s.parent?.turn ?? null,
+      });
+      return ep.id;
+    },
+    async appendTurn(episodeId, t) {
+      await appendTurn({
+        episodeId,
+        turn: {
+          index: t.index,
+          actor: t.actor,
+          action: t.action,
+          observation: t.observation,
+          ok: t.ok,
+          reward: t.reward,
+          rawReply: t.rawReply,
+          thought: t.thought,
+          tokensIn: t.tokensIn,
+          tokensOut: t.tokensOut,
+          // The store has one duration: the action's time in the environment.
+          durationMs: t.actionMs,
+          latencyMs: t.latencyMs,
+          costUsd: t.costUsd,
+          source: t.source,
+          timedOut: t.timedOut,
+          aborted: t.aborted,
+          startedAt: t.startedAt,
+          messages: t.messages,
+        },
+      });
+    },
+    async finishEpisode(episodeId, end) {
+      if (end.unclaimed) await appendTranscriptMessages({ episodeId, ...end.unclaimed });
+      switch (end.status) {
+        case "submitted":
+          await finishEpisode({
+            episodeId,
+            outcome: {
+              status: "submitted",
+              reward: end.reward ?? 0,
+              breakdown: end.breakdown,
+              success: end.success,
+              goldObservation: end.goldObservation ?? null,
+              agentObservation: end.agentObservation ?? null,
+              ...(end.turnsTaken !== undefined ? { turnsTaken: end.turnsTaken } : {}),
+            },
+          });
+          return;
+        case "abandoned":
+          await finishEpisode({ episodeId, outcome: { status: "abandoned", reason: end.errorReason } });
+          return;
+        case "error":
+          await finishEpisode({ episodeId, outcome: { status: "error", reason: end.errorReason ?? "unknown error" } });
+          return;
+        case "interrupted":
+          await markEpisodeInterruptedById({ id: episodeId, reason: end.errorReason });
+          return;
+      }
+    },
+    async reopenEpisode(episodeId) {
+      await resumeEpisode({ id: episodeId });
+    },
+  };
+}
+
+function parseBreakdown(raw: string | null): RewardBreakdown | null {
+  if (!raw) return null;
+  try {
+    return JSON.parse(raw) as RewardBreakdown;
+  } catch {
+    return null;
+  }
+}
+
+/** A stored episode as a session resumes it (its turns replayed into a fresh sandbox). */
+export async function readStoredEpisode(id: string): Promise<StoredEpisode | null> {
+  const ep = await getEpisodeById({ id });
+  if (!ep) return null;
+  return {
+    id: ep.id,
+    env: ep.environment as EnvName,
+    dataset: ep.dataset,
+    taskId: ep.taskId,
+    status: ep.status as StoredEpisode["status"],
+    mode: ep.mode === "baseline" ? "baseline" : "play",
+    feedback: ep.feedback === "reward" ? "reward" : "none",
+    turnLimit: ep.turnLimit,
+    annotator: ep.annotator,
+    studyId: ep.studyId,
+    reward: ep.reward,
+    breakdown: parseBreakdown(ep.breakdown),
+    goldObservation: ep.goldObservation,
+    agentObservation: ep.agentObservation,
+    firstActionAt: ep.firstActionAt ? ep.firstActionAt.getTime() : null,
+    endedAt: ep.endedAt ? ep.endedAt.getTime() : null,
+    turns: ep.turns.map((t) => ({
+      index: t.index,
+      actor: t.actor === "model" ? "model" : "human",
+      action: t.action,
+      source: t.source ?? "console",
+      observation: t.observation,
+      ok: t.ok ?? true,
+      reward: t.reward,
+    })),
+  };
+}
