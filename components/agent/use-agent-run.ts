@@ -1,21 +1,10 @@
 "use client";
 
 import { useCallback, useEffect, useRef, useState } from "react";
+import type { AgentTurnView } from "@/lib/episodes/turn";
 
-/** A turn as the agent view shows it. */
-export interface AgentTurnView {
-  index: number;
-  actor: "model" | "human";
-  action: string;
-  observation: string;
-  ok: boolean;
-  reward: number | null;
-  thought: string | null;
-  tokensIn: number | null;
-  tokensOut: number | null;
-  latencyMs: number | null;
-  costUsd: number | null;
-}
+/** A turn as the agent view shows it: picked from the one Turn schema. */
+export type { AgentTurnView };
 
 export type AgentMode = "running" | "paused" | "human" | "stopped";
 
