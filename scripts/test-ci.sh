@@ -11,10 +11,11 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   step "apt packages"
   need=()
   # tree..psmisc: tools the NL2Bash gold commands call (lib/datasets/fs-check.test.ts);
-  # xxd..python3: tools the demo CTF solutions use (lib/datasets/demo-ctf.test.ts).
+  # xxd..python3: tools the demo CTF solutions use (lib/datasets/demo-ctf.test.ts);
+  # openssl: the TLS certificates of the second Docker engine (lib/sandbox/docker-hosts.int.test.ts).
   for pkg in bubblewrap docker.io mariadb-server mmdebstrap chromium git iproute2 procps util-linux \
     tree cpio rename ncal bind9-dnsutils iputils-ping ncompress hashdeep jq psmisc \
-    xxd unzip sqlite3 binutils python3 postgresql; do
+    xxd unzip sqlite3 binutils python3 postgresql openssl; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
   done
   if [ "${#need[@]}" -gt 0 ]; then
