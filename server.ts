@@ -21,8 +21,8 @@ async function main(): Promise<void> {
   const dev = process.argv.includes("--dev");
   const config = readConfig();
   assertSafeBind(config.host, config.token);
-  // Docker hosts that do not answer are refused now, not at the first episode.
-  await checkDockerHosts(config.dockerHosts);
+  // Docker hosts that do not answer are refused now, not at the first episode (unless sandboxes are local).
+  if (config.backend !== "local") await checkDockerHosts(config.dockerHosts);
 
   const interrupted = await prepareStore();
   if (interrupted > 0) console.log(`> marked ${interrupted} episode(s) interrupted (they resume by replay)`);
