@@ -147,6 +147,6 @@ export async function checkDockerHosts(hosts: DockerHostSetting[] | null = confi
 export function findDockerHost(hosts: DockerHostSetting[], ref: string): DockerHostSetting {
   const byIndex = /^\d+$/.test(ref) ? hosts[Number(ref) - 1] : undefined;
   const found = byIndex ?? hosts.find((h) => h.name === ref || h.name === ref.replace(/[?#].*$/, ""));
-  if (!found) throw new BadInputError(`no such host ${JSON.stringify(ref)} (hosts: ${hosts.map((h) => h.name).join(", ")})`, "icstudio hosts");
+  if (!found) throw new BadInputError(`no such host ${JSON.stringify(ref)} (hosts: ${hosts.map((h) => h.name).join(", ")})`, "--load HOST");
   return found;
 }

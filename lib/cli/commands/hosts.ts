@@ -22,8 +22,8 @@ export default defineCommand({
     const { configuredDockerHosts, defaultDockerHost, findDockerHost, SANDBOX_IMAGES } = await import("@/lib/sandbox/docker-hosts");
     const { loadImagesOntoHost, probeHosts } = await import("@/lib/sandbox/host-images");
     const settings = configuredDockerHosts();
-    if (positionals.length && !values.load) throw new BadInputError(`a host name is only taken with --load (got ${JSON.stringify(positionals[0])})`, "icstudio hosts");
-    if (positionals.length > 1) throw new BadInputError(`one host at a time (got ${positionals.length})`, "icstudio hosts --load");
+    if (positionals.length && !values.load) throw new BadInputError(`a host name is only taken with --load (got ${JSON.stringify(positionals[0])})`, "arguments");
+    if (positionals.length > 1) throw new BadInputError(`one host at a time (got ${positionals.length})`, "--load");
     const images = typeof values.image === "string" ? parseImages(values.image, SANDBOX_IMAGES) : SANDBOX_IMAGES;
     const hosts = await probeHosts(settings);
 
@@ -78,6 +78,6 @@ export default defineCommand({
 function parseImages(raw: string, known: readonly SandboxImage[]): SandboxImage[] {
   const list = raw.split(",").map((s) => s.trim()).filter(Boolean);
   const bad = list.filter((i) => !known.includes(i as SandboxImage));
-  if (!list.length || bad.length) throw new BadInputError(`must list images among ${known.join(", ")} (got ${JSON.stringify(raw)})`, "icstudio hosts --image");
+  if (!list.length || bad.length) throw new BadInputError(`must list images among ${known.join(", ")} (got ${JSON.stringify(raw)})`, "--image");
   return list as SandboxImage[];
 }
