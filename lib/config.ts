@@ -207,12 +207,28 @@ const envSchema = z
     IC_MODELS_CONFIG: dir(),
     IC_MODEL_ATTEMPTS: positiveInt(),
     IC_MODEL_TIMEOUT_MS: positiveInt(),
+    // The evaluation queue (lib/queue, `icstudio worker`)
+    IC_QUEUE: text(),
+    IC_QUEUE_NAME: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        if (unset(v)) return undefined;
+        if (/^[A-Za-z0-9_.-]{1,100}$/.test(v)) return v;
+        ctx.addIssue({ code: "custom", message: `must be letters, digits, '_', '.' or '-' (at most 100), got ${JSON.stringify(v)}` });
+        return z.NEVER;
+      }),
+    IC_QUEUE_LOCK_MS: int(500, "a number of milliseconds (500 or more)"),
+    IC_QUEUE_ATTEMPTS: positiveInt(),
+    IC_QUEUE_BACKOFF_MS: positiveInt(),
     // Diagnostics and test switches
     IC_DEBUG: flag(),
     IC_REQUIRE_DOCKER: flag(),
     IC_REQUIRE_MYSQL: flag(),
     IC_TEST_PG_URL: text(),
     IC_REQUIRE_PG: flag(),
+    IC_REQUIRE_REDIS: flag(),
+    IC_TEST_REDIS_URL: text(),
     IC_UPDATE_DOCS: flag(),
     IC_CHROMIUM: text(),
   })
@@ -277,6 +293,18 @@ const envSchema = z
       /** Tries and time per model call (IC_MODEL_ATTEMPTS, IC_MODEL_TIMEOUT_MS). */
       modelAttempts: e.IC_MODEL_ATTEMPTS ?? 4,
       modelTimeoutMs: e.IC_MODEL_TIMEOUT_MS ?? 60_000,
+      /** The Redis server of the evaluation queue, when `--queue` is not given (IC_QUEUE). */
+      queueUrl: e.IC_QUEUE,
+      /** The BullMQ queue's name: runs and workers that share a Redis must share it (IC_QUEUE_NAME). */
+      queueName: e.IC_QUEUE_NAME ?? "icstudio-eval",
+      /**
+       * A worker's lease on a job (IC_QUEUE_LOCK_MS): renewed every half of it while the episode
+       * runs; a worker silent for longer loses the job, which then runs elsewhere.
+       */
+      queueLockMs: e.IC_QUEUE_LOCK_MS ?? 30_000,
+      /** Tries of a job whose episode failed on a provider error that may pass (IC_QUEUE_ATTEMPTS), and the first back-off (IC_QUEUE_BACKOFF_MS, doubling). */
+      queueAttempts: e.IC_QUEUE_ATTEMPTS ?? 3,
+      queueBackoffMs: e.IC_QUEUE_BACKOFF_MS ?? 10_000,
       /** Print stack traces of internal errors (IC_DEBUG). */
       debug: e.IC_DEBUG,
       /** Tests fail instead of skipping when docker / MySQL cannot run (IC_REQUIRE_DOCKER, IC_REQUIRE_MYSQL). */
@@ -285,6 +313,9 @@ const envSchema = z
       /** A PostgreSQL database the store tests may use (IC_TEST_PG_URL); with IC_REQUIRE_PG they fail without one. */
       testPgUrl: e.IC_TEST_PG_URL,
       requirePg: e.IC_REQUIRE_PG,
+      /** Tests fail instead of skipping without a Redis server (IC_REQUIRE_REDIS); the one they use (IC_TEST_REDIS_URL, from scripts/start-redis.sh). */
+      requireRedis: e.IC_REQUIRE_REDIS,
+      testRedisUrl: e.IC_TEST_REDIS_URL,
       /** Tests that check a generated doc rewrite it instead (IC_UPDATE_DOCS). */
       updateDocs: e.IC_UPDATE_DOCS,
       /** The browser the e2e tests and bench viewer drive (IC_CHROMIUM). */

@@ -12,10 +12,11 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   need=()
   # tree..psmisc: tools the NL2Bash gold commands call (lib/datasets/fs-check.test.ts);
   # xxd..python3: tools the demo CTF solutions use (lib/datasets/demo-ctf.test.ts);
-  # openssl: the TLS certificates of the second Docker engine (lib/sandbox/docker-hosts.int.test.ts).
+  # openssl: the TLS certificates of the second Docker engine (lib/sandbox/docker-hosts.int.test.ts);
+  # redis-server: the evaluation queue (lib/queue/queue.int.test.ts).
   for pkg in bubblewrap docker.io mariadb-server mmdebstrap chromium git iproute2 procps util-linux \
     tree cpio rename ncal bind9-dnsutils iputils-ping ncompress hashdeep jq psmisc \
-    xxd unzip sqlite3 binutils python3 postgresql openssl; do
+    xxd unzip sqlite3 binutils python3 postgresql openssl redis-server; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
   done
   if [ "${#need[@]}" -gt 0 ]; then
@@ -41,6 +42,10 @@ export IC_SQL_URL IC_REQUIRE_MYSQL=1
 step "PostgreSQL (the store suite runs on SQLite and on PostgreSQL)"
 eval "$(bash scripts/start-postgres.sh)"
 export IC_REQUIRE_PG=1
+
+step "Redis (the evaluation queue: lib/queue, icstudio worker)"
+eval "$(bash scripts/start-redis.sh)"
+export IC_REQUIRE_REDIS=1
 
 step "InterCode task sets (from ../shared/intercode)"
 npm run --silent icstudio -- datasets fetch intercode --from ../shared/intercode

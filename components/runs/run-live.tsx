@@ -89,7 +89,12 @@ export function RunLive({ initial, others }: { initial: RunView; others: { id: s
         )}
         <span className="ml-auto flex gap-2">
           {v.here && <Button data-testid="run-stop" variant="danger" disabled={busy} onClick={() => void act("stop")}>Stop</Button>}
-          {v.live && !v.here && <span className="text-xs text-zinc-400">running in {v.owner}; stop it there (Ctrl+C)</span>}
+          {v.live && !v.here && (
+            // A queued run's owner is "queue <url>#<name>" (lib/db/runs.ts QUEUE_OWNER_PREFIX): its workers play it.
+            <span data-testid="run-owner" className="text-xs text-zinc-400">
+              {v.owner?.startsWith("queue ") ? `on the ${v.owner}, played by icstudio worker processes` : `running in ${v.owner}; stop it there (Ctrl+C)`}
+            </span>
+          )}
           {resumable && <Button data-testid="run-resume" variant="primary" disabled={busy} onClick={() => void act("resume")}>Resume ({left} left)</Button>}
         </span>
       </div>

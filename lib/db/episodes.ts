@@ -9,6 +9,7 @@ import { buildEpisodeConditions, EPISODE_SORTS, readEpisodePage, statsIndexCover
 import type { Annotation, Episode, Turn } from "./generated/client";
 import { withWriteLock } from "./lock";
 import { cachedStatement, pgTransaction, withSql, type Sql } from "./sql";
+import { QUEUE_OWNER_PREFIX } from "./runs";
 import { withRaw } from "./sqlite";
 import { insertTranscriptMessages, insertTranscriptMessagesRaw, type TranscriptMessageInput } from "./transcripts";
 import { TURN_INSERT_COLUMNS } from "./turn-columns";
@@ -291,11 +292,16 @@ export async function listEpisodesByParent({ parentEpisodeId }: { parentEpisodeI
 
 /**
  * At start-up: every episode still marked running was cut off by a crash or a stop. Marks them
- * interrupted (they keep every stored turn and can be resumed). Returns how many.
+ * interrupted (they keep every stored turn and can be resumed). Returns how many. Episodes of a
+ * run handed to a queue are left alone: queue workers play them, not this process (a worker that
+ * died has its episode marked by the worker that takes the job next).
  */
 export async function markInterruptedEpisodes(): Promise<number> {
   return withWriteLock(() =>
-    withPrisma(async (prisma) => (await prisma.episode.updateMany({ where: { status: "running" }, data: { status: "interrupted" } })).count),
+    withPrisma(async (prisma) => {
+      const notQueued = { OR: [{ runId: null }, { run: { owner: null } }, { run: { NOT: { owner: { startsWith: QUEUE_OWNER_PREFIX } } } }] };
+      return (await prisma.episode.updateMany({ where: { status: "running", ...notQueued }, data: { status: "interrupted" } })).count;
+    }),
   );
 }
 

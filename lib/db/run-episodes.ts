@@ -26,6 +26,19 @@ export async function markRunEpisodesInterrupted({ runId }: { runId: string }): 
   );
 }
 
+/**
+ * Marks the episodes of one task of a run still marked running interrupted, with a reason: what a
+ * queue worker does before it runs a task whose previous worker lost the job. Returns how many.
+ */
+export async function markRunTaskEpisodesInterrupted({ runId, taskId, reason }: { runId: string; taskId: string; reason: string }): Promise<number> {
+  return withWriteLock(() =>
+    withPrisma(async (prisma) => {
+      const r = await prisma.episode.updateMany({ where: { runId, taskId, status: "running" }, data: { status: "interrupted", errorReason: reason, endedAt: new Date() } });
+      return r.count;
+    }),
+  );
+}
+
 /** A run's episodes with what its summary needs, oldest first. */
 export async function listRunEpisodeOutcomes({ runId }: { runId: string }): Promise<
   { id: string; taskId: string; status: string; success: boolean; reward: number | null; turnCount: number; invalidCount: number; checkedCount: number }[]

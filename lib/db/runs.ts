@@ -35,12 +35,17 @@ export async function listRuns({ limit = 100 }: { limit?: number } = {}): Promis
 /** This process, as a run's `owner` names it. */
 export const THIS_PROCESS = `${os.hostname()}:${process.pid}`;
 
+/** The owner of a run handed to a queue's workers: `queue <redacted url>#<queue name>`. */
+export const QUEUE_OWNER_PREFIX = "queue ";
+
 /**
  * Whether the process named by a run's `owner` is alive (a run left "running" by a crash has an
- * owner that is gone). Another machine's process counts as alive: it cannot be checked from here.
+ * owner that is gone). Another machine's process counts as alive: it cannot be checked from here;
+ * so does a queue (its workers come and go; the jobs wait in Redis).
  */
 export function isOwnerAlive(owner: string | null): boolean {
   if (!owner) return false;
+  if (owner.startsWith(QUEUE_OWNER_PREFIX)) return true;
   const i = owner.lastIndexOf(":");
   const host = owner.slice(0, i);
   const pid = Number(owner.slice(i + 1));
@@ -73,6 +78,18 @@ export async function updateRunStatus({ id, status }: { id: string; status: "pen
       if ((err as { code?: string }).code === "P2025") throw new NotFoundError(`run ${id}`);
       throw err;
     }
+  });
+}
+
+/**
+ * Hands a run to a queue: running, owned by the queue (`owner` from QUEUE_OWNER_PREFIX) instead
+ * of this process, started now unless it had started before.
+ */
+export async function markRunQueued({ id, owner }: { id: string; owner: string }): Promise<Run> {
+  return withPrisma(async (prisma) => {
+    const run = await prisma.run.findUnique({ where: { id } });
+    if (!run) throw new NotFoundError(`run ${id}`);
+    return prisma.run.update({ where: { id }, data: { status: "running", owner, endedAt: null, startedAt: run.startedAt ?? new Date() } });
   });
 }
 

@@ -27,6 +27,9 @@ const flagsSchema = z.object({
   stream: z.boolean().default(false),
   json: z.boolean().default(false),
   profile: profileNameSchema.default("studio"),
+  queue: z.string().min(1).optional(),
+  watch: z.boolean().default(false),
+  rate: z.coerce.number().int().min(1).optional(),
 });
 
 function pct(x: number): string {
@@ -39,7 +42,8 @@ export default defineCommand({
   usage:
     "eval --env sql --dataset spider-dev --model <id> [--policy try-again] [--turns 10] [--offset K] [--limit N]\n" +
     "       [--sample N --seed S] [--tasks a,b,c]\n" +
-    "       [--concurrency 4] [--run NAME] [--base-url URL --api-key KEY] [--handicap] [--refine N] [--profile intercode|studio] [--json]",
+    "       [--concurrency 4] [--run NAME] [--base-url URL --api-key KEY] [--handicap] [--refine N] [--profile intercode|studio] [--json]\n" +
+    "       [--queue redis://host:6379 [--watch] [--rate N]]",
   help: [
     "--env ENV          bash | sql | python | ctf",
     "--dataset NAME     a dataset name or task file (default demo-<env>)",
@@ -60,6 +64,11 @@ export default defineCommand({
     "                   how it scored (docs/profiles.md); the run's default name gains .intercode",
     "--stream           stream replies from the model",
     "--json             print only {run, episodes, solved, successRate, meanTurns, errorRate} on stdout",
+    "--queue URL        enqueue one job per task on this Redis (BullMQ) instead of running them: `icstudio worker`",
+    "                   processes play them, on any machine reaching the queue and the store (IC_DB); docs/scale-out.md",
+    "--watch            with --queue: follow the run until it ends (done/total, solved, errors, rate, ETA), then print",
+    "                   the summary; a run already on the queue is only followed",
+    "--rate N           with --queue: at most N model calls a minute for this model, shared by every worker",
     "Ctrl+C stops cleanly: finished episodes are kept, running ones are marked interrupted.",
   ].join("\n"),
   options: {
@@ -83,6 +92,9 @@ export default defineCommand({
     stream: { type: "boolean" },
     json: { type: "boolean" },
     profile: { type: "string" },
+    queue: { type: "string" },
+    watch: { type: "boolean" },
+    rate: { type: "string" },
   },
   async run({ values }) {
     const parsed = flagsSchema.safeParse(values);
@@ -98,6 +110,14 @@ export default defineCommand({
     const { dbRunStore } = await import("@/lib/agent/run-store");
 
     if (f["api-key"] && !f["base-url"]) throw new BadInputError("--api-key needs --base-url", "--api-key");
+    if (!f.queue && (f.watch || f.rate)) throw new BadInputError("needs --queue", f.watch ? "--watch" : "--rate");
+    if (f.queue && f["api-key"]) {
+      throw new BadInputError("a key is not sent through the queue: give the workers the model in models.config.json (apiKeyEnv) or the models page", "--api-key");
+    }
+    if (f.queue) {
+      const { assertQueueReachable } = await import("@/lib/queue/connection");
+      await assertQueueReachable(f.queue, "--queue");
+    }
     if ([f.tasks, f.sample].filter((x) => x !== undefined).length > 1) throw new BadInputError("give --sample or --tasks, not both", "--tasks");
     const selection = f.tasks
       ? { kind: "list" as const, tasks: f.tasks.split(",").map((s) => s.trim()).filter(Boolean) }
@@ -127,6 +147,10 @@ export default defineCommand({
       },
     );
 
+    if (f.queue) {
+      return queueRun(f, { runName, config, tasks, model });
+    }
+
     const abort = new AbortController();
     let sigints = 0;
     const onSigint = () => {
@@ -153,23 +177,7 @@ export default defineCommand({
         stream: f.stream,
         onProgress: (p) => bar.update(p.done, `solved ${p.solved} · errors ${p.errors}${p.skipped ? ` · resumed ${p.skipped}` : ""}`),
       });
-      const s = result.summary;
-      if (f.json) {
-        printJson({ run: s.run, episodes: s.episodes, solved: s.solved, successRate: s.successRate, meanTurns: s.meanTurns, errorRate: s.errorRate });
-      } else {
-        const rows: [string, string][] = [
-          ["run", s.run],
-          ["model", `${config.model} · ${config.policy} · ${config.turns} turns${config.handicap ? " · handicap" : ""}`],
-          ["episodes", String(s.episodes)],
-          ["solved", `${s.solved} (${pct(s.successRate)})`],
-          ["mean turns", s.meanTurns.toFixed(2)],
-          ["error rate", pct(s.errorRate)],
-          ["provider errors", String(s.providerErrors)],
-          ["this time", `${result.ran} run, ${result.skipped} already done${result.interrupted ? ", interrupted" : ""}`],
-        ];
-        const w = Math.max(...rows.map(([k]) => k.length));
-        process.stdout.write(rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join("\n") + "\n");
-      }
+      printSummary(result.summary, config, f.json, `${result.ran} run, ${result.skipped} already done${result.interrupted ? ", interrupted" : ""}`);
       return result.interrupted ? 130 : 0;
     } finally {
       process.off("SIGINT", onSigint);
@@ -180,3 +188,102 @@ export default defineCommand({
     }
   },
 });
+
+type Flags = z.infer<typeof flagsSchema>;
+type Summary = import("@/lib/agent/run-eval").EvalSummary & { providerErrors: number };
+type StoredConfig = import("@/lib/runs/launch-options").StoredRunConfig;
+
+/** The run's measures: JSON on stdout with --json, else a two-column table. */
+function printSummary(s: Summary, config: StoredConfig, json: boolean, thisTime: string): void {
+  if (json) {
+    printJson({ run: s.run, episodes: s.episodes, solved: s.solved, successRate: s.successRate, meanTurns: s.meanTurns, errorRate: s.errorRate });
+    return;
+  }
+  const rows: [string, string][] = [
+    ["run", s.run],
+    ["model", `${config.model} · ${config.policy} · ${config.turns} turns${config.handicap ? " · handicap" : ""}`],
+    ["episodes", String(s.episodes)],
+    ["solved", `${s.solved} (${pct(s.successRate)})`],
+    ["mean turns", s.meanTurns.toFixed(2)],
+    ["error rate", pct(s.errorRate)],
+    ["provider errors", String(s.providerErrors)],
+    ["this time", thisTime],
+  ];
+  const w = Math.max(...rows.map(([k]) => k.length));
+  process.stdout.write(rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join("\n") + "\n");
+}
+
+function duration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  return s >= 3600 ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m` : s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s` : `${s}s`;
+}
+
+/**
+ * `eval --queue`: enqueue the run's tasks (or, with --watch, follow a run already on the queue),
+ * then with --watch print progress until the run ends. Exit 0 once enqueued (without --watch) or
+ * done; 1 when the run failed; 130 when the watch was stopped (the run goes on).
+ */
+async function queueRun(f: Flags, p: import("@/lib/runs/prepare-run").PreparedRun): Promise<number> {
+  const { enqueueRun, watchRun, isQueuedRun } = await import("@/lib/queue/eval-queue");
+  const { redactQueueUrl } = await import("@/lib/queue/connection");
+  const { getRunByName } = await import("@/lib/db/runs");
+  const { dbRunStore } = await import("@/lib/agent/db-store");
+  const { closeStore } = await import("@/lib/db/client");
+  try {
+    const existing = await getRunByName({ name: p.runName });
+    let runId: string;
+    let thisTime: string;
+    if (existing && isQueuedRun(existing) && f.watch) {
+      runId = existing.id;
+      thisTime = "followed a run already on the queue";
+      log(`run ${p.runName} is already on the queue (${existing.done}/${existing.total} done): following it`);
+    } else {
+      const adhoc = f["base-url"] ? { baseURL: f["base-url"], model: f.model } : undefined;
+      const r = await enqueueRun(p, { url: f.queue!, adhoc, stream: f.stream, ratePerMinute: f.rate });
+      runId = r.runId;
+      thisTime = `${r.enqueued} enqueued, ${r.skipped} already done`;
+      log(`run ${p.runName} (${r.runId}): ${r.enqueued} tasks enqueued on ${redactQueueUrl(f.queue!)}${r.skipped ? `, ${r.skipped} already done` : ""}; start workers with: icstudio worker --queue ${redactQueueUrl(f.queue!)}`);
+      if (!f.watch) {
+        if (f.json) printJson({ run: p.runName, runId: r.runId, enqueued: r.enqueued, skipped: r.skipped });
+        return 0;
+      }
+    }
+    const abort = new AbortController();
+    const onSigint = () => abort.abort();
+    process.on("SIGINT", onSigint);
+    process.on("SIGTERM", onSigint);
+    const tty = Boolean(process.stderr.isTTY);
+    let last = "";
+    let lastAt = 0;
+    let run;
+    try {
+      run = await watchRun(
+        runId,
+        ({ run, perMinute, etaMs }) => {
+          const counts = `${run.done}/${run.total} done · solved ${run.solved} · errors ${run.errors}`;
+          const line = `watch ${run.name}: ${counts} · ${perMinute === null ? "–" : perMinute.toFixed(1)}/min · ETA ${etaMs === null ? "–" : duration(etaMs)}${run.status === "running" ? "" : ` · ${run.status}`}`;
+          const now = Date.now();
+          // Not a terminal: a line when the counts change, else one every 10 s.
+          if (tty) process.stderr.write(`\r\x1b[2K${line}${run.status === "running" ? "" : "\n"}`);
+          else if (counts !== last || now - lastAt > 10_000 || run.status !== "running") {
+            process.stderr.write(line + "\n");
+            lastAt = now;
+          }
+          last = counts;
+        },
+        { signal: abort.signal },
+      );
+    } finally {
+      process.off("SIGINT", onSigint);
+      process.off("SIGTERM", onSigint);
+    }
+    if (abort.signal.aborted) {
+      log(`stopped watching; run ${run.name} goes on in the workers`);
+      return 130;
+    }
+    printSummary(await dbRunStore().summarizeRun(run.id, run.name), p.config, f.json, thisTime);
+    return run.status === "done" ? 0 : 1;
+  } finally {
+    await closeStore();
+  }
+}

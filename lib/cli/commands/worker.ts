@@ -1,0 +1,82 @@
+import { z } from "zod";
+import { defineCommand, log } from "../command";
+import { BadInputError } from "@/lib/errors";
+
+const flagsSchema = z.object({
+  queue: z.string().min(1).optional(),
+  concurrency: z.coerce.number().int().min(1).default(4),
+  backend: z.enum(["docker", "local", "auto"]).optional(),
+  quiet: z.boolean().default(false),
+});
+
+export default defineCommand({
+  name: "worker",
+  summary: "Take episode jobs from the evaluation queue (`icstudio eval --queue`) and play them into the store (IC_DB).",
+  usage: "worker [--queue redis://host:6379] [--concurrency 4] [--backend docker|local|auto] [--quiet]",
+  help: [
+    "--queue URL        the Redis server of the queue (default IC_QUEUE); the queue's name is IC_QUEUE_NAME",
+    "--concurrency N    episodes at once (default 4; at most IC_MAX_SANDBOXES, default 16)",
+    "--backend B        sandbox backend: docker | local | auto (default IC_SANDBOX)",
+    "--quiet            no line per episode",
+    "The worker must reach the same store (IC_DB) as the process that enqueued the run, and the same",
+    "datasets. Ctrl+C (or SIGTERM) stops it: running episodes end interrupted and their jobs go back to",
+    "the queue for another worker. A worker that dies without that loses its jobs after IC_QUEUE_LOCK_MS.",
+  ].join("\n"),
+  options: {
+    queue: { type: "string" },
+    concurrency: { type: "string" },
+    backend: { type: "string" },
+    quiet: { type: "boolean" },
+  },
+  async run({ values }) {
+    const parsed = flagsSchema.safeParse(values);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new BadInputError(issue.message, `--${String(issue.path[0] ?? "")}`);
+    }
+    const f = parsed.data;
+    const { config } = await import("@/lib/config");
+    const settings = config();
+    const url = f.queue ?? settings.queueUrl;
+    if (!url) throw new BadInputError("no queue: give --queue redis://host:6379 or set IC_QUEUE", "--queue");
+    const where = f.queue ? "--queue" : "IC_QUEUE";
+    if (f.concurrency > settings.maxSandboxes) {
+      throw new BadInputError(`${f.concurrency} episodes at once is more than the sandbox cap of ${settings.maxSandboxes} (IC_MAX_SANDBOXES)`, "--concurrency");
+    }
+    const { assertQueueReachable, redactQueueUrl } = await import("@/lib/queue/connection");
+    await assertQueueReachable(url, where);
+    const { startWorker } = await import("@/lib/queue/worker");
+    const { closeStore } = await import("@/lib/db/client");
+    const { shutdownSandboxBackends } = await import("@/lib/sandbox");
+
+    const worker = await startWorker({
+      url,
+      concurrency: f.concurrency,
+      envOptions: f.backend ? { backend: f.backend } : undefined,
+      onJob: f.quiet
+        ? undefined
+        : (e) => {
+            if (e.type === "start") log(`start ${e.job.taskId} (run ${e.job.runId})`);
+            else log(`end   ${e.job.taskId} (run ${e.job.runId}): ${e.outcome ? `${e.outcome.status}${e.outcome.success ? " solved" : ""}` : "skipped"}${e.note ? ` · ${e.note}` : ""}`);
+          },
+    });
+    await worker.ready;
+    log(`worker ${process.pid}: taking jobs from ${redactQueueUrl(url)}#${settings.queueName}, ${f.concurrency} at once (Ctrl+C stops)`);
+    await new Promise<void>((resolve) => {
+      const stop = () => {
+        log("stopping: running episodes end interrupted and go back to the queue");
+        process.off("SIGINT", stop);
+        process.off("SIGTERM", stop);
+        resolve();
+      };
+      process.on("SIGINT", stop);
+      process.on("SIGTERM", stop);
+    });
+    try {
+      await worker.close();
+    } finally {
+      await Promise.all([closeStore(), shutdownSandboxBackends()]);
+    }
+    return 0;
+  },
+});
