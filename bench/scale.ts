@@ -1,15 +1,25 @@
 /**
- * `npm run bench -- scale [section ...] [--episodes N] [--files F] [--pg-url URL]`: the Studio past
+ * `npm run bench -- scale [section ...] [--episodes N] [--files F] [--pg-url URL] [--tasks N] [--reps R] [--redis URL]`: the Studio past
  * one process (issue 16). Sections (all by default):
  * - store: import speed and episode-list latency at N episodes (default 100,000) on SQLite and on
  *   PostgreSQL (IC_TEST_PG_URL or --pg-url; a schema of its own, dropped after), with the
  *   PostgreSQL/SQLite ratio. The same synthetic InterCode-shaped logs and list pages as
  *   `bench store`. `--episodes 5000` gives a quick run.
+ * - workers: episodes per minute over a run of --tasks bash tasks (default 40; local sandbox, the
+ *   scripted model answering at once, Try Again's three turns) played through the evaluation queue
+ *   by 1 and by 2 `icstudio worker` processes (4 episodes at once each) on one SQLite store, from
+ *   enqueue to the run's end; median of --reps (default 3), and the 2-worker/1-worker ratio;
+ * - latency: on an idle worker (in the bench's process, so its events are timed on the same
+ *   clock), the time from enqueueing a one-task run to the job being taken, the episode starting
+ *   and its first action. Target: first action < 200 ms.
+ *   Redis for both: --redis, IC_TEST_REDIS_URL, or one started by scripts/start-redis.sh.
  * Each section prints one table: measure, then its figures.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { syntheticFile } from "./store";
 
@@ -19,6 +29,10 @@ interface ScaleOptions {
   episodes: number;
   files: number;
   pgUrl: string | undefined;
+  /** The queue sections: tasks per run, repetitions, the Redis server. */
+  tasks: number;
+  reps: number;
+  redis: string | undefined;
 }
 
 const ENVS = ["bash", "sql", "python", "ctf"] as const;
@@ -119,9 +133,193 @@ async function storeSection(opts: ScaleOptions): Promise<Table> {
   }
 }
 
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** Our own bash tasks, each answered by printing its token (the model's gold under Try Again). */
+function writeTasks(dir: string, n: number): string {
+  const file = path.join(dir, "demo-bash-scale.json");
+  const tasks = Array.from({ length: n }, (_, i) => ({ id: `s${i}`, query: `Print the token scale-token-${i} [task:s${i}]`, gold: `echo scale-token-${i}`, fs: "demo" }));
+  fs.writeFileSync(file, JSON.stringify({ env: "bash", description: "bench scale tasks", tasks }));
+  return file;
+}
+
+function redisUrl(given: string | undefined, fromConfig: string | undefined): string {
+  if (given ?? fromConfig) return (given ?? fromConfig)!;
+  const r = spawnSync("bash", [path.join(REPO, "scripts/start-redis.sh")], { encoding: "utf8" });
+  const m = /IC_TEST_REDIS_URL=(\S+)/.exec(r.stdout ?? "");
+  if (!m) throw new Error(`bench scale: no Redis (scripts/start-redis.sh said: ${r.stderr.trim()})`);
+  return m[1]!;
+}
+
+interface Setup {
+  url: string;
+  dir: string;
+  env: Record<string, string>;
+  taskFile: string;
+}
+
+async function withSetup<T>(o: ScaleOptions, fn: (s: Setup) => Promise<T>): Promise<T> {
+  const { config } = await import("@/lib/config");
+  const url = redisUrl(o.redis, config().testRedisUrl);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-bench-queue-"));
+  const env = { IC_DB: path.join(dir, "studio.db"), IC_QUEUE_NAME: `bench-${process.pid}`, IC_SANDBOX: "local" };
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  const { closeStore } = await import("@/lib/db/client");
+  try {
+    return await fn({ url, dir, env, taskFile: writeTasks(dir, o.tasks) });
+  } finally {
+    await closeStore();
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Prepares a run as `icstudio eval` would and enqueues it; resolves with its id. */
+async function enqueue(s: Setup, name: string, baseURL: string, tasks?: string[]): Promise<string> {
+  const { prepareRun } = await import("@/lib/runs/prepare-run");
+  const { enqueueRun } = await import("@/lib/queue/eval-queue");
+  const p = prepareRun(
+    { env: "bash", dataset: s.taskFile, selection: tasks ? { kind: "list", tasks } : { kind: "slice", offset: 0 }, model: "bench", policy: "try-again", turns: 10, concurrency: 1, handicap: false, refineTurns: 0, profile: "studio", name },
+    { maxSandboxes: 16, launchedFrom: "cli", adhoc: { baseURL, model: "bench" } },
+  );
+  return (await enqueueRun(p, { url: s.url, adhoc: { baseURL, model: "bench" } })).runId;
+}
+
+function startWorkerProcess(s: Setup): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", "--import", "./scripts/hooks.mjs", "lib/cli/main.ts", "worker", "--queue", s.url, "--concurrency", "4", "--quiet"], {
+    cwd: REPO,
+    env: { ...process.env, ...s.env },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  return new Promise((resolve, reject) => {
+    let err = "";
+    child.stderr!.on("data", (d) => {
+      err += d;
+      if (/taking jobs/.test(err)) resolve(child);
+    });
+    child.on("exit", (code) => reject(new Error(`bench scale: a worker exited (${code}) before taking jobs: ${err.trim()}`)));
+  });
+}
+
+async function untilDone(runId: string): Promise<void> {
+  const { getRunById } = await import("@/lib/db/runs");
+  for (;;) {
+    const run = await getRunById({ id: runId });
+    if (run && run.status !== "running" && run.status !== "pending") {
+      if (run.status !== "done" || run.solved !== run.total) throw new Error(`bench scale: run ${run.name} ended ${run.status}, ${run.solved}/${run.total} solved`);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Episodes per minute on 1 and 2 worker processes. */
+async function workersSection(o: ScaleOptions): Promise<Table> {
+  const { startScriptedServer } = await import("@/lib/agent/scripted-server");
+  const { goldScript } = await import("@/lib/agent/scripts");
+  const { loadDataset } = await import("@/lib/datasets/registry");
+  return withSetup(o, async (s) => {
+    const server = await startScriptedServer(goldScript("try-again", loadDataset(s.taskFile)));
+    const rates: Record<number, number[]> = { 1: [], 2: [] };
+    try {
+      for (let rep = 0; rep < o.reps; rep++) {
+        for (const n of [1, 2]) {
+          const workers = await Promise.all(Array.from({ length: n }, () => startWorkerProcess(s)));
+          try {
+            const t0 = performance.now();
+            const runId = await enqueue(s, `bench-${n}w-${rep}`, server.baseURL);
+            await untilDone(runId);
+            const perMin = (o.tasks / (performance.now() - t0)) * 60_000;
+            rates[n]!.push(perMin);
+            log(`  ${n} worker${n > 1 ? "s" : ""}, rep ${rep + 1}/${o.reps}: ${perMin.toFixed(1)} episodes/min`);
+          } finally {
+            await Promise.all(workers.map((w) => new Promise((r) => (w.once("exit", r), w.kill("SIGTERM")))));
+          }
+        }
+      }
+    } finally {
+      await server.close();
+    }
+    const one = median(rates[1]!);
+    const two = median(rates[2]!);
+    return [
+      ["measure", "1 worker", "2 workers", "2/1"],
+      [`episodes per minute (${o.tasks} bash tasks, Try Again, 4 at once per worker, median of ${o.reps})`, one.toFixed(1), two.toFixed(1), `${(two / one).toFixed(2)}×`],
+    ];
+  });
+}
+
+/** Enqueue to job start, episode start and first action on an idle worker. */
+async function latencySection(o: ScaleOptions): Promise<Table> {
+  const { startScriptedServer } = await import("@/lib/agent/scripted-server");
+  const { goldScript } = await import("@/lib/agent/scripts");
+  const { loadDataset } = await import("@/lib/datasets/registry");
+  const { startWorker } = await import("@/lib/queue/worker");
+  return withSetup(o, async (s) => {
+    const tasks = loadDataset(s.taskFile);
+    const server = await startScriptedServer(goldScript("try-again", tasks));
+    const marks = new Map<string, { job?: number; episode?: number; action?: number; done?: () => void }>();
+    const worker = await startWorker({
+      url: s.url,
+      concurrency: 1,
+      onJob: (e) => {
+        const m = marks.get(e.job.taskId);
+        if (!m) return;
+        if (e.type === "start") m.job ??= performance.now();
+        else m.done?.();
+      },
+      onEvent: (job, e) => {
+        const m = marks.get(job.taskId);
+        if (!m) return;
+        if (e.type === "episode-start") m.episode ??= performance.now();
+        if (e.type === "action") m.action ??= performance.now();
+      },
+    });
+    await worker.ready;
+    const rows = { job: [] as number[], episode: [] as number[], action: [] as number[] };
+    // One task per run, a different one each time (the marks are keyed by task: the worker may
+    // take the job before enqueue returns the run's id).
+    const n = Math.min(21, tasks.length - 1);
+    try {
+      for (let i = 0; i < n + 1; i++) {
+        // The worker is idle: the previous job ended; a pause lets its sandbox be put back.
+        await new Promise((r) => setTimeout(r, 300));
+        const name = `bench-latency-${i}`;
+        const m: { job?: number; episode?: number; action?: number; done?: () => void } = {};
+        const ended = new Promise<void>((r) => (m.done = r));
+        const taskId = tasks[i]!.id;
+        marks.set(taskId, m);
+        const t0 = performance.now();
+        await enqueue(s, name, server.baseURL, [taskId]);
+        await ended;
+        marks.delete(taskId);
+        if (i === 0) continue; // the first warms the sandbox pool and the caches
+        rows.job.push(m.job! - t0);
+        rows.episode.push(m.episode! - t0);
+        rows.action.push(m.action! - t0);
+      }
+    } finally {
+      await worker.close();
+      await server.close();
+    }
+    return [
+      ["measure", "median ms", "max ms", "n"],
+      ["enqueue -> job taken by the idle worker", median(rows.job).toFixed(1), Math.max(...rows.job).toFixed(1), String(rows.job.length)],
+      ["enqueue -> episode started (stored, sandbox taken)", median(rows.episode).toFixed(1), Math.max(...rows.episode).toFixed(1), String(rows.episode.length)],
+      ["enqueue -> first action (target < 200 ms)", median(rows.action).toFixed(1), Math.max(...rows.action).toFixed(1), String(rows.action.length)],
+    ];
+  });
+}
+
 /** The sections, in the order they run; each prints its own table. */
 export const SECTIONS: Record<string, Section> = {
   store: storeSection,
+  workers: workersSection,
+  latency: latencySection,
 };
 
 function printTable(title: string, rows: Table): void {
@@ -134,7 +332,14 @@ export default async function scaleBench(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { episodes: { type: "string", default: "100000" }, files: { type: "string", default: "20" }, "pg-url": { type: "string" } },
+    options: {
+      episodes: { type: "string", default: "100000" },
+      files: { type: "string", default: "20" },
+      "pg-url": { type: "string" },
+      tasks: { type: "string", default: "40" },
+      reps: { type: "string", default: "3" },
+      redis: { type: "string" },
+    },
   });
   const episodes = Number(values.episodes);
   const files = Math.min(Number(values.files), Math.max(1, episodes));
@@ -143,7 +348,11 @@ export default async function scaleBench(argv: string[]): Promise<number> {
   const names = positionals.length ? positionals : Object.keys(SECTIONS);
   for (const n of names) if (!Object.hasOwn(SECTIONS, n)) throw new Error(`bench scale: unknown section ${JSON.stringify(n)} (one of ${Object.keys(SECTIONS).join(", ")})`);
   const { config } = await import("@/lib/config");
-  const opts: ScaleOptions = { episodes, files, pgUrl: values["pg-url"] ?? config().testPgUrl };
+  const tasks = Number(values.tasks);
+  const reps = Number(values.reps);
+  if (!Number.isInteger(tasks) || tasks < 2) throw new Error(`--tasks must be an integer of 2 or more, got ${values.tasks}`);
+  if (!Number.isInteger(reps) || reps < 1) throw new Error(`--reps must be a positive integer, got ${values.reps}`);
+  const opts: ScaleOptions = { episodes, files, pgUrl: values["pg-url"] ?? config().testPgUrl, tasks, reps, redis: values.redis };
   for (const n of names) {
     const rows = await SECTIONS[n](opts);
     printTable(`scale: ${n} (${os.cpus().length} cores, node ${process.version}, load ${os.loadavg()[0].toFixed(1)})`, rows);
