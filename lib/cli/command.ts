@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import type { z } from "zod";
 import { BadInputError } from "@/lib/errors";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
@@ -32,6 +33,16 @@ export function parseCommandArgs(command: Command, argv: string[]) {
   } catch (err) {
     throw new BadInputError((err as Error).message.replace(/^TypeError \[[A-Z_]+\]: /, ""), `icstudio ${command.name}`);
   }
+}
+
+/** Checks parsed flags against a command's zod schema; the first problem is a BadInputError naming its flag (`--turns: ...`). */
+export function parseFlags<S extends z.ZodType>(schema: S, values: unknown): z.output<S> {
+  const parsed = schema.safeParse(values);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new BadInputError(issue.message, `--${String(issue.path[0] ?? "")}`);
+  }
+  return parsed.data;
 }
 
 export function commandHelp(command: Command): string {

@@ -9,6 +9,16 @@ import { markInterruptedEpisodes } from "./episodes";
  * marks episodes a crash left running as interrupted so they can be resumed.
  */
 export async function initStore(): Promise<{ interrupted: number }> {
-  await getPrisma();
+  await openStore();
   return { interrupted: await markInterruptedEpisodes() };
+}
+
+/**
+ * Opens the store and applies pending migrations, without the start-up sweep: for a process that
+ * shares the store with others running episodes (a queue worker), and does it before its first
+ * job rather than under one.
+ * @throws StorageError or BadInputError naming the store when it cannot be opened.
+ */
+export async function openStore(): Promise<void> {
+  await getPrisma();
 }

@@ -111,9 +111,19 @@ describe.skipIf(!REDIS && !config().requireRedis)("evaluation queue", () => {
     const survivor = worker();
     const t0 = Date.now();
     const e = enqueue("queue-two");
-    // Kill one worker once it has finished some episodes and has one in flight.
-    await until("the victim to be mid-episode", () => (victim.stderr().match(/^end /gm) ?? []).length >= 2 && inFlight(victim.stderr()).length > 0, 120_000);
-    const lost = inFlight(victim.stderr());
+    // Kill one worker once it has finished some episodes and has one stored and running.
+    let lost: string[] = [];
+    await until(
+      "the victim to be mid-episode",
+      async () => {
+        if ((victim.stderr().match(/^end /gm) ?? []).length < 2) return false;
+        const run = await getRunByName({ name: "queue-two" });
+        const running = new Set((await listRunEpisodeOutcomes({ runId: run!.id })).filter((x) => x.status === "running").map((x) => x.taskId));
+        lost = inFlight(victim.stderr()).filter((t) => running.has(t));
+        return lost.length > 0;
+      },
+      120_000,
+    );
     const victimDone = (victim.stderr().match(/^end /gm) ?? []).length;
     victim.child.kill("SIGKILL");
     const r = await e.done;

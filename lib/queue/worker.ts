@@ -201,8 +201,11 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     return { episodeId: outcome.episodeId, status: outcome.status };
   };
 
-  // Load the environments before the first job: compiling them blocks the event loop for seconds
-  // on a busy machine, long enough to miss a lease renewal and lose the job to a false stall.
+  // Open the store (migrations), load the environments and the sandbox backend before the first
+  // job: each can block the event loop for seconds on a busy machine (synchronous SQLite, module
+  // compilation), long enough to miss a lease renewal and lose the job to a false stall.
+  const { openStore } = await import("@/lib/db/startup");
+  await openStore();
   await import("@/lib/env/index");
   const { getSandboxBackend } = await import("@/lib/sandbox");
   await getSandboxBackend(o.envOptions?.backend ?? c.backend);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineCommand, log, printJson } from "../command";
+import { defineCommand, log, parseFlags, printJson } from "../command";
 import { ProgressBar } from "../progress";
 import { BadInputError } from "@/lib/errors";
 import { envNameSchema } from "@/lib/datasets/types";
@@ -97,12 +97,7 @@ export default defineCommand({
     rate: { type: "string" },
   },
   async run({ values }) {
-    const parsed = flagsSchema.safeParse(values);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new BadInputError(issue.message, `--${String(issue.path[0] ?? "")}`);
-    }
-    const f = parsed.data;
+    const f = parseFlags(flagsSchema, values);
     const { prepareRun } = await import("@/lib/runs/prepare-run");
     const { config: settings } = await import("@/lib/config");
     const { runEval } = await import("@/lib/agent/run-eval");

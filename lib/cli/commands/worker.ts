@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineCommand, log } from "../command";
+import { defineCommand, log, parseFlags } from "../command";
 import { BadInputError } from "@/lib/errors";
 
 const flagsSchema = z.object({
@@ -29,12 +29,7 @@ export default defineCommand({
     quiet: { type: "boolean" },
   },
   async run({ values }) {
-    const parsed = flagsSchema.safeParse(values);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new BadInputError(issue.message, `--${String(issue.path[0] ?? "")}`);
-    }
-    const f = parsed.data;
+    const f = parseFlags(flagsSchema, values);
     const { config } = await import("@/lib/config");
     const settings = config();
     const url = f.queue ?? settings.queueUrl;
