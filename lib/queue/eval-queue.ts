@@ -1,7 +1,7 @@
 import "server-only";
 import { Queue } from "bullmq";
 import { z } from "zod";
-import { dbRunStore } from "@/lib/agent/db-store";
+import { dbRunStore } from "@/lib/agent/run-store";
 import type { RunStore } from "@/lib/agent/run-eval";
 import { config } from "@/lib/config";
 import { getRunById, getRunByName, markRunQueued, QUEUE_OWNER_PREFIX, type Run } from "@/lib/db/runs";

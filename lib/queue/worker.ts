@@ -1,12 +1,13 @@
 import "server-only";
 import { UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
-import { dbRecorder, dbRunStore } from "@/lib/agent/db-store";
-import { EpisodeController } from "@/lib/agent/controller";
+import { dbRunStore } from "@/lib/agent/run-store";
 import { classifyProviderError } from "@/lib/agent/call-model";
 import { resolveModel, type ResolvedModel } from "@/lib/agent/models";
-import type { EpisodeRecorder } from "@/lib/agent/recorder";
 import { runEpisode, type AgentEvent, type EpisodeOutcome } from "@/lib/agent/run-episode";
 import { config } from "@/lib/config";
+import { EpisodeController } from "@/lib/episodes/controller";
+import { dbRecorder } from "@/lib/episodes/db-recorder";
+import type { EpisodeRecorder } from "@/lib/episodes/recorder";
 import { loadDataset } from "@/lib/datasets/registry";
 import type { Task } from "@/lib/datasets/types";
 import { markRunTaskEpisodesInterrupted } from "@/lib/db/run-episodes";
@@ -153,6 +154,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     const recorder: EpisodeRecorder = {
       startEpisode: (s) => base.startEpisode(s),
       appendTurn: (id, t) => base.appendTurn(id, t),
+      reopenEpisode: (id) => base.reopenEpisode(id),
       async finishEpisode(id, end) {
         if (end.status === "error" && !lastTry && !closing && mayPass(errors.last)) {
           retryLater = end.errorReason ?? "provider error";

@@ -222,7 +222,7 @@ async function queueRun(f: Flags, p: import("@/lib/runs/prepare-run").PreparedRu
   const { enqueueRun, watchRun, isQueuedRun } = await import("@/lib/queue/eval-queue");
   const { redactQueueUrl } = await import("@/lib/queue/connection");
   const { getRunByName } = await import("@/lib/db/runs");
-  const { dbRunStore } = await import("@/lib/agent/db-store");
+  const { dbRunStore } = await import("@/lib/agent/run-store");
   const { closeStore } = await import("@/lib/db/client");
   try {
     const existing = await getRunByName({ name: p.runName });
