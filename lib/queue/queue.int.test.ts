@@ -12,6 +12,7 @@ import type { Task } from "@/lib/datasets/types";
 import { closeStore } from "@/lib/db/client";
 import { listRunEpisodeOutcomes, listRunEpisodeRows } from "@/lib/db/run-episodes";
 import { getRunByName } from "@/lib/db/runs";
+import { buildRunView } from "@/lib/runs/run-view";
 import { freePort } from "@/lib/testing/studio-server";
 import { BadInputError } from "@/lib/errors";
 import { assertQueueReachable, parseQueueUrl } from "./connection";
@@ -126,6 +127,12 @@ describe.skipIf(!REDIS && !config().requireRedis)("evaluation queue", () => {
       120_000,
     );
     const victimDone = (victim.stderr().match(/^end /gm) ?? []).length;
+    // The runs page follows the queued run live from the store (owned by the queue, not a process).
+    const live = await buildRunView((await getRunByName({ name: "queue-two" }))!.id);
+    expect(live).toMatchObject({ live: true, here: false, status: "running", total: TASKS });
+    expect(live!.owner).toMatch(/^queue redis:\/\/127\.0\.0\.1:\d+#test-/);
+    expect(live!.done).toBeGreaterThanOrEqual(2);
+    expect(live!.running).toBeGreaterThanOrEqual(1);
     victim.child.kill("SIGKILL");
     const r = await e.done;
     const ms = Date.now() - t0;
