@@ -274,7 +274,8 @@ describe.skipIf(reason !== null)("sandboxes on two Docker engines (IC_DOCKER_HOS
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(err).toBeInstanceOf(BadInputError);
     expect((err as Error).message).toMatch(new RegExp(`^IC_DOCKER_HOSTS: ${silent} does not answer`));
-    expect((err as Error).message).toContain("tcp://10.255.255.1:2375 does not answer");
+    // Unroutable: no answer within the ping's 3 s (or, behind a proxy that answers for it, not a Docker engine).
+    expect((err as Error).message).toMatch(/tcp:\/\/10\.255\.255\.1:2375 (does not answer|answers, but not as a Docker engine)/);
     expect((err as Error).message).not.toContain(first.name);
 
     // The server refuses to start, before it prepares anything.

@@ -135,7 +135,11 @@ export async function checkDockerHosts(hosts: DockerHostSetting[] | null = confi
           await withTimeout(connectDocker(h).ping(), PING_TIMEOUT_MS, "ping");
           return null;
         } catch (err) {
-          return `${h.name} does not answer: ${engineMessage(err, false)}`;
+          const status = (err as { statusCode?: number }).statusCode;
+          if (status) return `${h.name} answers, but not as a Docker engine (HTTP ${status} to a ping)`;
+          const why = engineMessage(err, false);
+          const silent = "the Docker engine does not answer";
+          return why.startsWith(silent) ? `${h.name} does not answer${why.slice(silent.length)}` : `${h.name} does not answer: ${why}`;
         }
       }),
     )
