@@ -4,7 +4,8 @@ import { EpisodeFilters } from "@/components/episodes/episode-filters";
 import { EpisodeTable } from "@/components/episodes/episode-table";
 import { ImportExport } from "@/components/episodes/import-export";
 import { listEpisodeFacets, listUsedTags, listViewerEpisodes } from "@/lib/db/viewer-queries";
-import { LIST_SORTS, parseListParams, toEpisodeFilters } from "@/lib/viewer/list-params";
+import { LIST_SORTS } from "@/lib/db/episode-filters";
+import { parseListParams, toEpisodeFilters } from "@/lib/viewer/list-params";
 import { BASE_TAXONOMY } from "@/lib/viewer/suggest-tags";
 
 export const dynamic = "force-dynamic";

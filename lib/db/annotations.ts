@@ -53,11 +53,6 @@ export async function createAnnotation(input: {
   );
 }
 
-/** Annotations of an episode, oldest first. */
-export async function listAnnotationsByEpisode({ episodeId }: { episodeId: string }): Promise<Annotation[]> {
-  return withPrisma((prisma) => prisma.annotation.findMany({ where: { episodeId }, orderBy: { createdAt: "asc" } }));
-}
-
 /** Accepts or rejects a (suggested) annotation. */
 export async function updateAnnotationStatus({ id, status }: { id: string; status: "suggested" | "accepted" | "rejected" }): Promise<Annotation> {
   return withWriteLock(() =>

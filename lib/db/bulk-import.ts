@@ -63,7 +63,7 @@ const TURN_COLS = TURN_INSERT_COLUMNS;
  * Turns go in as multi-row INSERTs of this many rows: one statement per row spends more on the
  * statement (step, reset, the AUTOINCREMENT counter read and written each time) than on the row.
  */
-export const TURN_BATCH = 64;
+const TURN_BATCH = 64;
 
 const FILE_SEEN_SQL = `SELECT "episodes", "rejected" FROM "ImportedFile" WHERE "contentHash" = ?`;
 // A file imported again after a change that rejects fewer of its records says what it gives now.

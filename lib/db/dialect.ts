@@ -26,7 +26,7 @@ export interface Dialect {
 }
 
 /** Words (letters and digits, as SQLite's unicode61 tokenizer splits them); a trailing `*` makes the last a prefix. */
-export function searchWords(text: string): Array<{ word: string; prefix: boolean }> {
+function searchWords(text: string): Array<{ word: string; prefix: boolean }> {
   const out: Array<{ word: string; prefix: boolean }> = [];
   for (const w of text.split(/\s+/).filter(Boolean)) {
     const prefix = w.length > 1 && w.endsWith("*");

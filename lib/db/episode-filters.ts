@@ -46,7 +46,7 @@ export function toSearchQuery(text: string, dialect: Dialect): string | null {
 }
 
 /** How many episodes match a search query (one index lookup, no table rows). */
-export async function countSearchHits(sql: Sql, query: string): Promise<number> {
+async function countSearchHits(sql: Sql, query: string): Promise<number> {
   return Number((await sql.get<{ n: number }>(sql.dialect.countHits("?"), [query]))!.n);
 }
 
@@ -121,29 +121,46 @@ export function statsIndexCovers(f: EpisodeFilters & { invalidMin?: number }): s
 }
 
 /**
- * The sorts of the episode lists: each column's expression, the index on (column, id) when there
- * is one (see the list_stats_indexes migration), and whether it can be NULL (schema.prisma).
+ * The one table of the episode lists' sorts (the store's list, the viewer's list and its URL):
+ * each key's SQL expression over `e`, the index on (column, id) when there is one (see the
+ * list_stats_indexes migration), whether it can be NULL (schema.prisma), and its name in the
+ * viewer's URL (`?sort=`) when the viewer offers it.
  */
 export const EPISODE_SORTS = {
-  startedAt: { expr: `e."startedAt"`, index: "Episode_startedAt_id_idx", nullable: false },
+  startedAt: { expr: `e."startedAt"`, index: "Episode_startedAt_id_idx", nullable: false, url: "date" },
   endedAt: { expr: `e."endedAt"`, nullable: true },
-  reward: { expr: `e."reward"`, index: "Episode_reward_id_idx", nullable: true },
-  success: { expr: `e."success"`, nullable: false },
-  turnCount: { expr: `e."turnCount"`, index: "Episode_turnCount_id_idx", nullable: false },
-  invalidCount: { expr: `e."invalidCount"`, nullable: false },
-  durationMs: { expr: `e."durationMs"`, nullable: true },
-  taskId: { expr: `e."taskId"`, nullable: false },
+  reward: { expr: `e."reward"`, index: "Episode_reward_id_idx", nullable: true, url: "reward" },
+  success: { expr: `e."success"`, nullable: false, url: "solved" },
+  turnCount: { expr: `e."turnCount"`, index: "Episode_turnCount_id_idx", nullable: false, url: "turns" },
+  invalidCount: { expr: `e."invalidCount"`, nullable: false, url: "invalid" },
+  durationMs: { expr: `e."durationMs"`, nullable: true, url: "duration" },
+  taskId: { expr: `e."taskId"`, nullable: false, url: "task" },
   taskIndex: { expr: `e."taskIndex"`, nullable: true },
-  environment: { expr: `e."environment"`, nullable: false },
-  dataset: { expr: `e."dataset"`, nullable: false },
-  model: { expr: `e."model"`, nullable: true },
-  policy: { expr: `e."policy"`, nullable: true },
+  environment: { expr: `e."environment"`, nullable: false, url: "env" },
+  dataset: { expr: `e."dataset"`, nullable: false, url: "dataset" },
+  model: { expr: `e."model"`, nullable: true, url: "model" },
+  policy: { expr: `e."policy"`, nullable: true, url: "policy" },
   annotator: { expr: `e."annotator"`, nullable: true },
-  /** Who played: the annotator, else the model. */
-  player: { expr: `COALESCE(e."annotator", e."model")`, nullable: true },
-  status: { expr: `e."status"`, nullable: false },
+  /** Who played: the annotator, else the model (the viewer's player column). */
+  player: { expr: `COALESCE(e."annotator", e."model")`, nullable: true, url: "player" },
+  status: { expr: `e."status"`, nullable: false, url: "status" },
   hardness: { expr: `e."hardness"`, nullable: true },
-} as const satisfies Record<string, EpisodeSortSpec>;
+} as const satisfies Record<string, EpisodeSortSpec & { url?: string }>;
+
+/** A key of EPISODE_SORTS. */
+export type EpisodeSortKey = keyof typeof EPISODE_SORTS;
+
+/** Whether `key` names a sort (for input checks). */
+export function isEpisodeSortKey(key: string): key is EpisodeSortKey {
+  return Object.hasOwn(EPISODE_SORTS, key);
+}
+
+type Sorts = typeof EPISODE_SORTS;
+/** The viewer URL's sort names → sort keys (the EPISODE_SORTS entries with a `url`). */
+export type ListSorts = { [K in keyof Sorts as Sorts[K] extends { url: string } ? Sorts[K]["url"] : never]: K };
+export const LIST_SORTS = Object.fromEntries(
+  Object.entries(EPISODE_SORTS).flatMap(([key, spec]) => ("url" in spec ? [[spec.url, key]] : [])),
+) as ListSorts;
 
 /** A sort the list can ask for: an SQL expression over `e`, and what the planner needs to know of it. */
 export interface EpisodeSortSpec {

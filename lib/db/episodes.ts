@@ -5,7 +5,16 @@ import { storeName } from "./sql";
 import { toStorageError } from "./storage-error";
 import type { EpisodeListRow } from "./episode-rows";
 import { config } from "@/lib/config";
-import { buildEpisodeConditions, EPISODE_SORTS, readEpisodePage, statsIndexCovers, toSearchQuery, type EpisodeFilters } from "./episode-filters";
+import {
+  buildEpisodeConditions,
+  EPISODE_SORTS,
+  isEpisodeSortKey,
+  readEpisodePage,
+  statsIndexCovers,
+  toSearchQuery,
+  type EpisodeFilters,
+  type EpisodeSortKey,
+} from "./episode-filters";
 import type { Annotation, Episode, Turn } from "./generated/client";
 import { withWriteLock } from "./lock";
 import { cachedStatement, pgTransaction, withSql, type Sql } from "./sql";
@@ -15,7 +24,7 @@ import { insertTranscriptMessages, insertTranscriptMessagesRaw, type TranscriptM
 import { TURN_INSERT_COLUMNS } from "./turn-columns";
 
 export type { Episode, Turn } from "./generated/client";
-export type { EpisodeFilters } from "./episode-filters";
+export type { EpisodeFilters, EpisodeSortKey } from "./episode-filters";
 
 /** The fields a new live episode needs (played in the Studio, by a person or a model). */
 export interface NewEpisodeInput {
@@ -228,7 +237,7 @@ export type EpisodeOutcome =
  * there, issue 4) to the end; an episode that took no action counts from when it was opened.
  * The live clock (components/play/clock.tsx) shows the same span.
  */
-export function episodeDurationMs({ firstActionAt, startedAt, endedAt }: { firstActionAt: Date | null; startedAt: Date; endedAt: Date }): number {
+function episodeDurationMs({ firstActionAt, startedAt, endedAt }: { firstActionAt: Date | null; startedAt: Date; endedAt: Date }): number {
   return Math.max(0, endedAt.getTime() - (firstActionAt ?? startedAt).getTime());
 }
 
@@ -280,16 +289,6 @@ export async function getEpisodeById({ id }: { id: string }): Promise<EpisodeWit
   );
 }
 
-/** Every episode of one task, newest first (the task page and the compare view). */
-export async function listEpisodesByTask({ environment, dataset, taskId }: { environment: string; dataset: string; taskId: string }): Promise<Episode[]> {
-  return withPrisma((prisma) => prisma.episode.findMany({ where: { environment, dataset, taskId }, orderBy: { startedAt: "desc" } }));
-}
-
-/** Episodes branched from one episode. */
-export async function listEpisodesByParent({ parentEpisodeId }: { parentEpisodeId: string }): Promise<Episode[]> {
-  return withPrisma((prisma) => prisma.episode.findMany({ where: { parentEpisodeId }, orderBy: { startedAt: "asc" } }));
-}
-
 /**
  * At start-up: every episode still marked running was cut off by a crash or a stop. Marks them
  * interrupted (they keep every stored turn and can be resumed). Returns how many. Episodes of a
@@ -330,27 +329,6 @@ export async function deleteEpisodeById({ id }: { id: string }): Promise<void> {
   );
 }
 
-/** The columns the episode list can sort on. */
-export const EPISODE_SORT_KEYS = [
-  "startedAt",
-  "endedAt",
-  "reward",
-  "success",
-  "turnCount",
-  "invalidCount",
-  "durationMs",
-  "taskId",
-  "taskIndex",
-  "environment",
-  "dataset",
-  "model",
-  "policy",
-  "annotator",
-  "status",
-  "hardness",
-] as const;
-export type EpisodeSortKey = (typeof EPISODE_SORT_KEYS)[number];
-
 export interface ListEpisodesInput {
   filters?: EpisodeFilters;
   sort?: { key: EpisodeSortKey; dir?: "asc" | "desc" };
@@ -381,7 +359,7 @@ export async function listEpisodes(input: ListEpisodesInput = {}): Promise<Episo
   if (!Number.isInteger(page) || page < 1) throw new BadInputError("must be a positive integer", "page");
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) throw new BadInputError(`must be 1..${MAX_PAGE_SIZE}`, "pageSize");
   const key = input.sort?.key ?? "startedAt";
-  if (!EPISODE_SORT_KEYS.includes(key)) throw new BadInputError(`unknown sort key; one of ${EPISODE_SORT_KEYS.join(", ")}`, "sort");
+  if (!isEpisodeSortKey(key)) throw new BadInputError(`unknown sort key; one of ${Object.keys(EPISODE_SORTS).join(", ")}`, "sort");
   const search = input.search ?? input.filters?.search;
   const cols = `e."id", e."environment", e."dataset", e."taskId", e."taskIndex", e."query", e."playerKind", e."annotator", e."model",
                 e."policy", e."status", e."reward", e."success", e."turnCount", e."invalidCount", e."turnLimit", e."durationMs",

@@ -25,14 +25,6 @@ function turnFromRow(r: Record<string, unknown>): Turn {
   };
 }
 
-/** How many episodes match the filters. */
-export async function countEpisodes({ filters = {} }: { filters?: EpisodeFilters } = {}): Promise<number> {
-  return withSql(async (q) => {
-    const { sql, params } = buildEpisodeWhere(filters, q.dialect);
-    return Number((await q.get<{ n: number }>(`SELECT COUNT(*) AS n FROM "Episode" e ${sql}`, params))!.n);
-  });
-}
-
 /**
  * Every episode matching the filters with its turns and its conversation with the model, in a
  * stable order (dataset, task index, id), read in batches so an export of any size holds one

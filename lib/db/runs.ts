@@ -33,7 +33,7 @@ export async function listRuns({ limit = 100 }: { limit?: number } = {}): Promis
 }
 
 /** This process, as a run's `owner` names it. */
-export const THIS_PROCESS = `${os.hostname()}:${process.pid}`;
+const THIS_PROCESS = `${os.hostname()}:${process.pid}`;
 
 /** The owner of a run handed to a queue's workers: `queue <redacted url>#<queue name>`. */
 export const QUEUE_OWNER_PREFIX = "queue ";

@@ -111,7 +111,7 @@ export interface DatabaseShape {
 const PG_TYPE: Record<string, string> = { TEXT: "TEXT", INTEGER: "INTEGER", REAL: "DOUBLE PRECISION", BOOLEAN: "BOOLEAN", DATETIME: "TIMESTAMP(3) WITHOUT TIME ZONE" };
 
 /** Compares schema.prisma's models with a database's shape; returns every mismatch found. */
-export function compareSchemaWithShape(models: SchemaModel[], shape: DatabaseShape, engine: "sqlite" | "postgresql"): string[] {
+function compareSchemaWithShape(models: SchemaModel[], shape: DatabaseShape, engine: "sqlite" | "postgresql"): string[] {
   const problems: string[] = [];
   for (const model of models) {
     if (!shape.tables.has(model.name)) {
@@ -164,7 +164,7 @@ export function compareSchemaWithShape(models: SchemaModel[], shape: DatabaseSha
 }
 
 /** A SQLite database's shape, from its PRAGMAs. */
-export function sqliteShape(db: Database.Database): DatabaseShape {
+function sqliteShape(db: Database.Database): DatabaseShape {
   const tables = new Set((db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>).map((r) => r.name));
   const shape: DatabaseShape = { tables, columns: new Map(), indexes: new Map(), foreignKeys: new Map() };
   for (const t of tables) {
@@ -185,7 +185,7 @@ export function sqliteShape(db: Database.Database): DatabaseShape {
 const PG_ON_DELETE: Record<string, string> = { a: "NO ACTION", r: "RESTRICT", c: "CASCADE", n: "SET NULL", d: "SET DEFAULT" };
 
 /** A PostgreSQL schema's shape, from its catalogs (the schema on the connection's search path). */
-export async function postgresShape(sql: { all<T>(q: string, p?: readonly unknown[]): Promise<T[]> }): Promise<DatabaseShape> {
+async function postgresShape(sql: { all<T>(q: string, p?: readonly unknown[]): Promise<T[]> }): Promise<DatabaseShape> {
   const tables = new Set((await sql.all<{ name: string }>(`SELECT c.relname AS name FROM pg_class c WHERE c.relkind = 'r' AND c.relnamespace = current_schema()::regnamespace`)).map((r) => r.name));
   const shape: DatabaseShape = { tables, columns: new Map(), indexes: new Map(), foreignKeys: new Map() };
   const cols = await sql.all<{ t: string; name: string; type: string; notnull: number; def: string | null; pk: number }>(

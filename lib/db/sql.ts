@@ -56,7 +56,7 @@ const converted = new Map<string, { text: string; names: string[] | null }>();
  * `@name` and `?` placeholders → PostgreSQL's `$n` (outside quotes; `@@` is the text-search
  * operator and left alone). Cached per SQL text.
  */
-export function toPgPlaceholders(sql: string): { text: string; names: string[] | null } {
+function toPgPlaceholders(sql: string): { text: string; names: string[] | null } {
   let hit = converted.get(sql);
   if (hit) return hit;
   const names: string[] = [];

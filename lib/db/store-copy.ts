@@ -115,7 +115,7 @@ async function* rowsOf(sql: Sql, model: SchemaModel): AsyncGenerator<Record<stri
 }
 
 /** Per-table row counts and one checksum over every row (order-independent), the same on both engines. */
-export async function storeFingerprint(sql: Sql, models = storeModels()): Promise<{ counts: Record<string, number>; checksum: string }> {
+async function storeFingerprint(sql: Sql, models = storeModels()): Promise<{ counts: Record<string, number>; checksum: string }> {
   const counts: Record<string, number> = {};
   const whole = createHash("sha256");
   for (const table of STORE_TABLES) {

@@ -56,7 +56,7 @@ describe.each(storeEngines())("viewer queries on %s", (engine) => {
     expect((await listViewerEpisodes({ filters: { search: "zebra" } })).rows.map((r) => r.id)).toEqual(["ep-7"]);
     // invalid actions: turn 1 is invalid, so episodes with 2+ turns (i % 4 >= 1) have one.
     expect((await listViewerEpisodes({ filters: { invalidMin: 1 } })).total).toBe(11 - 3);
-    expect((await listViewerEpisodes({ sort: "annotator", dir: "asc", pageSize: 1 })).rows[0].annotator).toBe("ann");
+    expect((await listViewerEpisodes({ sort: "player", dir: "asc", pageSize: 1 })).rows[0].annotator).toBe("ann");
     expect((await listEpisodeFacets()).environment).toEqual(["python", "sql"]);
     expect((await listViewerEpisodesByTask({ environment: "sql", dataset: "spider-dev", taskId: "3" })).map((r) => r.id)).toEqual(["ep-3"]);
   });

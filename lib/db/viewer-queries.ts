@@ -1,7 +1,16 @@
 import "server-only";
 import { BadInputError } from "@/lib/errors";
 import type { Dialect } from "./dialect";
-import { buildEpisodeConditions, EPISODE_SORTS, readEpisodePage, statsIndexCovers, toSearchQuery, type EpisodeFilters, type EpisodeSortSpec } from "./episode-filters";
+import {
+  buildEpisodeConditions,
+  EPISODE_SORTS,
+  isEpisodeSortKey,
+  readEpisodePage,
+  statsIndexCovers,
+  toSearchQuery,
+  type EpisodeFilters,
+  type EpisodeSortKey,
+} from "./episode-filters";
 import type { ReplayAnnotation, ReplayData, ReplayTurn, ViewerRow } from "./episode-rows";
 import { withSql } from "./sql";
 
@@ -37,26 +46,6 @@ function whereOf(f: ViewerFilters, d: Dialect): { cte: string; from: string; sql
   return { cte, from, sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", params };
 }
 
-/** Sort keys of the viewer list → the shared sorts (`annotator` is the player column: annotator, else model). */
-const VIEWER_SORTS = {
-  startedAt: EPISODE_SORTS.startedAt,
-  taskId: EPISODE_SORTS.taskId,
-  environment: EPISODE_SORTS.environment,
-  dataset: EPISODE_SORTS.dataset,
-  annotator: EPISODE_SORTS.player,
-  model: EPISODE_SORTS.model,
-  policy: EPISODE_SORTS.policy,
-  reward: EPISODE_SORTS.reward,
-  success: EPISODE_SORTS.success,
-  turnCount: EPISODE_SORTS.turnCount,
-  invalidCount: EPISODE_SORTS.invalidCount,
-  durationMs: EPISODE_SORTS.durationMs,
-  status: EPISODE_SORTS.status,
-} as const satisfies Record<string, EpisodeSortSpec>;
-/** Sort keys of the viewer list → SQL expression over `e`. */
-export const VIEWER_SORT_SQL = Object.fromEntries(Object.entries(VIEWER_SORTS).map(([k, v]) => [k, v.expr])) as { [K in keyof typeof VIEWER_SORTS]: string };
-export type ViewerSortKey = keyof typeof VIEWER_SORTS;
-
 export interface ViewerPage {
   rows: ViewerRow[];
   total: number;
@@ -90,12 +79,12 @@ export async function listViewerEpisodes({
   pageSize = 50,
 }: {
   filters?: ViewerFilters;
-  sort?: ViewerSortKey;
+  sort?: EpisodeSortKey;
   dir?: "asc" | "desc";
   page?: number;
   pageSize?: number;
 }): Promise<ViewerPage> {
-  if (!Object.hasOwn(VIEWER_SORTS, sort)) throw new BadInputError(`unknown sort; one of ${Object.keys(VIEWER_SORTS).join(", ")}`, "sort");
+  if (!isEpisodeSortKey(sort)) throw new BadInputError(`unknown sort; one of ${Object.keys(EPISODE_SORTS).join(", ")}`, "sort");
   if (!Number.isInteger(page) || page < 1) throw new BadInputError("must be a positive integer", "page");
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 500) throw new BadInputError("must be 1..500", "pageSize");
   return withSql(async (sql) => {
@@ -104,7 +93,7 @@ export async function listViewerEpisodes({
       parts,
       params,
       fts,
-      sort: VIEWER_SORTS[sort],
+      sort: EPISODE_SORTS[sort],
       dir: dir === "asc" ? "ASC" : "DESC",
       page,
       pageSize,

@@ -1,22 +1,7 @@
 import { z } from "zod";
-import type { EpisodeFilters } from "@/lib/db/episode-filters";
+import { LIST_SORTS, type EpisodeFilters } from "@/lib/db/episode-filters";
 
-/** Sortable columns of the episode list, by their URL name → store sort key. */
-export const LIST_SORTS = {
-  date: "startedAt",
-  task: "taskId",
-  env: "environment",
-  dataset: "dataset",
-  player: "annotator",
-  model: "model",
-  policy: "policy",
-  reward: "reward",
-  solved: "success",
-  turns: "turnCount",
-  invalid: "invalidCount",
-  duration: "durationMs",
-  status: "status",
-} as const;
+/** A sort name of the episode list's URL (LIST_SORTS, from the one table of sorts in lib/db/episode-filters.ts). */
 export type ListSort = keyof typeof LIST_SORTS;
 
 const one = z.preprocess((v) => (Array.isArray(v) ? v[0] : v), z.string().optional());

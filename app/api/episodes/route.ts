@@ -1,7 +1,8 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { listViewerEpisodes } from "@/lib/db/viewer-queries";
 import { respond, parseInput } from "@/lib/viewer/http";
-import { LIST_SORTS, toEpisodeFilters } from "@/lib/viewer/list-params";
+import { LIST_SORTS } from "@/lib/db/episode-filters";
+import { toEpisodeFilters } from "@/lib/viewer/list-params";
 import { episodesQuerySchema } from "./schema";
 
 export const dynamic = "force-dynamic";
