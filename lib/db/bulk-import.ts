@@ -3,7 +3,8 @@ import { uuidv7 } from "./ids";
 import type Database from "better-sqlite3";
 import { config } from "@/lib/config";
 import { withWriteLock } from "./lock";
-import { pgTransaction, withSql, type Sql } from "./sql";
+import { searchDocText } from "./dialect";
+import { pgText, pgTransaction, withSql, type Sql } from "./sql";
 import { withRaw } from "./sqlite";
 import type { NewEpisodeInput, NewTurnInput } from "./episodes";
 import { insertTranscriptMessagesRaw, type TranscriptMessageInput } from "./transcripts";
@@ -196,6 +197,13 @@ export async function insertEpisodesBulk({
   );
 }
 
+/** The PostgreSQL type of each Turn column (the init migration's), for unnest's arrays. */
+const PG_TURN_TYPES: Record<(typeof TURN_COLS)[number], string> = {
+  episodeId: "TEXT", index: "INTEGER", actor: "TEXT", action: "TEXT", observation: "TEXT", ok: "BOOLEAN", reward: "DOUBLE PRECISION",
+  rawReply: "TEXT", thought: "TEXT", tokensIn: "INTEGER", tokensOut: "INTEGER", durationMs: "INTEGER", latencyMs: "INTEGER",
+  costUsd: "DOUBLE PRECISION", source: "TEXT", timedOut: "BOOLEAN", aborted: "BOOLEAN", startedAt: "TIMESTAMP(3)", createdAt: "TIMESTAMP(3)",
+};
+
 /** Rows per multi-row INSERT on PostgreSQL (its 65,535 bound parameters over 42 episode columns). */
 const PG_BATCH = 500;
 
@@ -231,9 +239,11 @@ async function insertEpisodesBulkPg(
   for (let i = 0; i < episodes.length; i += PG_BATCH) {
     const chunk = episodes.slice(i, i + PG_BATCH);
     const params: unknown[] = [];
+    const chunkIds: string[] = [];
     for (const e of chunk) {
       const id = e.id ?? uuidv7();
       byId.set(id, e);
+      chunkIds.push(id);
       let invalid = 0;
       let checked = 0;
       for (const turn of e.turns) {
@@ -257,13 +267,17 @@ async function insertEpisodesBulkPg(
     );
     const added = new Set(rows.map((r) => r.id));
     // In input order, as the SQLite path reports them.
-    for (const [id] of byId) if (added.has(id) && !addedIds.includes(id)) addedIds.push(id);
+    for (const id of chunkIds) if (added.has(id)) addedIds.push(id);
     const docs: unknown[] = [];
     for (const r of rows) {
       const e = byId.get(r.id)!;
-      docs.push(r.searchKey, e.query + " " + e.turns.map((x) => x.action + " " + x.observation).join(" "));
+      docs.push(r.searchKey, searchDocText(e.query + " " + e.turns.map((x) => x.action + " " + x.observation).join(" ")).slice(0, 4_000_000));
     }
-    if (rows.length) await sql.run(`INSERT INTO "EpisodeText" ("searchKey", "doc") SELECT k, ic_search_doc(d) FROM (VALUES ${Array(rows.length).fill("(CAST(? AS INTEGER), CAST(? AS TEXT))").join(", ")}) AS v(k, d)`, docs);
+    if (rows.length)
+      await sql.run(
+        `INSERT INTO "EpisodeText" ("searchKey", "doc") SELECT k, strip(to_tsvector('simple', d)) FROM (VALUES ${Array(rows.length).fill("(CAST(? AS INTEGER), CAST(? AS TEXT))").join(", ")}) AS v(k, d)`,
+        docs,
+      );
     const turnRows: unknown[][] = [];
     const messageRows: unknown[][] = [];
     for (const r of rows) {
@@ -276,9 +290,13 @@ async function insertEpisodesBulkPg(
         ]);
       for (const m of e.messages ?? []) messageRows.push([r.id, m.seq, m.turnIndex, m.role, m.content, m.droppedTurns ?? null]);
     }
-    for (let j = 0; j < turnRows.length; j += PG_BATCH * 4) {
-      const part = turnRows.slice(j, j + PG_BATCH * 4);
-      await sql.run(`INSERT INTO "Turn" (${TURN_COLS.map((c) => `"${c}"`).join(", ")}) VALUES ${valuesOf(part.length, TURN_COLS.length)}`, part.flat());
+    // One array per column (unnest): a handful of parameters however many rows.
+    for (let j = 0; j < turnRows.length; j += PG_BATCH * 10) {
+      const part = turnRows.slice(j, j + PG_BATCH * 10);
+      await sql.run(
+        `INSERT INTO "Turn" (${TURN_COLS.map((c) => `"${c}"`).join(", ")}) SELECT * FROM unnest(${TURN_COLS.map((c) => `CAST(? AS ${PG_TURN_TYPES[c]}[])`).join(", ")})`,
+        TURN_COLS.map((_, k) => part.map((row) => pgText(row[k]))),
+      );
     }
     for (let j = 0; j < messageRows.length; j += PG_BATCH * 4) {
       const part = messageRows.slice(j, j + PG_BATCH * 4);

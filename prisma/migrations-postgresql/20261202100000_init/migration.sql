@@ -158,7 +158,9 @@ CREATE TABLE "ImportedFile" (
 CREATE UNIQUE INDEX "Episode_sourceKey_key" ON "Episode"("sourceKey");
 CREATE UNIQUE INDEX "Episode_searchKey_key" ON "Episode"("searchKey");
 CREATE INDEX "Episode_stats_idx" ON "Episode"("environment", "dataset", "playerKind", "model", "policy", "solvedAtTurn", "status", "success", "reward", "turnCount", "turnsTaken", "checkedCount", "invalidCount", "turnLimit", "searchKey");
-CREATE INDEX "Episode_environment_success_reward_id_idx" ON "Episode"("environment", "success", "reward", "id");
+-- The list sorts NULL rewards last both ways, as SQLite does descending: with NULLS FIRST in the
+-- index, a backward scan gives "reward DESC NULLS LAST" (the common order) without a sort.
+CREATE INDEX "Episode_environment_success_reward_id_idx" ON "Episode"("environment", "success", "reward" NULLS FIRST, "id");
 CREATE INDEX "Episode_dataset_idx" ON "Episode"("dataset");
 CREATE INDEX "Episode_taskId_idx" ON "Episode"("taskId");
 CREATE INDEX "Episode_model_idx" ON "Episode"("model");
@@ -166,7 +168,7 @@ CREATE INDEX "Episode_policy_idx" ON "Episode"("policy");
 CREATE INDEX "Episode_annotator_idx" ON "Episode"("annotator");
 CREATE INDEX "Episode_playerKind_idx" ON "Episode"("playerKind");
 CREATE INDEX "Episode_status_idx" ON "Episode"("status");
-CREATE INDEX "Episode_reward_id_idx" ON "Episode"("reward", "id");
+CREATE INDEX "Episode_reward_id_idx" ON "Episode"("reward" NULLS FIRST, "id");
 CREATE INDEX "Episode_hardness_idx" ON "Episode"("hardness");
 CREATE INDEX "Episode_startedAt_id_idx" ON "Episode"("startedAt", "id");
 CREATE INDEX "Episode_turnCount_id_idx" ON "Episode"("turnCount", "id");
