@@ -52,7 +52,7 @@ export interface Attack {
   /** Returns null when the outcome is the expected one, else what went wrong. */
   expect?: (o: AttackOutcome, c: AttackContext) => string | null;
   /**
-   * The sandbox itself may break (the action killed its agent): the step may throw a StudioError
+   * The sandbox itself may break (the action killed its supervisor): the step may throw a StudioError
    * with a message instead of answering. The next episode must still work.
    */
   mayBreakSandbox?: boolean;
@@ -175,7 +175,7 @@ export const ATTACKS: Attack[] = [
   { id: "sleep-past-timeout", what: "sleep past the time limit", actions: sh(() => `sleep 600`, () => `import time\ntime.sleep(600)`), expect: timedOut },
   { id: "ignore-signals", what: "ignore SIGINT/SIGTERM and spin past the time limit", actions: sh(() => `trap '' INT TERM HUP; while :; do :; done`, () => `import signal\nfor s in (signal.SIGINT, signal.SIGTERM): signal.signal(s, signal.SIG_IGN)\nwhile True: pass`), expect: timedOut },
   { ownEpisode: true, id: "kill-everything", what: "kill -9 every process it can see", actions: sh(() => `kill -9 -1; echo after`, () => `import os, signal\nos.kill(-1, signal.SIGKILL)`), mayBreakSandbox: true },
-  { ownEpisode: true, id: "kill-pid-1", what: "kill PID 1 (the sandbox's agent / init)", actions: sh(() => `kill -9 1; kill -TERM 1; echo after`, () => `import os\nos.kill(1, 9)`), mayBreakSandbox: true },
+  { ownEpisode: true, id: "kill-pid-1", what: "kill PID 1 (the sandbox's supervisor / init)", actions: sh(() => `kill -9 1; kill -TERM 1; echo after`, () => `import os\nos.kill(1, 9)`), mayBreakSandbox: true },
   { ownEpisode: true, id: "background-left", what: "leave background processes running after the action", actions: sh((c) => `nohup sleep ${c.sleepMark} >/dev/null 2>&1 & setsid sleep ${c.sleepMark} >/dev/null 2>&1 < /dev/null & echo started`, (c) => `import subprocess\nsubprocess.Popen(['sleep', '${c.sleepMark}'], start_new_session=True)\nprint('started')`) },
   { ownEpisode: true, id: "daemon-writer", what: "a double-forked daemon that keeps writing", actions: sh((c) => `(setsid bash -c 'while :; do echo x >> /tmp/${c.marker}-d; sleep ${c.sleepMark}; done' >/dev/null 2>&1 &) ; echo started`) },
   { id: "ptrace-host", what: "attach to another process / read its memory", actions: sh((c) => `cat /proc/${c.hostPid}/maps 2>&1 | head -3; head -c 100 /proc/${c.hostPid}/mem 2>&1 | head -c 200; echo`) },
@@ -185,7 +185,7 @@ export const ATTACKS: Attack[] = [
   { ownEpisode: true, id: "exit-interpreter", what: "exit() / os._exit() the interpreter", actions: { python: () => `import os\nos._exit(0)` }, mayBreakSandbox: false },
   { ownEpisode: true, id: "close-fds", what: "close the interpreter's pipes to the driver", actions: { python: () => `import os\nfor fd in range(0, 256):\n    try: os.close(fd)\n    except OSError: pass` } },
   { ownEpisode: true, id: "segfault", what: "crash the interpreter (segfault)", actions: { python: () => `import ctypes\nctypes.string_at(0)` } },
-  { ownEpisode: true, id: "kill-parent", what: "kill the interpreter's parent (the driver / agent)", actions: { python: () => `import os, signal\nos.kill(os.getppid(), signal.SIGKILL)` }, mayBreakSandbox: true },
+  { ownEpisode: true, id: "kill-parent", what: "kill the interpreter's parent (the driver / supervisor)", actions: { python: () => `import os, signal\nos.kill(os.getppid(), signal.SIGKILL)` }, mayBreakSandbox: true },
   // ---------- SQL ----------
   { id: "sql-attach-project-db", what: "ATTACH the project's database", actions: { sql: (c) => `ATTACH DATABASE '${c.projectDb}' AS x; SELECT * FROM x.sqlite_master` }, expect: failed() },
   { id: "sql-attach-new-file", what: "ATTACH a new host file and write to it", actions: { sql: (c) => `ATTACH DATABASE '/tmp/${c.marker}.db' AS y; CREATE TABLE y.t(a)` }, expect: failed() },

@@ -268,7 +268,7 @@ const combos: [AttackEnv, "local" | "docker" | "sql-engine"][] = [
  * Attacks a backend is known not to contain yet, by row. Each is reported in the figures as not
  * contained, and must still fail here: once it is contained the test says so, and the entry goes.
  * None now (docker/bash fill-disk was closed by running the whole-root file system on a
- * size-capped tmpfs that the agent switches into).
+ * size-capped tmpfs that the supervisor switches into).
  */
 const KNOWN_GAPS: Record<string, string[]> = {};
 

@@ -337,7 +337,7 @@ export function registerSandboxConformance(target: ConformanceTarget): void {
       const limits = { ...spec.limits, processes: 63 };
       const other = mkdtempSync(path.join(os.tmpdir(), "ic-conformance-other-"));
       writeFileSync(path.join(other, "other.txt"), "other task\n");
-      // When the sandbox's PID 1 (the agent) started, in seconds since boot (the clock is shared).
+      // When the sandbox's PID 1 (the supervisor) started, in seconds since boot (the clock is shared).
       const startedAt = async (s: Sandbox) => Number((await s.exec("cut -d' ' -f22 /proc/1/stat")).output) / 100;
       const uptime = () => Number(readFileSync("/proc/uptime", "utf8").split(" ")[0]);
       try {

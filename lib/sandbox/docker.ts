@@ -9,9 +9,9 @@ import Docker from "dockerode";
 
 import { config, type DockerHostSetting } from "@/lib/config";
 import { LimitReachedError, SandboxError, SandboxUnavailableError } from "@/lib/errors";
-import { AgentClient } from "./agent-client";
-import { AgentSandbox } from "./agent-sandbox";
-import { AGENT_BOOTSTRAP } from "./agent-source";
+import { SupervisorClient } from "./supervisor-client";
+import { SupervisorSandbox } from "./supervisor-sandbox";
+import { SUPERVISOR_BOOTSTRAP } from "./supervisor-source";
 import { connectDocker, defaultDockerHost, engineMessage, imageTag, OWNER, OWNER_LABEL, probeHost, SANDBOX_IMAGES, SANDBOX_LABEL, type HostProbe } from "./docker-hosts";
 import { checkSpec } from "./local";
 import { takeForSpec, WarmPool } from "./pool";
@@ -19,7 +19,7 @@ import { resolveLimits, type Limits } from "./limits";
 import type { SandboxBackend, SandboxImage, SandboxSpec } from "./types";
 
 const START_TIMEOUT_MS = 30_000;
-/** Where a whole-root file system's tmpfs is mounted before the agent pivots into it. */
+/** Where a whole-root file system's tmpfs is mounted before the supervisor pivots into it. */
 const NEW_ROOT = "/.sandbox-root";
 const AVAILABLE_CACHE_MS = 3_000;
 /** How long a host's probe (images, other processes' sandboxes) is trusted when placing sandboxes. */
@@ -70,14 +70,14 @@ function tarOf(hostDir: string): Buffer {
   return tar;
 }
 
-/** A container running the agent as PID 1; exec/spawn go through the agent on one attach stream. */
-class DockerSandbox extends AgentSandbox {
+/** A container running the supervisor as PID 1; exec/spawn go through the supervisor on one attach stream. */
+class DockerSandbox extends SupervisorSandbox {
   readonly backend = "docker" as const;
 
   constructor(
     id: string,
     limits: Limits,
-    client: AgentClient,
+    client: SupervisorClient,
     private readonly container: Docker.Container,
     private readonly stream: Duplex,
     /** The engine it runs on (IC_DOCKER_HOSTS name). */
@@ -98,7 +98,7 @@ class DockerSandbox extends AgentSandbox {
   }
 
   /**
-   * Stops the sandbox at once (its agent's stream is cut, so nothing more runs through it) and
+   * Stops the sandbox at once (its supervisor's stream is cut, so nothing more runs through it) and
    * removes the container in the background, so an episode's reset does not wait for the engine;
    * `removed` settles when the container is gone (the backend's shutdown waits for all of them).
    */
@@ -144,7 +144,7 @@ async function startContainer(on: StartOn, spec: SandboxSpec, limits: Limits): P
   const label = on.named ? `docker sandbox ${id} on ${on.host}` : `docker sandbox ${id}`;
   const workdir = spec.workdir ?? spec.files?.mountAt ?? "/";
   const tmpfs = (mode: string) => `rw,exec,nosuid,size=${limits.diskBytes},mode=${mode}`;
-  // Task files at "/" (a whole-root file system) go into one size-capped tmpfs that the agent
+  // Task files at "/" (a whole-root file system) go into one size-capped tmpfs that the supervisor
   // makes the root before anything runs (the container's own writable layer has no size cap);
   // /tmp, /root and the rest are directories on it, as in the local backend.
   const filesAtRoot = spec.files?.mountAt === "/";
@@ -158,7 +158,7 @@ async function startContainer(on: StartOn, spec: SandboxSpec, limits: Limits): P
     container = await docker.createContainer({
       name: `ic-sandbox-${id}`,
       Image: imageTag(spec.image),
-      Cmd: AGENT_BOOTSTRAP,
+      Cmd: SUPERVISOR_BOOTSTRAP,
       Env: [],
       WorkingDir: workdir,
       Hostname: "sandbox",
@@ -177,7 +177,7 @@ async function startContainer(on: StartOn, spec: SandboxSpec, limits: Limits): P
         ReadonlyRootfs: true,
         Tmpfs: mounts,
         CapDrop: ["ALL"],
-        // Only to bind the system over the new root and switch into it; the agent drops these (and
+        // Only to bind the system over the new root and switch into it; the supervisor drops these (and
         // every other capability, bounding set included) before the first command runs.
         ...(filesAtRoot ? { CapAdd: ["SYS_ADMIN", "SYS_CHROOT", "SETPCAP"] } : {}),
         SecurityOpt: ["no-new-privileges"],
@@ -195,22 +195,22 @@ async function startContainer(on: StartOn, spec: SandboxSpec, limits: Limits): P
     stream = (await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as unknown as Duplex;
     const out = new PassThrough();
     const errOut = new PassThrough();
-    let agentStderr = "";
+    let supervisorStderr = "";
     errOut.on("data", (d: Buffer) => {
-      if (agentStderr.length < 4096) agentStderr += d.toString("utf8");
+      if (supervisorStderr.length < 4096) supervisorStderr += d.toString("utf8");
     });
     docker.modem.demuxStream(stream, out, errOut);
     const closeListeners: ((reason: string) => void)[] = [];
     let sandbox: DockerSandbox | null = null;
     const closed = (why: string) => {
       if (closeListeners.length && !sandbox?.isClosing) on.onLost();
-      for (const l of closeListeners.splice(0)) l(`${why}${agentStderr ? `: ${agentStderr.trim()}` : ""}`);
+      for (const l of closeListeners.splice(0)) l(`${why}${supervisorStderr ? `: ${supervisorStderr.trim()}` : ""}`);
     };
     stream.on("end", () => closed("the container or the Docker engine stopped"));
     stream.on("close", () => closed("the container or the Docker engine stopped"));
     stream.on("error", (err) => closed(`the connection to the Docker engine failed (${err.message})`));
     const s = stream;
-    const client = new AgentClient(
+    const client = new SupervisorClient(
       {
         write: (data) => {
           s.write(data);

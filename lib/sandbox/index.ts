@@ -11,13 +11,13 @@
  *   lists them and loads missing images onto one, host-images.ts). One container per sandbox (network none, read-only rootfs with tmpfs
  *   scratch, pids/memory caps, all capabilities dropped, no-new-privileges), task files unpacked
  *   from a cached tar. A whole-root file system (bash) is unpacked into one size-capped tmpfs
- *   that the agent makes the root (system directories bound read-only over it) before dropping
+ *   that the supervisor makes the root (system directories bound read-only over it) before dropping
  *   the three capabilities it needed for that.
  *
- * In both, PID 1 is the same small agent (agent-source.ts, driven by agent-client.ts over the
+ * In both, PID 1 is the same small supervisor (supervisor.py, driven by supervisor-client.ts over the
  * sandbox's stdio or docker attach stream): exec() is one fork+exec through it instead of a bwrap
  * start or a `docker exec`, spawn() is a process with open stdin on the same stream, killStrays()
- * kills every process but the agent and the spawned ones. A warm pool (pool.ts) keeps started
+ * kills every process but the supervisor and the spawned ones. A warm pool (pool.ts) keeps started
  * sandboxes per (image, files, limits) so a reset takes one instead of starting one; call
  * `shutdownSandboxBackends()` before exiting so pooled sandboxes are freed.
  */

@@ -8,9 +8,9 @@ import path from "node:path";
 
 import { config } from "@/lib/config";
 import { BadInputError, SandboxError, SandboxUnavailableError } from "@/lib/errors";
-import { AgentClient, BASE_ENV } from "./agent-client";
-import { AgentSandbox } from "./agent-sandbox";
-import { AGENT_BOOTSTRAP } from "./agent-source";
+import { SupervisorClient, BASE_ENV } from "./supervisor-client";
+import { SupervisorSandbox } from "./supervisor-sandbox";
+import { SUPERVISOR_BOOTSTRAP } from "./supervisor-source";
 import { cgroupSupport, createSandboxCgroup, removeOrphanCgroups, type SandboxCgroup } from "./cgroup";
 import { resolveLimits, type Limits } from "./limits";
 import { filesAfterTake, takeForSpec, WarmPool } from "./pool";
@@ -112,18 +112,18 @@ function bwrapArgs(root: string, spec: SandboxSpec, limits: Limits): string[] {
   if (!writable.some((w) => workdir === w || workdir.startsWith(`${w}/`))) a.push("--dir", workdir);
   if (!filesAtRoot) a.push("--remount-ro", "/");
   a.push("--chdir", spec.files ? spec.files.mountAt : "/");
-  return [...a, "--", ...AGENT_BOOTSTRAP];
+  return [...a, "--", ...SUPERVISOR_BOOTSTRAP];
 }
 
-/** A bubblewrap sandbox: one bwrap per sandbox running the agent as PID 1 of a new PID namespace. */
-class LocalSandbox extends AgentSandbox {
+/** A bubblewrap sandbox: one bwrap per sandbox running the supervisor as PID 1 of a new PID namespace. */
+class LocalSandbox extends SupervisorSandbox {
   readonly backend = "local" as const;
 
   constructor(
     id: string,
     limits: Limits,
     private readonly child: ChildProcess,
-    client: AgentClient,
+    client: SupervisorClient,
     private readonly root: string,
     private readonly mounted: boolean,
     private readonly cgroup: SandboxCgroup | null,
@@ -185,8 +185,8 @@ async function startLocal(spec: SandboxSpec): Promise<LocalSandbox> {
     // sandbox leaves the pool (create), through the bind of root/files.
     if (spec.files && !filesAfterTake(spec)) await copyFiles(spec.files.hostDir, root);
     cgroup = createSandboxCgroup(`ic-sandbox-${process.pid}-${id}`, { processes: limits.processes, memoryBytes: limits.memoryBytes });
-    // The wrapper joins the cgroups and shields bwrap and the agent from the OOM killer
-    // (the agent raises it back to 1000 for every command), then becomes bwrap.
+    // The wrapper joins the cgroups and shields bwrap and the supervisor from the OOM killer
+    // (the supervisor raises it back to 1000 for every command), then becomes bwrap.
     const join = 'for f in "$@"; do case "$f" in --) shift; break;; esac; echo $$ > "$f"; shift; done; echo -1000 > /proc/self/oom_score_adj; exec "$@"';
     const child = spawn("/bin/sh", ["-c", join, "sh", ...(cgroup?.procsFiles ?? []), "--", config().bwrap, ...bwrapArgs(root, spec, limits)], {
       stdio: ["pipe", "pipe", "pipe"],
@@ -205,7 +205,7 @@ async function startLocal(spec: SandboxSpec): Promise<LocalSandbox> {
     child.on("error", (err) => {
       for (const l of closeListeners) l(`could not start bwrap: ${err.message}`);
     });
-    const client = new AgentClient(
+    const client = new SupervisorClient(
       {
         write: (data) => {
           child.stdin!.write(data);
@@ -277,7 +277,7 @@ async function checkAvailable(): Promise<{ ok: true } | { ok: false; reason: str
   if (!probe.ok) {
     return { ok: false, reason: `bubblewrap cannot start a sandbox here (${probe.out || "bwrap not found"}); install it with: apt-get install -y bubblewrap` };
   }
-  if (!existsSync("/usr/bin/python3")) return { ok: false, reason: "the local sandbox runs its agent with /usr/bin/python3: apt-get install -y python3" };
+  if (!existsSync("/usr/bin/python3")) return { ok: false, reason: "the local sandbox runs its supervisor with /usr/bin/python3: apt-get install -y python3" };
   if (cgroupSupport() === null && !config().allowNoCgroup) {
     return {
       ok: false,

@@ -1,16 +1,16 @@
 import "server-only";
 
 import { SandboxError } from "@/lib/errors";
-import type { AgentClient } from "./agent-client";
+import type { SupervisorClient } from "./supervisor-client";
 import type { Limits } from "./limits";
 import type { ExecOptions, ExecResult, Sandbox, SandboxProcess, SpawnOptions } from "./types";
 
 /**
- * What the local and docker sandboxes share: the in-sandbox agent (PID 1, driven through
+ * What the local and docker sandboxes share: the sandbox supervisor (PID 1, driven through
  * `client`) does all the work. A backend only starts the sandbox, says how it keeps the Node
  * process alive (`hold`) and how it is freed (`close`, which must set `closing`).
  */
-export abstract class AgentSandbox implements Sandbox {
+export abstract class SupervisorSandbox implements Sandbox {
   abstract readonly backend: "local" | "docker";
   /** Set by `close()`; every call after it throws SandboxError. */
   protected closing: Promise<void> | null = null;
@@ -18,7 +18,7 @@ export abstract class AgentSandbox implements Sandbox {
   constructor(
     readonly id: string,
     readonly limits: Limits,
-    protected readonly client: AgentClient,
+    protected readonly client: SupervisorClient,
   ) {}
 
   /** @throws SandboxError when the sandbox was closed. */
@@ -26,7 +26,7 @@ export abstract class AgentSandbox implements Sandbox {
     if (this.closing) throw new SandboxError(`${this.backend} sandbox ${this.id} is closed`);
   }
 
-  /** The sandbox's agent is gone (it died, or its container or process did): it cannot be used. */
+  /** The sandbox's supervisor is gone (it died, or its container or process did): it cannot be used. */
   get broken(): boolean {
     return this.client.closed;
   }

@@ -3,20 +3,20 @@ import "server-only";
 import { StringDecoder } from "node:string_decoder";
 
 import { NotFoundError, SandboxError } from "@/lib/errors";
-import { AGENT_SOURCE } from "./agent-source";
+import { SUPERVISOR_SOURCE } from "./supervisor-source";
 import type { Limits } from "./limits";
 import type { ExecOptions, ExecResult, SandboxProcess, SpawnOptions } from "./types";
 
-/** Where the agent's protocol runs: a byte stream each way (bwrap's stdio, a docker attach). */
-export interface AgentTransport {
+/** Where the supervisor's protocol runs: a byte stream each way (bwrap's stdio, a docker attach). */
+export interface SupervisorTransport {
   write(data: string): void;
-  /** Called by the transport with raw bytes from the agent's stdout. */
+  /** Called by the transport with raw bytes from the supervisor's stdout. */
   onData(listener: (chunk: Buffer) => void): void;
   /** Called once when the stream ends (the sandbox died or was closed). */
   onClose(listener: (reason: string) => void): void;
 }
 
-interface AgentEvent {
+interface SupervisorEvent {
   ev: "ready" | "started" | "out" | "exit" | "ok" | "err";
   id?: number;
   s?: 1 | 2;
@@ -62,23 +62,23 @@ const SIGNAL_NAMES: Record<number, NodeJS.Signals> = { 1: "SIGHUP", 2: "SIGINT",
 const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGUSR1: 10, SIGUSR2: 12, SIGTERM: 15, SIGCONT: 18, SIGSTOP: 19 };
 
 /**
- * The host half of the agent protocol, and the parts of `Sandbox` that are the same on every
+ * The host half of the supervisor protocol, and the parts of `Sandbox` that are the same on every
  * backend: exec with timeout/cap/abort, spawn, killStrays, readFile, writeFile.
  */
-export class AgentClient {
+export class SupervisorClient {
   private nextId = 1;
   private buf: Buffer = Buffer.alloc(0);
   private readonly tasks = new Map<number, TaskHandlers>();
-  private readonly requests = new Map<number, { resolve(ev: AgentEvent): void; reject(err: Error): void }>();
+  private readonly requests = new Map<number, { resolve(ev: SupervisorEvent): void; reject(err: Error): void }>();
   private readonly spawned = new Set<number>();
   private closedReason: string | null = null;
   private readyResolve!: () => void;
   private readyReject!: (err: Error) => void;
-  /** Resolves when the agent said it is ready; rejects when it died first. */
+  /** Resolves when the supervisor said it is ready; rejects when it died first. */
   readonly ready: Promise<void>;
 
   constructor(
-    private readonly transport: AgentTransport,
+    private readonly transport: SupervisorTransport,
     private readonly limits: Limits,
     private readonly defaults: { workdir: string; label: string },
   ) {
@@ -89,7 +89,7 @@ export class AgentClient {
     this.ready.catch(() => undefined);
     transport.onData((chunk) => this.onBytes(chunk));
     transport.onClose((reason) => this.onClosed(reason));
-    transport.write(JSON.stringify(AGENT_SOURCE) + "\n");
+    transport.write(JSON.stringify(SUPERVISOR_SOURCE) + "\n");
   }
 
   get closed(): boolean {
@@ -108,17 +108,17 @@ export class AgentClient {
       const line = this.buf.subarray(0, nl).toString("utf8");
       this.buf = this.buf.subarray(nl + 1);
       if (!line.trim()) continue;
-      let ev: AgentEvent;
+      let ev: SupervisorEvent;
       try {
-        ev = JSON.parse(line) as AgentEvent;
+        ev = JSON.parse(line) as SupervisorEvent;
       } catch {
-        continue; // not from the agent (e.g. an interpreter warning): ignore
+        continue; // not from the supervisor (e.g. an interpreter warning): ignore
       }
       this.dispatch(ev);
     }
   }
 
-  private dispatch(ev: AgentEvent): void {
+  private dispatch(ev: SupervisorEvent): void {
     if (ev.ev === "ready") {
       this.readyResolve();
       return;
@@ -160,7 +160,7 @@ export class AgentClient {
     this.transport.write(JSON.stringify(msg) + "\n");
   }
 
-  private request(msg: Record<string, unknown>): Promise<AgentEvent> {
+  private request(msg: Record<string, unknown>): Promise<SupervisorEvent> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.requests.set(id, { resolve, reject });
@@ -319,7 +319,7 @@ export class AgentClient {
     };
   }
 
-  /** Kills every process but the agent and the spawned ones; see `Sandbox.killStrays`. */
+  /** Kills every process but the supervisor and the spawned ones; see `Sandbox.killStrays`. */
   async killStrays(): Promise<void> {
     await this.request({ op: "strays", keep: [...this.spawned] });
   }
@@ -346,7 +346,7 @@ export class AgentClient {
 
   /**
    * Makes `dir` (a size-capped tmpfs holding the task's files) the sandbox's root, with the system
-   * directories read-only over it, and then drops every capability the agent held for that. The
+   * directories read-only over it, and then drops every capability the supervisor held for that. The
    * docker backend's whole-root file systems: the container's own root lives on the engine's
    * uncapped writable layer.
    */

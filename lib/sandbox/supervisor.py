@@ -1,21 +1,16 @@
-/**
- * The in-sandbox agent (Python 3, run as PID 1 of every sandbox by both backends): starts commands,
- * streams their output, kills them, reads and writes files; JSON lines on stdin/stdout.
- * Kept as a string so it ships with the server bundle; `agent-client.ts` is its other half.
- */
-export const AGENT_SOURCE = String.raw`# The in-sandbox agent: one long-lived process per sandbox (PID 1 of its PID namespace) that
+# The sandbox supervisor: one long-lived process per sandbox (PID 1 of its PID namespace) that
 # starts commands, streams their output, kills them and reads/writes files, driven by JSON lines
 # on stdin and answering with JSON lines on stdout. Both backends run it, so exec() costs a
 # fork+exec instead of a bwrap start or a docker exec.
 #
-# Host -> agent: {"op": ..., "id": n, ...}; agent -> host: {"ev": ..., "id": n, ...}.
+# Host -> supervisor: {"op": ..., "id": n, ...}; supervisor -> host: {"ev": ..., "id": n, ...}.
 # Binary data travels base64-encoded in "d".
 import base64, ctypes, errno, io, json, os, resource, selectors, signal, sys, tarfile, time
 
 OUT = sys.stdout.buffer
 IN_FD = sys.stdin.fileno()
 
-# Not dumpable: code in the sandbox (same uid) can neither ptrace the agent nor open
+# Not dumpable: code in the sandbox (same uid) can neither ptrace the supervisor nor open
 # /proc/1/fd/* to forge protocol messages.
 try:
     ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
@@ -88,12 +83,12 @@ def set_oom(value):
 
 def spawn_child(msg, fin_r, out_w, err_w):
     # posix_spawn (vfork) is several times cheaper than fork here. What it cannot set for the
-    # child (working directory, limits, OOM score) the agent sets on itself around the call and
+    # child (working directory, limits, OOM score) the supervisor sets on itself around the call and
     # restores: the child inherits them. Limits are soft (the cgroup / container is the hard cap).
     lim = msg.get("limits") or {}
     saved = []
     cwd = os.getcwd()
-    set_oom("1000")  # the OOM killer takes sandboxed code first, never the agent
+    set_oom("1000")  # the OOM killer takes sandboxed code first, never the supervisor
     try:
         for name, res in RLIMITS:
             if lim.get(name):
@@ -512,7 +507,3 @@ def main():
 
 
 main()
-`;
-
-/** Starts the agent: reads its source as one JSON-encoded line from stdin, then serves. */
-export const AGENT_BOOTSTRAP = ["python3", "-c", "import sys,json;exec(json.loads(sys.stdin.buffer.readline()))"];
