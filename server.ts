@@ -1,6 +1,6 @@
 /**
  * InterCode Studio's one process: Next.js (pages and API routes) and the playground websocket
- * (`/ws`) on one port, behind a single access check (lib/server/http.ts).
+ * (`/ws`) on one port, behind a single access check (lib/http/studio-server.ts).
  *
  *   node --import tsx --import ./scripts/hooks.mjs server.ts [--dev]
  *
@@ -13,9 +13,9 @@ import next from "next";
 import { config as readConfig } from "@/lib/config";
 import { asStudioError } from "@/lib/errors";
 import { checkDockerHosts } from "@/lib/sandbox/docker-hosts";
-import { assertSafeBind } from "@/lib/server/auth";
-import { createStudioServer } from "@/lib/server/http";
-import { prepareStore, createLiveEpisodeManager } from "@/lib/server/wiring";
+import { assertSafeBind } from "@/lib/http/auth";
+import { createStudioServer } from "@/lib/http/studio-server";
+import { prepareStore, createLiveEpisodeManager } from "@/lib/playground/wiring";
 
 async function main(): Promise<void> {
   const dev = process.argv.includes("--dev");

@@ -53,8 +53,8 @@ export default async function bench(argv: string[]): Promise<number> {
 
   const { loadDataset } = await import("@/lib/datasets/registry");
   const { createEnvironment } = await import("@/lib/env");
-  const { createStudioServer } = await import("@/lib/server/http");
-  const { createLiveEpisodeManager, prepareStore } = await import("@/lib/server/wiring");
+  const { createStudioServer } = await import("@/lib/http/studio-server");
+  const { createLiveEpisodeManager, prepareStore } = await import("@/lib/playground/wiring");
   const { closeStore } = await import("@/lib/db/client");
   const { appendTurn, createEpisode } = await import("@/lib/db/episodes");
 

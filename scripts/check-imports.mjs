@@ -6,7 +6,9 @@
 //      scripts; tests included, setting a variable for a child process is not a read);
 //   4. client code (components/**, and any "use client" module) imports nothing from a server-only
 //      module (one with `import "server-only"`), type-only imports included: its data types live in
-//      a shared, client-safe module (e.g. lib/db/episode-rows.ts, lib/viewer/view-types.ts).
+//      a shared, client-safe module (e.g. lib/db/episode-rows.ts, lib/viewer/view-types.ts);
+//   5. lib/viewer holds client-safe view helpers only (no server-only module): the viewer's server
+//      jobs (gold output, recheck, turn scores, branch) live in lib/replay.
 //   node scripts/check-imports.mjs [--graph]      exit 1 with each problem named, else 0
 import fs from "node:fs";
 import path from "node:path";
@@ -158,6 +160,11 @@ for (const file of ["app", "components", "lib"].flatMap((d) => walk(path.join(ro
   }
 }
 
+// 5. lib/viewer is the client-safe half of the viewer: a server-only module there belongs in lib/replay.
+for (const file of walk(path.join(root, "lib/viewer"))) {
+  if (!isTest(file) && serverOnly(file)) problems.push(`${rel(file)} is server-only; lib/viewer holds client-safe view helpers (server jobs go in lib/replay/)`);
+}
+
 if (showGraph || problems.length) {
   console.log("lib/ folder dependencies (who imports whom):");
   for (const f of folders) console.log(`  ${f.padEnd(18)} -> ${[...(edges.get(f)?.keys() ?? [])].sort().join(", ") || "(nothing)"}`);
@@ -166,4 +173,4 @@ if (problems.length) {
   console.error(`\ncheck-imports: ${problems.length} problem(s)\n` + problems.map((p) => `  ${p}`).join("\n"));
   process.exit(1);
 }
-console.log(`check-imports: no folder cycle in lib/ (${folders.length} folders), IC_* read only in lib/config.ts, no client code imports from a server-only module (types included)`);
+console.log(`check-imports: no folder cycle in lib/ (${folders.length} folders), IC_* read only in lib/config.ts, no client code imports from a server-only module (types included), lib/viewer client-safe`);

@@ -3,7 +3,7 @@ import { ComparePicker } from "@/components/replay/compare-picker";
 import { CompareView } from "@/components/replay/compare-view";
 import { listTurnReplaysByEpisodes } from "@/lib/db/turn-replays";
 import { listReplayDataByIds, listViewerEpisodes } from "@/lib/db/viewer-queries";
-import { listSealedTaskKeys, sealKey } from "@/lib/server/baseline-seal";
+import { listSealedTaskKeys, sealKey } from "@/lib/studies/baseline-seal";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Compare · InterCode Studio" };
@@ -26,7 +26,7 @@ export default async function ComparePage({ searchParams }: Props) {
   const task = first(sp.task);
   const sealed = await listSealedTaskKeys();
   const found = await listReplayDataByIds({ ids });
-  // Episodes of a task sealed by an unsubmitted baseline episode are left out (lib/server/baseline-seal.ts).
+  // Episodes of a task sealed by an unsubmitted baseline episode are left out (lib/studies/baseline-seal.ts).
   const episodes = found.filter((d) => !sealed.has(sealKey(d.episode)));
   const tasks = new Set(episodes.map((d) => `${d.episode.environment}/${d.episode.dataset}/${d.episode.taskId}`));
   const head = episodes[0]?.episode;

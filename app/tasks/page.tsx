@@ -1,7 +1,7 @@
 import Link from "next/link";
 import type { Metadata } from "next";
 import { ENV_NAMES } from "@/lib/datasets/types";
-import { datasetsFor } from "@/lib/server/tasks";
+import { datasetsFor } from "@/lib/tasks/tasks";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Datasets · InterCode Studio" };

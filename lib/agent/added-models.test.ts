@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConflictError } from "@/lib/errors";
-import { parseInput } from "@/lib/viewer/http";
+import { parseInput } from "@/lib/http/respond";
 import { keyFilePath } from "./key-store";
 import { addModelInputSchema } from "./model-config";
 import { addModel, listModels, publicModelView, removeModel, resolveModel } from "./models";

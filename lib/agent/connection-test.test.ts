@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseInput } from "@/lib/viewer/http";
+import { parseInput } from "@/lib/http/respond";
 import { CONNECTION_TEST_PROMPT, testModelConnection } from "./connection-test";
 import { addModelInputSchema } from "./model-config";
 import { addModel, listModels } from "./models";

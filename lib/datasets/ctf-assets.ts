@@ -9,7 +9,7 @@ import type { CtfTask } from "./types";
  * directory: ctf/task_assets/<task_id>/ holds what the player gets (a sandbox starts in it), and
  * ctf/solutions/<task_id>/ the write-up (README.md, sometimes a script) taken out of the task's
  * solution/ folder, so that no sandbox ever holds it. The write-up is the gold shown beside an
- * episode after its submit (lib/viewer/gold.ts), and withheld before.
+ * episode after its submit (lib/replay/gold-output.ts), and withheld before.
  */
 export const CTF_ASSETS_REL = "ctf/task_assets";
 export const CTF_SOLUTIONS_REL = "ctf/solutions";

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadDataset } from "@/lib/datasets/registry";
-import { createBranchEpisode } from "@/lib/viewer/branch";
+import { createBranchEpisode } from "@/lib/replay/branch";
 import { createAnnotation } from "./annotations";
 import { insertEpisodesBulk, type BulkEpisode } from "./bulk-import";
 import { storeEngines, useTempStore } from "./test-store";

@@ -10,7 +10,7 @@ import { FS_SETUP_DIR, intercodeFsDir, taskFileSystem } from "@/lib/datasets/int
 import { sharedIntercodeDir } from "@/lib/datasets/paths";
 import { clearDatasetCache, getTask, loadDataset } from "@/lib/datasets/registry";
 import { goldShown as goldText } from "@/lib/episodes/gold";
-import { publicTask } from "@/lib/server/tasks";
+import { publicTask } from "@/lib/tasks/tasks";
 import { shutdownSandboxBackends } from "@/lib/sandbox";
 import { BashEnvironment } from "./bash";
 import { CtfEnvironment } from "./ctf";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ansiToHtml, parseAnsi, stripAnsi, xterm256 } from "./ansi";
+import { ansiToHtml, parseAnsi, stripAnsi, xterm256 } from "@/lib/viewer/ansi";
 
 describe("parseAnsi", () => {
   it("keeps plain text as one unstyled span", () => {

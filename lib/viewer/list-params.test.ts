@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { toCsv } from "./csv";
-import { listParamsFromUrl, listQuery, parseListParams, toEpisodeFilters } from "./list-params";
+import { toCsv } from "@/lib/viewer/csv";
+import { listParamsFromUrl, listQuery, parseListParams, toEpisodeFilters } from "@/lib/viewer/list-params";
 
 describe("list params", () => {
   it("parses a view from the URL into store filters", () => {

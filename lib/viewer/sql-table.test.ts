@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { pyReprRows, pyReprRowsConcatenated } from "@/lib/reward/python-repr";
-import { columnsFromQuery, parseSqlRows, sqlTableOf } from "./sql-table";
+import { columnsFromQuery, parseSqlRows, sqlTableOf } from "@/lib/viewer/sql-table";
 
 describe("parseSqlRows", () => {
   it("reads back what the SQL environment stores, in both of InterCode's shapes", () => {

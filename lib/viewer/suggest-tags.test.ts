@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { suggestTags, type TurnForTags } from "./suggest-tags";
+import { suggestTags, type TurnForTags } from "@/lib/viewer/suggest-tags";
 
 const t = (index: number, action: string, observation: string, extra: Partial<TurnForTags> = {}): TurnForTags => ({ index, action, observation, ok: true, reward: null, ...extra });
 

@@ -1,4 +1,4 @@
-import { stripAnsi } from "./ansi";
+import { stripAnsi } from "@/lib/viewer/ansi";
 import { isSubmit } from "@/lib/env/submit";
 
 /** The starting taxonomy of failure tags; users extend it by using new tag names. */

@@ -4,7 +4,7 @@
 import type { StatsDimension } from "@/lib/db/stats-dimensions";
 import type { RewardBreakdown } from "@/lib/reward/types";
 
-/** The failure-analysis view's aggregates (lib/viewer/aggregates.ts computes them). */
+/** The failure-analysis view's aggregates (lib/stats/aggregates.ts computes them). */
 export interface ViewerStats {
   groupBy: StatsDimension[];
   /** Success rate, mean reward and error rate per group. */

@@ -23,7 +23,7 @@ export type PlayMode = z.infer<typeof playModeSchema>;
 export const feedbackSchema = z.enum(["none", "reward"]);
 export type Feedback = z.infer<typeof feedbackSchema>;
 
-/** `<dataset>:<id>` (see docs in lib/server/task-ref.ts). */
+/** `<dataset>:<id>` (see lib/ws/task-ref.ts). */
 export const taskRefSchema = z.string().min(1).max(300);
 
 const actionText = z

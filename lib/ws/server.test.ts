@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { closeStore } from "@/lib/db/client";
 import { getEpisodeById } from "@/lib/db/episodes";
-import { createStudioServer } from "@/lib/server/http";
-import { createLiveEpisodeManager, prepareStore } from "@/lib/server/wiring";
-import type { LiveEpisodeManager } from "@/lib/server/live-episodes";
+import { createStudioServer } from "@/lib/http/studio-server";
+import { createLiveEpisodeManager, prepareStore } from "@/lib/playground/wiring";
+import type { LiveEpisodeManager } from "@/lib/playground/live-episodes";
 import { MAX_ACTION_BYTES, type ClientMessageInput, type ServerMessage } from "./protocol";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-ws-test-"));

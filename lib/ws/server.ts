@@ -10,7 +10,7 @@ export const WS_MAX_PAYLOAD = 1024 * 1024;
 export type EpisodeListener = (message: ServerMessageInput) => void;
 
 /**
- * What a connection needs from the episodes it drives; the wire declares it and lib/server's
+ * What a connection needs from the episodes it drives; the wire declares it and lib/playground's
  * LiveEpisodeManager implements it, so this module does not depend on the server.
  */
 export interface PlaygroundEpisodes<Episode> {

@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
 import { createAnnotation } from "@/lib/db/annotations";
 import { listUsedTags } from "@/lib/db/viewer-queries";
-import { parseJsonBody, respond } from "@/lib/viewer/http";
+import { parseJsonBody, respond } from "@/lib/http/respond";
 import { BASE_TAXONOMY } from "@/lib/viewer/suggest-tags";
 import { newAnnotationSchema } from "./schema";
 

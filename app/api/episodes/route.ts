@@ -1,6 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { listViewerEpisodes } from "@/lib/db/viewer-queries";
-import { respond, parseInput } from "@/lib/viewer/http";
+import { respond, parseInput } from "@/lib/http/respond";
 import { LIST_SORTS } from "@/lib/db/episode-filters";
 import { toEpisodeFilters } from "@/lib/viewer/list-params";
 import { episodesQuerySchema } from "./schema";

@@ -1,6 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { addModel, listModels, publicModelView } from "@/lib/agent/models";
-import { parseJsonBody, respond } from "@/lib/viewer/http";
+import { parseJsonBody, respond } from "@/lib/http/respond";
 import { addModelBodySchema } from "./schema";
 
 export const dynamic = "force-dynamic";

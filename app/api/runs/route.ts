@@ -2,7 +2,7 @@ import { NextResponse, type NextRequest } from "next/server";
 import { listRuns } from "@/lib/db/runs";
 import { launchRun } from "@/lib/runs/run-manager";
 import { serverRunContext } from "@/lib/runs/server-context";
-import { parseJsonBody, respond } from "@/lib/viewer/http";
+import { parseJsonBody, respond } from "@/lib/http/respond";
 import { launchRunBodySchema } from "./schema";
 
 export const dynamic = "force-dynamic";

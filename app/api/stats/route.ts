@@ -1,6 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { chartCsv, computeViewerStats } from "@/lib/viewer/aggregates";
-import { parseInput, respond } from "@/lib/viewer/http";
+import { chartCsv, computeViewerStats } from "@/lib/stats/aggregates";
+import { parseInput, respond } from "@/lib/http/respond";
 import { toEpisodeFilters } from "@/lib/viewer/list-params";
 import { statsQuerySchema } from "./schema";
 

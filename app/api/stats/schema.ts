@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { STATS_DIMENSIONS } from "@/lib/db/stats-dimensions";
-import { CHARTS } from "@/lib/viewer/aggregates";
+import { CHARTS } from "@/lib/stats/aggregates";
 import { listParamsSchema } from "@/lib/viewer/list-params";
 
 const dims = Object.keys(STATS_DIMENSIONS) as [keyof typeof STATS_DIMENSIONS, ...(keyof typeof STATS_DIMENSIONS)[]];

@@ -1,6 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { parseJsonBody, respond } from "@/lib/viewer/http";
-import { createStudyFromSelection, listStudyViews } from "@/lib/server/studies";
+import { parseJsonBody, respond } from "@/lib/http/respond";
+import { createStudyFromSelection, listStudyViews } from "@/lib/studies/studies";
 import { createStudyBodySchema } from "./schema";
 
 export const dynamic = "force-dynamic";

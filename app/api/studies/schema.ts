@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { newStudySchema } from "@/lib/server/studies";
+import { newStudySchema } from "@/lib/studies/studies";
 
 /** POST /api/studies body: a study's name, dataset, task selection and conditions. */
 export const createStudyBodySchema = newStudySchema;

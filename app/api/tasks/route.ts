@@ -1,6 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { datasetsFor, searchTasks } from "@/lib/server/tasks";
-import { parseInput, respond } from "@/lib/viewer/http";
+import { datasetsFor, searchTasks } from "@/lib/tasks/tasks";
+import { parseInput, respond } from "@/lib/http/respond";
 import { tasksQuerySchema } from "./schema";
 
 export const dynamic = "force-dynamic";

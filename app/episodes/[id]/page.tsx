@@ -2,7 +2,7 @@ import { notFound } from "next/navigation";
 import type { Metadata } from "next";
 import { ReplayView } from "@/components/replay/replay-view";
 import { getReplayDataById } from "@/lib/db/viewer-queries";
-import { findSeal, sealMessage } from "@/lib/server/baseline-seal";
+import { findSeal, sealMessage } from "@/lib/studies/baseline-seal";
 
 export const dynamic = "force-dynamic";
 

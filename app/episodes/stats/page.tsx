@@ -3,7 +3,7 @@ import type { Metadata } from "next";
 import { AggregateCharts } from "@/components/charts/aggregate-charts";
 import { STATS_DIMENSIONS } from "@/lib/db/stats-dimensions";
 import { parseGroupBy } from "@/lib/trajectories/stats";
-import { computeViewerStats } from "@/lib/viewer/aggregates";
+import { computeViewerStats } from "@/lib/stats/aggregates";
 import { parseListParams, toEpisodeFilters } from "@/lib/viewer/list-params";
 
 export const dynamic = "force-dynamic";

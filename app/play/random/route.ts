@@ -1,6 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { toHttp } from "@/lib/errors";
-import { randomTask } from "@/lib/server/tasks";
+import { randomTask } from "@/lib/tasks/tasks";
 import { playUrl } from "@/lib/ws/task-ref";
 import { pickerParamsSchema, playParamsSchema, playQuery } from "../search-params";
 

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { listDatasets } from "@/lib/datasets/registry";
-import { getStudyResults, listStudyViews } from "@/lib/server/studies";
+import { getStudyResults, listStudyViews } from "@/lib/studies/studies";
 import { formatDate } from "@/lib/format-date";
 import { NewStudyForm } from "@/components/play/new-study-form";
 

@@ -3,7 +3,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { z } from "zod";
 import { envNameSchema } from "@/lib/datasets/types";
-import { datasetsFor, searchTasks } from "@/lib/server/tasks";
+import { datasetsFor, searchTasks } from "@/lib/tasks/tasks";
 import { formatTaskRef, playUrl } from "@/lib/ws/task-ref";
 
 export const dynamic = "force-dynamic";

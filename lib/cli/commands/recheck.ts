@@ -8,8 +8,8 @@ import { BadInputError } from "@/lib/errors";
 import { parseLogText } from "@/lib/trajectories/import";
 import { profileNameSchema, profileValue, type ProfileName } from "@/lib/env/profiles";
 import type { Environment } from "@/lib/env/types";
-import { createViewerEnvironment, replayLoopForEpisode, taskForEpisode } from "@/lib/viewer/episode-task";
-import { checkEpisodeReplay, summarizeChecks, type RecordedTurn, type ReplayLoop } from "@/lib/viewer/replay-check";
+import { createViewerEnvironment, replayLoopForEpisode, taskForEpisode } from "@/lib/replay/episode-task";
+import { checkEpisodeReplay, summarizeChecks, type RecordedTurn, type ReplayLoop } from "@/lib/replay/replay-check";
 import type { DisagreementCategory, EpisodeCheck } from "@/lib/viewer/view-types";
 
 /** One file's (or the stored episodes') agreement, as `--json` prints it. */

@@ -1,9 +1,9 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { config } from "@/lib/config";
 import { startAgent } from "@/lib/agent/live-agents";
-import { assertTaskUnsealed } from "@/lib/server/baseline-seal";
-import { parseJsonBody, respond } from "@/lib/viewer/http";
-import { resolveTask } from "@/lib/server/tasks";
+import { assertTaskUnsealed } from "@/lib/studies/baseline-seal";
+import { parseJsonBody, respond } from "@/lib/http/respond";
+import { resolveTask } from "@/lib/tasks/tasks";
 import { startAgentBodySchema } from "./schema";
 
 export const dynamic = "force-dynamic";

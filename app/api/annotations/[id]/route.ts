@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { deleteAnnotationById, updateAnnotationStatus } from "@/lib/db/annotations";
-import { parseInput, parseJsonBody, respond } from "@/lib/viewer/http";
+import { parseInput, parseJsonBody, respond } from "@/lib/http/respond";
 import { annotationParamsSchema, annotationPatchSchema } from "./schema";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 import { NextResponse } from "next/server";
-import { type EpisodeRouteContext, withEpisode } from "@/lib/server/episode-route";
+import { type EpisodeRouteContext, withEpisode } from "@/lib/http/episode-route";
 import { episodeParamsSchema } from "./schema";
 
 export const dynamic = "force-dynamic";

@@ -1,13 +1,13 @@
 import type { NextRequest } from "next/server";
-import { listSealedTaskKeys, sealKey } from "@/lib/server/baseline-seal";
+import { listSealedTaskKeys, sealKey } from "@/lib/studies/baseline-seal";
 import { exportEpisodes } from "@/lib/trajectories/export";
-import { parseInput, respond } from "@/lib/viewer/http";
+import { parseInput, respond } from "@/lib/http/respond";
 import { toEpisodeFilters } from "@/lib/viewer/list-params";
 import { exportQuerySchema } from "./schema";
 
 export const dynamic = "force-dynamic";
 
-/** GET /api/episodes/export?format=jsonl|intercode&...filters: the filtered set as a download, streamed. Episodes of a task sealed by an unsubmitted baseline episode (lib/server/baseline-seal.ts) are left out. */
+/** GET /api/episodes/export?format=jsonl|intercode&...filters: the filtered set as a download, streamed. Episodes of a task sealed by an unsubmitted baseline episode (lib/studies/baseline-seal.ts) are left out. */
 export function GET(req: NextRequest) {
   return respond(async () => {
     const q = parseInput(exportQuerySchema, Object.fromEntries(req.nextUrl.searchParams), "query parameter");

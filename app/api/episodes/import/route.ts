@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
 import { BadInputError } from "@/lib/errors";
 import { importLogText, unreadFileReport, type FileReport } from "@/lib/trajectories/import";
-import { parseInput, respond } from "@/lib/viewer/http";
+import { parseInput, respond } from "@/lib/http/respond";
 import { importFormSchema, MAX_UPLOAD_BYTES } from "./schema";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { removeModel } from "@/lib/agent/models";
-import { parseInput, respond } from "@/lib/viewer/http";
+import { parseInput, respond } from "@/lib/http/respond";
 import { modelParamsSchema } from "./schema";
 
 export const dynamic = "force-dynamic";

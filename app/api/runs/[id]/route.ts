@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
 import { NotFoundError } from "@/lib/errors";
 import { buildRunView } from "@/lib/runs/run-view";
-import { respond } from "@/lib/viewer/http";
+import { respond } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { notFound } from "next/navigation";
-import { getStudy } from "@/lib/server/studies";
+import { getStudy } from "@/lib/studies/studies";
 import { StudyRunner } from "@/components/play/study-runner";
 
 export const dynamic = "force-dynamic";

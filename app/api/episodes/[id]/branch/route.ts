@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
-import { type EpisodeRouteContext, withEpisode } from "@/lib/server/episode-route";
-import { createBranchEpisode } from "@/lib/viewer/branch";
-import { parseJsonBody } from "@/lib/viewer/http";
+import { type EpisodeRouteContext, withEpisode } from "@/lib/http/episode-route";
+import { createBranchEpisode } from "@/lib/replay/branch";
+import { parseJsonBody } from "@/lib/http/respond";
 import { branchBodySchema, episodeParamsSchema } from "./schema";
 
 export const dynamic = "force-dynamic";

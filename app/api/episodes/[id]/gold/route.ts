@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
-import { type EpisodeRouteContext, withEpisode } from "@/lib/server/episode-route";
-import { taskForEpisode } from "@/lib/viewer/episode-task";
-import { getGoldOutput } from "@/lib/viewer/gold";
+import { type EpisodeRouteContext, withEpisode } from "@/lib/http/episode-route";
+import { taskForEpisode } from "@/lib/replay/episode-task";
+import { getGoldOutput } from "@/lib/replay/gold-output";
 import { episodeParamsSchema } from "./schema";
 
 export const dynamic = "force-dynamic";

@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
-import { type EpisodeRouteContext, withEpisode } from "@/lib/server/episode-route";
-import { createViewerEnvironment, replayLoopForEpisode, taskForEpisode } from "@/lib/viewer/episode-task";
-import { checkEpisodeReplay } from "@/lib/viewer/replay-check";
+import { type EpisodeRouteContext, withEpisode } from "@/lib/http/episode-route";
+import { createViewerEnvironment, replayLoopForEpisode, taskForEpisode } from "@/lib/replay/episode-task";
+import { checkEpisodeReplay } from "@/lib/replay/replay-check";
 import { episodeParamsSchema } from "./schema";
 
 export const dynamic = "force-dynamic";

@@ -2,8 +2,8 @@ import { NextResponse, type NextRequest } from "next/server";
 import { turnTranscript } from "@/lib/agent/transcript";
 import { listTranscriptMessagesByEpisode } from "@/lib/db/transcripts";
 import { NotFoundError } from "@/lib/errors";
-import { type EpisodeRouteContext, withEpisode } from "@/lib/server/episode-route";
-import { parseInput } from "@/lib/viewer/http";
+import { type EpisodeRouteContext, withEpisode } from "@/lib/http/episode-route";
+import { parseInput } from "@/lib/http/respond";
 import { episodeParamsSchema, transcriptQuerySchema } from "./schema";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
-import { type EpisodeRouteContext, withEpisode } from "@/lib/server/episode-route";
-import { getTurnScores } from "@/lib/viewer/turn-scores";
+import { type EpisodeRouteContext, withEpisode } from "@/lib/http/episode-route";
+import { getTurnScores } from "@/lib/replay/turn-scores";
 import { episodeParamsSchema } from "./schema";
 
 export const dynamic = "force-dynamic";

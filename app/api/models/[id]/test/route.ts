@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { testModelConnection } from "@/lib/agent/connection-test";
-import { parseInput, respond } from "@/lib/viewer/http";
+import { parseInput, respond } from "@/lib/http/respond";
 import { modelParamsSchema } from "./schema";
 
 export const dynamic = "force-dynamic";

@@ -1,7 +1,7 @@
 import { NotFoundError } from "@/lib/errors";
 import { onRunChange } from "@/lib/runs/run-manager";
 import { buildRunView } from "@/lib/runs/run-view";
-import { respond } from "@/lib/viewer/http";
+import { respond } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 

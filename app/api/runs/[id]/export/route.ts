@@ -2,7 +2,7 @@ import type { NextRequest } from "next/server";
 import { NotFoundError } from "@/lib/errors";
 import { buildRunView } from "@/lib/runs/run-view";
 import { toCsv } from "@/lib/viewer/csv";
-import { parseInput, respond } from "@/lib/viewer/http";
+import { parseInput, respond } from "@/lib/http/respond";
 import { runExportQuerySchema } from "./schema";
 
 export const dynamic = "force-dynamic";

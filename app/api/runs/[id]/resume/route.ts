@@ -1,7 +1,7 @@
 import { NextResponse } from "next/server";
 import { resumeRun } from "@/lib/runs/run-manager";
 import { serverRunContext } from "@/lib/runs/server-context";
-import { respond } from "@/lib/viewer/http";
+import { respond } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { stopRun } from "@/lib/runs/run-manager";
-import { respond } from "@/lib/viewer/http";
+import { respond } from "@/lib/http/respond";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { nextStudyTask } from "@/lib/server/studies";
-import { parseInput, respond } from "@/lib/viewer/http";
+import { nextStudyTask } from "@/lib/studies/studies";
+import { parseInput, respond } from "@/lib/http/respond";
 import { studyNextQuerySchema } from "./schema";
 
 export const dynamic = "force-dynamic";

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { getStudyResults } from "@/lib/server/studies";
+import { getStudyResults } from "@/lib/studies/studies";
 import { formatDate, formatDuration } from "@/lib/format-date";
 
 export const dynamic = "force-dynamic";

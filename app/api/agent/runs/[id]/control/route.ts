@@ -1,6 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { controlAgent } from "@/lib/agent/live-agents";
-import { parseJsonBody, respond } from "@/lib/viewer/http";
+import { parseJsonBody, respond } from "@/lib/http/respond";
 import { controlBodySchema } from "./schema";
 
 export const dynamic = "force-dynamic";

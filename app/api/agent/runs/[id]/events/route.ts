@@ -1,6 +1,6 @@
 import type { NextRequest } from "next/server";
 import { getAgent, type LoggedEvent } from "@/lib/agent/live-agents";
-import { parseInput, respond } from "@/lib/viewer/http";
+import { parseInput, respond } from "@/lib/http/respond";
 import { eventsQuerySchema } from "./schema";
 
 export const dynamic = "force-dynamic";

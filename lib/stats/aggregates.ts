@@ -2,8 +2,8 @@ import "server-only";
 import { aggregateViewerEpisodes, type ViewerFilters } from "@/lib/db/viewer-queries";
 import type { StatsDimension } from "@/lib/db/stats-dimensions";
 import { computeStats } from "@/lib/trajectories/stats";
-import type { ViewerStats } from "./view-types";
-import { toCsv } from "./csv";
+import type { ViewerStats } from "@/lib/viewer/view-types";
+import { toCsv } from "@/lib/viewer/csv";
 
 /** The charts of the failure-analysis view, each with its CSV form. */
 export const CHARTS = ["success", "success-at-k", "reward", "invalid", "tags"] as const;

@@ -2,7 +2,7 @@ import "server-only";
 import { getGoldCacheByTask, putGoldCache } from "@/lib/db/gold-cache";
 import type { Task } from "@/lib/datasets/types";
 import { createViewerEnvironment } from "./episode-task";
-import type { GoldOutput } from "./view-types";
+import type { GoldOutput } from "@/lib/viewer/view-types";
 import { goldShown } from "@/lib/episodes/gold";
 
 const inflight = new Map<string, Promise<GoldOutput>>();

@@ -4,7 +4,7 @@ import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import { handlePlaygroundConnection, WS_MAX_PAYLOAD } from "@/lib/ws/server";
 import { authorizeRequest, safeEqual, safeNext, sessionCookie } from "./auth";
-import type { LiveEpisodeManager } from "./live-episodes";
+import type { LiveEpisodeManager } from "@/lib/playground/live-episodes";
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void | Promise<void>;

@@ -6,7 +6,7 @@ import { closeStore } from "@/lib/db/client";
 import { closeRawDb } from "@/lib/db/sqlite";
 import type { OpenMessage, ServerMessageInput } from "@/lib/ws/protocol";
 import type { LiveEpisodeManager } from "./live-episodes";
-import { createStudyFromSelection } from "./studies";
+import { createStudyFromSelection } from "@/lib/studies/studies";
 import { createLiveEpisodeManager, prepareStore } from "./wiring";
 
 // The live episode manager with the real store, task sets and local sandboxes: the baseline seal

@@ -2,11 +2,11 @@ import "server-only";
 import type { Config } from "@/lib/config";
 import { createEnvironment } from "@/lib/env";
 import { initStore } from "@/lib/db/startup";
-import { findSeal, sealMessage } from "./baseline-seal";
+import { findSeal, sealMessage } from "@/lib/studies/baseline-seal";
 import { dbRecorder, readStoredEpisode } from "@/lib/episodes/db-recorder";
 import { LiveEpisodeManager } from "./live-episodes";
-import { getStudy } from "./studies";
-import { publicTask, resolveTask } from "./tasks";
+import { getStudy } from "@/lib/studies/studies";
+import { publicTask, resolveTask } from "@/lib/tasks/tasks";
 import { goldShown } from "@/lib/episodes/gold";
 
 /** Opens the store (applying pending migrations) and marks episodes left running by a previous process interrupted. */

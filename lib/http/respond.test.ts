@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { BadInputError } from "@/lib/errors";
-import { parseInput, parseJsonBody, respond } from "./http";
+import { parseInput, parseJsonBody, respond } from "./respond";
 
 const schema = z.object({ name: z.string().min(1), selection: z.object({ count: z.number().int().min(1) }) });
 const post = (body: string) => new Request("http://studio.test/api/x", { method: "POST", headers: { "content-type": "application/json" }, body });

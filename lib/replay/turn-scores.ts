@@ -2,9 +2,9 @@ import "server-only";
 import { listTurnReplaysByEpisode, putTurnReplays, type TurnReplayRow } from "@/lib/db/turn-replays";
 import type { ReplayData } from "@/lib/db/episode-rows";
 import { createViewerEnvironment, taskForEpisode } from "./episode-task";
-import { getGoldOutput } from "./gold";
+import { getGoldOutput } from "./gold-output";
 import { checkEpisodeReplay, normalizeObservation, unwrapRowList } from "./replay-check";
-import type { TurnScore, TurnScores } from "./view-types";
+import type { TurnScore, TurnScores } from "@/lib/viewer/view-types";
 
 const inflight = new Map<string, Promise<TurnReplayRow[]>>();
 

@@ -7,7 +7,7 @@ import type { Task } from "@/lib/datasets/types";
 import { getEpisodeById } from "@/lib/db/episodes";
 import { getRawDb } from "@/lib/db/sqlite";
 import { episodeGold, goldShown } from "@/lib/episodes/gold";
-import { createBranchEpisode } from "@/lib/viewer/branch";
+import { createBranchEpisode } from "@/lib/replay/branch";
 import { useLiveEpisodeManager } from "./test-manager";
 
 // Episode.gold meant three things: the playground and branch stored a CTF task's write-up and

@@ -3,8 +3,8 @@ import type { z } from "zod";
 import type { ReplayData } from "@/lib/db/episode-rows";
 import { getReplayDataById } from "@/lib/db/viewer-queries";
 import { NotFoundError } from "@/lib/errors";
-import { parseInput, respond } from "@/lib/viewer/http";
-import { assertTaskUnsealed } from "./baseline-seal";
+import { parseInput, respond } from "./respond";
+import { assertTaskUnsealed } from "@/lib/studies/baseline-seal";
 
 /** The second argument Next.js passes to a handler under /api/episodes/[id]. */
 export interface EpisodeRouteContext {
@@ -14,7 +14,7 @@ export interface EpisodeRouteContext {
 /**
  * The shared body of the /api/episodes/[id]/... handlers: validates the `id` path parameter with
  * `schema`, loads the episode's replay data (NotFoundError, 404, when absent), refuses an episode
- * whose task is sealed by an unsubmitted baseline episode (lib/server/baseline-seal.ts; 409,
+ * whose task is sealed by an unsubmitted baseline episode (lib/studies/baseline-seal.ts; 409,
  * naming `what`), runs `fn`, and turns any error into the project's JSON error response.
  */
 export function withEpisode(

@@ -4,8 +4,8 @@ import type { Task } from "@/lib/datasets/types";
 import { DEFAULT_PYTHON_FEEDBACK, detectPythonFeedback, rewrittenPythonObservation } from "@/lib/env/intercode-loop";
 import { profileValue, type ProfileName } from "@/lib/env/profiles";
 import type { Environment } from "@/lib/env/types";
-import { stripAnsi } from "./ansi";
-import type { DisagreementCategory, EpisodeCheck, TurnCheck } from "./view-types";
+import { stripAnsi } from "@/lib/viewer/ansi";
+import type { DisagreementCategory, EpisodeCheck, TurnCheck } from "@/lib/viewer/view-types";
 
 /** A recorded turn, as the check needs it. */
 export interface RecordedTurn {
