@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Page } from "playwright-core";
 import { loadDataset } from "@/lib/datasets/registry";
 import { connectWs } from "@/lib/testing/ws-client";
-import { launchBrowser } from "./browser";
+import { launchBrowser } from "@/lib/testing/browser";
 import { PlayPage } from "./pages/play-page";
-import { ROOT } from "./server";
+import { ROOT } from "@/lib/testing/studio-server";
 
 // axe-core on the main pages, as a person reaches them: no serious or critical violation. The
 // counts of every impact are written to e2e/artifacts/a11y.json for the record.

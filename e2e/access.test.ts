@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { loadDataset } from "@/lib/datasets/registry";
-import { launchBrowser } from "./browser";
+import { launchBrowser } from "@/lib/testing/browser";
 import { PlayPage } from "./pages/play-page";
-import { startServer, type RunningServer } from "./server";
+import { startServer, type RunningServer } from "@/lib/testing/studio-server";
 import { readEpisode } from "./store";
 
 const TOKEN = "e2e-token-4f9c2a7d51b8";

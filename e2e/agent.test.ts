@@ -7,10 +7,10 @@ import { startScriptedServer, type ScriptedServer } from "@/lib/agent/scripted-s
 import { POLICY_NAMES } from "@/lib/agent/policies/types";
 import { goldAction, goldScript, ruleFor, scriptedReplies, wrongAction } from "@/lib/agent/scripts";
 import { ENV_NAMES, type EnvName, type Task } from "@/lib/datasets/types";
-import { launchBrowser } from "./browser";
+import { launchBrowser } from "@/lib/testing/browser";
 import { AgentPage } from "./pages/agent-page";
 import { RunsPage } from "./pages/runs-page";
-import { ROOT, startServer, type RunningServer } from "./server";
+import { ROOT, startServer, type RunningServer } from "@/lib/testing/studio-server";
 import { readEpisode } from "./store";
 
 /**

@@ -6,11 +6,11 @@ import type { Page } from "playwright-core";
 import { loadDataset } from "@/lib/datasets/registry";
 import { freePort } from "@/lib/testing/studio-server";
 import { connectWs } from "@/lib/testing/ws-client";
-import { launchBrowser } from "./browser";
+import { launchBrowser } from "@/lib/testing/browser";
 import { AgentPage } from "./pages/agent-page";
 import { PlayPage } from "./pages/play-page";
 import { SitePage } from "./pages/site-page";
-import { ROOT } from "./server";
+import { ROOT } from "@/lib/testing/studio-server";
 import { readEpisode } from "./store";
 
 // Issue 14, the playground, navigation and studies half: each test below fails on the code before

@@ -2,9 +2,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { getTask } from "@/lib/datasets/registry";
-import { useBrowser } from "./browser";
+import { useBrowser } from "@/lib/testing/browser";
 import { PlayPage } from "./pages/play-page";
-import { ROOT } from "./server";
+import { ROOT } from "@/lib/testing/studio-server";
 import { readEpisode } from "./store";
 
 /**

@@ -1,5 +1,5 @@
 import type { TestProject } from "vitest/node";
-import { ensureBuild, startServer, type RunningServer } from "./server";
+import { ensureBuild, startServer, type RunningServer } from "@/lib/testing/studio-server";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -8,9 +8,9 @@ import { goldAction, replyFor } from "@/lib/agent/scripts";
 import { freePort } from "@/lib/testing/studio-server";
 import { startScriptedServer, type ScriptedServer } from "@/lib/agent/scripted-server";
 import { loadDataset } from "@/lib/datasets/registry";
-import { launchBrowser } from "./browser";
+import { launchBrowser } from "@/lib/testing/browser";
 import { ModelsPage } from "./pages/models-page";
-import { ROOT, startServer, type RunningServer } from "./server";
+import { ROOT, startServer, type RunningServer } from "@/lib/testing/studio-server";
 
 /**
  * The models page against the scripted OpenAI-compatible server (which demands a key): add a

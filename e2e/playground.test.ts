@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Page } from "playwright-core";
 import { loadDataset } from "@/lib/datasets/registry";
 import type { Task } from "@/lib/datasets/types";
-import { launchBrowser } from "./browser";
+import { launchBrowser } from "@/lib/testing/browser";
 import { PlayPage } from "./pages/play-page";
-import { ROOT } from "./server";
+import { ROOT } from "@/lib/testing/studio-server";
 import { readEpisode } from "./store";
 
 const baseUrl = inject("baseUrl");

@@ -6,10 +6,10 @@ import { loadDataset } from "@/lib/datasets/registry";
 import type { Task } from "@/lib/datasets/types";
 import { appendTurn, createEpisode, finishEpisode, type NewTurnInput } from "@/lib/db/episodes";
 import { createEnvironment } from "@/lib/env";
-import { launchBrowser } from "./browser";
+import { launchBrowser } from "@/lib/testing/browser";
 import { ComparePage } from "./pages/compare-page";
 import { ReplayPage } from "./pages/replay-page";
-import { ROOT } from "./server";
+import { ROOT } from "@/lib/testing/studio-server";
 
 const baseUrl = inject("baseUrl");
 const dbPath = inject("dbPath");

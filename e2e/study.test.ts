@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Page } from "playwright-core";
 import { loadDataset } from "@/lib/datasets/registry";
-import { launchBrowser } from "./browser";
+import { launchBrowser } from "@/lib/testing/browser";
 import { PlayPage } from "./pages/play-page";
 import { StudyPage } from "./pages/study-page";
 import { readStudyEpisodes, readStudyTasks } from "./store";

@@ -3,10 +3,10 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { loadDataset } from "@/lib/datasets/registry";
-import { launchBrowser } from "./browser";
+import { launchBrowser } from "@/lib/testing/browser";
 import { PlayPage } from "./pages/play-page";
 import { ReplayPage } from "./pages/replay-page";
-import { ROOT } from "./server";
+import { ROOT } from "@/lib/testing/studio-server";
 
 const baseUrl = inject("baseUrl");
 const dbPath = inject("dbPath");

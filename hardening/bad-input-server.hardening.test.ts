@@ -14,7 +14,8 @@ import { describe, expect, it } from "vitest";
 import { recordFigure } from "./figures";
 import { liveFixture } from "./live-fixture";
 import { appRoutes } from "./routes";
-import { connectWs, spawnStudio } from "./studio-process";
+import { spawnStudio } from "@/lib/testing/studio-server";
+import { connectWs } from "@/lib/testing/ws-client";
 
 const ROW = "live server: ws messages, API bodies, path tricks";
 const { canRun, db, sockets, track } = liveFixture("ic-hardening-badserver-", { section: "bad input", row: ROW });

@@ -13,7 +13,8 @@ import { describe, expect, it } from "vitest";
 import { recordFigure } from "./figures";
 import { liveFixture } from "./live-fixture";
 import { appRoutes } from "./routes";
-import { connectWs, spawnStudio } from "./studio-process";
+import { spawnStudio } from "@/lib/testing/studio-server";
+import { connectWs } from "@/lib/testing/ws-client";
 
 const ROW = "baseline: gold and reward before submit";
 const { canRun, dir, db, sockets, track } = liveFixture("ic-hardening-baseline-", { section: "access", row: ROW });

@@ -17,7 +17,7 @@ import { getTask } from "@/lib/datasets/registry";
 import type { Task } from "@/lib/datasets/types";
 import { StudioError } from "@/lib/errors";
 import { createEnvironment } from "@/lib/env";
-import { backendsUnderTest } from "@/lib/env/testing";
+import { backendsUnderTest } from "@/lib/testing/backends";
 import type { Environment, StepResult } from "@/lib/env/types";
 import { shutdownSandboxBackends } from "@/lib/sandbox";
 import type { Limits } from "@/lib/sandbox/limits";

@@ -15,7 +15,9 @@ import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { SecondDockerd, secondDockerdUnavailable } from "@/lib/testing/second-dockerd";
 import { recordFigure } from "./figures";
-import { appAvailable, connectWs, ensureApp, spawnStudio, type StudioProcess, tempDb, type WsClient } from "./studio-process";
+import { appAvailable, ensureApp } from "./studio-process";
+import { spawnStudio, type StudioProcess } from "@/lib/testing/studio-server";
+import { connectWs, tempDb, type WsClient } from "@/lib/testing/ws-client";
 
 const ROW = "Docker engine stops mid-episode";
 const IMAGES = ["bash", "python", "sql", "ctf"].map((i) => `intercode-studio/${i}:latest`);

@@ -9,7 +9,9 @@ import { recordFigure } from "./figures";
 
 const canRun = appAvailable();
 if (!canRun) recordFigure({ section: "faults", row: "server SIGKILL mid-episode", tried: 0, passed: 0, unit: "skipped: no production build (next build, or IC_HARDENING_BUILD=1)" });
-import { appAvailable, connectWs, ensureApp, spawnStudio, type StudioProcess, tempDb } from "./studio-process";
+import { appAvailable, ensureApp } from "./studio-process";
+import { spawnStudio, type StudioProcess } from "@/lib/testing/studio-server";
+import { connectWs, tempDb } from "@/lib/testing/ws-client";
 
 const { dir, db } = tempDb("ic-hardening-kill-");
 let server: StudioProcess | null = null;

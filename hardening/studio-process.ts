@@ -2,9 +2,6 @@ import fs from "node:fs";
 import path from "node:path";
 import { ensureBuild, ROOT } from "@/lib/testing/studio-server";
 
-// The hardening tests (and bench load) take these from here; they live in lib/testing/studio-server.ts.
-export { spawnStudio, type StudioProcess } from "@/lib/testing/studio-server";
-export { connectWs, tempDb, type WsClient } from "@/lib/testing/ws-client";
 
 /**
  * Makes sure the app is built (server.ts runs it in production mode). An existing build is used

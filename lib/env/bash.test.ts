@@ -3,7 +3,7 @@ import { timeoutNote, truncationNote } from "@/lib/sandbox/limits";
 import type { BashBreakdown } from "@/lib/reward/types";
 import { BashEnvironment } from "./bash";
 import { INTERRUPT_NOTE } from "./shell-episode";
-import { backendsUnderTest, sharedTask } from "./testing";
+import { backendsUnderTest, sharedTask } from "@/lib/testing/backends";
 
 // Real sandboxes on a shared machine: allow for a loaded host.
 vi.setConfig({ testTimeout: 240_000 });

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import { getTask } from "@/lib/datasets/registry";
 import type { CtfBreakdown } from "@/lib/reward/types";
 import { CtfEnvironment } from "./ctf";
-import { backendsUnderTest, sharedTask } from "./testing";
+import { backendsUnderTest, sharedTask } from "@/lib/testing/backends";
 
 // Real sandboxes on a shared machine: allow for a loaded host.
 vi.setConfig({ testTimeout: 240_000 });

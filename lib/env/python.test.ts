@@ -4,7 +4,7 @@ import type { PythonBreakdown } from "@/lib/reward/types";
 import { timeoutNote, truncationNote } from "@/lib/sandbox/limits";
 import { INTERRUPT_NOTE } from "./shell-episode";
 import { PythonEnvironment, RESTART_NOTE } from "./python";
-import { backendsUnderTest, sharedTask } from "./testing";
+import { backendsUnderTest, sharedTask } from "@/lib/testing/backends";
 
 // Real sandboxes on a shared machine: allow for a loaded host.
 vi.setConfig({ testTimeout: 240_000 });

@@ -9,7 +9,7 @@ import { exportEpisodes } from "./export";
 import { importLogText, importPaths } from "./import";
 import { episodeJsonSchema, jsonlEpisodeSchema } from "./jsonl-schema";
 import { computeStats, type StatsResult } from "./stats";
-import { intercodeDir, useFreshDb } from "./test-helpers";
+import { intercodeDir, useFreshDb } from "@/lib/testing/store";
 
 const sample = path.join(intercodeDir(), "results-sample");
 const GROUP = ["env", "dataset", "actor", "model", "policy", "hardness"] as const;

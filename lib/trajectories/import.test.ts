@@ -9,7 +9,7 @@ import { appendTurn, createEpisode, deleteEpisodeById, getEpisodeById, listEpiso
 import { importPaths, parseLogText } from "./import";
 import { inferMetaFromFileName } from "./intercode";
 import { computeStats } from "./stats";
-import { intercodeDir, useFreshDb } from "./test-helpers";
+import { intercodeDir, useFreshDb } from "@/lib/testing/store";
 
 const sample = path.join(intercodeDir(), "results-sample");
 

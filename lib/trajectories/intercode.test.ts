@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { parseInterCodeRecord, readPlainResultsRecord, resultsRecordSchema, type LogMeta } from "./intercode";
-import { intercodeDir } from "./test-helpers";
+import { intercodeDir } from "@/lib/testing/store";
 
 /** The fields the importer reads from a results record. */
 const readFields = (r: Record<string, unknown>) => {

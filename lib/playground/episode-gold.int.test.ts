@@ -8,7 +8,7 @@ import { getEpisodeById } from "@/lib/db/episodes";
 import { getRawDb } from "@/lib/db/sqlite";
 import { episodeGold, goldShown } from "@/lib/episodes/gold";
 import { createBranchEpisode } from "@/lib/replay/branch";
-import { useLiveEpisodeManager } from "./test-manager";
+import { useLiveEpisodeManager } from "@/lib/testing/live-episodes";
 
 // Episode.gold meant three things: the playground and branch stored a CTF task's write-up and
 // flag, a model run the flag alone, and a bash task's list of commands as JSON. Now every path

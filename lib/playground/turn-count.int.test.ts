@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { getReplayDataById, listViewerEpisodes } from "@/lib/db/viewer-queries";
 import { turnsTaken } from "@/lib/episodes/rules";
 import type { OpenMessage, ServerMessageInput } from "@/lib/ws/protocol";
-import { useLiveEpisodeManager } from "./test-manager";
+import { useLiveEpisodeManager } from "@/lib/testing/live-episodes";
 
 // One turn count for the playground header, the episode list and the replay, as InterCode counts
 // turns (summary.turns_taken): an explicit submit is a turn, the submit forced by the limit is not.
