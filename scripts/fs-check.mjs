@@ -2,7 +2,6 @@
 // errors and non-determinism. Usage:
 //   node --import tsx --import ./scripts/hooks.mjs scripts/fs-check.mjs [fs1 ...] [--task fs1:12] [--show] [--json]
 import { checkGold, loadGoldExceptions, mapLimit, readNl2BashTasks } from "../lib/datasets/fs-check.ts";
-import { shutdownSandboxBackends } from "../lib/sandbox/index.ts";
 import { ensureFileSystem } from "../lib/datasets/bash-fs.ts";
 import { sharedIntercodeDir } from "../lib/datasets/paths.ts";
 
@@ -41,4 +40,3 @@ const summary = {
 };
 if (json) process.stdout.write(JSON.stringify({ summary, results: results.map(({ run, ...r }) => ({ ...r, stdout: run.stdout, stderr: run.stderr, status: run.status })) }, null, 1) + "\n");
 else process.stdout.write(`\n${JSON.stringify(summary, null, 1)}\n`);
-await shutdownSandboxBackends();

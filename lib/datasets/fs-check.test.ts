@@ -2,8 +2,7 @@ import { execFileSync } from "node:child_process";
 import { promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { shutdownSandboxBackends } from "@/lib/sandbox";
+import { describe, expect, it } from "vitest";
 import { BadInputError } from "@/lib/errors";
 import { cloneFileSystem, ensureFileSystem, FS_NAMES } from "./bash-fs";
 import { checkGold, loadGoldExceptions, mapLimit, readNl2BashTasks } from "./fs-check";
@@ -12,8 +11,6 @@ import { sharedIntercodeDir } from "./paths";
 import { bashTaskSchema } from "./types";
 
 const repo = path.resolve(__dirname, "../..");
-
-afterAll(() => shutdownSandboxBackends());
 
 describe("file system manifests", () => {
   it("rejects a bad entry, naming the file and the entry", () => {
