@@ -2,29 +2,26 @@
 
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { AgentTurnView } from "@/lib/episodes/turn";
+import { loggedEventViewSchema, type ControllerMode, type EpisodeOutcome, type LoggedEventView } from "@/lib/episodes/agent-event";
 
 /** A turn as the agent view shows it: picked from the one Turn schema. */
 export type { AgentTurnView };
 
-export type AgentMode = "running" | "paused" | "human" | "stopped";
-
 export interface AgentRunState {
   runId: string | null;
   episodeId: string | null;
-  mode: AgentMode | null;
+  mode: ControllerMode | null;
   turns: AgentTurnView[];
   /** The action of the turn in flight (or the last one). */
   currentAction: { seq: number; text: string; actor: "model" | "human" } | null;
   /** The model's reply as it streams. */
   replyDraft: string;
   plan: string[] | null;
-  outcome: { status: string; reward: number | null; success: boolean; errorReason?: string } | null;
+  outcome: Pick<EpisodeOutcome, "status" | "reward" | "success" | "errorReason"> | null;
   /** What the running episode was started with (from its start event; set when reattaching too). */
   info: { model: string; policy: string; maxTurns: number } | null;
   error: string | null;
 }
-
-type Logged = { seq: number; event: { type: string } & Record<string, unknown> };
 
 export interface AgentRunHandlers {
   onOutput?(chunk: string): void;
@@ -55,39 +52,37 @@ export function useAgentRun(handlers: AgentRunHandlers) {
   const lastSeq = useRef(-1);
   const abortRef = useRef<AbortController | null>(null);
 
-  const apply = useCallback((l: Logged) => {
+  const apply = useCallback((l: LoggedEventView) => {
     if (l.seq <= lastSeq.current) return;
     lastSeq.current = l.seq;
     const e = l.event;
     setState((s) => {
       switch (e.type) {
         case "episode-start":
-          return { ...s, episodeId: String(e.episodeId), mode: s.mode ?? "running", info: { model: String(e.model), policy: String(e.policy), maxTurns: Number(e.maxTurns) } };
+          return { ...s, episodeId: e.episodeId, mode: s.mode ?? "running", info: { model: e.model, policy: e.policy, maxTurns: e.maxTurns } };
         case "mode":
-          return { ...s, mode: e.mode as AgentMode };
+          return { ...s, mode: e.mode };
         case "plan":
-          return { ...s, plan: e.steps as string[] };
+          return { ...s, plan: e.steps };
         case "turn-start":
           return { ...s, replyDraft: "" };
         case "reply-delta":
-          return { ...s, replyDraft: s.replyDraft + String(e.text) };
+          return { ...s, replyDraft: s.replyDraft + e.text };
         case "action":
-          return { ...s, currentAction: { seq: l.seq, text: String(e.action), actor: e.actor as "model" | "human" } };
+          return { ...s, currentAction: { seq: l.seq, text: e.action, actor: e.actor } };
         case "turn-end":
-          return { ...s, turns: [...s.turns, e.turn as AgentTurnView] };
-        case "episode-end": {
-          const o = e.outcome as AgentRunState["outcome"];
-          return { ...s, outcome: o, mode: "stopped" };
-        }
+          return { ...s, turns: [...s.turns, e.turn] };
+        case "episode-end":
+          return { ...s, outcome: e.outcome, mode: "stopped" };
         case "failed":
-          return { ...s, error: String(e.message), mode: "stopped" };
+          return { ...s, error: e.message, mode: "stopped" };
         default:
           return s;
       }
     });
-    if (e.type === "output") handlersRef.current.onOutput?.(String(e.chunk));
-    if (e.type === "action") handlersRef.current.onAction?.(String(e.action), e.actor as "model" | "human");
-    if (e.type === "turn-end") handlersRef.current.onTurnEnd?.(e.turn as AgentTurnView);
+    if (e.type === "output") handlersRef.current.onOutput?.(e.chunk);
+    if (e.type === "action") handlersRef.current.onAction?.(e.action, e.actor);
+    if (e.type === "turn-end") handlersRef.current.onTurnEnd?.(e.turn);
   }, []);
 
   const follow = useCallback(
@@ -112,7 +107,11 @@ export function useAgentRun(handlers: AgentRunHandlers) {
             while ((i = buf.indexOf("\n\n")) >= 0) {
               const chunk = buf.slice(0, i);
               buf = buf.slice(i + 2);
-              if (chunk.startsWith("data: ")) apply(JSON.parse(chunk.slice(6)) as Logged);
+              if (!chunk.startsWith("data: ")) continue;
+              // Checked against the shared schema: an event the page does not understand is skipped, not guessed at.
+              const parsed = loggedEventViewSchema.safeParse(JSON.parse(chunk.slice(6)));
+              if (parsed.success) apply(parsed.data);
+              else console.warn("model event not understood:", parsed.error.issues[0]?.message);
             }
           }
           return; // the stream ends with the episode

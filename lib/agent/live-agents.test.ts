@@ -6,7 +6,8 @@ import { loadDataset } from "@/lib/datasets/registry";
 import { closeStore } from "@/lib/db/client";
 import { getEpisodeById } from "@/lib/db/episodes";
 import { ConflictError } from "@/lib/errors";
-import { controlAgent, getAgent, startAgent, type LoggedEvent } from "./live-agents";
+import { controlAgent, getAgent, startAgent } from "./live-agents";
+import { loggedEventSchema, loggedEventViewSchema, type LoggedEvent } from "@/lib/episodes/agent-event";
 import { wrongAction } from "./scripts";
 import { startScriptedServer, type ScriptedServer } from "./scripted-server";
 
@@ -49,6 +50,11 @@ describe("live model episodes", () => {
     expect(outcome).toMatchObject({ status: "submitted", success: true });
     expect(agent.log.map((e) => e.seq)).toEqual(agent.log.map((_, i) => i));
     expect(seen.at(-1)!.event.type).toBe("episode-end");
+    // Every event the run logged is one the shared schema describes, in the server and as the page reads it.
+    for (const e of agent.log) {
+      expect(loggedEventSchema.safeParse(e).error?.issues).toBeUndefined();
+      expect(loggedEventViewSchema.safeParse(JSON.parse(JSON.stringify(e))).error?.issues).toBeUndefined();
+    }
     const ep = await getEpisodeById({ id: agent.episodeId! });
     // Each turn says who acted and where the person typed (today's code stored "editor" for both).
     expect(ep!.turns.map((t) => [t.actor, t.source])).toEqual([["model", "model"], ["human", "console"], ["human", "button"]]);

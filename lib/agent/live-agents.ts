@@ -4,12 +4,13 @@ import { z } from "zod";
 import type { Task } from "@/lib/datasets/types";
 import type { EnvironmentOptions } from "@/lib/env/types";
 import { ConflictError, LimitReachedError, NotFoundError } from "@/lib/errors";
-import { EpisodeController, type ControllerMode } from "@/lib/episodes/controller";
+import { EpisodeController } from "@/lib/episodes/controller";
+import type { AgentEvent, ControllerMode, EpisodeOutcome, LoggedEvent } from "@/lib/episodes/agent-event";
 import { dbRecorder } from "@/lib/episodes/db-recorder";
 import { resolveModel, type AdHocModel } from "./models";
 import { policyNameSchema } from "./policies/types";
 import type { EpisodeRecorder } from "@/lib/episodes/recorder";
-import { runEpisode, type AgentEvent, type EpisodeOutcome } from "./run-episode";
+import { runEpisode } from "./run-episode";
 import { HUMAN_TURN_SOURCES } from "@/lib/episodes/rules";
 
 /**
@@ -39,9 +40,6 @@ export const agentControlSchema = z.discriminatedUnion("op", [
   }),
 ]);
 export type AgentControl = z.infer<typeof agentControlSchema>;
-
-/** One logged event, numbered from 0. */
-export type LoggedEvent = { seq: number; event: AgentEvent | { type: "mode"; mode: ControllerMode } | { type: "failed"; message: string } };
 
 /** Most model episodes running at once in one server. */
 export const MAX_LIVE_AGENTS = 4;

@@ -10,7 +10,8 @@ import { EpisodeController } from "@/lib/episodes/controller";
 import { dbRecorder } from "@/lib/episodes/db-recorder";
 import { resolveModel, type ResolvedModel } from "./models";
 import { POLICY_NAMES, type PolicyName } from "./policies/types";
-import { runEpisode, type AgentEvent } from "./run-episode";
+import { runEpisode } from "./run-episode";
+import type { AgentEvent } from "@/lib/episodes/agent-event";
 import { goldAction, ruleFor, scriptedReplies, wrongAction } from "./scripts";
 import { startScriptedServer, type ScriptedServer } from "./scripted-server";
 

@@ -8,7 +8,8 @@ import type { EpisodeRecorder } from "@/lib/episodes/recorder";
 import type { ScoreStep } from "@/lib/episodes/recording-env";
 import { EpisodeSession, type ActorRef, type TurnMeta } from "@/lib/episodes/session";
 import { isSubmit } from "@/lib/env/submit";
-import type { EpisodeEnd, EpisodeEndStatus, TranscriptEntry, Turn } from "@/lib/episodes/turn";
+import type { EpisodeEnd, TranscriptEntry, Turn } from "@/lib/episodes/turn";
+import type { AgentEvent, EpisodeOutcome } from "@/lib/episodes/agent-event";
 import { asStudioError } from "@/lib/errors";
 import { callModel, type RetryPolicy } from "./call-model";
 import { dropTurns, turnsToDrop, type ChatMessage } from "./conversation";
@@ -20,44 +21,6 @@ import type { PolicyName, PolicySession, TurnFeedback } from "./policies/types";
 
 /** Characters of an observation the model is shown (the store keeps it whole). */
 export const OBSERVATION_BUDGET = 2_000;
-
-/** Events a running episode emits, in order. Turn events come after the turn is in the store. */
-export type AgentEvent =
-  | { type: "episode-start"; episodeId: string; taskId: string; policy: PolicyName; model: string; maxTurns: number }
-  | { type: "plan"; steps: string[]; rawReply: string }
-  | { type: "turn-start"; index: number; actor: "model" | "human" }
-  | { type: "reply-delta"; index: number; text: string }
-  | { type: "action"; index: number; actor: "model" | "human"; action: string; thought: string | null }
-  | { type: "output"; index: number; chunk: string }
-  | { type: "turn-end"; turn: Turn }
-  | { type: "submitted"; reward: number; success: boolean }
-  | { type: "episode-end"; outcome: EpisodeOutcome };
-
-export interface EpisodeOutcome {
-  episodeId: string;
-  status: EpisodeEndStatus;
-  reward: number | null;
-  success: boolean;
-  turns: number;
-  /** Turns whose action failed to run or whose reply had no action. */
-  failedTurns: number;
-  errorReason?: string;
-  tokensIn: number;
-  tokensOut: number;
-  costUsd: number;
-  /** Time spent in the environment (actions, scoring, reset, submit), ms. */
-  envMs: number;
-  /** Time spent waiting for the model, ms. */
-  modelMs: number;
-  /** Time spent writing to the store, ms. */
-  storeMs: number;
-  totalMs: number;
-  /**
-   * Process CPU time (user + system, ms) spent in the store writes, the model calls, and the whole
-   * episode. Only meaningful when one episode runs at a time (the benchmark's harness figures).
-   */
-  cpu: { storeMs: number; modelMs: number; totalMs: number };
-}
 
 export interface RunEpisodeOptions {
   task: Task;

@@ -7,7 +7,8 @@ import { EpisodeController } from "@/lib/episodes/controller";
 import type { ResolvedModel } from "./models";
 import type { PolicyName } from "./policies/types";
 import type { EpisodeRecorder } from "@/lib/episodes/recorder";
-import { runEpisode, type AgentEvent, type EpisodeOutcome } from "./run-episode";
+import { runEpisode } from "./run-episode";
+import type { AgentEvent, EpisodeOutcome } from "@/lib/episodes/agent-event";
 
 /** A batch run's configuration, stored with the Run; resuming requires the same one. */
 export interface EvalConfig {

@@ -1,6 +1,7 @@
 import type { HumanTurnSource } from "./rules";
 import { ConflictError } from "@/lib/errors";
 import type { Turn } from "./turn";
+import type { ControllerMode } from "./agent-event";
 
 /** What the loop does next. */
 export type Gate =
@@ -8,7 +9,6 @@ export type Gate =
   | { kind: "human"; action: string; source: HumanTurnSource; resolve: (turn: Turn | null) => void; reject: (err: unknown) => void }
   | { kind: "stop" };
 
-export type ControllerMode = "running" | "paused" | "human" | "stopped";
 
 /**
  * Drives a running episode from outside (the playground's buttons, Ctrl+C in a batch run):

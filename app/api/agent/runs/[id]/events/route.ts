@@ -1,5 +1,6 @@
 import type { NextRequest } from "next/server";
-import { getAgent, type LoggedEvent } from "@/lib/agent/live-agents";
+import { getAgent } from "@/lib/agent/live-agents";
+import type { LoggedEvent } from "@/lib/episodes/agent-event";
 import { parseInput, respond } from "@/lib/http/respond";
 import { eventsQuerySchema } from "./schema";
 
