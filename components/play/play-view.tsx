@@ -2,7 +2,7 @@
 
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { skipReason, turnsTaken } from "@/lib/episodes/rules";
-import type { PublicTask, ServerMessage } from "@/lib/ws/protocol";
+import type { Feedback, PlayMode, PublicTask, ServerMessage } from "@/lib/ws/protocol";
 
 type OpenedMessage = Extract<ServerMessage, { type: "opened" }>;
 import { CodeEditor } from "@/components/editor/code-editor";
@@ -23,8 +23,8 @@ const ANNOTATOR_KEY = "icstudio.annotator";
 
 export interface PlayViewProps {
   task: PublicTask;
-  mode: "play" | "baseline";
-  feedback: "none" | "reward";
+  mode: PlayMode;
+  feedback: Feedback;
   turnLimit: number;
   studyId?: string;
   /** Where "Next task" goes (the next task of the dataset or of the study). */

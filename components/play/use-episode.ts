@@ -5,21 +5,15 @@ import {
   parseServerMessage,
   type ClientMessageInput,
   type EpisodeView,
+  type OpenMessage,
   type PublicTask,
   type ServerMessage,
   type SubmittedPayload,
   type TurnView,
 } from "@/lib/ws/protocol";
 
-export interface EpisodeOpenParams {
-  env: string;
-  taskRef: string;
-  mode: "play" | "baseline";
-  feedback: "none" | "reward";
-  turnLimit: number;
-  annotator?: string;
-  studyId?: string;
-}
+/** What the page opens an episode with: the open message (lib/ws/protocol.ts) without its tag. */
+export type EpisodeOpenParams = Omit<OpenMessage, "type">;
 
 /** Streams of the episode the page shows in the console. */
 export interface EpisodeStreamHandlers {

@@ -5,7 +5,7 @@
  * recorder's input. Client-safe: no server code.
  */
 import { z } from "zod";
-import { ENV_NAMES } from "@/lib/datasets/types";
+import { envNameSchema } from "@/lib/datasets/types";
 import { TURN_SOURCES } from "./rules";
 
 /** One message of the conversation with the model, numbered in order (0 is the system prompt). */
@@ -114,11 +114,14 @@ export const playerSchema = z.discriminatedUnion("kind", [
 ]);
 export type Player = z.infer<typeof playerSchema>;
 
+/** An id given from outside (an episode's, a study's): short and never empty. */
+export const idSchema = z.string().min(1).max(100);
+
 /** What starts an episode in the store (its task's own fields come from newEpisodeFromTask). */
 export const episodeStartSchema = z.object({
   /** The id the episode already goes by (a playground episode names itself when opened); else a new one. */
-  id: z.string().optional(),
-  env: z.enum(ENV_NAMES),
+  id: idSchema.optional(),
+  env: envNameSchema,
   player: playerSchema,
   turnLimit: z.number().int().positive(),
   /** "play" (playground), "baseline" (a study), "eval" (a batch run). */
@@ -127,7 +130,7 @@ export const episodeStartSchema = z.object({
   feedback: z.enum(["reward", "none"]),
   backend: z.string().nullable().optional(),
   runId: z.string().nullable().optional(),
-  studyId: z.string().nullable().optional(),
+  studyId: idSchema.nullable().optional(),
   /** Lineage when the episode continues another one from a given turn. */
   parent: z.object({ episodeId: z.string(), turn: z.number().int().nonnegative() }).optional(),
 });

@@ -8,7 +8,7 @@ import { SessionPool } from "@/lib/episodes/session-pool";
 import { parseSubmit } from "@/lib/env/submit";
 import { asStudioError, BadInputError, ConflictError, NotFoundError } from "@/lib/errors";
 import { uuidv7 } from "@/lib/db/ids";
-import type { EpisodeView, OpenMessage, PublicTask, ServerMessageInput, SubmittedPayload, TurnView } from "@/lib/ws/protocol";
+import type { EpisodeView, Feedback, OpenMessage, PlayMode, PublicTask, ServerMessageInput, SubmittedPayload, TurnView } from "@/lib/ws/protocol";
 import type { EpisodeListener } from "@/lib/ws/server";
 
 /** What the manager needs from the outside world (injected, so the bench and tests can use the real ones directly). */
@@ -40,8 +40,8 @@ export interface LiveEpisodeDeps {
 }
 
 interface PlayConditions {
-  mode: "play" | "baseline";
-  feedback: "none" | "reward";
+  mode: PlayMode;
+  feedback: Feedback;
   annotator: string | null;
   studyId: string | null;
 }
@@ -79,10 +79,10 @@ export class LiveEpisode {
   get turnLimit(): number {
     return this.session.turnLimit;
   }
-  get mode(): "play" | "baseline" {
+  get mode(): PlayMode {
     return this.conditions.mode;
   }
-  get feedback(): "none" | "reward" {
+  get feedback(): Feedback {
     return this.conditions.feedback;
   }
   get status(): EpisodeView["status"] {

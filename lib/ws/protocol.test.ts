@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { MAX_ACTION_BYTES, MAX_MESSAGE_BYTES, parseClientMessage, parseServerMessage } from "./protocol";
+import { z } from "zod";
+import { episodeEndSchema, episodeStartSchema, playerSchema, turnSchema, turnViewSchema } from "@/lib/episodes/turn";
+import {
+  clientMessageSchema,
+  episodeViewSchema,
+  MAX_ACTION_BYTES,
+  MAX_MESSAGE_BYTES,
+  parseClientMessage,
+  parseServerMessage,
+  serverMessageSchema,
+  submittedPayloadSchema,
+} from "./protocol";
 import { parseTaskRef, playUrl } from "./task-ref";
 
 describe("protocol", () => {
@@ -33,5 +44,63 @@ describe("protocol", () => {
     expect(parseTaskRef("find-logs")).toEqual({ dataset: null, id: "find-logs" });
     expect(parseTaskRef("ctf:a:b")).toEqual({ dataset: "ctf", id: "a:b" });
     expect(playUrl("bash", "demo-bash", "a b/c")).toBe("/play/bash/demo-bash%3Aa%20b%2Fc");
+  });
+
+  it("takes every turn, episode start and end field from the one schema of it, never restating one", () => {
+    // The schema under optional / nullable / default: the field's own type and checks.
+    const base = (t: z.ZodType): z.ZodType => {
+      const def = (t as unknown as { _zod: { def: { type: string; innerType?: z.ZodType } } })._zod.def;
+      return ["optional", "nullable", "default", "prefault"].includes(def.type) && def.innerType ? base(def.innerType) : t;
+    };
+    const options = (t: z.ZodType) => (base(t) as unknown as { options: string[] }).options;
+    const message = (schema: { options: readonly z.ZodObject[] }, type: string) => schema.options.find((o) => (o.shape.type as z.ZodLiteral).value === type)!.shape;
+    const turnStart = message(serverMessageSchema, "turnStart");
+    const turnEnd = message(serverMessageSchema, "turnEnd");
+    const open = message(clientMessageSchema, "open");
+    const limit = message(serverMessageSchema, "limitReached");
+    const annotator = playerSchema.options[0].shape.annotator;
+    // Each wire shape with the schema its fields come from (wire name -> source name where they differ).
+    const derived: [string, z.ZodRawShape, z.ZodRawShape, Record<string, string>?][] = [
+      ["turnStart", turnStart, turnSchema.shape],
+      ["turnEnd", turnEnd, turnSchema.shape, { durationMs: "actionMs" }],
+      ["opened.turns[]", turnViewSchema.shape, turnSchema.shape],
+      ["action", message(clientMessageSchema, "action"), turnSchema.shape],
+      ["open", open, { ...episodeStartSchema.shape, annotator }],
+      ["resume", message(clientMessageSchema, "resume"), episodeStartSchema.shape, { episodeId: "id" }],
+      ["opened.episode", episodeViewSchema.shape, { ...episodeStartSchema.shape, annotator, status: episodeEndSchema.shape.status }],
+      ["limitReached", limit, episodeStartSchema.shape, { limit: "turnLimit" }],
+      ["submitted", submittedPayloadSchema.shape, episodeEndSchema.shape],
+      ["error", message(serverMessageSchema, "error"), {}, {}],
+    ];
+    // Where the wire narrows (or widens) the source on purpose, with the relation that must hold.
+    const narrowed: Record<string, (wire: z.ZodType, source: z.ZodType) => void> = {
+      "turnStart.source": () => {},
+      "action.source": (w, src) => expect(options(src)).toEqual(expect.arrayContaining(options(w))),
+      "opened.turns[].source": (w) => expect(base(w)).toBeInstanceOf(z.ZodString), // older stored names too
+      "open.mode": (w, src) => expect(options(src)).toEqual(expect.arrayContaining(options(w))),
+      "opened.episode.mode": (w, src) => expect(options(src)).toEqual(expect.arrayContaining(options(w))),
+      "opened.episode.status": (w, src) => expect(options(w)).toEqual(["running", ...options(src)]),
+      "open.turnLimit": (w) => expect([w.safeParse(1).success, w.safeParse(0).success, w.safeParse(1001).success]).toEqual([true, false, false]),
+      "open.annotator": (w) => expect(w.parse(" ann ")).toBe("ann"),
+      // The store keeps any breakdown (unknown); the wire sends the reward's, tagged by its environment.
+      "submitted.breakdown": (w) => expect([w.safeParse({ kind: "sql", x: 1 }).success, w.safeParse({ x: 1 }).success]).toEqual([true, false]),
+    };
+    let compared = 0;
+    for (const [name, wire, source, renames = {}] of derived) {
+      for (const [field, schema] of Object.entries(wire)) {
+        const from = renames[field] ?? field;
+        if (!(from in source)) continue;
+        compared++;
+        const check = narrowed[`${name}.${field}`];
+        if (check) check(schema as z.ZodType, source[from] as z.ZodType);
+        else expect(base(schema as z.ZodType), `${name}.${field} restates ${from} instead of taking its schema`).toBe(base(source[from] as z.ZodType));
+      }
+    }
+    // turnStart's source is the Turn's own enum; a restated copy would be another object.
+    expect(base(turnStart.source as z.ZodType)).toBe(base(turnSchema.shape.source));
+    expect(compared).toBeGreaterThanOrEqual(25);
+    // And the check bites: a message restating a Turn field with the same type is caught.
+    const restated = z.object({ type: z.literal("turnEnd"), index: z.number().int() });
+    expect(base(restated.shape.index)).not.toBe(base(turnSchema.shape.index));
   });
 });

@@ -5,11 +5,15 @@
  * One connection works one episode at a time. The client opens (or resumes) an episode, then sends
  * actions; for each action the server streams `output` chunks as the sandbox produces them and ends
  * the turn with `turnEnd` (sent only after the turn is committed to the store).
+ *
+ * Every field that is a turn's, an episode start's or end's is taken from the one schema of it in
+ * lib/episodes/turn.ts (pick, extend, its field schemas), never written again here; the rules
+ * (the default turn limit) come from lib/episodes/rules.ts. protocol.test.ts checks it.
  */
 import { z } from "zod";
 import { envNameSchema } from "@/lib/datasets/types";
 import { DEFAULT_TURN_LIMIT } from "@/lib/episodes/rules";
-import { turnViewSchema, type TurnView } from "@/lib/episodes/turn";
+import { EPISODE_END_STATUSES, episodeEndSchema, episodeStartSchema, idSchema, playerSchema, turnSchema, turnViewSchema, type TurnView } from "@/lib/episodes/turn";
 
 /** Largest action accepted (bytes of UTF-8). */
 export const MAX_ACTION_BYTES = 64 * 1024;
@@ -17,11 +21,16 @@ export const MAX_ACTION_BYTES = 64 * 1024;
 export const MAX_MESSAGE_BYTES = 96 * 1024;
 /** Largest message the server sends (observations are already capped by the sandbox limits). */
 export const MAX_SERVER_MESSAGE_BYTES = 4 * 1024 * 1024;
-export const playModeSchema = z.enum(["play", "baseline"]);
+/** Largest turn limit a player may ask for when opening an episode. */
+export const MAX_OPEN_TURN_LIMIT = 1000;
+/** The episode modes a person plays in the playground (a batch run's "eval" is not one). */
+export const playModeSchema = episodeStartSchema.shape.mode.extract(["play", "baseline"]);
 export type PlayMode = z.infer<typeof playModeSchema>;
 /** none: no reward until submit. reward: the reward a submit would get now, after every turn. */
-export const feedbackSchema = z.enum(["none", "reward"]);
+export const feedbackSchema = episodeStartSchema.shape.feedback;
 export type Feedback = z.infer<typeof feedbackSchema>;
+/** The annotator's name as a person's episode records it. */
+const annotatorSchema = playerSchema.options[0].shape.annotator;
 
 /** `<dataset>:<id>` (see lib/ws/task-ref.ts). */
 export const taskRefSchema = z.string().min(1).max(300);
@@ -35,22 +44,23 @@ const actionText = z
 
 // ---------- client → server ----------
 
-export const openMessageSchema = z.object({
+export const openMessageSchema = episodeStartSchema.pick({ env: true }).extend({
   type: z.literal("open"),
-  env: envNameSchema,
   taskRef: taskRefSchema,
   mode: playModeSchema.default("play"),
   feedback: feedbackSchema.default("none"),
-  turnLimit: z.number().int().min(1).max(1000).default(DEFAULT_TURN_LIMIT),
-  annotator: z.string().trim().min(1).max(100).optional(),
-  studyId: z.string().min(1).max(100).optional(),
+  turnLimit: episodeStartSchema.shape.turnLimit.max(MAX_OPEN_TURN_LIMIT).default(DEFAULT_TURN_LIMIT),
+  /** Trimmed at the wire: a name of blanks is no name. */
+  annotator: annotatorSchema.unwrap().trim().min(1).max(100).optional(),
+  studyId: idSchema.optional(),
 });
 
-export const resumeMessageSchema = z.object({ type: z.literal("resume"), episodeId: z.string().min(1).max(100) });
+export const resumeMessageSchema = z.object({ type: z.literal("resume"), episodeId: idSchema });
 export const actionMessageSchema = z.object({
   type: z.literal("action"),
   text: actionText,
-  source: z.enum(["console", "editor"]),
+  /** The sources a typed action has over the websocket (the Submit button sends `submit`). */
+  source: turnSchema.shape.source.extract(["console", "editor"]),
 });
 export const interruptMessageSchema = z.object({ type: z.literal("interrupt") });
 export const submitMessageSchema = z.object({ type: z.literal("submit"), arg: z.string().max(MAX_ACTION_BYTES).optional() });
@@ -106,13 +116,14 @@ export type PublicTask = z.infer<typeof publicTaskSchema>;
 export { turnViewSchema, type TurnView };
 
 export const episodeViewSchema = z.object({
-  id: z.string(),
-  status: z.enum(["running", "submitted", "abandoned", "interrupted", "error"]),
+  id: idSchema,
+  /** "running" until it ends in one of the end statuses. */
+  status: z.enum(["running", ...EPISODE_END_STATUSES]),
   mode: playModeSchema,
   feedback: feedbackSchema,
-  turnLimit: z.number().int(),
-  annotator: z.string().nullable().optional(),
-  studyId: z.string().nullable().optional(),
+  turnLimit: episodeStartSchema.shape.turnLimit,
+  annotator: annotatorSchema.optional(),
+  studyId: episodeStartSchema.shape.studyId,
   /** Milliseconds since the epoch of the first action (the baseline clock), or null. */
   firstActionAt: z.number().nullable(),
   /**
@@ -130,15 +141,17 @@ export const episodeViewSchema = z.object({
 });
 export type EpisodeView = z.infer<typeof episodeViewSchema>;
 
+/** A reward's breakdown on the wire (lib/reward/types.ts RewardBreakdown): fields by the environment it names. */
 export const breakdownSchema = z.record(z.string(), z.unknown()).and(z.object({ kind: envNameSchema }));
 
 export const submittedPayloadSchema = z.object({
-  reward: z.number(),
+  /** A submit always has a reward (an episode that ended otherwise has none). */
+  reward: episodeEndSchema.shape.reward.unwrap(),
   breakdown: breakdownSchema,
   /** The gold solution (a command, query, function or flag), shown after submit. */
   gold: z.string(),
-  goldObservation: z.string(),
-  agentObservation: z.string(),
+  goldObservation: episodeEndSchema.shape.goldObservation.unwrap(),
+  agentObservation: episodeEndSchema.shape.agentObservation.unwrap(),
 });
 export type SubmittedPayload = z.infer<typeof submittedPayloadSchema>;
 
@@ -154,19 +167,18 @@ export const serverMessageSchema = z.discriminatedUnion("type", [
     /** Present when the episode is already finished (a resumed, submitted episode). */
     submitted: submittedPayloadSchema.optional(),
   }),
-  z.object({ type: z.literal("turnStart"), index: z.number().int(), action: z.string(), source: z.string() }),
+  turnSchema.pick({ index: true, action: true, source: true }).extend({ type: z.literal("turnStart") }),
   z.object({ type: z.literal("output"), chunk: z.string() }),
-  z.object({
+  turnSchema.pick({ index: true, ok: true, observation: true }).extend({
     type: z.literal("turnEnd"),
-    index: z.number().int(),
-    ok: z.boolean(),
-    observation: z.string(),
-    timedOut: z.boolean().optional(),
-    aborted: z.boolean().optional(),
+    timedOut: turnSchema.shape.timedOut.optional(),
+    aborted: turnSchema.shape.aborted.optional(),
+    /** The observation was cut at the sandbox's output limit. */
     truncated: z.boolean().optional(),
     /** Only in feedback mode "reward". */
-    reward: z.number().optional(),
-    durationMs: z.number(),
+    reward: turnSchema.shape.reward.unwrap().optional(),
+    /** The turn's actionMs. */
+    durationMs: turnSchema.shape.actionMs,
     /** SQL: the result set with column names, for the console's table (the observation stays InterCode's text). */
     table: z.object({ columns: z.array(z.string()), rows: z.array(z.array(z.string())), truncated: z.boolean() }).optional(),
   }),
@@ -176,7 +188,7 @@ export const serverMessageSchema = z.discriminatedUnion("type", [
     /** The submit came at the turn limit: scored, but not a turn (lib/episodes/rules.ts turnsTaken). */
     forced: z.boolean().optional(),
   }),
-  z.object({ type: z.literal("limitReached"), turns: z.number().int(), limit: z.number().int(), message: z.string() }),
+  z.object({ type: z.literal("limitReached"), turns: z.number().int(), limit: episodeStartSchema.shape.turnLimit, message: z.string() }),
   z.object({ type: z.literal("abandoned") }),
   z.object({ type: z.literal("status"), message: z.string() }),
   z.object({
@@ -189,7 +201,7 @@ export const serverMessageSchema = z.discriminatedUnion("type", [
      * The episode's status after the error, when the error stopped it: "error" (the sandbox failed;
      * stored so), "interrupted" (its idle sandbox was closed; a reconnect restores it by replay).
      */
-    episodeStatus: z.enum(["error", "interrupted"]).optional(),
+    episodeStatus: episodeEndSchema.shape.status.extract(["error", "interrupted"]).optional(),
   }),
   z.object({ type: z.literal("pong"), t: z.number() }),
 ]);
