@@ -11,7 +11,7 @@ import { runEpisode } from "@/lib/agent/run-episode";
 import { goldAction, replyFor } from "@/lib/agent/scripts";
 import { startScriptedServer, type ScriptedServer } from "@/lib/agent/scripted-server";
 import { loadDataset } from "@/lib/datasets/registry";
-import { useTempStore } from "@/lib/db/test-store";
+import { useTempStore } from "@/lib/testing/store";
 
 /**
  * A key entered in the models page never leaves the server: every /api route (found on disk, so a

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadDataset } from "@/lib/datasets/registry";
 import type { Task } from "@/lib/datasets/types";
 import { getEpisodeById } from "@/lib/db/episodes";
-import { useTempStore } from "@/lib/db/test-store";
+import { useTempStore } from "@/lib/testing/store";
 import { freePort } from "@/lib/testing/studio-server";
 import { listTranscriptMessagesByEpisode } from "@/lib/db/transcripts";
 import { dbRecorder } from "@/lib/episodes/db-recorder";

@@ -3,7 +3,7 @@ import { ConflictError, StorageError } from "@/lib/errors";
 import { countTags, createAnnotation, updateAnnotationStatus } from "./annotations";
 import { closeStore, getPrisma } from "./client";
 import { initStore } from "./startup";
-import { storeEngines, useTempStore } from "./test-store";
+import { storeEngines, useTempStore } from "@/lib/testing/store";
 import {
   appendTurn,
   createEpisode,

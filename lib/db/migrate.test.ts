@@ -8,7 +8,7 @@ import { dropPgSchema, openPgPool, applyPgMigrations, pgConnection } from "./pos
 import { compareSchemaWithDatabase, compareSchemaWithPostgres, parsePrismaSchema } from "./schema-match";
 import { pgSql } from "./sql";
 import { openSqlite } from "./sqlite";
-import { storeEngines, tempPgStoreUrl } from "./test-store";
+import { storeEngines, tempPgStoreUrl } from "@/lib/testing/store";
 
 const schemaPath = path.resolve(__dirname, "../../prisma/schema.prisma");
 const realMigrations = path.resolve(__dirname, "../../prisma/migrations");

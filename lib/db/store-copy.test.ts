@@ -11,7 +11,7 @@ import { closeStore } from "./client";
 import { listEpisodes } from "./episodes";
 import { dropPgSchema } from "./postgres";
 import { copyStore } from "./store-copy";
-import { storeEngines, tempPgStoreUrl } from "./test-store";
+import { storeEngines, tempPgStoreUrl } from "@/lib/testing/store";
 
 const root = path.resolve(__dirname, "../..");
 const sample = path.join(config().sharedIntercodeDir, "results-sample");

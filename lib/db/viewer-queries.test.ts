@@ -3,7 +3,7 @@ import { loadDataset } from "@/lib/datasets/registry";
 import { createBranchEpisode } from "@/lib/replay/branch";
 import { createAnnotation } from "./annotations";
 import { insertEpisodesBulk, type BulkEpisode } from "./bulk-import";
-import { storeEngines, useTempStore } from "./test-store";
+import { storeEngines, useTempStore } from "@/lib/testing/store";
 import { aggregateViewerEpisodes, getReplayDataById, listEpisodeFacets, listUsedTags, listViewerEpisodes, listViewerEpisodesByTask } from "./viewer-queries";
 
 const task = loadDataset("demo-python")[0];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { loadDataset } from "@/lib/datasets/registry";
 import { appendTurn, createEpisode, finishEpisode } from "@/lib/db/episodes";
-import { useTempStore } from "@/lib/db/test-store";
+import { useTempStore } from "@/lib/testing/store";
 import { listTurnReplaysByEpisode } from "@/lib/db/turn-replays";
 import { getReplayDataById } from "@/lib/db/viewer-queries";
 import { getTurnScores } from "./turn-scores";

@@ -8,7 +8,7 @@ import { startScriptedServer, type ScriptedServer } from "@/lib/agent/scripted-s
 import { loadDataset } from "@/lib/datasets/registry";
 import { listRunEpisodeOutcomes } from "@/lib/db/run-episodes";
 import { getRunById, listRuns } from "@/lib/db/runs";
-import { useTempStore } from "@/lib/db/test-store";
+import { useTempStore } from "@/lib/testing/store";
 import { ConflictError } from "@/lib/errors";
 import { launchRun, resumeRun, stopRun } from "./run-manager";
 import { buildRunView } from "./run-view";

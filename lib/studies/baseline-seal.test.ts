@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createEpisode, finishEpisode, markInterruptedEpisodes, type NewEpisodeInput } from "@/lib/db/episodes";
-import { useTempStore } from "@/lib/db/test-store";
+import { useTempStore } from "@/lib/testing/store";
 import { ConflictError } from "@/lib/errors";
 import { assertTaskUnsealed, findSeal, listSealedTaskKeys, sealKey } from "./baseline-seal";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { appendTurn, createEpisode, finishEpisode, markInterruptedEpisodes, type NewEpisodeInput } from "@/lib/db/episodes";
-import { useTempStore } from "@/lib/db/test-store";
+import { useTempStore } from "@/lib/testing/store";
 import { skipReason } from "@/lib/episodes/rules";
 import { playUrl } from "@/lib/ws/task-ref";
 import { createStudyFromSelection, getStudy, nextStudyTask, summarizeStudyResults, type StudyView } from "./studies";

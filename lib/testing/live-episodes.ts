@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from "vitest";
-import { useTempStore } from "@/lib/db/test-store";
+import { useTempStore } from "@/lib/testing/store";
 import type { LiveEpisodeManager } from "@/lib/playground/live-episodes";
 import { createLiveEpisodeManager, prepareStore } from "@/lib/playground/wiring";
 

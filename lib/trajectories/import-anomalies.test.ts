@@ -2,7 +2,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EpisodeFilters } from "@/lib/db/episode-filters";
 import { getEpisodeById, listEpisodes } from "@/lib/db/episodes";
-import { useTempStore } from "@/lib/db/test-store";
+import { useTempStore } from "@/lib/testing/store";
 import { listViewerEpisodes } from "@/lib/db/viewer-queries";
 import { filtersFromFlags } from "./cli-filters";
 import { exportEpisodes } from "./export";
