@@ -100,7 +100,8 @@ export default async function viewerBench(args: string[]): Promise<number> {
     const tf = performance.now();
     await fill(n);
     console.log(`filled ${n.toLocaleString("en")} episodes in ${((performance.now() - tf) / 1000).toFixed(1)} s`);
-    const { listViewerEpisodes, getReplayDataById } = await import("@/lib/db/viewer-queries");
+    const { listViewerEpisodes } = await import("@/lib/db/episodes");
+    const { getReplayDataById } = await import("@/lib/db/viewer-queries");
     const { getRawDb } = await import("@/lib/db/sqlite");
     getRawDb().exec("ANALYZE");
     type Q = Parameters<typeof listViewerEpisodes>[0];

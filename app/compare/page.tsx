@@ -2,7 +2,8 @@ import type { Metadata } from "next";
 import { ComparePicker } from "@/components/replay/compare-picker";
 import { CompareView } from "@/components/replay/compare-view";
 import { listTurnReplaysByEpisodes } from "@/lib/db/turn-replays";
-import { listReplayDataByIds, listViewerEpisodes } from "@/lib/db/viewer-queries";
+import { listViewerEpisodes } from "@/lib/db/episodes";
+import { listReplayDataByIds } from "@/lib/db/viewer-queries";
 import { listSealedTaskKeys, sealKey } from "@/lib/studies/baseline-seal";
 
 export const dynamic = "force-dynamic";

@@ -26,6 +26,8 @@ export interface EpisodeFilters {
   turnsMin?: number;
   turnsMax?: number;
   turnLimit?: number;
+  /** At least this many invalid actions (the viewer's filter). */
+  invalidMin?: number;
   startedAfter?: Date;
   startedBefore?: Date;
   /** Full-text search over the query, the actions and the observations (FTS5). */
@@ -41,7 +43,7 @@ const LIST_COLUMNS = ["environment", "dataset", "model", "policy", "playerKind",
  * makes the last word a prefix. Punctuation is ignored, so user input can never be query syntax.
  * Neither index keeps positions, so there are no phrases. Null when no word is left.
  */
-export function toSearchQuery(text: string, dialect: Dialect): string | null {
+function toSearchQuery(text: string, dialect: Dialect): string | null {
   return dialect.searchQuery([text]);
 }
 
@@ -64,7 +66,7 @@ export function buildEpisodeWhere(f: EpisodeFilters, dialect: Dialect): { sql: s
 }
 
 /** The filters as conditions over `Episode` aliased `e` (to be joined with AND), and their parameters. */
-export function buildEpisodeConditions(f: EpisodeFilters, dialect: Dialect): { parts: string[]; params: Record<string, unknown> } {
+function buildEpisodeConditions(f: EpisodeFilters, dialect: Dialect): { parts: string[]; params: Record<string, unknown> } {
   const parts: string[] = [];
   const params: Record<string, unknown> = {};
   let n = 0;
@@ -91,6 +93,7 @@ export function buildEpisodeConditions(f: EpisodeFilters, dialect: Dialect): { p
   if (f.turnsMin !== undefined) parts.push(`e."turnCount" >= ${bind(f.turnsMin)}`);
   if (f.turnsMax !== undefined) parts.push(`e."turnCount" <= ${bind(f.turnsMax)}`);
   if (f.turnLimit !== undefined) parts.push(`e."turnLimit" = ${bind(f.turnLimit)}`);
+  if (f.invalidMin !== undefined) parts.push(`e."invalidCount" >= ${bind(f.invalidMin)}`);
   if (f.startedAfter) parts.push(`e."startedAt" >= ${bind(dialect.time(f.startedAfter.getTime()))}`);
   if (f.startedBefore) parts.push(`e."startedAt" < ${bind(dialect.time(f.startedBefore.getTime()))}`);
   if (f.search !== undefined) {
@@ -101,6 +104,17 @@ export function buildEpisodeConditions(f: EpisodeFilters, dialect: Dialect): { p
     if (typeof v === "number" && !Number.isFinite(v)) throw new BadInputError("must be a finite number", `filter ${k}`);
   }
   return { parts, params };
+}
+
+/**
+ * The filters as conditions over `Episode e` with the search apart (as the list's page planner,
+ * readEpisodePage, and the aggregates drive a search from its hits): the conditions, their
+ * parameters, and the engine's full-text query or null.
+ */
+export function listConditions(f: EpisodeFilters, dialect: Dialect): { parts: string[]; params: Record<string, unknown>; fts: string | null } {
+  const { search, ...rest } = f;
+  const { parts, params } = buildEpisodeConditions(rest, dialect);
+  return { parts, params, fts: search === undefined ? null : toSearchQuery(search, dialect) };
 }
 
 /** The filters the statistics index (Episode_stats_idx) holds the columns of. */
@@ -114,7 +128,7 @@ const RANGE_FILTERS = ["rewardMin", "rewardMax", "turnsMin", "turnsMax", "invali
  * reward 0.2-0.8); a scan of the covering index reads no table rows (11 ms). Equality filters
  * alone are left to SQLite: their indexes find few rows.
  */
-export function statsIndexCovers(f: EpisodeFilters & { invalidMin?: number }): string | undefined {
+export function statsIndexCovers(f: EpisodeFilters): string | undefined {
   const set = Object.entries(f).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0));
   if (!set.some(([k]) => RANGE_FILTERS.includes(k))) return undefined;
   return set.every(([k]) => STATS_INDEX_FILTERS.has(k)) ? "Episode_stats_idx" : undefined;

@@ -16,6 +16,8 @@ import {
 } from "./episodes";
 import { createRun, recordRunEpisode } from "./runs";
 import { getRawDb } from "./sqlite";
+import { ROW_SCHEMAS, columnsOf } from "./rows";
+import { withSql } from "./sql";
 
 const base: NewEpisodeInput = {
   environment: "bash",
@@ -30,6 +32,18 @@ const base: NewEpisodeInput = {
 
 describe.each(storeEngines())("episodes on %s", (engine) => {
   useTempStore("episodes", engine);
+
+  it("has one row schema naming every column of each table it reads (lib/db/rows.ts)", async () => {
+    await initStore();
+    for (const table of Object.keys(ROW_SCHEMAS) as (keyof typeof ROW_SCHEMAS)[]) {
+      const live = await withSql(async (sql) =>
+        sql.dialect.name === "sqlite"
+          ? (await sql.all<{ name: string }>(`SELECT "name" FROM pragma_table_info(?)`, [table])).map((r) => r.name)
+          : (await sql.all<{ name: string }>(`SELECT column_name AS "name" FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?`, [table])).map((r) => r.name),
+      );
+      expect([...live].sort(), table).toEqual([...columnsOf(table)].sort());
+    }
+  });
 
   it("creates an episode, appends turns with counters, and finishes it", async () => {
     const ep = await createEpisode(base);

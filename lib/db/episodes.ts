@@ -3,18 +3,10 @@ import { BadInputError, ConflictError, NotFoundError } from "@/lib/errors";
 import { withPrisma } from "./client";
 import { storeName } from "./sql";
 import { toStorageError } from "./storage-error";
-import type { EpisodeListRow } from "./episode-rows";
+import type { EpisodeListRow, ViewerRow } from "./episode-rows";
 import { config } from "@/lib/config";
-import {
-  buildEpisodeConditions,
-  EPISODE_SORTS,
-  isEpisodeSortKey,
-  readEpisodePage,
-  statsIndexCovers,
-  toSearchQuery,
-  type EpisodeFilters,
-  type EpisodeSortKey,
-} from "./episode-filters";
+import { EPISODE_SORTS, isEpisodeSortKey, listConditions, readEpisodePage, statsIndexCovers, type EpisodeFilters, type EpisodeSortKey } from "./episode-filters";
+import { rowParser, words } from "./rows";
 import type { Annotation, Episode, Turn } from "./generated/client";
 import { withWriteLock } from "./lock";
 import { cachedStatement, pgTransaction, withSql, type Sql } from "./sql";
@@ -339,8 +331,8 @@ export interface ListEpisodesInput {
   search?: string;
 }
 
-export interface EpisodePage {
-  rows: EpisodeListRow[];
+export interface EpisodePage<Row = EpisodeListRow> {
+  rows: Row[];
   total: number;
   page: number;
   pageSize: number;
@@ -349,47 +341,92 @@ export interface EpisodePage {
 /** Largest page the list serves. */
 export const MAX_PAGE_SIZE = 500;
 
+/** The columns of a list row (the query cut to what a table shows), parsed by the one row schema. */
+const LIST_COLUMNS = [
+  "id", "environment", "dataset", "taskId", "taskIndex", "query", "playerKind", "annotator", "model", "policy", "status", "reward", "success",
+  "turnCount", "invalidCount", "turnLimit", "durationMs", "hardness", "tags", "flags", "startedAt", "parentEpisodeId", "runId",
+] as const;
+const LIST_SELECT = LIST_COLUMNS.map((c) => (c === "query" ? `substr(e."query", 1, 200) AS "query"` : `e."${c}"`)).join(", ");
+const listRow = rowParser("Episode", LIST_COLUMNS);
+type ListRow = ReturnType<typeof listRow.one>;
+
+function toListRow(r: ListRow): EpisodeListRow {
+  return { ...r, tags: words(r.tags), flags: words(r.flags), startedAt: new Date(r.startedAt) };
+}
+
+function toViewerRow({ hardness: _h, runId: _r, ...r }: ListRow): ViewerRow {
+  return { ...r, tags: words(r.tags), flags: words(r.flags) };
+}
+
 /**
- * One page of the episode list, filtered, searched (FTS5 over query, actions and observations)
- * and sorted on the server, with the total count of matching episodes.
+ * The one reader of the episode lists (the store's and the viewer's): filtered (every column,
+ * full-text search), sorted on any key of EPISODE_SORTS, counted and paged by the planner
+ * (readEpisodePage). Ties break on id so paging is stable.
+ */
+async function readEpisodeList({ filters, key, dir, page, pageSize }: { filters: EpisodeFilters; key: string; dir: "asc" | "desc"; page: number; pageSize: number }) {
+  if (!Number.isInteger(page) || page < 1) throw new BadInputError("must be a positive integer", "page");
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) throw new BadInputError(`must be 1..${MAX_PAGE_SIZE}`, "pageSize");
+  if (!isEpisodeSortKey(key)) throw new BadInputError(`unknown sort key; one of ${Object.keys(EPISODE_SORTS).join(", ")}`, "sort");
+  return withSql(async (sql) => {
+    const { parts, params, fts } = listConditions(filters, sql.dialect);
+    const { total, rows } = await readEpisodePage(sql, {
+      parts,
+      params,
+      fts,
+      sort: EPISODE_SORTS[key],
+      dir: dir === "asc" ? "ASC" : "DESC",
+      page,
+      pageSize,
+      columns: LIST_SELECT,
+      // Success is reward 1.0: those two are not independent, so the walk estimate does not hold.
+      correlated: key === "reward" && filters.success !== undefined,
+      countIndex: statsIndexCovers(filters),
+    });
+    return { total, rows: listRow.all(rows) };
+  });
+}
+
+/**
+ * One page of the episode list, filtered, searched (full-text over query, actions and
+ * observations) and sorted on the server, with the total count of matching episodes.
  */
 export async function listEpisodes(input: ListEpisodesInput = {}): Promise<EpisodePage> {
   const page = input.page ?? 1;
   const pageSize = input.pageSize ?? 50;
-  if (!Number.isInteger(page) || page < 1) throw new BadInputError("must be a positive integer", "page");
-  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) throw new BadInputError(`must be 1..${MAX_PAGE_SIZE}`, "pageSize");
-  const key = input.sort?.key ?? "startedAt";
-  if (!isEpisodeSortKey(key)) throw new BadInputError(`unknown sort key; one of ${Object.keys(EPISODE_SORTS).join(", ")}`, "sort");
   const search = input.search ?? input.filters?.search;
-  const cols = `e."id", e."environment", e."dataset", e."taskId", e."taskIndex", e."query", e."playerKind", e."annotator", e."model",
-                e."policy", e."status", e."reward", e."success", e."turnCount", e."invalidCount", e."turnLimit", e."durationMs",
-                e."hardness", e."tags", e."flags", e."startedAt", e."parentEpisodeId", e."runId"`;
-  return withSql(async (sql) => {
-    const { parts, params } = buildEpisodeConditions({ ...input.filters, search: undefined }, sql.dialect);
-    const { total, rows } = await readEpisodePage(sql, {
-      parts,
-      params,
-      fts: search === undefined ? null : toSearchQuery(search, sql.dialect),
-      sort: EPISODE_SORTS[key],
-      dir: input.sort?.dir === "asc" ? "ASC" : "DESC",
-      page,
-      pageSize,
-      columns: cols,
-      // Success is reward 1.0: those two are not independent, so the walk estimate does not hold.
-      correlated: key === "reward" && input.filters?.success !== undefined,
-      countIndex: statsIndexCovers({ ...input.filters, search }),
-    });
-    return {
-      total,
-      page,
-      pageSize,
-      rows: rows.map((r) => ({
-        ...(r as unknown as EpisodeListRow),
-        success: r.success === 1,
-        tags: r.tags ? String(r.tags).split(" ").filter(Boolean) : [],
-        flags: r.flags ? String(r.flags).split(" ").filter(Boolean) : [],
-        startedAt: new Date(Number(r.startedAt)),
-      })),
-    };
-  });
+  const { total, rows } = await readEpisodeList({ filters: { ...input.filters, search }, key: input.sort?.key ?? "startedAt", dir: input.sort?.dir ?? "desc", page, pageSize });
+  return { total, page, pageSize, rows: rows.map(toListRow) };
+}
+
+/** The same page as the viewer's table shows it (plain JSON: times in Unix milliseconds). */
+export async function listViewerEpisodes({
+  filters = {},
+  sort = "startedAt",
+  dir = "desc",
+  page = 1,
+  pageSize = 50,
+}: {
+  filters?: EpisodeFilters;
+  sort?: EpisodeSortKey;
+  dir?: "asc" | "desc";
+  page?: number;
+  pageSize?: number;
+}): Promise<EpisodePage<ViewerRow>> {
+  const { total, rows } = await readEpisodeList({ filters, key: sort, dir, page, pageSize });
+  return { total, page, pageSize, rows: rows.map(toViewerRow) };
+}
+
+/** Every episode of one task (any dataset of that environment when dataset is omitted), for the task page. */
+export async function listViewerEpisodesByTask({ environment, dataset, taskId }: { environment: string; dataset?: string; taskId: string }): Promise<ViewerRow[]> {
+  return withSql(async (sql) =>
+    listRow
+      .all(
+        await sql.all(
+          `SELECT ${LIST_SELECT} FROM "Episode" e WHERE e."environment" = @environment AND e."taskId" = @taskId ${dataset ? `AND e."dataset" = @dataset` : ""}
+           ORDER BY e."playerKind", COALESCE(e."annotator", e."model"), e."startedAt" DESC LIMIT 1000`,
+          { environment, taskId, ...(dataset ? { dataset } : {}) },
+        ),
+      )
+      .map(toViewerRow),
+  );
 }

@@ -1,28 +1,24 @@
 import "server-only";
 import { buildEpisodeWhere, type EpisodeFilters } from "./episode-filters";
 import type { Episode, Turn } from "./generated/client";
+import { columnsOf, rowParser } from "./rows";
 import { withSql } from "./sql";
 import { listTranscriptMessagesByEpisodes, type TranscriptMessage } from "./transcripts";
 
-const DATE_FIELDS = ["startedAt", "firstActionAt", "endedAt", "createdAt", "updatedAt"] as const;
-const BOOL_FIELDS = ["success"] as const;
+const episodeRow = rowParser("Episode", columnsOf("Episode"));
+const turnRow = rowParser("Turn", columnsOf("Turn"));
+const date = (ms: number | null) => (ms === null ? null : new Date(ms));
 
-function episodeFromRow(r: Record<string, unknown>): Episode {
-  const e = { ...r } as Record<string, unknown>;
-  for (const f of DATE_FIELDS) e[f] = e[f] === null || e[f] === undefined ? null : new Date(Number(e[f]));
-  for (const f of BOOL_FIELDS) e[f] = e[f] === 1;
-  return e as unknown as Episode;
+/** A stored episode as Prisma hands it out (times as Dates), from its raw row. */
+function episodeFromRow(row: unknown): Episode {
+  const e = episodeRow.one(row);
+  return { ...e, startedAt: new Date(e.startedAt), firstActionAt: date(e.firstActionAt), endedAt: date(e.endedAt), createdAt: new Date(e.createdAt), updatedAt: new Date(e.updatedAt) };
 }
 
-function turnFromRow(r: Record<string, unknown>): Turn {
-  return {
-    ...(r as unknown as Turn),
-    ok: r.ok === null ? null : r.ok === 1,
-    timedOut: r.timedOut === 1,
-    aborted: r.aborted === 1,
-    startedAt: r.startedAt === null ? null : new Date(Number(r.startedAt)),
-    createdAt: new Date(Number(r.createdAt)),
-  };
+/** A stored turn as Prisma hands it out, from its raw row. */
+function turnFromRow(row: unknown): Turn {
+  const t = turnRow.one(row);
+  return { ...t, startedAt: date(t.startedAt), createdAt: new Date(t.createdAt) };
 }
 
 /**

@@ -1,5 +1,7 @@
 import "server-only";
 import { withPrisma } from "./client";
+import { z } from "zod";
+import { rowParser } from "./rows";
 import { withSql } from "./sql";
 import { withWriteLock } from "./lock";
 
@@ -78,19 +80,25 @@ export interface RunEpisodeRow {
   costUsd: number;
 }
 
+const runEpisodeRow = rowParser(
+  "Episode",
+  ["id", "taskId", "taskIndex", "status", "reward", "success", "turnCount", "invalidCount", "solvedAtTurn", "hardness", "db", "errorReason", "startedAt", "endedAt"],
+  { tokensIn: z.number(), tokensOut: z.number(), costUsd: z.number() },
+);
+
 /** A run's episodes, oldest first, with their token and cost sums (one query). */
 export async function listRunEpisodeRows({ runId }: { runId: string }): Promise<RunEpisodeRow[]> {
   return withSql(async (sql) =>
-    (
-      await sql.all<Omit<RunEpisodeRow, "success"> & { success: number }>(
+    runEpisodeRow.all(
+      await sql.all(
         `SELECT e."id", e."taskId", e."taskIndex", e."status", e."reward", e."success", e."turnCount", e."invalidCount", e."solvedAtTurn",
                 e."hardness", e."db", e."errorReason", e."startedAt", e."endedAt",
                 COALESCE(SUM(t."tokensIn"), 0) AS "tokensIn", COALESCE(SUM(t."tokensOut"), 0) AS "tokensOut", COALESCE(SUM(t."costUsd"), 0) AS "costUsd"
          FROM "Episode" e LEFT JOIN "Turn" t ON t."episodeId" = e."id"
          WHERE e."runId" = ? GROUP BY e."id" ORDER BY e."startedAt", e."id"`,
         [runId],
-      )
-    ).map((r) => ({ ...r, success: Boolean(r.success), startedAt: Number(r.startedAt), endedAt: r.endedAt === null ? null : Number(r.endedAt) })),
+      ),
+    ),
   );
 }
 

@@ -1,9 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { insertEpisodesBulk, type BulkEpisode } from "./bulk-import";
 import { SEARCH_DRIVE_LIMIT } from "./episode-filters";
-import { appendTurn, createEpisode, deleteEpisodeById, listEpisodes } from "./episodes";
+import { appendTurn, createEpisode, deleteEpisodeById, listEpisodes, listViewerEpisodes } from "./episodes";
 import { storeEngines, useTempStore } from "@/lib/testing/store";
-import { listViewerEpisodes } from "./viewer-queries";
 
 // More episodes than SEARCH_DRIVE_LIMIT contain "common", so both query plans (driven from the
 // hits, and driven from the sort order) run against the same data and must agree with a plain

@@ -1,6 +1,7 @@
 import "server-only";
 import { config } from "@/lib/config";
 import { cachedStatement, pgTransaction, withSql, type Sql } from "./sql";
+import { rowParser } from "./rows";
 import { withRaw } from "./sqlite";
 
 /** What a replay in a fresh sandbox found after one turn (see TurnReplay in schema.prisma). */
@@ -14,9 +15,12 @@ export interface TurnReplayRow {
   columns: string[] | null;
 }
 
-function toRow(r: Record<string, unknown>): TurnReplayRow {
+const replayRow = rowParser("TurnReplay", ["index", "reward", "agrees", "columns"]);
+
+function toRow(row: unknown): TurnReplayRow {
+  const r = replayRow.one(row);
   let columns: string[] | null = null;
-  if (typeof r.columns === "string") {
+  if (r.columns !== null) {
     try {
       const v = JSON.parse(r.columns) as unknown;
       if (Array.isArray(v) && v.every((c) => typeof c === "string")) columns = v;
@@ -24,7 +28,7 @@ function toRow(r: Record<string, unknown>): TurnReplayRow {
       columns = null;
     }
   }
-  return { index: Number(r.index), reward: (r.reward as number | null) ?? null, agrees: r.agrees === 1, columns };
+  return { index: r.index, reward: r.reward, agrees: r.agrees, columns };
 }
 
 /** The cached replay of an episode's turns, in turn order (empty when it was never replayed). */

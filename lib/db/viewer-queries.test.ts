@@ -4,7 +4,8 @@ import { createBranchEpisode } from "@/lib/replay/branch";
 import { createAnnotation } from "./annotations";
 import { insertEpisodesBulk, type BulkEpisode } from "./bulk-import";
 import { storeEngines, useTempStore } from "@/lib/testing/store";
-import { aggregateViewerEpisodes, getReplayDataById, listEpisodeFacets, listUsedTags, listViewerEpisodes, listViewerEpisodesByTask } from "./viewer-queries";
+import { listViewerEpisodes, listViewerEpisodesByTask } from "./episodes";
+import { aggregateViewerEpisodes, getReplayDataById, listEpisodeFacets, listUsedTags } from "./viewer-queries";
 
 const task = loadDataset("demo-python")[0];
 

@@ -1,41 +1,17 @@
 import "server-only";
-import { BadInputError } from "@/lib/errors";
 import type { Dialect } from "./dialect";
-import {
-  buildEpisodeConditions,
-  EPISODE_SORTS,
-  isEpisodeSortKey,
-  readEpisodePage,
-  statsIndexCovers,
-  toSearchQuery,
-  type EpisodeFilters,
-  type EpisodeSortKey,
-} from "./episode-filters";
-import type { ReplayAnnotation, ReplayData, ReplayTurn, ViewerRow } from "./episode-rows";
+import { listConditions, type EpisodeFilters } from "./episode-filters";
+import type { ReplayAnnotation, ReplayData, ReplayTurn } from "./episode-rows";
+import { rowParser, words } from "./rows";
 import { withSql } from "./sql";
-
-/** Filters of the viewer: the store's, plus a minimum count of invalid actions. */
-export type ViewerFilters = EpisodeFilters & { invalidMin?: number };
-
-/** The viewer's filters as conditions over `Episode e` (the search apart), with their parameters. */
-function conditionsOf(f: ViewerFilters, d: Dialect): { parts: string[]; params: Record<string, unknown>; fts: string | null } {
-  const { invalidMin, search, ...rest } = f;
-  const { parts, params } = buildEpisodeConditions(rest, d);
-  if (invalidMin !== undefined) {
-    if (!Number.isFinite(invalidMin)) throw new BadInputError("must be a finite number", "filter invalidMin");
-    parts.push(`e."invalidCount" >= @invalidMin`);
-    params.invalidMin = invalidMin;
-  }
-  return { parts, params, fts: search === undefined ? null : toSearchQuery(search, d) };
-}
 
 /**
  * The FROM and WHERE of an aggregate over the viewer's filtered set (`Episode e`). Full-text
  * search drives it from the matching episodes' keys (a CTE joined to Episode) rather than testing
  * every episode against that set, which SQLite plans poorly.
  */
-function whereOf(f: ViewerFilters, d: Dialect): { cte: string; from: string; sql: string; params: Record<string, unknown> } {
-  const { parts, params, fts } = conditionsOf(f, d);
+function whereOf(f: EpisodeFilters, d: Dialect): { cte: string; from: string; sql: string; params: Record<string, unknown> } {
+  const { parts, params, fts } = listConditions(f, d);
   let cte = "";
   let from = `"Episode" e`;
   if (fts) {
@@ -44,65 +20,6 @@ function whereOf(f: ViewerFilters, d: Dialect): { cte: string; from: string; sql
     from = `hits h ${d.drivingJoin} "Episode" e ON e."searchKey" = h."k"`;
   }
   return { cte, from, sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", params };
-}
-
-export interface ViewerPage {
-  rows: ViewerRow[];
-  total: number;
-  page: number;
-  pageSize: number;
-}
-
-const ROW_COLS = `e."id", e."environment", e."dataset", e."taskId", e."taskIndex", substr(e."query", 1, 200) AS "query", e."playerKind",
-  e."annotator", e."model", e."policy", e."status", e."reward", e."success", e."turnCount", e."invalidCount", e."turnLimit",
-  e."durationMs", e."tags", e."flags", e."startedAt", e."parentEpisodeId"`;
-
-function toRow(r: Record<string, unknown>): ViewerRow {
-  return {
-    ...(r as unknown as ViewerRow),
-    success: r.success === 1,
-    tags: r.tags ? String(r.tags).split(" ").filter(Boolean) : [],
-    flags: r.flags ? String(r.flags).split(" ").filter(Boolean) : [],
-    startedAt: Number(r.startedAt),
-  };
-}
-
-/**
- * One page of the episode table: filtered (every column, FTS5 search), sorted on any column and
- * counted on the server. Ties break on id so paging is stable.
- */
-export async function listViewerEpisodes({
-  filters = {},
-  sort = "startedAt",
-  dir = "desc",
-  page = 1,
-  pageSize = 50,
-}: {
-  filters?: ViewerFilters;
-  sort?: EpisodeSortKey;
-  dir?: "asc" | "desc";
-  page?: number;
-  pageSize?: number;
-}): Promise<ViewerPage> {
-  if (!isEpisodeSortKey(sort)) throw new BadInputError(`unknown sort; one of ${Object.keys(EPISODE_SORTS).join(", ")}`, "sort");
-  if (!Number.isInteger(page) || page < 1) throw new BadInputError("must be a positive integer", "page");
-  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 500) throw new BadInputError("must be 1..500", "pageSize");
-  return withSql(async (sql) => {
-    const { parts, params, fts } = conditionsOf(filters, sql.dialect);
-    const { total, rows } = await readEpisodePage(sql, {
-      parts,
-      params,
-      fts,
-      sort: EPISODE_SORTS[sort],
-      dir: dir === "asc" ? "ASC" : "DESC",
-      page,
-      pageSize,
-      columns: ROW_COLS,
-      correlated: sort === "reward" && filters.success !== undefined,
-      countIndex: statsIndexCovers(filters),
-    });
-    return { total, page, pageSize, rows: rows.map(toRow) };
-  });
 }
 
 /** The distinct values of the filterable text columns (for the filter pickers). */
@@ -117,104 +34,50 @@ export async function listEpisodeFacets(): Promise<Record<"environment" | "datas
   });
 }
 
-const player = (r: { annotator?: unknown; model?: unknown; policy?: unknown; playerKind?: unknown }) =>
-  r.annotator ? String(r.annotator) : r.model ? `${r.model}${r.policy ? ` · ${r.policy}` : ""}` : String(r.playerKind ?? "");
+/** Who played, in words: the annotator, else the model and its policy, else the player kind. */
+const player = (r: { annotator: string | null; model: string | null; policy: string | null; playerKind: string }) =>
+  r.annotator || (r.model ? `${r.model}${r.policy ? ` · ${r.policy}` : ""}` : r.playerKind);
+
+/** The replay's columns of each table, parsed by the one row schema (rows come out in the replay's shapes). */
+const REPLAY_EPISODE = [
+  "id", "environment", "dataset", "taskId", "taskIndex", "query", "gold", "playerKind", "annotator", "model", "policy", "turnLimit", "mode", "status",
+  "errorReason", "reward", "breakdown", "success", "solvedAtTurn", "goldObservation", "agentObservation", "startedAt", "durationMs", "sourceFile",
+  "hardness", "db", "tags", "flags", "turnsTaken", "parentEpisodeId", "branchTurn",
+] as const;
+const REPLAY_TURN = ["index", "actor", "action", "observation", "ok", "reward", "thought", "tokensIn", "tokensOut", "durationMs", "latencyMs", "costUsd", "timedOut", "aborted", "source"] as const;
+const REPLAY_ANNOTATION = ["id", "turnIndex", "kind", "tag", "text", "author", "status", "createdAt"] as const;
+const LINEAGE = ["id", "branchTurn", "reward", "success", "status", "annotator", "model", "policy", "playerKind"] as const;
+const select = (cols: readonly string[]) => cols.map((c) => `"${c}"`).join(", ");
+const episodeRow = rowParser("Episode", REPLAY_EPISODE);
+const turnRow = rowParser("Turn", REPLAY_TURN);
+const annotationRow = rowParser("Annotation", REPLAY_ANNOTATION);
+const lineageRow = rowParser("Episode", LINEAGE);
 
 /** One episode with its turns, annotations and lineage, or null. Indexed lookups only. */
 export async function getReplayDataById({ id }: { id: string }): Promise<ReplayData | null> {
   return withSql(async (sql) => {
-    const e = await sql.get(`SELECT * FROM "Episode" WHERE "id" = ?`, [id]);
-    if (!e) return null;
-    const turns = (await sql.all(`SELECT * FROM "Turn" WHERE "episodeId" = ? ORDER BY "index"`, [id])).map(
-      (t): ReplayTurn => ({
-        index: Number(t.index),
-        actor: String(t.actor),
-        action: String(t.action),
-        observation: String(t.observation),
-        ok: t.ok === null ? null : t.ok === 1,
-        reward: (t.reward as number | null) ?? null,
-        thought: (t.thought as string | null) ?? null,
-        tokensIn: (t.tokensIn as number | null) ?? null,
-        tokensOut: (t.tokensOut as number | null) ?? null,
-        durationMs: (t.durationMs as number | null) ?? null,
-        latencyMs: (t.latencyMs as number | null) ?? null,
-        costUsd: (t.costUsd as number | null) ?? null,
-        timedOut: t.timedOut === 1,
-        aborted: t.aborted === 1,
-        source: (t.source as string | null) ?? null,
-      }),
-    );
-    const annotations = (await sql.all(`SELECT * FROM "Annotation" WHERE "episodeId" = ? ORDER BY "createdAt"`, [id])).map(
-      (a): ReplayAnnotation => ({
-        id: String(a.id),
-        turnIndex: (a.turnIndex as number | null) ?? null,
-        kind: String(a.kind),
-        tag: (a.tag as string | null) ?? null,
-        text: (a.text as string | null) ?? null,
-        author: String(a.author),
-        status: String(a.status),
-        createdAt: Number(a.createdAt),
-      }),
-    );
-    const parentRow = e.parentEpisodeId
-      ? await sql.get(`SELECT "id", "reward", "success", "annotator", "model", "policy", "playerKind" FROM "Episode" WHERE "id" = ?`, [e.parentEpisodeId])
-      : undefined;
-    const children = await sql.all(
-      `SELECT "id", "branchTurn", "reward", "status", "annotator", "model", "policy", "playerKind" FROM "Episode" WHERE "parentEpisodeId" = ? ORDER BY "startedAt"`,
-      [id],
-    );
+    const found = await sql.get(`SELECT ${select(REPLAY_EPISODE)} FROM "Episode" WHERE "id" = ?`, [id]);
+    if (!found) return null;
+    const e = episodeRow.one(found);
+    const turns: ReplayTurn[] = turnRow.all(await sql.all(`SELECT ${select(REPLAY_TURN)} FROM "Turn" WHERE "episodeId" = ? ORDER BY "index"`, [id]));
+    const annotations: ReplayAnnotation[] = annotationRow.all(await sql.all(`SELECT ${select(REPLAY_ANNOTATION)} FROM "Annotation" WHERE "episodeId" = ? ORDER BY "createdAt"`, [id]));
+    const parentFound = e.parentEpisodeId ? await sql.get(`SELECT ${select(LINEAGE)} FROM "Episode" WHERE "id" = ?`, [e.parentEpisodeId]) : undefined;
+    const parentRow = parentFound ? lineageRow.one(parentFound) : undefined;
+    const children = lineageRow.all(await sql.all(`SELECT ${select(LINEAGE)} FROM "Episode" WHERE "parentEpisodeId" = ? ORDER BY "startedAt"`, [id]));
     let breakdown: unknown = null;
     if (e.breakdown) {
       try {
-        breakdown = JSON.parse(String(e.breakdown));
+        breakdown = JSON.parse(e.breakdown);
       } catch {
         breakdown = null;
       }
     }
     return {
-      episode: {
-        id: String(e.id),
-        environment: String(e.environment),
-        dataset: String(e.dataset),
-        taskId: String(e.taskId),
-        taskIndex: (e.taskIndex as number | null) ?? null,
-        query: String(e.query),
-        gold: (e.gold as string | null) ?? null,
-        playerKind: String(e.playerKind),
-        annotator: (e.annotator as string | null) ?? null,
-        model: (e.model as string | null) ?? null,
-        policy: (e.policy as string | null) ?? null,
-        turnLimit: Number(e.turnLimit),
-        mode: String(e.mode),
-        status: String(e.status),
-        errorReason: (e.errorReason as string | null) ?? null,
-        reward: (e.reward as number | null) ?? null,
-        breakdown,
-        success: e.success === 1,
-        solvedAtTurn: (e.solvedAtTurn as number | null) ?? null,
-        goldObservation: (e.goldObservation as string | null) ?? null,
-        agentObservation: (e.agentObservation as string | null) ?? null,
-        startedAt: Number(e.startedAt),
-        durationMs: (e.durationMs as number | null) ?? null,
-        sourceFile: (e.sourceFile as string | null) ?? null,
-        hardness: (e.hardness as string | null) ?? null,
-        db: (e.db as string | null) ?? null,
-        tags: e.tags ? String(e.tags).split(" ").filter(Boolean) : [],
-        flags: e.flags ? String(e.flags).split(" ").filter(Boolean) : [],
-        turnsTaken: (e.turnsTaken as number | null) ?? null,
-        parentEpisodeId: (e.parentEpisodeId as string | null) ?? null,
-        branchTurn: (e.branchTurn as number | null) ?? null,
-      },
+      episode: { ...e, breakdown, tags: words(e.tags), flags: words(e.flags) },
       turns,
       annotations,
-      parent: parentRow ? { id: String(parentRow.id), reward: (parentRow.reward as number | null) ?? null, success: parentRow.success === 1, player: player(parentRow) } : null,
-      children: children.map((c) => ({
-        id: String(c.id),
-        branchTurn: (c.branchTurn as number | null) ?? null,
-        reward: (c.reward as number | null) ?? null,
-        status: String(c.status),
-        player: player(c),
-      })),
+      parent: parentRow ? { id: parentRow.id, reward: parentRow.reward, success: parentRow.success, player: player(parentRow) } : null,
+      children: children.map((c) => ({ id: c.id, branchTurn: c.branchTurn, reward: c.reward, status: c.status, player: player(c) })),
     };
   });
 }
@@ -227,19 +90,6 @@ export async function listReplayDataByIds({ ids }: { ids: string[] }): Promise<R
     if (d) out.push(d);
   }
   return out;
-}
-
-/** Every episode of one task (any dataset of that environment when dataset is omitted), for the task page. */
-export async function listViewerEpisodesByTask({ environment, dataset, taskId }: { environment: string; dataset?: string; taskId: string }): Promise<ViewerRow[]> {
-  return withSql(async (sql) =>
-    (
-      await sql.all(
-        `SELECT ${ROW_COLS} FROM "Episode" e WHERE e."environment" = @environment AND e."taskId" = @taskId ${dataset ? `AND e."dataset" = @dataset` : ""}
-         ORDER BY e."playerKind", COALESCE(e."annotator", e."model"), e."startedAt" DESC LIMIT 1000`,
-        { environment, taskId, ...(dataset ? { dataset } : {}) },
-      )
-    ).map(toRow),
-  );
 }
 
 /** Every tag name used in annotations, with how often it is accepted (the user-extended taxonomy). */
@@ -262,7 +112,7 @@ export interface ViewerAggregates {
 }
 
 /** Reward histogram, invalid-action rate by turn and tag counts over the episodes matching `filters`. */
-export async function aggregateViewerEpisodes({ filters = {} }: { filters?: ViewerFilters }): Promise<ViewerAggregates> {
+export async function aggregateViewerEpisodes({ filters = {} }: { filters?: EpisodeFilters }): Promise<ViewerAggregates> {
   return withSql(async (sql) => {
     const { cte, from, sql: where, params } = whereOf(filters, sql.dialect);
     const bin = sql.dialect.trunc(`e."reward" * 10`);

@@ -46,7 +46,6 @@ export function isSkipReason(reason: string | null | undefined): boolean {
  * API without saying where it was typed.
  */
 export const TURN_SOURCES = ["console", "editor", "button", "model", "api"] as const;
-export type TurnSource = (typeof TURN_SOURCES)[number];
 /** The sources a person's action can have. */
 export const HUMAN_TURN_SOURCES = ["console", "editor", "button", "api"] as const;
 export type HumanTurnSource = (typeof HUMAN_TURN_SOURCES)[number];

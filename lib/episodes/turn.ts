@@ -105,14 +105,12 @@ export const agentTurnViewSchema = turnSchema.pick({
 export type AgentTurnView = z.infer<typeof agentTurnViewSchema>;
 
 export const EPISODE_END_STATUSES = ["submitted", "abandoned", "error", "interrupted"] as const;
-export type EpisodeEndStatus = (typeof EPISODE_END_STATUSES)[number];
 
 /** Who plays an episode: a person (with the annotator's name) or a model under a policy. */
 export const playerSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("human"), annotator: z.string().nullable() }),
   z.object({ kind: z.literal("model"), model: z.string(), policy: z.string() }),
 ]);
-export type Player = z.infer<typeof playerSchema>;
 
 /** An id given from outside (an episode's, a study's): short and never empty. */
 export const idSchema = z.string().min(1).max(100);

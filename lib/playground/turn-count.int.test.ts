@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { getReplayDataById, listViewerEpisodes } from "@/lib/db/viewer-queries";
+import { listViewerEpisodes } from "@/lib/db/episodes";
+import { getReplayDataById } from "@/lib/db/viewer-queries";
 import { turnsTaken } from "@/lib/episodes/rules";
 import type { OpenMessage, ServerMessageInput } from "@/lib/ws/protocol";
 import { useLiveEpisodeManager } from "@/lib/testing/live-episodes";

@@ -1,5 +1,6 @@
 import "server-only";
-import { aggregateViewerEpisodes, type ViewerFilters } from "@/lib/db/viewer-queries";
+import type { EpisodeFilters } from "@/lib/db/episode-filters";
+import { aggregateViewerEpisodes } from "@/lib/db/viewer-queries";
 import type { StatsDimension } from "@/lib/db/stats-dimensions";
 import { computeStats } from "@/lib/trajectories/stats";
 import type { ViewerStats } from "@/lib/viewer/view-types";
@@ -10,7 +11,7 @@ export const CHARTS = ["success", "success-at-k", "reward", "invalid", "tags"] a
 export type ChartName = (typeof CHARTS)[number];
 
 /** Aggregates of the episodes matching `filters`, grouped by `groupBy` where it applies. */
-export async function computeViewerStats({ filters, groupBy }: { filters: ViewerFilters; groupBy: StatsDimension[] }): Promise<ViewerStats> {
+export async function computeViewerStats({ filters, groupBy }: { filters: EpisodeFilters; groupBy: StatsDimension[] }): Promise<ViewerStats> {
   const { invalidMin: _i, ...storeFilters } = filters;
   const stats = await computeStats({ filters: storeFilters, groupBy });
   const label = (key: Record<string, unknown>) => groupBy.map((d) => String(key[d] ?? "–")).join(" · ") || "all";

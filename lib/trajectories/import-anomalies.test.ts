@@ -1,9 +1,8 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EpisodeFilters } from "@/lib/db/episode-filters";
-import { getEpisodeById, listEpisodes } from "@/lib/db/episodes";
+import { getEpisodeById, listEpisodes, listViewerEpisodes } from "@/lib/db/episodes";
 import { useTempStore } from "@/lib/testing/store";
-import { listViewerEpisodes } from "@/lib/db/viewer-queries";
 import { filtersFromFlags } from "./cli-filters";
 import { exportEpisodes } from "./export";
 import { importLogText, importPaths, type FileReport } from "./import";

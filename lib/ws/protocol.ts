@@ -19,8 +19,6 @@ import { EPISODE_END_STATUSES, episodeEndSchema, episodeStartSchema, idSchema, p
 export const MAX_ACTION_BYTES = 64 * 1024;
 /** Largest websocket message accepted by either side (bytes). */
 export const MAX_MESSAGE_BYTES = 96 * 1024;
-/** Largest message the server sends (observations are already capped by the sandbox limits). */
-export const MAX_SERVER_MESSAGE_BYTES = 4 * 1024 * 1024;
 /** Largest turn limit a player may ask for when opening an episode. */
 export const MAX_OPEN_TURN_LIMIT = 1000;
 /** The episode modes a person plays in the playground (a batch run's "eval" is not one). */

@@ -1,5 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { listViewerEpisodes } from "@/lib/db/viewer-queries";
+import { listViewerEpisodes } from "@/lib/db/episodes";
 import { respond, parseInput } from "@/lib/http/respond";
 import { LIST_SORTS } from "@/lib/db/episode-filters";
 import { toEpisodeFilters } from "@/lib/viewer/list-params";

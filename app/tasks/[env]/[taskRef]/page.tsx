@@ -1,7 +1,7 @@
 import Link from "next/link";
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { listViewerEpisodesByTask } from "@/lib/db/viewer-queries";
+import { listViewerEpisodesByTask } from "@/lib/db/episodes";
 import { resolveTask } from "@/lib/tasks/tasks";
 import { parseTaskRef } from "@/lib/ws/task-ref";
 import { playUrl } from "@/lib/ws/task-ref";
