@@ -197,6 +197,27 @@ export async function insertEpisodesBulk({
   );
 }
 
+/**
+ * Runs a series of bulk writes (an import of many files) with SQLite's automatic checkpoints off,
+ * then checkpoints once. Each file's transaction still commits on its own; what changes is that
+ * the write-ahead log is copied into the database file once at the end instead of after every
+ * file (the index and full-text pages a file touches were copied again for each one). Other
+ * connections read and write as usual meanwhile. On PostgreSQL it only runs `fn`.
+ */
+export async function bulkWriteSession<T>(fn: () => Promise<T>): Promise<T> {
+  if (config().store.kind !== "sqlite") return fn();
+  const before = withRaw((db) => db.pragma("wal_autocheckpoint", { simple: true }) as number);
+  withRaw((db) => db.pragma("wal_autocheckpoint = 0"));
+  try {
+    return await fn();
+  } finally {
+    withRaw((db) => {
+      db.pragma(`wal_autocheckpoint = ${Number(before)}`);
+      db.pragma("wal_checkpoint(PASSIVE)");
+    });
+  }
+}
+
 /** The PostgreSQL type of each Turn column (the init migration's), for unnest's arrays. */
 const PG_TURN_TYPES: Record<(typeof TURN_COLS)[number], string> = {
   episodeId: "TEXT", index: "INTEGER", actor: "TEXT", action: "TEXT", observation: "TEXT", ok: "BOOLEAN", reward: "DOUBLE PRECISION",

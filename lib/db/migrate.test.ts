@@ -116,7 +116,7 @@ for (const engine of storeEngines().filter((e) => e === "postgresql")) {
   describe(`migrations on ${engine}`, () => {
     it("the migrated schema matches schema.prisma; a second run applies nothing; an edited migration is refused", async () => {
       const url = tempPgStoreUrl("migrate");
-      const pool = openPgPool(url);
+      const pool = await openPgPool(url);
       try {
         const { schema } = pgConnection(url);
         expect(await applyPgMigrations(pool, pgMigrations, schema)).toEqual(readMigrations(pgMigrations).map((m) => m.name));

@@ -1,5 +1,5 @@
 import "server-only";
-import pg from "pg";
+import type pg from "pg";
 import { redactStoreUrl } from "@/lib/config";
 import { StorageError } from "@/lib/errors";
 import { checkAppliedMigrations, readMigrations } from "./migrate";
@@ -20,7 +20,7 @@ export function pgConnection(url: string): { connectionString: string; schema: s
  * Raw rows read the same on both engines: counts and sums as numbers (not bigint strings),
  * booleans as 1/0 and timestamps as Unix milliseconds, as better-sqlite3 gives them.
  */
-const TYPES = {
+const typesOf = (lib: typeof pg) => ({
   getTypeParser(oid: number, format?: "text" | "binary") {
     switch (oid) {
       case 20: // int8
@@ -33,15 +33,20 @@ const TYPES = {
       case 1184: // timestamptz
         return (v: string) => Date.parse(v);
       default:
-        return pg.types.getTypeParser(oid, format as "text");
+        return lib.types.getTypeParser(oid, format as "text");
     }
   },
-} as pg.CustomTypesConfig;
+}) as pg.CustomTypesConfig;
 
-/** A pool on the store's database with its schema on the search path, and its error mapping. */
-export function openPgPool(url: string, { max = 8 } = {}): pg.Pool {
+/**
+ * A pool on the store's database with its schema on the search path, and its error mapping. The
+ * driver loads here, on first use: a SQLite store never pays for it (a quarter second of every
+ * CLI command's start-up).
+ */
+export async function openPgPool(url: string, { max = 8 } = {}): Promise<pg.Pool> {
   const { connectionString, schema } = pgConnection(url);
-  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 10_000, options: `-c search_path="${schema}"`, types: TYPES });
+  const { default: lib } = await import("pg");
+  const pool = new lib.Pool({ connectionString, max, connectionTimeoutMillis: 10_000, options: `-c search_path="${schema}"`, types: typesOf(lib) });
   // An idle client's error (the server restarted) must not crash the process; the next query reports it.
   pool.on("error", () => {});
   return pool;
@@ -122,7 +127,7 @@ export function withPgSchema(url: string, schema: string): string {
 export async function dropPgSchema(url: string): Promise<void> {
   const { schema } = pgConnection(url);
   if (schema === "public") throw new StorageError("refusing to drop the public schema");
-  const pool = openPgPool(url, { max: 1 });
+  const pool = await openPgPool(url, { max: 1 });
   try {
     await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
   } finally {

@@ -122,7 +122,7 @@ type PgHolder = { pool?: Promise<pg.Pool>; url?: string };
 const pgHolder: PgHolder = ((globalThis as Record<string, unknown>).__icStudioPg ??= {}) as PgHolder;
 
 async function connectPg(url: string): Promise<pg.Pool> {
-  const pool = openPgPool(url);
+  const pool = await openPgPool(url);
   try {
     const client = await pool.connect().catch((err) => {
       throw pgConnectError(url, err);

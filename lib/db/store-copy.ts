@@ -46,7 +46,7 @@ async function openStore(t: StoreTarget, { mustExist }: { mustExist: boolean }):
       },
     };
   }
-  const pool = openPgPool(t.url, { max: 1 });
+  const pool = await openPgPool(t.url, { max: 1 });
   let client: pg.PoolClient;
   try {
     // The pool's one connection: first for the migrations, then held for the copy.

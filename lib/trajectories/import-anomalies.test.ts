@@ -2,7 +2,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EpisodeFilters } from "@/lib/db/episode-filters";
 import { getEpisodeById, listEpisodes, listViewerEpisodes } from "@/lib/db/episodes";
-import { useTempStore } from "@/lib/testing/store";
+import { storeEngines, useTempStore } from "@/lib/testing/store";
 import { filtersFromFlags } from "./cli-filters";
 import { exportEpisodes } from "./export";
 import { importLogText, importPaths, type FileReport } from "./import";
@@ -127,5 +127,22 @@ describe("import of InterCode's logs as logged, oddities flagged", () => {
     expect(again).toMatchObject({ added: 2, rejected: [], flags: { "negative-reward": 1, "forced-submit": 1, "execute-wrapped": 1 } });
     const copy = await getEpisodeById({ id: `copy-${line.id}` });
     expect([copy!.turnsTaken, copy!.flags]).toEqual([3, "execute-wrapped forced-submit"]);
+  });
+});
+
+describe.each(storeEngines())("import read in a worker thread (%s)", (engine) => {
+  useTempStore("import-worker", engine);
+
+  it("gives the same report and rows as reading on the writer's thread; a second import adds nothing", async () => {
+    const report = await importPaths([logs], { worker: true });
+    expect(report.totals).toMatchObject({ files: 6, failedFiles: 1, episodes: 10, added: 10, rejected: 0, flagged: 5 });
+    expect(report.totals.flags).toEqual({ blocked: 1, "missing-observation": 1, "negative-reward": 1, "execute-wrapped": 2, "forced-submit": 1, "no-actions": 1 });
+    expect(report.files.find((f) => f.error)?.file).toBe(file("ic_python_multiturn_gpt-4_5_turns.json"));
+    const ep = await episodeOf({ environment: "sql", policy: "react", taskId: "1" });
+    expect([ep.flags, ep.turnCount, ep.turnsTaken, ep.turns[0].action]).toEqual(["execute-wrapped forced-submit", 4, 3, "execute[SELECT * FROM tenure LIMIT 3]"]);
+    // Search finds the episode by a word of an observation after the import.
+    expect((await listEpisodes({ filters: { search: "orchard" } })).rows.map((r) => [r.environment, r.taskId]).sort()).toEqual([["bash", "0"], ["bash", "1"]]);
+    const again = await importPaths([logs], { worker: true });
+    expect(again.totals).toMatchObject({ added: 0, skipped: 10, failedFiles: 1 });
   });
 });

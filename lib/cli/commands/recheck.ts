@@ -5,7 +5,7 @@ import { getReplayDataById } from "@/lib/db/viewer-queries";
 import { loadDataset } from "@/lib/datasets/registry";
 import type { Task } from "@/lib/datasets/types";
 import { BadInputError } from "@/lib/errors";
-import { parseLogText } from "@/lib/trajectories/import";
+import { parseLogText } from "@/lib/trajectories/parse-log";
 import { profileNameSchema, profileValue, type ProfileName } from "@/lib/env/profiles";
 import type { Environment } from "@/lib/env/types";
 import { createViewerEnvironment, replayLoopForEpisode, taskForEpisode } from "@/lib/replay/episode-task";
