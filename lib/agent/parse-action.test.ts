@@ -61,7 +61,7 @@ describe("parseLoggedAction", () => {
 
   it("reads a ReAct reply in InterCode's format when asked (profile intercode)", () => {
     const opts = { actionLabel: "Action", thoughtLabel: "Thought", executeBrackets: true };
-    expect(parseAction("Thought: count them\nAction: execute[SELECT count(*) FROM singer]", opts)).toEqual({ kind: "action", action: "SELECT count(*) FROM singer", thought: "count them" });
+    expect(parseAction("Thought: count them\nAction: execute[SELECT count(*) FROM singer]", opts)).toEqual({ kind: "action", action: "SELECT count(*) FROM singer", thought: "count them", written: "execute[SELECT count(*) FROM singer]" });
     expect(parseAction("Thought: done\nAction: submit", opts)).toEqual({ kind: "submit", thought: "done" });
     expect(parseAction("Action: execute[ls]", { actionLabel: "Action" })).toMatchObject({ kind: "action", action: "execute[ls]" });
   });

@@ -7,7 +7,14 @@ import { isSubmit, parseSubmit } from "@/lib/env/submit";
  * shown to the model so it can correct itself.
  */
 export type ParsedReply =
-  | { kind: "action"; action: string; thought?: string }
+  | {
+      kind: "action";
+      /** What runs. */
+      action: string;
+      thought?: string;
+      /** The action as the reply wrote it, when that differs from what runs (`execute[<code>]`): what InterCode's ReAct logged. */
+      written?: string;
+    }
   | { kind: "submit"; arg?: string; thought?: string }
   | { kind: "skip"; thought?: string }
   | { kind: "invalid"; reason: string; thought?: string };
@@ -58,7 +65,9 @@ export function parseAction(reply: string, options: ParseOptions = {}): ParsedRe
   if (!options.executeBrackets || parsed.kind !== "action") return parsed;
   const inner = parseLoggedAction(parsed.action, { executeBrackets: true });
   if (inner.kind === "submit") return inner.arg ? { kind: "submit", arg: inner.arg, thought: parsed.thought } : { kind: "submit", thought: parsed.thought };
-  return inner.kind === "run" ? classify(inner.code, parsed.thought) : parsed;
+  if (inner.kind !== "run") return parsed;
+  const run = classify(inner.code, parsed.thought);
+  return run.kind === "action" && run.action !== parsed.action ? { ...run, written: parsed.action } : run;
 }
 
 function parseReply(reply: string, options: ParseOptions): ParsedReply {

@@ -241,7 +241,10 @@ class ModelEpisode {
     const who: ActorRef = { actor: "model", source: "model", meta };
 
     if (parsed.kind === "skip") return this.abandoned("the model skipped the task");
-    if (parsed.kind === "submit") return this.submit(parsed.arg, { ...who, startedAt });
+    if (parsed.kind === "submit") {
+      if (this.task.env === "ctf" && profileValue(this.profile, "ctf.wrong-flag") === "turn-and-continue") return this.flagTurn(parsed.arg, who, startedAt);
+      return this.submit(parsed.arg, { ...who, startedAt });
+    }
     if (parsed.kind === "invalid") {
       this.stats.failedTurns++;
       const turn = await this.withClaim(who, (w) => this.session!.invalid(parsed.reason, w, startedAt));
@@ -252,9 +255,32 @@ class ModelEpisode {
       return "next";
     }
     this.emit({ type: "action", index, actor: "model", action: parsed.action, thought: meta.thought });
-    const { turn, feedback } = await this.act(parsed.action, who, startedAt);
+    const { turn, feedback } = await this.act(parsed.action, who, startedAt, parsed.written);
     if (turn.reward === 1 && this.policy.stopOnSolved) return this.submit();
     const next = this.policy.afterTurn(index, feedback);
+    if (next.kind === "stop") return "limit";
+    this.pending = next.message;
+    return "next";
+  }
+
+  /**
+   * A CTF flag under `ctf.wrong-flag` = turn-and-continue: a correct flag submits (the episode
+   * ends, as any submit); a wrong one is stored as a turn with its verdict and reward 0, and the
+   * model is told the verdict like any observation.
+   */
+  private async flagTurn(flag: string | undefined, who: ActorRef, startedAt: Date): Promise<Next> {
+    const index = this.turns;
+    // Under flag-verdict the flag is the word after `submit` (as the environment's own submit reads it), and the verdict is the observation.
+    const verdict = profileValue(this.profile, "ctf.submit-observation") === "flag-verdict";
+    const arg = verdict ? (flag ?? "").trim().split(" ")[0] : this.submitArg(flag);
+    const check = await this.session!.evaluate(arg);
+    if (check.reward >= 1) return this.submit(flag, { ...who, startedAt });
+    const action = flag ? `submit ${flag}` : "submit";
+    const observation = verdict ? "The submitted flag is incorrect." : (arg ?? "");
+    this.emit({ type: "action", index, actor: who.actor, action, thought: who.meta?.thought ?? null });
+    const turn = await this.withClaim(who, (w) => this.session!.scoredWithoutRun(action, observation, check.reward, w, startedAt));
+    this.emit({ type: "turn-end", turn });
+    const next = this.policy.afterTurn(index, { actor: who.actor, action, observation, ok: true });
     if (next.kind === "stop") return "limit";
     this.pending = next.message;
     return "next";
@@ -294,7 +320,7 @@ class ModelEpisode {
   }
 
   /** Runs an action in the session, scored as the policy asks; returns the turn and what the model will be told. */
-  private async act(action: string, who: ActorRef, startedAt: Date): Promise<{ turn: Turn; feedback: TurnFeedback }> {
+  private async act(action: string, who: ActorRef, startedAt: Date, logged?: string): Promise<{ turn: Turn; feedback: TurnFeedback }> {
     const index = this.turns;
     const task = this.task;
     const defined = task.env === "python" ? definedFunctions(action) : [];
@@ -326,6 +352,7 @@ class ModelEpisode {
         onOutput: (chunk) => this.emit({ type: "output", index, chunk }),
         score,
         startedAt,
+        logged,
       }),
     );
     if (!step.ok) this.stats.failedTurns++;

@@ -105,9 +105,17 @@ export const PROFILE_TABLE = {
     env: "any",
     policy: "react",
     aspect: "action format",
-    what: "How a ReAct action is written. `execute-brackets`: `execute[<code>]` runs the code, `submit` submits, the thought is logged beside it (`thoughts`). `action-line`: a `Thought:` line, then an `Action:` line or fenced block.",
+    what: "How a ReAct action is written and stored. `execute-brackets`: `execute[<code>]` runs the code and the turn stores the action as written (`execute[<code>]`; `submit` submits), the thought beside it (`thoughts`), as InterCode's ReAct logs hold them; a person's view may unwrap it. `action-line`: a `Thought:` line, then an `Action:` line or fenced block; the turn stores the code that ran.",
     intercode: "execute-brackets",
     studio: "action-line",
+  }),
+  "react.observation-message": row<"observation-line" | "output-block">({
+    env: "any",
+    policy: "react",
+    aspect: "model is shown",
+    what: "What the model is told after a ReAct action. `observation-line`: `Observation: <the observation>`, the observation's text as stored (InterCode's ReAct prompt carries each turn as thought, action, observation). `output-block`: `Output:` and the observation, with a note when the action failed.",
+    intercode: "observation-line",
+    studio: "output-block",
   }),
   "react.forced-submit": row<"appended-not-counted" | "not-recorded">({
     env: "any",
@@ -172,6 +180,14 @@ export const PROFILE_TABLE = {
     what: "The observation of `submit <flag>`. `flag-verdict`: `The submitted flag is correct.` or `The submitted flag is incorrect.` (the flag is the word after `submit`). `submitted-flag`: the flag as submitted.",
     intercode: "flag-verdict",
     studio: "submitted-flag",
+  }),
+  "ctf.wrong-flag": row<"turn-and-continue" | "ends-episode">({
+    env: "ctf",
+    policy: "any",
+    aspect: "turns",
+    what: "A model's submit with a wrong flag. `turn-and-continue`: it is a turn like any other (reward 0, its observation the verdict of `ctf.submit-observation`) and the episode goes on; only a correct flag or the turn limit ends it, with no submit forced at the limit (InterCode's CTF loop stopped at reward 1 only, and its summaries count `num_submissions`). `ends-episode`: any submit ends and scores the episode.",
+    intercode: "turn-and-continue",
+    studio: "ends-episode",
   }),
 } satisfies Record<string, ProfileRow>;
 

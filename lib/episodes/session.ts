@@ -193,7 +193,15 @@ export class EpisodeSession {
   async act(
     action: string,
     who: ActorRef,
-    options: { signal?: AbortSignal; stop?: AbortSignal; onOutput?: (chunk: string) => void; score?: ScoreStep; startedAt?: Date } = {},
+    options: {
+      signal?: AbortSignal;
+      stop?: AbortSignal;
+      onOutput?: (chunk: string) => void;
+      score?: ScoreStep;
+      startedAt?: Date;
+      /** The action as the turn stores it, when the loop logs it otherwise than it runs (InterCode's ReAct: `execute[<action>]`). */
+      logged?: string;
+    } = {},
   ): Promise<{ turn: Turn; step: StepResult }> {
     this.assertRunning();
     if (this.limitReached) throw new ConflictError(`the turn limit (${this.turnLimit}) is reached: submit to score the episode`);
@@ -203,7 +211,7 @@ export class EpisodeSession {
     const index = this.turns.length;
     const r = await this.env.step(this.id, action, options, (step, scored) => ({
       ...this.base(index, who, startedAt),
-      action,
+      action: options.logged ?? action,
       observation: scored.observation,
       ok: step.ok,
       reward: scored.reward,
@@ -222,6 +230,22 @@ export class EpisodeSession {
     await this.ensureStored();
     this.firstActionAt ??= startedAt.getTime();
     const turn: Turn = { ...this.base(this.turns.length, who, startedAt), action: "", observation: reason, ok: false, invalid: true, reward: null, actionMs: 0, timedOut: false, aborted: false };
+    await this.env.record(this.id, turn);
+    this.turns.push(turnView(turn));
+    return turn;
+  }
+
+  /**
+   * Records a turn that the environment scored without running anything, and goes on: a wrong
+   * CTF flag under `ctf.wrong-flag` = turn-and-continue (InterCode's CTF loop stopped only at a
+   * correct flag). It counts toward the turn limit like any other turn.
+   */
+  async scoredWithoutRun(action: string, observation: string, reward: number, who: ActorRef, startedAt = new Date()): Promise<Turn> {
+    this.assertRunning();
+    if (this.limitReached) throw new ConflictError(`the turn limit (${this.turnLimit}) is reached: submit to score the episode`);
+    await this.ensureStored();
+    this.firstActionAt ??= startedAt.getTime();
+    const turn: Turn = { ...this.base(this.turns.length, who, startedAt), action, observation, ok: true, invalid: false, reward, actionMs: 0, timedOut: false, aborted: false };
     await this.env.record(this.id, turn);
     this.turns.push(turnView(turn));
     return turn;

@@ -77,6 +77,28 @@ describe("eval under profile intercode: what the model is told and shown", () =>
     expect(ep.turns.at(-1)).toMatchObject({ action: `submit ${flag}`, observation: "The submitted flag is correct." });
   }, 120_000);
 
+  it("ctf: a wrong flag is a turn with its verdict and the episode goes on (InterCode's loop stopped only at a correct flag)", async () => {
+    const task = loadDataset("demo-ctf").find((t) => t.id === "base64-note")!;
+    const flag = task.gold as string;
+    const { out, ep, seen } = await play(task, ["submit picoCTF{not_it}", "cmd base64 -d note.txt", `submit ${flag}`], "try-again", 5);
+    expect(ep.turns.map((t) => [t.action, t.reward])).toEqual([
+      ["submit picoCTF{not_it}", 0],
+      ["cmd base64 -d note.txt", null],
+      [`submit ${flag}`, 1],
+    ]);
+    expect(ep.turns[0]!.observation).toBe("The submitted flag is incorrect.");
+    expect(lastUser(seen[1]!.messages)).toContain("The submitted flag is incorrect.");
+    expect(out).toMatchObject({ status: "submitted", reward: 1, success: true, turns: 3 });
+    expect(ep).toMatchObject({ turnCount: 3, solvedAtTurn: 3 });
+  }, 120_000);
+
+  it("ctf: wrong flags up to the turn limit end the episode at 0 with no submit forced as a turn", async () => {
+    const task = loadDataset("demo-ctf").find((t) => t.id === "base64-note")!;
+    const { out, ep } = await play(task, ["submit picoCTF{one}", "submit picoCTF{two}"], "try-again", 2);
+    expect(ep.turns.map((t) => t.action)).toEqual(["submit picoCTF{one}", "submit picoCTF{two}"]);
+    expect(out).toMatchObject({ status: "submitted", reward: 0, success: false, turns: 2 });
+  }, 120_000);
+
   it("sql: rows are shown as Python's str() of the list of row tuples, and the prompt says so", async () => {
     const task = loadDataset("demo-sql").find((t) => t.id === "bike-01")!;
     const { ep, seen } = await play(task, ["```sql\nSELECT station_id, name FROM stations ORDER BY station_id LIMIT 2\n```", "submit"]);
@@ -95,12 +117,17 @@ describe("eval under profile intercode: what the model is told and shown", () =>
     expect(ep.turns[1]!.observation).toBe("{'output': '2\\n', 'error': ''}");
   }, 120_000);
 
-  it("react: execute[...] actions, and the submit forced at the turn limit stored as a last turn the count leaves out", async () => {
+  it("react: execute[...] actions stored as written, the observation shown as InterCode's text, and the submit forced at the turn limit stored as a last turn the count leaves out", async () => {
     const task = loadDataset("demo-sql").find((t) => t.id === "bike-01")!;
     const { out, ep, seen } = await play(task, ["Thought: count them.\nAction: execute[SELECT count(*) FROM stations]"], "react", 2);
     expect(seen[0]!.system).toMatch(/Action: execute\[<the one action to run>\]/);
     expect(out).toMatchObject({ status: "submitted", turns: 2, reward: 1 });
-    expect(ep.turns.map((t) => t.action)).toEqual(["SELECT count(*) FROM stations", "SELECT count(*) FROM stations", "submit"]);
+    // Stored as InterCode's ReAct logged it: the action as written, not the SQL it ran.
+    expect(ep.turns.map((t) => t.action)).toEqual(["execute[SELECT count(*) FROM stations]", "execute[SELECT count(*) FROM stations]", "submit"]);
+    expect(ep.turns[0]!.observation).toMatch(/^\[\(\d+,\)\]$/);
+    expect(ep.turns[0]!.thought).toBe("count them.");
+    // The model is told the observation's text itself, on an Observation: line.
+    expect(lastUser(seen[1]!.messages)).toBe(`Observation: ${ep.turns[0]!.observation}`);
     expect(ep.turns[2]).toMatchObject({ observation: ep.turns[1]!.observation, reward: 1 });
     expect(ep).toMatchObject({ turnCount: 3, turnsTaken: 2, solvedAtTurn: 2 });
   }, 120_000);

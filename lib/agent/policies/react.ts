@@ -9,6 +9,7 @@ export const reactPolicy: Policy = {
   start(ctx) {
     const lang = FENCE_LANGUAGE[ctx.env];
     const brackets = profileValue(ctx.profile ?? DEFAULT_PROFILE, "react.action-format") === "execute-brackets";
+    const observationLine = profileValue(ctx.profile ?? DEFAULT_PROFILE, "react.observation-message") === "observation-line";
     const actionLine = brackets
       ? "Action: execute[<the one action to run>], on one line (it may span lines inside the brackets), or submit.\n"
       : `Action: the one action to run, on the same line or in a \`\`\`${lang} block right after it.\n`;
@@ -20,7 +21,9 @@ export const reactPolicy: Policy = {
         `Work step by step, with at most ${ctx.maxTurns} actions. Each reply has two parts:\n` +
           "Thought: what you know so far and what you will do next, in a sentence or two.\n" +
           actionLine +
-          "You will then see what the action printed, and write your next Thought and Action.",
+          (observationLine
+            ? "You will then get an Observation: line with what the action printed, and write your next Thought and Action."
+            : "You will then see what the action printed, and write your next Thought and Action."),
         `${submitText(ctx.env)} (Write it as the Action.)`,
       ].join("\n\n"),
       opening: taskText(ctx.task, ctx.handicap),
@@ -28,7 +31,7 @@ export const reactPolicy: Policy = {
       stopOnSolved: false,
       forcedSubmit: profileValue(ctx.profile ?? DEFAULT_PROFILE, "react.forced-submit"),
       scoresTurn: () => false,
-      afterTurn: (_i, fb) => ({ kind: "continue", message: feedbackText(ctx.env, fb) }),
+      afterTurn: (_i, fb) => ({ kind: "continue", message: observationLine && !fb.invalidReason && fb.actor === "model" ? `Observation: ${fb.observation}` : feedbackText(ctx.env, fb) }),
     };
   },
 };
