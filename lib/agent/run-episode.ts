@@ -173,6 +173,8 @@ class ModelEpisode {
     if (gate.kind === "human") gate.resolve(null);
     const r = await this.ask(0);
     const { message, steps } = this.policy.planning!.accept(r.text);
+    // The transcript keeps the plan; the conversation sent on may leave it out (the model then has the steps one by one).
+    if (this.policy.planning!.leavesOutReply) this.messages.pop();
     this.emit({ type: "plan", steps, rawReply: r.text });
     this.pending = message;
     this.carried = { tokensIn: r.tokensIn, tokensOut: r.tokensOut, latencyMs: r.latencyMs, raw: r.text, thought: `Plan:\n${steps.map((s, i) => `${i + 1}. ${s}`).join("\n")}` };
@@ -416,7 +418,7 @@ class ModelEpisode {
       session.submit(
         arg,
         who && { ...who, action: explicit ? `submit ${explicit}` : "submit", observation: (r: SubmitResult) => (verdict ? r.agentObservation : `Submitted: reward ${r.reward.toFixed(2)}`) },
-        storeForced ? { storeForced: { actor: "model", source: "model" } } : {},
+        { ...(storeForced ? { storeForced: { actor: "model" as const, source: "model" as const } } : {}), bestTurn: this.policy.bestTurnReward },
       );
     const r = typed ? await this.withClaim(typed, (w) => run({ ...w, startedAt: typed.startedAt })) : await run();
     if (r.turn) this.emit({ type: "turn-end", turn: r.turn });

@@ -273,6 +273,11 @@ export class EpisodeSession {
        * what the episode last showed, with the final reward, and the end carries turnsTaken.
        */
       storeForced?: ActorRef;
+      /**
+       * The episode's reward is the best of its turns' rewards and the final score, not the final
+       * score alone (InterCode's Plan & Solve logged summary.max_reward: `plan-solve.episode-reward`).
+       */
+      bestTurn?: boolean;
     } = {},
   ): Promise<{ result: SubmitResult; forced: boolean; turn: Turn | null; end: EpisodeEnd }> {
     this.assertRunning();
@@ -280,7 +285,7 @@ export class EpisodeSession {
     const startedAt = typed?.startedAt ?? new Date();
     const result = await this.env.submit(arg);
     const forced = isForcedSubmit(this.turns.length, this.turnLimit);
-    const { storeForced, ...rest } = options;
+    const { storeForced, bestTurn, ...rest } = options;
     const end: Partial<Pick<EpisodeEnd, "unclaimed" | "turnsTaken">> = rest;
     let turn: Turn | null = null;
     if (forced && storeForced) {
@@ -302,10 +307,11 @@ export class EpisodeSession {
       await this.env.record(this.id, turn);
       this.turns.push(turnView(turn));
     }
-    const success = result.reward === 1;
+    const reward = bestTurn ? Math.max(result.reward, ...this.turns.map((t) => t.reward ?? -Infinity)) : result.reward;
+    const success = reward === 1;
     const episodeEnd: EpisodeEnd = {
       status: "submitted",
-      reward: result.reward,
+      reward,
       breakdown: result.breakdown,
       success,
       solvedAtTurn: success ? (this.solvedAtTurn ?? this.turns.length) : null,

@@ -34,7 +34,7 @@ afterAll(async () => {
 });
 
 /** Plays `replies` on `task` under profile intercode; returns the stored episode and every request's messages. */
-async function play(task: Task, replies: string[], policy: PolicyName = "try-again", maxTurns = 3) {
+async function play(task: Task, replies: string[], policy: PolicyName = "try-again", maxTurns = 3, refineTurns = 0) {
   const seen: { system: string; messages: ChatMessageIn[] }[] = [];
   server.setScript({
     rules: [
@@ -42,12 +42,13 @@ async function play(task: Task, replies: string[], policy: PolicyName = "try-aga
         match: task.query,
         replies: (ctx) => {
           seen.push({ system: ctx.messages.find((m) => m.role === "system")?.content ?? "", messages: ctx.messages });
-          return replies[Math.min(ctx.turn, replies.length - 1)]!;
+          // By request, not by the assistant messages sent: a loop may leave a reply out of the conversation.
+          return replies[Math.min(seen.length - 1, replies.length - 1)]!;
         },
       },
     ],
   });
-  const out = await runEpisode({ task, model, policy, maxTurns, recorder, retry: FAST_RETRY, envOptions: { profile: "intercode", backend: "local" } });
+  const out = await runEpisode({ task, model, policy, maxTurns, refineTurns, recorder, retry: FAST_RETRY, envOptions: { profile: "intercode", backend: "local" } });
   const ep = await getEpisodeById({ id: out.episodeId });
   return { out, ep: ep!, seen };
 }
@@ -97,6 +98,48 @@ describe("eval under profile intercode: what the model is told and shown", () =>
     const { out, ep } = await play(task, ["submit picoCTF{one}", "submit picoCTF{two}"], "try-again", 2);
     expect(ep.turns.map((t) => t.action)).toEqual(["submit picoCTF{one}", "submit picoCTF{two}"]);
     expect(out).toMatchObject({ status: "submitted", reward: 0, success: false, turns: 2 });
+  }, 120_000);
+
+  it("plan & solve: steps as `Step:` / `Observation:` lines without the plan reply, every turn scored but never shown, an unusable reply uses up its step, refine only while unsolved, the best turn's reward", async () => {
+    const task = loadDataset("demo-sql").find((t) => t.id === "bike-01")!;
+    const count = "```sql\nSELECT count(*) FROM stations\n```";
+    const { out, ep, seen } = await play(
+      task,
+      ["1. Count the stations. 2. Check the count\nagain.", count, "I am not sure what to run.", "```sql\nSELECT name FROM stations LIMIT 1\n```", count],
+      "plan-solve",
+      5,
+      2,
+    );
+    // The plan is read as InterCode read it (a step runs to the next ` <number>.`, over lines) and left out of the conversation.
+    expect(lastUser(seen[1]!.messages)).toBe("Step: Count the stations.");
+    expect(seen[1]!.messages.some((m) => m.role === "assistant")).toBe(false);
+    const counted = ep.turns[0]!.observation;
+    expect(counted).toMatch(/^\[\(\d+,\)\]$/);
+    expect(lastUser(seen[2]!.messages)).toBe(`Observation: ${counted}\nStep: Check the count\nagain.`);
+    // The reply with no action used up the last step; the plan ended unsolved (InterCode scored it 0), so refine begins.
+    expect(lastUser(seen[3]!.messages)).toMatch(/^The plan is done and the task is not solved yet\. .*\n\nYour reply could not be used: /s);
+    expect(lastUser(seen[4]!.messages)).toBe(ep.turns[2]!.observation);
+    for (const s of seen) expect(lastUser(s.messages)).not.toMatch(/score/);
+    expect(ep.turns.map((t) => [t.action === "", t.ok, t.reward])).toEqual([
+      [false, true, 1],
+      [true, false, null],
+      [false, true, 0],
+      [false, true, 1],
+    ]);
+    // Refine stopped at its first reward of 1; the episode's reward is its best turn's.
+    expect(out).toMatchObject({ status: "submitted", reward: 1, success: true, turns: 4 });
+  }, 120_000);
+
+  it("plan & solve: a plan whose last step solves the task has no refine phase, and the best turn's reward stands when a later step undoes it", async () => {
+    const task = loadDataset("demo-sql").find((t) => t.id === "bike-01")!;
+    const count = "```sql\nSELECT count(*) FROM stations\n```";
+    const other = "```sql\nSELECT name FROM stations LIMIT 1\n```";
+    const solvedLast = await play(task, ["1. Look.\n2. Count.", other, count, other], "plan-solve", 5, 2);
+    expect(solvedLast.ep.turns.map((t) => t.reward)).toEqual([0, 1]);
+    expect(solvedLast.seen).toHaveLength(3);
+    const undone = await play(task, ["1. Count.\n2. Look.", count, other], "plan-solve", 5, 0);
+    expect(undone.ep.turns.map((t) => t.reward)).toEqual([1, 0]);
+    expect(undone.out).toMatchObject({ reward: 1, success: true });
   }, 120_000);
 
   it("sql: rows are shown as Python's str() of the list of row tuples, and the prompt says so", async () => {

@@ -54,7 +54,13 @@ export interface PolicySession {
    * Plan & Solve: the first reply is a plan, not an action. Returns the message that asks for the
    * first step's action.
    */
-  readonly planning?: { accept(reply: string): { message: string; steps: string[] } };
+  readonly planning?: {
+    accept(reply: string): { message: string; steps: string[] };
+    /** The plan reply stays out of the conversation sent afterwards (`plan-solve.plan-in-conversation` = left-out). */
+    leavesOutReply?: boolean;
+  };
+  /** The episode's reward is its best turn's (`plan-solve.episode-reward` = best-turn), not its final state's. */
+  readonly bestTurnReward?: boolean;
   /** Whether the turn about to run should be scored with evaluate() and the score shown. */
   scoresTurn(turnIndex: number): boolean;
   /** Stop as soon as a scored turn reaches reward 1.0 (Try Again's rule). */
