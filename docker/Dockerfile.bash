@@ -1,5 +1,6 @@
 # InterCode Studio environment image — bash: NL2Bash tasks over a task file system at /testbed (git for the reward's git status).
-# Built offline from the local base image (docker/build-base-image.sh installs every tool).
+# Built offline from a local base image (docker/build-base-image.sh installs every tool): bookworm
+# for intercode-studio/bash, bullseye for intercode-studio/bash-intercode (the intercode profile's).
 ARG BASE_IMAGE=debian:bookworm-slim
 FROM ${BASE_IMAGE}
 # Task files are copied in per sandbox; the sandbox's rootfs is read-only with tmpfs scratch.

@@ -20,7 +20,7 @@ import { spawnStudio, type StudioProcess } from "@/lib/testing/studio-server";
 import { connectWs, tempDb, type WsClient } from "@/lib/testing/ws-client";
 
 const ROW = "Docker engine stops mid-episode";
-const IMAGES = ["bash", "python", "sql", "ctf"].map((i) => `intercode-studio/${i}:latest`);
+const IMAGES = ["bash", "bash-intercode", "python", "sql", "ctf"].map((i) => `intercode-studio/${i}:latest`);
 
 /** Why the test cannot run here, or null. */
 function skipReason(): string | null {

@@ -119,3 +119,24 @@ describe.each(backends)("bash environment on %s", (backend) => {
     expect((await a.step("ls -d /testbed/dir1 && ls /testbed/only-in-a")).ok).toBe(false);
   });
 });
+
+describe.each(backends)("bash environment under the intercode profile on %s", (backend) => {
+  it("has InterCode's tools: mawk as awk, no xxd, md5deep or rename, column and cal; on docker bash 5.1, readline 8.1 and its groups", async () => {
+    const e = env({ backend, profile: "intercode" });
+    await e.reset(fs1("0"));
+    expect((await e.step("echo | awk -f nofile")).observation).toBe("awk: cannot open nofile (No such file or directory)\n");
+    for (const tool of ["xxd", "md5deep", "rename"]) expect((await e.step(`${tool} /dev/null`)).observation).toBe(`/bin/bash: line 1: ${tool}: command not found\n`);
+    expect((await e.step("printf 'a b\\ncc d\\n' | column -t")).observation).toBe("a   b\ncc  d\n");
+    expect((await e.step("cal 2 2021 | head -1")).observation).toMatch(/February 2021/);
+    expect((await e.step("env | grep -c LANG")).observation).toBe("0\n");
+    if (backend !== "docker") return;
+    // The bash-intercode image (row bash.image): bash 5.1, so a `bash -c` pipeline sees SHLVL 0
+    // and readline 8.1's `bind -P` (no spell-correct-word, meta keys as \M-); Ubuntu's groups.
+    expect((await e.step("echo $BASH_VERSION")).observation).toMatch(/^5\.1\./);
+    expect((await e.step("env | grep SHLVL")).observation).toBe("SHLVL=0\n");
+    const bindings = (await e.step("set -o emacs; bind -P | grep -e complete -e spell")).observation;
+    expect(bindings).toContain(`complete can be found on "\\C-i", "\\M-\\M-".`);
+    expect(bindings).not.toContain("spell-correct-word");
+    expect((await e.step("cut -d: -f1 /etc/group | grep -x -e gnats -e messagebus -e crontab | sort")).observation).toBe("crontab\ngnats\nmessagebus\n");
+  });
+});

@@ -13,7 +13,7 @@ import type { Sandbox } from "@/lib/sandbox/types";
 import { snapshotTestbed, type FsSnapshot } from "./bash-score";
 import { parseSubmit } from "@/lib/env/submit";
 import { intercodeEnv, IntercodeExecutor } from "./intercode-run";
-import { profileValue } from "./profiles";
+import { DEFAULT_PROFILE, profileValue } from "./profiles";
 import { openSandbox } from "./sandbox";
 import { ShellEpisode } from "./shell-episode";
 import type { Environment, EnvironmentOptions, StepOptions, StepResult, SubmitResult } from "./types";
@@ -76,9 +76,10 @@ export function fileSystemAt(fs: string, nowMs: number): Promise<string> {
   return hit;
 }
 
-/** Opens a sandbox over file system `fs` (its tree becomes the sandbox's root, a private copy). */
+/** Opens a sandbox over file system `fs` (its tree becomes the sandbox's root, a private copy), on the profile's image (row `bash.image`). */
 async function openFsSandbox(hostDir: string, options: EnvironmentOptions): Promise<Sandbox> {
-  return openSandbox({ image: "bash", files: { hostDir, mountAt: FS_MOUNT }, workdir: "/" }, options);
+  const image = profileValue(options.profile ?? DEFAULT_PROFILE, "bash.image");
+  return openSandbox({ image, files: { hostDir, mountAt: FS_MOUNT }, workdir: "/" }, options);
 }
 
 /** What gold printed and changed, computed once per task, file system and backend. */

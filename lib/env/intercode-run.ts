@@ -20,24 +20,34 @@ export function intercodeEnv(fsNumber?: number): Record<string, string> {
 /** Where a sandbox keeps the tool shims below (a git-ignored place InterCode's image also had). */
 export const INTERCODE_TOOLS_FILE = "/run/intercode-studio/tools.sh";
 
-/**
- * InterCode's NL2Bash image had mawk as `awk` and no `xxd`, `md5deep` or `rename`; ours has gawk
- * and all three. Read by every `bash -c` through BASH_ENV (which it then unsets, so `env` does
- * not show it): `awk` runs mawk under the name awk (so its messages read as InterCode's did), and
- * the three missing tools answer as bash does for an unknown command. Functions, so `which` still
- * finds the binaries: as far as an image shared by both profiles allows.
- */
-export const INTERCODE_TOOLS_SCRIPT = [
-  `if [ -x /usr/bin/mawk ]; then awk() { (exec -a awk /usr/bin/mawk "$@"); }; fi`,
-  `__ic_missing() { printf '%s: line %s: %s: command not found\n' "$0" "\${BASH_LINENO[1]}" "$1" >&2; return 127; }`,
-  ...["xxd", "md5deep", "rename"].map((t) => `${t}() { __ic_missing ${t}; }`),
-  "unset BASH_ENV",
-  "",
-].join("\n");
+/** The tools InterCode's NL2Bash image lacked. */
+const INTERCODE_MISSING_TOOLS = ["xxd", "md5deep", "rename"];
 
-/** Puts the tool shims in a sandbox; returns the environment addition that loads them. */
+/**
+ * InterCode's NL2Bash image had mawk as `awk` and no `xxd`, `md5deep` or `rename`. The
+ * `bash-intercode` image (profile row `bash.image`) is that way already; a sandbox whose tools are
+ * the host's (the local backend) gets shims for what differs, read by every `bash -c` through
+ * BASH_ENV (which it then unsets, so `env` does not show it): `awk` runs mawk under the name awk
+ * (so its messages read as InterCode's did), and a tool InterCode lacked answers as bash does for
+ * an unknown command. Functions, so `which` still finds the binaries. `present` is what the sandbox
+ * has that InterCode's image had not; empty when it matches.
+ */
+function intercodeToolsScript(present: { gawkAsAwk: boolean; tools: string[] }): string {
+  const lines = [
+    ...(present.gawkAsAwk ? [`if [ -x /usr/bin/mawk ]; then awk() { (exec -a awk /usr/bin/mawk "$@"); }; fi`] : []),
+    ...(present.tools.length ? [`__ic_missing() { printf '%s: line %s: %s: command not found\n' "$0" "\${BASH_LINENO[1]}" "$1" >&2; return 127; }`] : []),
+    ...present.tools.map((t) => `${t}() { __ic_missing ${t}; }`),
+  ];
+  return lines.length ? [...lines, "unset BASH_ENV", ""].join("\n") : "";
+}
+
+/** Puts the tool shims a sandbox needs in it; returns the environment addition that loads them (none when its tools are InterCode's). */
 export async function installIntercodeTools(sandbox: Sandbox): Promise<Record<string, string>> {
-  await sandbox.writeFile(INTERCODE_TOOLS_FILE, INTERCODE_TOOLS_SCRIPT);
+  const probe = await sandbox.exec(["/bin/sh", "-c", `readlink -f "$(command -v awk)"; for t in ${INTERCODE_MISSING_TOOLS.join(" ")}; do command -v "$t" >/dev/null && echo "$t"; done; true`], { timeoutMs: 30_000 });
+  const [awk = "", ...tools] = probe.stdout.split("\n").filter(Boolean);
+  const script = intercodeToolsScript({ gawkAsAwk: !awk.endsWith("/mawk"), tools });
+  if (!script) return {};
+  await sandbox.writeFile(INTERCODE_TOOLS_FILE, script);
   return { BASH_ENV: INTERCODE_TOOLS_FILE };
 }
 

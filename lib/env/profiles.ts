@@ -205,6 +205,14 @@ export const PROFILE_TABLE = {
     intercode: "shlex-per-action",
     studio: "persistent-shell",
   }),
+  "bash.image": row<"bash-intercode" | "bash">({
+    env: "bash",
+    policy: "any",
+    aspect: "environment",
+    what: "The sandbox image bash episodes and their gold run in (docker backend; the local backend shares the host's tools under both). `bash-intercode`: Debian bullseye, the nearest a Debian mirror gets to InterCode's NL2Bash image (Ubuntu 22.04): bash 5.1 and readline 8.1, merged /usr, mawk as `awk`, no `xxd`, `md5deep` or `rename`, `column` and `cal` from bsdmainutils, only InterCode's packages (its published list less imagemagick, plus what its logs show it had: git's recommends and dbus by its /etc/group, procps by `ps` and `uptime`); where a sandbox's tools differ (local), `awk` runs mawk and the three missing tools answer `command not found`. `bash`: Debian bookworm with the Studio's fuller tool set (gawk, xxd, md5deep, rename, file, bc, zip, sqlite3...). docker/build-base-image.sh lists both.",
+    intercode: "bash-intercode",
+    studio: "bash",
+  }),
   "bash.between-episodes": row<"git-reset-same-sandbox" | "fresh-sandbox">({
     env: "bash",
     policy: "any",

@@ -92,7 +92,7 @@ describe.skipIf(reason !== null)("sandboxes on two Docker engines (IC_DOCKER_HOS
       [first.name, true, 4],
       [second.name, true, 4],
     ]);
-    expect(listed.hosts[1]!.images).toEqual({ bash: false, python: false, sql: false, ctf: false });
+    expect(listed.hosts[1]!.images).toEqual({ bash: false, "bash-intercode": false, python: false, sql: false, ctf: false });
 
     const started = Date.now();
     const load = await icstudio(["hosts", "--load", second.name, "--image", "bash", "--json"], env);
@@ -102,7 +102,7 @@ describe.skipIf(reason !== null)("sandboxes on two Docker engines (IC_DOCKER_HOS
     console.log(`hosts --load of the bash image: ${loadMs} ms`);
 
     const after = JSON.parse((await icstudio(["hosts", "--json"], env)).stdout) as typeof listed;
-    expect(after.hosts[1]!.images).toEqual({ bash: true, python: false, sql: false, ctf: false });
+    expect(after.hosts[1]!.images).toEqual({ bash: true, "bash-intercode": false, python: false, sql: false, ctf: false });
     expect(spawnSync("docker", ["-H", engine.host, "image", "inspect", imageTag("bash")], { stdio: "ignore" }).status).toBe(0);
   }, 240_000);
 

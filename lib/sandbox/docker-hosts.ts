@@ -8,7 +8,7 @@ import Docker from "dockerode";
 
 import { config, type DockerHostSetting } from "@/lib/config";
 import { BadInputError } from "@/lib/errors";
-import type { SandboxImage } from "./types";
+import { SANDBOX_IMAGE_NAMES, type SandboxImage } from "./types";
 
 /**
  * The Docker engines sandboxes run on (IC_DOCKER_HOSTS, else the one local engine): how to reach
@@ -18,9 +18,21 @@ import type { SandboxImage } from "./types";
  */
 
 /** Every environment image the backend needs (`scripts/build-images.sh` builds them). */
-export const SANDBOX_IMAGES: readonly SandboxImage[] = ["bash", "python", "sql", "ctf"];
+export const SANDBOX_IMAGES: readonly SandboxImage[] = SANDBOX_IMAGE_NAMES;
 /** The image a sandbox of `image` runs. */
 export const imageTag = (image: SandboxImage): string => `intercode-studio/${image}:latest`;
+
+/**
+ * How each image is built: its Dockerfile in docker/ and the local base image under it (made by
+ * docker/build-base-image.sh <suite>). scripts/build-images.sh follows the same table.
+ */
+export const IMAGE_BUILDS: Record<SandboxImage, { dockerfile: string; base: string }> = {
+  bash: { dockerfile: "Dockerfile.bash", base: "intercode-studio/base:bookworm" },
+  "bash-intercode": { dockerfile: "Dockerfile.bash", base: "intercode-studio/base:bullseye" },
+  python: { dockerfile: "Dockerfile.python", base: "intercode-studio/base:bookworm" },
+  sql: { dockerfile: "Dockerfile.sql", base: "intercode-studio/base:bookworm" },
+  ctf: { dockerfile: "Dockerfile.ctf", base: "intercode-studio/base:bookworm" },
+};
 
 /** Labels on every sandbox container: that it is one, and which process (host:pid) owns it. */
 export const SANDBOX_LABEL = "org.intercode-studio.sandbox";

@@ -6,19 +6,16 @@ import type Docker from "dockerode";
 
 import { config, type DockerHostSetting } from "@/lib/config";
 import { SandboxError } from "@/lib/errors";
-import { connectDocker, imageTag, probeHost, type HostProbe } from "./docker-hosts";
+import { connectDocker, IMAGE_BUILDS, imageTag, probeHost, type HostProbe } from "./docker-hosts";
 import type { SandboxImage } from "./types";
 
 /**
  * Puts the Studio images a Docker host lacks onto it (`icstudio hosts --load`): streamed from a
  * host that has them (`docker save` there into `docker load` here, no file in between), or, when
- * no host has one, built on the target from docker/Dockerfile.<env> over the base image (which
+ * no host has one, built on the target from its Dockerfile over its base image (IMAGE_BUILDS) (which
  * must itself be on the target or loadable from another host: only scripts/build-images.sh makes
  * it, with mmdebstrap).
  */
-
-/** The base image the environment images build on (scripts/build-images.sh's BASE_TAG default). */
-export const BASE_IMAGE = "intercode-studio/base:bookworm";
 
 /** A host as `icstudio hosts` sees it. */
 export interface HostState {
@@ -83,12 +80,12 @@ async function streamImages(source: Docker, target: Docker, tags: string[]): Pro
   if (missing.length) throw new Error(`the engine did not keep ${missing.join(", ")} after loading`);
 }
 
-/** Builds one environment image on `docker` from docker/ (no network, BASE_IMAGE as the base). */
+/** Builds one environment image on `docker` from docker/ (no network, on its base image: IMAGE_BUILDS). */
 async function buildImage(docker: Docker, image: SandboxImage, onLog: (line: string) => void): Promise<void> {
-  const dockerfile = `Dockerfile.${image}`;
+  const { dockerfile, base } = IMAGE_BUILDS[image];
   const stream = (await docker.buildImage(
     { context: path.join(config().repoRoot, "docker"), src: [dockerfile] },
-    { t: imageTag(image), dockerfile, buildargs: { BASE_IMAGE }, networkmode: "none", q: true },
+    { t: imageTag(image), dockerfile, buildargs: { BASE_IMAGE: base }, networkmode: "none", q: true },
   )) as unknown as NodeJS.ReadableStream;
   await followProgress(docker, stream, (l) => {
     if (typeof l.stream === "string" && l.stream.trim()) onLog(l.stream.trim());
@@ -132,20 +129,21 @@ export async function loadImagesOntoHost(
   }
   for (const image of todo) {
     const started = performance.now();
-    if (!(await hasImage(target.docker, BASE_IMAGE))) {
+    const { base } = IMAGE_BUILDS[image];
+    if (!(await hasImage(target.docker, base))) {
       let withBase: HostState | null = null;
       for (const s of sources) {
-        if (!withBase && s.probe.up && s.setting.name !== name && (await hasImage(s.docker, BASE_IMAGE))) withBase = s;
+        if (!withBase && s.probe.up && s.setting.name !== name && (await hasImage(s.docker, base))) withBase = s;
       }
       if (!withBase) {
         throw new SandboxError(
-          `${name}: no host has ${imageTag(image)} to load, and ${BASE_IMAGE} to build it on is missing there too: run bash scripts/build-images.sh against one engine, then icstudio hosts --load ${name}`,
+          `${name}: no host has ${imageTag(image)} to load, and ${base} to build it on is missing there too: run bash scripts/build-images.sh against one engine, then icstudio hosts --load ${name}`,
         );
       }
-      onLog(`${name}: loading ${BASE_IMAGE} from ${withBase.setting.name} to build on`);
-      await streamImages(withBase.docker, target.docker, [BASE_IMAGE]);
+      onLog(`${name}: loading ${base} from ${withBase.setting.name} to build on`);
+      await streamImages(withBase.docker, target.docker, [base]);
     }
-    onLog(`${name}: building ${imageTag(image)} from docker/Dockerfile.${image}`);
+    onLog(`${name}: building ${imageTag(image)} from docker/${IMAGE_BUILDS[image].dockerfile} on ${base}`);
     try {
       await buildImage(target.docker, image, onLog);
     } catch (err) {

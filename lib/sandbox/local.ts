@@ -14,7 +14,7 @@ import { SUPERVISOR_BOOTSTRAP } from "./supervisor-source";
 import { cgroupSupport, createSandboxCgroup, removeOrphanCgroups, type SandboxCgroup } from "./cgroup";
 import { resolveLimits, type Limits } from "./limits";
 import { filesAfterTake, takeForSpec, WarmPool } from "./pool";
-import type { SandboxBackend, SandboxSpec } from "./types";
+import { SANDBOX_IMAGE_NAMES, type SandboxBackend, type SandboxSpec } from "./types";
 
 const START_TIMEOUT_MS = 15_000;
 
@@ -46,7 +46,7 @@ export function checkMountPoint(mountAt: string, where: string): void {
 
 /** Checks a spec's task files and workdir before anything is started; bad ones get BadInputError naming the field. */
 export function checkSpec(spec: SandboxSpec): void {
-  if (!["bash", "python", "sql", "ctf"].includes(spec.image)) throw new BadInputError(`unknown image ${JSON.stringify(spec.image)}`, "sandbox spec image");
+  if (!(SANDBOX_IMAGE_NAMES as readonly string[]).includes(spec.image)) throw new BadInputError(`unknown image ${JSON.stringify(spec.image)}`, "sandbox spec image");
   if (spec.workdir !== undefined && !path.isAbsolute(spec.workdir)) throw new BadInputError(`must be an absolute path, got ${JSON.stringify(spec.workdir)}`, "sandbox spec workdir");
   if (spec.files) {
     checkMountPoint(spec.files.mountAt, "sandbox spec files.mountAt");

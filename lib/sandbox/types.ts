@@ -1,7 +1,12 @@
 import type { Limits } from "./limits";
 
-/** Which environment image / root file system a sandbox is made from. */
-export type SandboxImage = "bash" | "python" | "sql" | "ctf";
+/**
+ * Which environment image / root file system a sandbox is made from. `bash-intercode` is the bash
+ * image of the `intercode` profile (row `bash.image`: InterCode's tools and versions); the local
+ * backend shares the host's /usr, so there it is the same as `bash`.
+ */
+export const SANDBOX_IMAGE_NAMES = ["bash", "bash-intercode", "python", "sql", "ctf"] as const;
+export type SandboxImage = (typeof SANDBOX_IMAGE_NAMES)[number];
 
 /** What to create. Backends differ in how, never in what the code inside sees. */
 export interface SandboxSpec {

@@ -9,7 +9,7 @@ export default defineCommand({
   usage: "hosts [--json]\n       icstudio hosts --load [HOST] [--image bash,python,...] [--json]",
   help: [
     "HOST            a host's name as listed (tcp://10.0.0.5:2376) or its number (1, 2, ...); default every host that lacks an image",
-    "--image LIST    only these images (default bash,python,sql,ctf)",
+    "--image LIST    only these images (default all: bash,bash-intercode,python,sql,ctf)",
     "--json          the report as JSON on stdout",
     "",
     "IC_DOCKER_HOSTS: entries separated by commas, each unix:///path, tcp://host:port[?tls=/dir with ca.pem, cert.pem, key.pem]",
