@@ -113,7 +113,7 @@ export const PROFILE_TABLE = {
     env: "any",
     policy: "react",
     aspect: "model is shown",
-    what: "What the model is told after a ReAct action. `observation-line`: `Observation: <the observation>`, the observation's text as stored (InterCode's ReAct prompt carries each turn as thought, action, observation). `output-block`: `Output:` and the observation, with a note when the action failed.",
+    what: "What the model is told after a ReAct action. `observation-line`: `Observation: <the observation>`, the observation's text as stored, cut to its first 350 characters as InterCode's ReAct cut it (a SQL row list, which InterCode cut to 25 rows, is not cut; the turn stores the observation whole). `output-block`: `Output:` and the observation (up to the observation budget), with a note when the action failed.",
     intercode: "observation-line",
     studio: "output-block",
   }),

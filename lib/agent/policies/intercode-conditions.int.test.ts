@@ -100,6 +100,13 @@ describe("eval under profile intercode: what the model is told and shown", () =>
     expect(out).toMatchObject({ status: "submitted", reward: 0, success: false, turns: 2 });
   }, 120_000);
 
+  it("react: a long observation is shown cut to its first 350 characters, as InterCode's ReAct prompt cut it, and stored whole", async () => {
+    const task = loadDataset("demo-bash")[0]!;
+    const { ep, seen } = await play(task, ["Thought: list numbers.\nAction: execute[seq 1 200]", "Thought: done.\nAction: submit"], "react", 3);
+    expect(ep.turns[0]).toMatchObject({ action: "execute[seq 1 200]", observation: Array.from({ length: 200 }, (_, i) => `${i + 1}\n`).join("") });
+    expect(lastUser(seen[1]!.messages)).toBe(`Observation: ${ep.turns[0]!.observation.slice(0, 350)}`);
+  }, 120_000);
+
   it("plan & solve: steps as `Step:` / `Observation:` lines without the plan reply, every turn scored but never shown, an unusable reply uses up its step, refine only while unsolved, the best turn's reward", async () => {
     const task = loadDataset("demo-sql").find((t) => t.id === "bike-01")!;
     const count = "```sql\nSELECT count(*) FROM stations\n```";

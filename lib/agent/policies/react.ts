@@ -2,6 +2,15 @@ import { DEFAULT_PROFILE, profileValue } from "@/lib/env/profiles";
 import { FENCE_LANGUAGE, feedbackText, settingText, submitText, taskText } from "./prompts";
 import type { Policy } from "./types";
 
+/**
+ * The observation as InterCode's ReAct put it in the prompt: a text cut to its first 350
+ * characters. (A SQL result came to it as a list of rows, cut to 25 rows: a row list, which
+ * starts with `[`, is shown whole up to the observation budget.)
+ */
+function observationShown(env: string, observation: string): string {
+  return env === "sql" && observation.startsWith("[") ? observation : observation.slice(0, 350);
+}
+
 /** ReAct: each reply is a thought and then an action; the thought is stored with the turn. */
 export const reactPolicy: Policy = {
   name: "react",
@@ -31,7 +40,10 @@ export const reactPolicy: Policy = {
       stopOnSolved: false,
       forcedSubmit: profileValue(ctx.profile ?? DEFAULT_PROFILE, "react.forced-submit"),
       scoresTurn: () => false,
-      afterTurn: (_i, fb) => ({ kind: "continue", message: observationLine && !fb.invalidReason && fb.actor === "model" ? `Observation: ${fb.observation}` : feedbackText(ctx.env, fb) }),
+      afterTurn: (_i, fb) => ({
+        kind: "continue",
+        message: observationLine && !fb.invalidReason && fb.actor === "model" ? `Observation: ${observationShown(ctx.env, fb.observation)}` : feedbackText(ctx.env, fb),
+      }),
     };
   },
 };
