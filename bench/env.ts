@@ -82,7 +82,7 @@ const STEP_ACTION: Record<EnvName, string> = { bash: "ls /testbed", python: "1 +
  * file system at its host path. What is left is process creation and the pipe round trip.
  */
 async function hostShellBaseline(task: Task & { env: "bash" }, n: number): Promise<number[]> {
-  const { fileSystemAt } = await import("@/lib/env/bash");
+  const { fileSystemAt } = await import("@/lib/datasets/bash-fs");
   const { shellLoopScript } = await import("@/lib/env/shell-session");
   const root = await fileSystemAt(task.fs, Date.now());
   const nonce = "bench";

@@ -1,7 +1,8 @@
 // Runs every NL2Bash gold command on the project's file systems and reports empty output,
 // errors and non-determinism. Usage:
-//   node --import tsx --import ./scripts/hooks.mjs scripts/fs-check.mjs [fs1 ...] [--task fs1:12] [--show] [--json]
+//   node --import tsx --import ./scripts/hooks.mjs scripts/fs-check.mjs [fs1 ...] [--task fs1:12] [--backend local|docker] [--show] [--json]
 import { checkGold, loadGoldExceptions, mapLimit, readNl2BashTasks } from "../lib/datasets/fs-check.ts";
+import { shutdownSandboxBackends } from "../lib/sandbox/index.ts";
 import { ensureFileSystem } from "../lib/datasets/bash-fs.ts";
 import { sharedIntercodeDir } from "../lib/datasets/paths.ts";
 
@@ -9,6 +10,7 @@ const argv = process.argv.slice(2);
 const show = argv.includes("--show");
 const json = argv.includes("--json");
 const only = argv.filter((a, i) => argv[i - 1] === "--task");
+const backend = argv.find((a, i) => argv[i - 1] === "--backend") ?? "local";
 const names = argv.filter((a, i) => /^fs[1-4]$/.test(a) && argv[i - 1] !== "--task");
 const fss = names.length ? names : ["fs1", "fs2", "fs3", "fs4"];
 const exceptions = await loadGoldExceptions();
@@ -18,7 +20,7 @@ for (const fs of fss) {
   await ensureFileSystem(fs);
   const tasks = await readNl2BashTasks(sharedIntercodeDir(), Number(fs.slice(2)));
   const picked = tasks.map((t, i) => ({ t, i })).filter(({ i }) => !only.length || only.includes(`${fs}:${i}`));
-  const checks = await mapLimit(picked, 2, ({ t, i }) => checkGold(fs, i, t, nowMs));
+  const checks = await mapLimit(picked, 2, ({ t, i }) => checkGold(fs, i, t, nowMs, { backend }));
   for (const c of checks) {
     const exc = exceptions[fs]?.[String(c.index)];
     const unexplained = c.issues.filter((x) => !exc?.allow.includes(x));
@@ -40,3 +42,4 @@ const summary = {
 };
 if (json) process.stdout.write(JSON.stringify({ summary, results: results.map(({ run, ...r }) => ({ ...r, stdout: run.stdout, stderr: run.stderr, status: run.status })) }, null, 1) + "\n");
 else process.stdout.write(`\n${JSON.stringify(summary, null, 1)}\n`);
+await shutdownSandboxBackends();

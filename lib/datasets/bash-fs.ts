@@ -5,7 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { config } from "@/lib/config";
 import { NotFoundError } from "@/lib/errors";
-import { DATASETS_DIR } from "./paths";
+import { DATASETS_DIR, varDir } from "./paths";
 import { applyTimes, manifestHash, manifestTimes, materializeManifest, readManifest, type FsManifest, type PathTimes } from "./fs-manifest";
 
 const run = promisify(execFile);
@@ -157,6 +157,58 @@ export async function cloneFileSystem(name: string, dest: string, opts: CloneOpt
   await fsp.mkdir(dest, { recursive: true });
   await run("cp", ["-a", "--", `${src}/.`, dest]);
   await applyTimes(m, dest, opts.nowMs ?? Date.now());
+}
+
+/**
+ * Manifest times ("3 days old") are resolved against one clock, renewed hourly and shared by the
+ * agent's and gold's copies. Each (file system, clock) gets one host copy with those times set
+ * (the sandbox's copy keeps them), so a reset pays nothing for them.
+ */
+const CLOCK_PERIOD_MS = 3_600_000;
+/** The clock period `nowMs` falls in (the start of its hour): the reference time episodes share. */
+export function fsClock(nowMs = Date.now()): number {
+  return Math.floor(nowMs / CLOCK_PERIOD_MS) * CLOCK_PERIOD_MS;
+}
+const timedCopies = new Map<string, Promise<string>>();
+
+/** The host directory of file system `fs` with its times set for `nowMs` (made once, then reused). */
+export function fileSystemAt(fs: string, nowMs: number): Promise<string> {
+  const key = `${fs}@${nowMs}`;
+  let hit = timedCopies.get(key);
+  if (!hit) {
+    hit = (async () => {
+      await ensureFileSystem(fs);
+      const base = path.join(varDir(), "fs-times");
+      const dest = path.join(base, key);
+      // The "done" mark sits beside the copy: inside it, git status would list it.
+      const mark = `${dest}.ready`;
+      if (!existsSync(mark) || !existsSync(dest)) {
+        await fsp.mkdir(base, { recursive: true });
+        const tmp = await fsp.mkdtemp(path.join(base, `.${key}-`));
+        try {
+          await cloneFileSystem(fs, tmp, { nowMs });
+          await fsp.rm(dest, { recursive: true, force: true });
+          await fsp.rename(tmp, dest);
+          await fsp.writeFile(mark, "");
+        } catch (err) {
+          await fsp.rm(tmp, { recursive: true, force: true });
+          throw err;
+        }
+      }
+      // Copies two clock periods old are no longer used by new episodes.
+      for (const name of await fsp.readdir(base)) {
+        const m = /^(.+)@(\d+)(\.ready)?$/.exec(name);
+        if (m && m[1] === fs && Number(m[2]) < nowMs - 2 * CLOCK_PERIOD_MS) {
+          timedCopies.delete(`${m[1]}@${m[2]}`);
+          await fsp.rm(path.join(base, name), { recursive: true, force: true });
+        }
+      }
+      return dest;
+    })();
+    hit.catch(() => timedCopies.delete(key));
+    timedCopies.set(key, hit);
+  }
+  return hit;
 }
 
 /** The times of every manifest path, for backends that copy the tree themselves (docker). */

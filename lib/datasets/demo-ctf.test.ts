@@ -1,9 +1,8 @@
-import { spawnSync } from "node:child_process";
 import { existsSync, promises as fsp } from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
-import { bwrapRootArgs, mapLimit } from "./fs-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { getSandboxBackend, shutdownSandboxBackends } from "@/lib/sandbox";
+import { mapLimit } from "./fs-check";
 import { ctfTaskSchema, type CtfTask } from "./types";
 
 const repo = path.resolve(__dirname, "../..");
@@ -13,17 +12,19 @@ async function loadTasks(): Promise<CtfTask[]> {
   return raw.tasks.map((t, index) => ctfTaskSchema.parse({ ...t, env: "ctf", dataset: "demo-ctf", index }));
 }
 
-/** Runs a task's solution in a bubblewrap sandbox over a fresh copy of its files at /ctf. */
+/** Runs a task's solution in a sandbox (the local backend) over a fresh copy of its files at /ctf. */
 async function runSolution(task: CtfTask): Promise<{ stdout: string; stderr: string; status: number | null }> {
-  const root = await fsp.mkdtemp(path.join(os.tmpdir(), `ic-ctf-${task.id}-`));
+  const backend = await getSandboxBackend("local");
+  const sandbox = await backend.create({ image: "ctf", files: { hostDir: path.join(repo, "datasets", task.files!), mountAt: "/ctf" }, workdir: "/ctf" });
   try {
-    await fsp.cp(path.join(repo, "datasets", task.files!), path.join(root, "ctf"), { recursive: true, preserveTimestamps: true });
-    const r = spawnSync("bwrap", [...bwrapRootArgs(root), "bash", "-c", `cd /ctf && ${task.solution}`], { encoding: "utf8", timeout: 20_000, stdio: ["ignore", "pipe", "pipe"] });
-    return { stdout: r.stdout, stderr: r.stderr, status: r.status };
+    const r = await sandbox.exec(["bash", "-c", `cd /ctf && ${task.solution}`], { timeoutMs: 20_000 });
+    return { stdout: r.stdout, stderr: r.stderr, status: r.exitCode };
   } finally {
-    await fsp.rm(root, { recursive: true, force: true });
+    await sandbox.close();
   }
 }
+
+afterAll(() => shutdownSandboxBackends());
 
 describe("demo CTF tasks", () => {
   it("has at least 20 valid tasks, each with its files, a studio{...} flag and a solution", async () => {

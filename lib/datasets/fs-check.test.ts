@@ -2,7 +2,9 @@ import { execFileSync } from "node:child_process";
 import { promises as fsp } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { shutdownSandboxBackends } from "@/lib/sandbox";
+import { config } from "@/lib/config";
 import { BadInputError } from "@/lib/errors";
 import { cloneFileSystem, ensureFileSystem, FS_NAMES } from "./bash-fs";
 import { checkGold, loadGoldExceptions, mapLimit, readNl2BashTasks } from "./fs-check";
@@ -11,6 +13,8 @@ import { sharedIntercodeDir } from "./paths";
 import { bashTaskSchema } from "./types";
 
 const repo = path.resolve(__dirname, "../..");
+
+afterAll(() => shutdownSandboxBackends());
 
 describe("file system manifests", () => {
   it("rejects a bad entry, naming the file and the entry", () => {
@@ -53,6 +57,8 @@ describe("file system manifests", () => {
  */
 describe("NL2Bash gold commands on the project's file systems", async () => {
   const exceptions = await loadGoldExceptions();
+  // The local sandbox, or docker when IC_SANDBOX asks for it.
+  const backend = config().backend === "docker" ? "docker" : "local";
   const nowMs = Date.now();
   for (const fs of FS_NAMES) {
     it(`${fs}: every gold runs cleanly or is a documented exception`, { timeout: 900_000 }, async () => {
@@ -60,7 +66,7 @@ describe("NL2Bash gold commands on the project's file systems", async () => {
       const tasks = await readNl2BashTasks(sharedIntercodeDir(), Number(fs.slice(2)) as 1 | 2 | 3 | 4);
       // Three times InterCode's 10 s, so that a loaded machine does not turn a slow gold (fs2:9 starts perl
       // once per file) into a failure.
-      const checks = await mapLimit(tasks, 2, (t, i) => checkGold(fs, i, t, nowMs, 30_000));
+      const checks = await mapLimit(tasks, 2, (t, i) => checkGold(fs, i, t, nowMs, { timeoutMs: 30_000, backend }));
       const unexplained = checks
         .map((c) => ({ c, allowed: exceptions[fs]?.[String(c.index)]?.allow ?? [] }))
         .filter(({ c, allowed }) => c.issues.some((x) => !allowed.includes(x)))

@@ -1,21 +1,16 @@
 import "server-only";
-import { spawn, execFile } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, lstatSync, promises as fsp, readlinkSync } from "node:fs";
-import os from "node:os";
+import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { promisify } from "node:util";
 import { z } from "zod";
 import { BadInputError } from "@/lib/errors";
-import { cloneFileSystem, manifestDir } from "./bash-fs";
-
-const run = promisify(execFile);
+import { getSandboxBackend, type BackendChoice } from "@/lib/sandbox";
+import { fileSystemAt, manifestDir } from "./bash-fs";
 
 /**
- * Gold check of the bash file systems: runs a gold command in a fresh copy of its file
- * system, in a bubblewrap sandbox whose root is that copy (system directories read-only, no
- * network, its own PID namespace), from "/" as InterCode's gold runs, and reports what it
- * printed and which paths it changed. Used by fs-check.test.ts and `scripts/fs-check.mjs`.
+ * Gold check of the bash file systems: runs a gold command in a fresh copy of its file system,
+ * in a sandbox of the Studio's (lib/sandbox) whose root is that copy, from "/" as InterCode's
+ * gold runs, and reports what it printed and which paths it changed. Used by fs-check.test.ts
+ * and `scripts/fs-check.mjs`.
  */
 
 /**
@@ -37,85 +32,62 @@ export interface GoldRun {
   changesDigest: string;
 }
 
-const PATH_ENV = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-
-/** bwrap arguments that make `root` the sandbox's "/" with the host's system directories over it read-only. */
-export function bwrapRootArgs(root: string): string[] {
-  const args = ["--bind", root, "/"];
-  for (const d of ["usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc"]) {
-    const host = `/${d}`;
-    if (!existsSync(host)) continue;
-    const st = lstatSync(host);
-    if (st.isSymbolicLink()) args.push("--symlink", readlinkSync(host), host);
-    else args.push("--ro-bind", host, host);
-  }
-  args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp");
-  args.push("--unshare-net", "--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session", "--chdir", "/");
-  args.push("--clearenv", "--setenv", "PATH", PATH_ENV, "--setenv", "HOME", "/root", "--setenv", "LANG", "C.UTF-8", "--setenv", "USER", "root");
-  return args;
-}
-
-function execSandboxed(root: string, command: string, timeoutMs: number): Promise<Pick<GoldRun, "stdout" | "stderr" | "exitCode" | "timedOut">> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("bwrap", [...bwrapRootArgs(root), "bash", "-c", command], { stdio: ["ignore", "pipe", "pipe"], detached: true });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try {
-        process.kill(-child.pid!, "SIGKILL");
-      } catch {
-        child.kill("SIGKILL");
-      }
-    }, timeoutMs);
-    child.stdout.on("data", (b: Buffer) => out.push(b));
-    child.stderr.on("data", (b: Buffer) => err.push(b));
-    child.on("error", (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8"), exitCode: code, timedOut });
-    });
-  });
-}
-
 const GIT_ENV = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_OPTIONAL_LOCKS: "0" };
 
-async function digestPath(root: string, rel: string, h: ReturnType<typeof createHash>): Promise<void> {
-  const p = path.join(root, rel);
-  const st = await fsp.lstat(p).catch(() => null);
-  if (!st) return;
-  // Relative names only, so digests of two copies compare.
-  h.update(`${rel}\0${st.mode}\0`);
-  if (st.isSymbolicLink()) h.update(await fsp.readlink(p));
-  else if (st.isFile()) h.update(await fsp.readFile(p));
-  else if (st.isDirectory()) for (const c of (await fsp.readdir(p)).sort()) await digestPath(root, path.join(rel, c), h);
-}
+/** Gold output is kept whole (a gold command may list a whole tree). */
+const GOLD_OUTPUT_BYTES = 16 * 1024 * 1024;
 
-/** Runs `gold` once in a fresh copy of file system `fs`. */
-export async function runGold(fs: string, gold: string | string[], opts: { nowMs: number; timeoutMs?: number }): Promise<GoldRun> {
+/**
+ * Digest of the contents of the changed paths listed on stdin (`git status --short` lines), run
+ * inside the sandbox after the gold command: relative names, modes, link targets, file contents,
+ * directories recursively in name order, so the digests of two copies compare.
+ */
+const CHANGES_DIGEST_PY = String.raw`
+import hashlib, os, stat, sys
+h = hashlib.sha256()
+def walk(rel):
+    p = os.path.join("/", rel)
+    try:
+        st = os.lstat(p)
+    except OSError:
+        return
+    h.update(("%s\0%d\0" % (rel, st.st_mode)).encode())
+    if stat.S_ISLNK(st.st_mode):
+        h.update(os.fsencode(os.readlink(p)))
+    elif stat.S_ISREG(st.st_mode):
+        with open(p, "rb") as f:
+            h.update(f.read())
+    elif stat.S_ISDIR(st.st_mode):
+        for c in sorted(os.listdir(p)):
+            walk(os.path.join(rel, c))
+for line in sys.stdin.read().split("\n"):
+    if line:
+        walk(line[3:].strip('"'))
+print(h.hexdigest()[:16])
+`;
+
+/**
+ * Runs `gold` once in a fresh sandbox (lib/sandbox; the local backend unless `backend` says
+ * otherwise) over file system `fs` with its times for `nowMs`, the way the bash environment opens
+ * one (the same host copy, so the same warm pool): the tree is the sandbox's root and gold runs
+ * from "/" as InterCode's does. Then reads which paths it changed and their digest inside the
+ * same sandbox.
+ */
+export async function runGold(fs: string, gold: string | string[], opts: { nowMs: number; timeoutMs?: number; backend?: BackendChoice }): Promise<GoldRun> {
   const command = Array.isArray(gold) ? gold.join(";") : gold;
-  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), `ic-fscheck-${fs}-`));
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+  const hostDir = await fileSystemAt(fs, opts.nowMs);
+  const backend = await getSandboxBackend(opts.backend ?? "local");
+  const sandbox = await backend.create({ image: "bash", files: { hostDir, mountAt: "/" }, workdir: "/" });
   try {
-    await cloneFileSystem(fs, dir, { nowMs: opts.nowMs });
-    const res = await execSandboxed(dir, command, opts.timeoutMs ?? 10_000);
-    const { stdout: status } = await run("git", ["-C", dir, "status", "--short"], { env: { ...process.env, ...GIT_ENV } });
-    const h = createHash("sha256");
-    for (const line of status.split("\n").filter(Boolean)) {
-      const rel = line.slice(3).replace(/^"|"$/g, "");
-      await digestPath(dir, rel, h);
-    }
-    const digest = h.digest("hex").slice(0, 16);
-    return { ...res, status, changesDigest: digest };
+    const res = await sandbox.exec(["bash", "-c", command], { cwd: "/", timeoutMs, maxOutputBytes: GOLD_OUTPUT_BYTES });
+    const status = await sandbox.exec(["git", "-C", "/", "status", "--short"], { cwd: "/", env: GIT_ENV, maxOutputBytes: GOLD_OUTPUT_BYTES });
+    if (status.exitCode !== 0) throw new Error(`git status in the sandbox failed: ${status.stderr.trim() || status.output.trim()}`);
+    const digest = await sandbox.exec(["python3", "-c", CHANGES_DIGEST_PY], { cwd: "/", stdin: status.stdout });
+    if (digest.exitCode !== 0) throw new Error(`the changes' digest failed in the sandbox: ${digest.stderr.trim()}`);
+    return { stdout: res.stdout, stderr: res.stderr, exitCode: res.timedOut ? null : res.exitCode, timedOut: res.timedOut, status: status.stdout, changesDigest: digest.stdout.trim() };
   } finally {
-    await fsp.rm(dir, { recursive: true, force: true }).catch(async () => {
-      // A gold command may leave a directory without write permission; open it up and retry.
-      await run("chmod", ["-R", "u+rwx", dir]).catch(() => undefined);
-      await fsp.rm(dir, { recursive: true, force: true });
-    });
+    await sandbox.close();
   }
 }
 
@@ -147,11 +119,11 @@ export async function checkGold(
   index: number,
   task: { query: string; gold: string | string[] },
   nowMs: number,
-  timeoutMs = 10_000,
+  opts: { timeoutMs?: number; backend?: BackendChoice } = {},
 ): Promise<GoldCheck> {
-  const a = await runGold(fs, task.gold, { nowMs, timeoutMs });
+  const a = await runGold(fs, task.gold, { nowMs, ...opts });
   // A run that timed out says enough; do not wait for it twice.
-  const b = a.timedOut ? a : await runGold(fs, task.gold, { nowMs, timeoutMs });
+  const b = a.timedOut ? a : await runGold(fs, task.gold, { nowMs, ...opts });
   const issues: GoldIssue[] = [];
   if (a.timedOut) issues.push("timeout");
   else if (a.exitCode !== 0) issues.push("exit");

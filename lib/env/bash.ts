@@ -1,10 +1,6 @@
 import "server-only";
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from "node:fs/promises";
-import path from "node:path";
-import { cloneFileSystem, ensureFileSystem } from "@/lib/datasets/bash-fs";
+import { fileSystemAt, fsClock } from "@/lib/datasets/bash-fs";
 import { intercodeFsDir, taskFileSystem, type TaskFileSystem } from "@/lib/datasets/intercode-fs";
-import { varDir } from "@/lib/datasets/paths";
 import type { BashTask, Task } from "@/lib/datasets/types";
 import { BadInputError } from "@/lib/errors";
 import { bashReward } from "@/lib/reward/bash";
@@ -24,57 +20,6 @@ import type { Environment, EnvironmentOptions, StepOptions, StepResult, SubmitRe
  * "/" as InterCode's do.
  */
 export const FS_MOUNT = "/";
-
-/**
- * Manifest times ("3 days old") are resolved against one clock, renewed hourly and shared by the
- * agent's and gold's copies. Each (file system, clock) gets one host copy with those times set
- * (the sandbox's copy keeps them), so a reset pays nothing for them.
- */
-const CLOCK_PERIOD_MS = 3_600_000;
-function fsClock(): number {
-  return Math.floor(Date.now() / CLOCK_PERIOD_MS) * CLOCK_PERIOD_MS;
-}
-const timedCopies = new Map<string, Promise<string>>();
-
-/** The host directory of file system `fs` with its times set for `nowMs` (made once, then reused). */
-export function fileSystemAt(fs: string, nowMs: number): Promise<string> {
-  const key = `${fs}@${nowMs}`;
-  let hit = timedCopies.get(key);
-  if (!hit) {
-    hit = (async () => {
-      await ensureFileSystem(fs);
-      const base = path.join(varDir(), "fs-times");
-      const dest = path.join(base, key);
-      // The "done" mark sits beside the copy: inside it, git status would list it.
-      const mark = `${dest}.ready`;
-      if (!existsSync(mark) || !existsSync(dest)) {
-        await mkdir(base, { recursive: true });
-        const tmp = await mkdtemp(path.join(base, `.${key}-`));
-        try {
-          await cloneFileSystem(fs, tmp, { nowMs });
-          await rm(dest, { recursive: true, force: true });
-          await rename(tmp, dest);
-          await writeFile(mark, "");
-        } catch (err) {
-          await rm(tmp, { recursive: true, force: true });
-          throw err;
-        }
-      }
-      // Copies two clock periods old are no longer used by new episodes.
-      for (const name of await readdir(base)) {
-        const m = /^(.+)@(\d+)(\.ready)?$/.exec(name);
-        if (m && m[1] === fs && Number(m[2]) < nowMs - 2 * CLOCK_PERIOD_MS) {
-          timedCopies.delete(`${m[1]}@${m[2]}`);
-          await rm(path.join(base, name), { recursive: true, force: true });
-        }
-      }
-      return dest;
-    })();
-    hit.catch(() => timedCopies.delete(key));
-    timedCopies.set(key, hit);
-  }
-  return hit;
-}
 
 /** Opens a sandbox over file system `fs` (its tree becomes the sandbox's root, a private copy), on the profile's image (row `bash.image`). */
 async function openFsSandbox(hostDir: string, options: EnvironmentOptions): Promise<Sandbox> {

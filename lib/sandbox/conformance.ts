@@ -11,6 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { NotFoundError, SandboxError } from "@/lib/errors";
+import { ETC_HOSTS } from "./supervisor-client";
 import type { Sandbox, SandboxBackend, SandboxProcess, SandboxSpec } from "./types";
 
 export interface ConformanceTarget {
@@ -24,6 +25,7 @@ export interface ConformanceTarget {
 
 const MTIME = new Date("2021-03-04T05:06:07Z");
 const LINK_MTIME = new Date("2020-01-02T03:04:05Z");
+const ATIME = new Date("2019-05-06T07:08:09Z");
 
 function makeHostDir(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), "ic-conformance-"));
@@ -35,6 +37,8 @@ function makeHostDir(): string {
   execFileSync("git", ["-C", dir, "add", "."]);
   execFileSync("git", ["-C", dir, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "init"]);
   utimesSync(path.join(dir, "hello.txt"), MTIME, MTIME);
+  // Read by no test before the one that checks it (a read would renew it).
+  utimesSync(path.join(dir, "sub", "deep", "data.csv"), ATIME, MTIME);
   lutimesSync(path.join(dir, "link.txt"), LINK_MTIME, LINK_MTIME);
   return dir;
 }
@@ -186,9 +190,27 @@ export function registerSandboxConformance(target: ConformanceTarget): void {
       await expect(sb.readFile("/testbed/missing.txt")).rejects.toBeInstanceOf(NotFoundError);
     });
 
-    it("copies the task's files with their mtimes (links' own included) and .git", async () => {
-      const r = await sb.exec("stat -c %Y hello.txt link.txt; test -d .git && echo has-git; git status --short | grep -v note.txt; cat sub/deep/data.csv");
-      expect(r.output).toBe(`${MTIME.getTime() / 1000}\n${LINK_MTIME.getTime() / 1000}\nhas-git\na,b\n1,2\n`);
+    it("copies the task's files with their mtimes (links' own included), access times and .git", async () => {
+      const r = await sb.exec("stat -c %Y hello.txt link.txt; stat -c %X sub/deep/data.csv; test -d .git && echo has-git; git status --short | grep -v note.txt; cat sub/deep/data.csv");
+      expect(r.output).toBe(`${MTIME.getTime() / 1000}\n${LINK_MTIME.getTime() / 1000}\n${ATIME.getTime() / 1000}\nhas-git\na,b\n1,2\n`);
+    });
+
+    it("makes a directory's entries in name order, so it lists alike in every copy and on every backend", async () => {
+      // Made here in another order than their names'; a copy in the order of the host's inodes or
+      // directory would list them so.
+      const dir = mkdtempSync(path.join(os.tmpdir(), "ic-conformance-order-"));
+      try {
+        for (const name of ["mid", "zeta", "alpha", "beta"]) writeFileSync(path.join(dir, name), name);
+        const listings = [];
+        for (const mountAt of ["/testbed", "/"]) {
+          const s = await open({ files: { hostDir: dir, mountAt }, workdir: mountAt });
+          listings.push((await s.exec(`ls -U ${mountAt} | grep -E '^(mid|zeta|alpha|beta)$'`)).output);
+        }
+        // The sandbox's disk (a tmpfs) lists a directory newest entry first.
+        expect(listings).toEqual(["zeta\nmid\nbeta\nalpha\n", "zeta\nmid\nbeta\nalpha\n"]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it("keeps each sandbox's files private: from each other and from the host", async () => {
@@ -238,6 +260,12 @@ export function registerSandboxConformance(target: ConformanceTarget): void {
       } finally {
         server.close();
       }
+    });
+
+    it("has a host name that resolves through /etc/hosts, the same file on every backend, with no network behind it", async () => {
+      const r = await sb.exec("hostname; getent hosts $(hostname); grep $(hostname) /etc/hosts | awk '{print $1}'");
+      expect(r.output).toBe("sandbox\n127.0.1.1       sandbox\n127.0.1.1\n");
+      expect((await sb.readFile("/etc/hosts")).toString("utf8")).toBe(ETC_HOSTS);
     });
 
     it("contains a fork bomb at the process cap and stays usable", async () => {
@@ -329,6 +357,7 @@ export function registerSandboxConformance(target: ConformanceTarget): void {
       const disk = await s.exec("head -c 40M /dev/zero > /f1; echo $?; head -c 40M /dev/zero > /tmp/f2; echo $?; rm -f /f1 /tmp/f2", { timeoutMs: 9000 });
       expect(disk.output).toMatch(/^0\n(.*No space left.*\n)?[1-9]\d*\n$/);
       expect((await s.exec("echo alive > /root/x && cat /root/x")).output).toBe("alive\n");
+      expect((await s.exec("getent hosts $(hostname)")).output).toBe("127.0.1.1       sandbox\n");
     });
 
     it("serves a task with other files from the warm pool, holding only that task's files", { timeout: 60_000 }, async () => {

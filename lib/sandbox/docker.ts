@@ -9,12 +9,12 @@ import Docker from "dockerode";
 
 import { config, type DockerHostSetting } from "@/lib/config";
 import { LimitReachedError, SandboxError, SandboxUnavailableError } from "@/lib/errors";
-import { SupervisorClient } from "./supervisor-client";
+import { SANDBOX_HOSTNAME, SANDBOX_HOSTNAME_ADDRESS, SupervisorClient } from "./supervisor-client";
 import { SupervisorSandbox } from "./supervisor-sandbox";
 import { SUPERVISOR_BOOTSTRAP } from "./supervisor-source";
 import { connectDocker, defaultDockerHost, engineMessage, imageTag, OWNER, OWNER_LABEL, probeHost, SANDBOX_IMAGES, SANDBOX_LABEL, type HostProbe } from "./docker-hosts";
 import { checkSpec } from "./local";
-import { takeForSpec, WarmPool } from "./pool";
+import { takeForSpec, TASK_TAR_ARGS, WarmPool } from "./pool";
 import { resolveLimits, type Limits } from "./limits";
 import type { SandboxBackend, SandboxImage, SandboxSpec } from "./types";
 
@@ -58,11 +58,11 @@ export interface DockerBackendOptions {
 
 const tarCache = new Map<string, Buffer>();
 
-/** The task's files as a tar (owner root, mtimes and .git kept), cached per directory. */
+/** The task's files as a tar (TASK_TAR_ARGS; owner root, both times and .git kept), cached per directory. */
 function tarOf(hostDir: string): Buffer {
   let tar = tarCache.get(hostDir);
   if (!tar) {
-    const r = spawnSync("tar", ["-C", hostDir, "--owner=0", "--group=0", "--numeric-owner", "-cf", "-", "."], { maxBuffer: 1 << 30 });
+    const r = spawnSync("tar", ["-C", hostDir, ...TASK_TAR_ARGS, "--owner=0", "--group=0", "--numeric-owner", "-cf", "-", "."], { maxBuffer: 1 << 30 });
     if (r.status !== 0) throw new SandboxError(`could not pack ${hostDir} for the sandbox: ${r.stderr?.toString() ?? r.error}`);
     tar = r.stdout;
     tarCache.set(hostDir, tar);
@@ -161,7 +161,7 @@ async function startContainer(on: StartOn, spec: SandboxSpec, limits: Limits): P
       Cmd: SUPERVISOR_BOOTSTRAP,
       Env: [],
       WorkingDir: workdir,
-      Hostname: "sandbox",
+      Hostname: SANDBOX_HOSTNAME,
       OpenStdin: true,
       StdinOnce: false,
       AttachStdin: true,
@@ -171,6 +171,8 @@ async function startContainer(on: StartOn, spec: SandboxSpec, limits: Limits): P
       Labels: { [SANDBOX_LABEL]: "1", [OWNER_LABEL]: OWNER },
       HostConfig: {
         NetworkMode: "none",
+        // Its name resolves, as in a networked container (see ETC_HOSTS); no network comes with it.
+        ExtraHosts: [`${SANDBOX_HOSTNAME}:${SANDBOX_HOSTNAME_ADDRESS}`],
         Memory: limits.memoryBytes,
         MemorySwap: limits.memoryBytes,
         PidsLimit: limits.processes,

@@ -2,24 +2,24 @@ import "server-only";
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, promises as fsp, lstatSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
 import { config } from "@/lib/config";
 import { BadInputError, SandboxError, SandboxUnavailableError } from "@/lib/errors";
-import { SupervisorClient, BASE_ENV } from "./supervisor-client";
+import { SupervisorClient, BASE_ENV, ETC_HOSTS, SANDBOX_HOSTNAME } from "./supervisor-client";
 import { SupervisorSandbox } from "./supervisor-sandbox";
 import { SUPERVISOR_BOOTSTRAP } from "./supervisor-source";
 import { cgroupSupport, createSandboxCgroup, removeOrphanCgroups, type SandboxCgroup } from "./cgroup";
 import { resolveLimits, type Limits } from "./limits";
-import { filesAfterTake, takeForSpec, WarmPool } from "./pool";
+import { filesAfterTake, takeForSpec, TASK_TAR_ARGS, WarmPool } from "./pool";
 import { SANDBOX_IMAGE_NAMES, type SandboxBackend, type SandboxSpec } from "./types";
 
 const START_TIMEOUT_MS = 15_000;
 
-/** /etc files the sandbox may see (no secrets: no shadow, no host passwd, no ssh, no machine-id). */
-const ETC_FILES = ["hosts", "networks", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "nsswitch.conf", "magic", "magic.mime", "mime.types", "bash.bashrc", "inputrc", "profile"];
+/** /etc files the sandbox may see (no secrets: no shadow, no host passwd, no ssh, no machine-id; its own hosts, as docker writes it). */
+const ETC_FILES = ["networks", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "nsswitch.conf", "magic", "magic.mime", "mime.types", "bash.bashrc", "inputrc", "profile"];
 /** Top-level system directories shared read-only (or as the symlinks they are on merged-/usr hosts). */
 const SYSTEM_DIRS = ["bin", "sbin", "lib", "lib32", "lib64", "libx32"];
 /** Mount points the task's files may not replace. */
@@ -75,7 +75,7 @@ function run(cmd: string, args: string[]): Promise<{ ok: boolean; out: string }>
 function bwrapArgs(root: string, spec: SandboxSpec, limits: Limits): string[] {
   const a = ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session", "--as-pid-1", "--cap-drop", "ALL", "--clearenv"];
   for (const [k, v] of Object.entries(BASE_ENV)) a.push("--setenv", k, v);
-  a.push("--hostname", "sandbox");
+  a.push("--hostname", SANDBOX_HOSTNAME);
   const filesAtRoot = spec.files?.mountAt === "/";
   // A whole-root file system goes first so that the system directories below lie over it.
   if (filesAtRoot) a.push("--bind", path.join(root, "files"), "/");
@@ -98,7 +98,7 @@ function bwrapArgs(root: string, spec: SandboxSpec, limits: Limits): string[] {
   a.push(filesAtRoot ? "--tmpfs" : "--dir", "/etc");
   for (const f of ETC_FILES) if (existsSync(`/etc/${f}`)) a.push("--ro-bind", `/etc/${f}`, `/etc/${f}`);
   for (const f of readdirSync("/etc")) if (/^python3(\.\d+)?$/.test(f)) a.push("--ro-bind", `/etc/${f}`, `/etc/${f}`);
-  for (const f of ["passwd", "group", "gitconfig", "hostname"]) a.push("--ro-bind", path.join(root, "etc", f), `/etc/${f}`);
+  for (const f of ["passwd", "group", "gitconfig", "hostname", "hosts"]) a.push("--ro-bind", path.join(root, "etc", f), `/etc/${f}`);
   if (filesAtRoot) a.push("--remount-ro", "/etc");
   // /dev is bwrap's own tmpfs: read-only, with a small private /dev/shm (device nodes stay usable).
   a.push("--proc", "/proc", "--dev", "/dev", "--size", String(Math.min(limits.diskBytes, 64 * 1024 * 1024)), "--perms", "1777", "--tmpfs", "/dev/shm", "--remount-ro", "/dev");
@@ -158,10 +158,26 @@ class LocalSandbox extends SupervisorSandbox {
   }
 }
 
-/** Copies a task's files into a sandbox's files directory (cp -a keeps modes, mtimes, symlinks and .git). */
+/**
+ * Copies a task's files into a sandbox's files directory: modes, symlinks, .git and both times
+ * (access and modification) kept, without touching the host copy's access times. Entries are made
+ * in name order (TASK_TAR_ARGS): a directory on the sandbox's tmpfs lists in the order its entries
+ * were made, so `find` or `ls -U` print the same in every copy and on both backends (cp -a made them
+ * in the order of the host copy's inode numbers, which depend on what else the disk was doing).
+ */
 async function copyFiles(hostDir: string, root: string): Promise<void> {
-  const cp = await run("cp", ["-a", "--", `${hostDir}/.`, path.join(root, "files")]);
+  const dest = path.join(root, "files");
+  const cp = await run("bash", ["-c", 'set -o pipefail; tar -C "$1" "${@:3}" -cf - . | tar -C "$2" --numeric-owner -xpf -', "bash", hostDir, dest, ...TASK_TAR_ARGS]);
   if (!cp.ok) throw new SandboxError(`could not copy ${hostDir} into the sandbox: ${cp.out}`);
+  // GNU tar gives extracted entries the time of extraction as their access time; put the host copy's back.
+  await copyTimes(hostDir, dest);
+}
+
+/** Sets each entry under `dest` to the access and modification times of its namesake under `src` (links' own). */
+async function copyTimes(src: string, dest: string): Promise<void> {
+  const st = await fsp.lstat(src);
+  if (st.isDirectory()) for (const name of await fsp.readdir(src)) await copyTimes(path.join(src, name), path.join(dest, name));
+  await fsp.lutimes(dest, st.atime, st.mtime);
 }
 
 async function startLocal(spec: SandboxSpec): Promise<LocalSandbox> {
@@ -180,7 +196,8 @@ async function startLocal(spec: SandboxSpec): Promise<LocalSandbox> {
     writeFileSync(path.join(root, "etc", "passwd"), PASSWD);
     writeFileSync(path.join(root, "etc", "group"), GROUP);
     writeFileSync(path.join(root, "etc", "gitconfig"), GITCONFIG);
-    writeFileSync(path.join(root, "etc", "hostname"), "sandbox\n");
+    writeFileSync(path.join(root, "etc", "hostname"), `${SANDBOX_HOSTNAME}\n`);
+    writeFileSync(path.join(root, "etc", "hosts"), ETC_HOSTS);
     // A whole root must be in place before bwrap binds it; other task files go in after the
     // sandbox leaves the pool (create), through the bind of root/files.
     if (spec.files && !filesAfterTake(spec)) await copyFiles(spec.files.hostDir, root);

@@ -14,6 +14,13 @@ export function poolKey(spec: SandboxSpec, limits: Limits): string {
 
 type TaskFiles = NonNullable<SandboxSpec["files"]>;
 
+/**
+ * How both backends pack a task's files (GNU tar): in name order, so every copy makes its entries
+ * in the same order and lists them so; POSIX format, whose headers carry the access time too; read
+ * without touching the host copy's access times.
+ */
+export const TASK_TAR_ARGS = ["--sort=name", "--format=posix", "--atime-preserve=system"];
+
 /** The task files a backend puts into a sandbox once it is taken from the pool, if any. */
 export function filesAfterTake(spec: SandboxSpec): TaskFiles | null {
   return spec.files && spec.files.mountAt !== "/" ? spec.files : null;

@@ -34,6 +34,25 @@ interface TaskHandlers {
   fail(err: SandboxError): void;
 }
 
+/** Every sandbox's host name (both backends). */
+export const SANDBOX_HOSTNAME = "sandbox";
+
+/**
+ * The address the host name resolves to in /etc/hosts: 127.0.1.1, Debian's for a host without a
+ * permanent address. A networked docker container's /etc/hosts maps its name to its address, and
+ * commands such as `grep \`hostname\` /etc/hosts` count on that; a sandbox has no network, so its
+ * name points at loopback.
+ */
+export const SANDBOX_HOSTNAME_ADDRESS = "127.0.1.1";
+
+/**
+ * The sandbox's /etc/hosts: what Docker writes for a container without network given
+ * `--add-host sandbox:127.0.1.1` (the docker backend asks for exactly that; the local one writes it).
+ */
+export const ETC_HOSTS =
+  "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\nfe00::0\tip6-localnet\nff00::0\tip6-mcastprefix\nff02::1\tip6-allnodes\nff02::2\tip6-allrouters\n" +
+  `${SANDBOX_HOSTNAME_ADDRESS}\t${SANDBOX_HOSTNAME}\n`;
+
 /** The environment every command starts with, before the call's own `env`. */
 export const BASE_ENV: Readonly<Record<string, string>> = Object.freeze({
   PATH: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",

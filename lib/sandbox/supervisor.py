@@ -339,11 +339,13 @@ def file_op(msg):
             os.makedirs(path, exist_ok=True)
             with tarfile.open(fileobj=io.BytesIO(base64.b64decode(msg["d"]))) as tf:
                 tf.extractall(path, numeric_owner=True)
-                # tarfile leaves a symbolic link with the time of its making; give it its own
-                # (find -newer, archives of a directory holding it), as cp -a does.
+                # tarfile gives every entry its modification time as its access time too, and leaves
+                # a symbolic link with the time of its making; give each its own two times (find
+                # -newer, -amin; archives of a directory holding a link), as cp -a does. POSIX
+                # archives carry the access time.
                 for m in tf.getmembers():
-                    if m.issym():
-                        os.utime(os.path.join(path, m.name), (m.mtime, m.mtime), follow_symlinks=False)
+                    atime = float(m.pax_headers.get("atime", m.mtime))
+                    os.utime(os.path.join(path, m.name), (atime, m.mtime), follow_symlinks=False)
             return {}
     except OSError as e:
         return {"err": errno.errorcode.get(e.errno, "EIO"), "msg": "%s: %s" % (path, e.strerror)}
