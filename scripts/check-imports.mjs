@@ -9,6 +9,8 @@
 //      a shared, client-safe module (e.g. lib/db/episode-rows.ts, lib/viewer/view-types.ts);
 //   5. lib/viewer holds client-safe view helpers only (no server-only module): the viewer's server
 //      jobs (gold output, recheck, turn scores, branch) live in lib/replay.
+//   6. test tiers by name (STYLE.md 15): a fast test (*.test.ts, not *.int.test.ts) uses none of
+//      the helpers that bring up a store, a sandbox or a server; those tests are *.int.test.ts.
 //   node scripts/check-imports.mjs [--graph]      exit 1 with each problem named, else 0
 import fs from "node:fs";
 import path from "node:path";
@@ -165,6 +167,15 @@ for (const file of walk(path.join(root, "lib/viewer"))) {
   if (!isTest(file) && serverOnly(file)) problems.push(`${rel(file)} is server-only; lib/viewer holds client-safe view helpers (server jobs go in lib/replay/)`);
 }
 
+// 6. The fast tier (`npm run test:fast`) runs with no sandbox and no database: a test that needs
+//    one says so in its name (*.int.test.ts), so it cannot use these helpers as a plain *.test.ts.
+const NEEDS_SERVICES = /\b(useTempStore|useFreshDb|storeEngines|tempPgStoreUrl|initStore|backendsUnderTest|useLiveEpisodeManager|registerSandboxConformance|startScriptedServer|startServer|spawnStudio|createEnvironment|getSandboxBackend)\b/;
+for (const file of ["lib", "app", "components"].flatMap((d) => walk(path.join(root, d)))) {
+  if (!isTest(file) || /\.(int|hardening)\.test\.tsx?$/.test(file)) continue;
+  const m = NEEDS_SERVICES.exec(fs.readFileSync(file, "utf8"));
+  if (m) problems.push(`${rel(file)} uses ${m[1]} (a store, sandbox or server) but is in the fast tier; rename it *.int.test.ts`);
+}
+
 if (showGraph || problems.length) {
   console.log("lib/ folder dependencies (who imports whom):");
   for (const f of folders) console.log(`  ${f.padEnd(18)} -> ${[...(edges.get(f)?.keys() ?? [])].sort().join(", ") || "(nothing)"}`);
@@ -173,4 +184,4 @@ if (problems.length) {
   console.error(`\ncheck-imports: ${problems.length} problem(s)\n` + problems.map((p) => `  ${p}`).join("\n"));
   process.exit(1);
 }
-console.log(`check-imports: no folder cycle in lib/ (${folders.length} folders), IC_* read only in lib/config.ts, no client code imports from a server-only module (types included), lib/viewer client-safe`);
+console.log(`check-imports: no folder cycle in lib/ (${folders.length} folders), IC_* read only in lib/config.ts, no client code imports from a server-only module (types included), lib/viewer client-safe, fast tests need no store, sandbox or server`);

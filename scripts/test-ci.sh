@@ -10,7 +10,7 @@ step() { printf '\n=== %s (%ss)\n' "$1" "$SECONDS"; }
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   step "apt packages"
   need=()
-  # tree..psmisc: tools the NL2Bash gold commands call (lib/datasets/fs-check.test.ts);
+  # tree..psmisc: tools the NL2Bash gold commands call (lib/datasets/fs-check.int.test.ts);
   # xxd..python3: tools the demo CTF solutions use (lib/datasets/demo-ctf.int.test.ts);
   # openssl: the TLS certificates of the second Docker engine (lib/sandbox/docker-hosts.int.test.ts);
   # redis-server: the evaluation queue (lib/queue/queue.int.test.ts).

@@ -9,7 +9,7 @@ import { fileSystemAt, manifestDir } from "./bash-fs";
 /**
  * Gold check of the bash file systems: runs a gold command in a fresh copy of its file system,
  * in a sandbox of the Studio's (lib/sandbox) whose root is that copy, from "/" as InterCode's
- * gold runs, and reports what it printed and which paths it changed. Used by fs-check.test.ts
+ * gold runs, and reports what it printed and which paths it changed. Used by fs-check.int.test.ts
  * and `scripts/fs-check.mjs`.
  */
 
