@@ -12,7 +12,8 @@ import { StorageError } from "@/lib/errors";
  */
 
 const text = z.string();
-const int = z.number().int();
+/** An INTEGER column: a number, not checked integral (SQLite keeps a non-integral value written to one as is, and old rows may hold one). */
+const int = z.number();
 const real = z.number();
 /** A boolean column: 1/0 on both engines (lib/db/postgres.ts maps PostgreSQL's bool to them). */
 const flag = z.union([z.literal(0), z.literal(1)], { error: "expected a boolean stored as 0 or 1" }).transform((v) => v === 1);

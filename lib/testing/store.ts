@@ -1,6 +1,6 @@
 /**
  * The test store, one home for it: a fresh SQLite file, a temporary store on each engine the
- * store suite runs on (SQLite, PostgreSQL), and the shared InterCode folder.
+ * store suite runs on (SQLite, PostgreSQL). (The shared InterCode folder is lib/datasets/paths.ts sharedIntercodeDir.)
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -9,11 +9,6 @@ import { afterAll, beforeAll } from "vitest";
 import { config } from "@/lib/config";
 import { closeStore } from "@/lib/db/client";
 import { dropPgSchema, withPgSchema } from "@/lib/db/postgres";
-
-/** The shared InterCode data (IC_INTERCODE_DIR, else ../shared/intercode from the repo root). */
-export function intercodeDir(): string {
-  return config().sharedIntercodeDir;
-}
 
 /** A fresh database file for a test (sets IC_DB). */
 export function useFreshDb(prefix: string): string {

@@ -9,9 +9,10 @@ import { exportEpisodes } from "./export";
 import { importLogText, importPaths } from "./import";
 import { episodeJsonSchema, jsonlEpisodeSchema } from "./jsonl-schema";
 import { computeStats, type StatsResult } from "./stats";
-import { intercodeDir, useFreshDb } from "@/lib/testing/store";
+import { sharedIntercodeDir } from "@/lib/datasets/paths";
+import { useFreshDb } from "@/lib/testing/store";
 
-const sample = path.join(intercodeDir(), "results-sample");
+const sample = path.join(sharedIntercodeDir(), "results-sample");
 const GROUP = ["env", "dataset", "actor", "model", "policy", "hardness"] as const;
 
 async function exportText(format: "jsonl" | "intercode", filters = {}): Promise<string> {

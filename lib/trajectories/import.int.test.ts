@@ -10,9 +10,10 @@ import { importPaths } from "./import";
 import { parseLogText } from "./parse-log";
 import { inferMetaFromFileName } from "./intercode";
 import { computeStats } from "./stats";
-import { intercodeDir, useFreshDb } from "@/lib/testing/store";
+import { sharedIntercodeDir } from "@/lib/datasets/paths";
+import { useFreshDb } from "@/lib/testing/store";
 
-const sample = path.join(intercodeDir(), "results-sample");
+const sample = path.join(sharedIntercodeDir(), "results-sample");
 
 describe("file names", () => {
   it("infer model, policy, turn limit and dataset", () => {

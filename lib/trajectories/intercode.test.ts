@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { parseInterCodeRecord, readPlainResultsRecord, resultsRecordSchema, type LogMeta } from "./intercode";
-import { intercodeDir } from "@/lib/testing/store";
+import { sharedIntercodeDir } from "@/lib/datasets/paths";
 
 /** The fields the importer reads from a results record. */
 const readFields = (r: Record<string, unknown>) => {
@@ -18,7 +18,7 @@ const readFields = (r: Record<string, unknown>) => {
 
 describe("readPlainResultsRecord (the importer's path without zod)", () => {
   it("gives what the zod schema gives on every record of InterCode's published results", () => {
-    const dir = path.join(intercodeDir(), "results-sample");
+    const dir = path.join(sharedIntercodeDir(), "results-sample");
     let plain = 0;
     for (const env of fs.readdirSync(dir)) {
       for (const f of fs.readdirSync(path.join(dir, env)).filter((n) => n.endsWith(".json"))) {
