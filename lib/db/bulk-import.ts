@@ -192,7 +192,17 @@ export async function insertEpisodesBulk({
         if (file) s.fileRecord.run(file.contentHash, file.path, file.format, episodes.length, file.rejected, now);
         return { added, skipped: episodes.length - added, addedIds };
       });
-      return run.immediate();
+      // The foreign keys this path writes hold by construction (each episode is inserted before its
+      // turns and messages, a turn follows only an episode just added, a parent is looked up), so
+      // SQLite's per-row check of them (an Episode index lookup for every turn) is skipped for the
+      // transaction. The setting cannot change inside a transaction: it goes off just before and
+      // back on just after, with nothing else on this connection in between (this is synchronous).
+      db.pragma("foreign_keys = OFF");
+      try {
+        return run.immediate();
+      } finally {
+        db.pragma("foreign_keys = ON");
+      }
     }),
   );
 }
