@@ -90,7 +90,7 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
     this.hostDir = hostDir;
     const executor = perAction ? { env: intercodeEnv(fs.number ?? fsNumberOf(task.fs)), wrap: "bash-c" as const } : undefined;
     const sandbox = await this.begin(task, () => openFsSandbox(this.hostDir, this.options), "/", undefined, executor);
-    if (this.ic) await this.ic.useIntercodeTools();
+    if (this.ic) await this.ic.prepareAsImage();
     // InterCode reset its container before every episode, the first too.
     if (this.ic && keep) await this.ic.resetContainer();
     // Start gold early; its result is cached for the task.
@@ -108,7 +108,7 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
     if (!this.evalSandbox) {
       const sandbox = await openFsSandbox(this.hostDir, this.options);
       const ic = new IntercodeExecutor(sandbox, { env: intercodeEnv(this.fileSystem?.number ?? fsNumberOf(task.fs)), home: "/", wrap: "bash-c" });
-      await ic.useIntercodeTools();
+      await ic.prepareAsImage();
       this.evalSandbox = { root: this.hostDir, ic };
     }
     await this.evalSandbox.ic.resetContainer();

@@ -102,9 +102,19 @@ export class IntercodeExecutor {
     this.workdir = opts.home;
   }
 
-  /** Installs InterCode's tool shims (bash) in the sandbox; every later command loads them. */
-  async useIntercodeTools(): Promise<void> {
+  /**
+   * Makes a fresh sandbox over an NL2Bash tree what InterCode's container was when it started from
+   * its image: InterCode's tool shims installed (every later command loads them), and git's index
+   * agreeing with the tree. The sandbox's tree is a copy, so its files' inode numbers and change
+   * times are not those the index recorded; `git reset --hard` would then rewrite every file (each
+   * gets the reset's time as its mtime: `find -mtime`, `tar` archives and `%T@` change), where
+   * InterCode's reset, over files unchanged since the image was built, rewrote only what an episode
+   * had changed. Refreshing the index's stat data once, before any reset, restores that.
+   */
+  async prepareAsImage(): Promise<void> {
     Object.assign(this.opts.env, await installIntercodeTools(this.sandbox));
+    // Exits 1 when a file differs from the index (none should in a fresh copy); the reset deals with it.
+    await this.system("git update-index -q --refresh;");
   }
 
   /**

@@ -125,6 +125,17 @@ describe("the intercode profile's bash executor", () => {
     const r = await e.evaluate();
     expect(r.breakdown).toMatchObject({ kind: "bash" });
   });
+  it("resets with git without rewriting unchanged files, so their times stay the image's on the agent's and the evaluation side", async () => {
+    const e = track(new BashEnvironment({ backend: "local", profile: "intercode" }));
+    const fs1 = loadDataset("nl2bash-fs1");
+    await e.reset(fs1[0]!);
+    // The setup script's touch -t 202305312359.59 (UTC); a reset over a stale index rewrote it with the time of the reset.
+    expect((await e.step("stat -c %Y /testbed/recent.txt")).observation).toBe("1685577599\n");
+    // find -mtime +7 | ... | xargs -0 gzip: with every file rewritten, find found nothing and gzip
+    // compressed standard input (binary output: "Malformed command" against gold's unset output).
+    const report = await goldCheck([fs1[12]!], { backend: "local", profile: "intercode" });
+    expect(report.failures).toEqual([]);
+  });
 });
 
 describe("InterCode CTF task files", () => {

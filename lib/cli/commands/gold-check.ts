@@ -2,6 +2,7 @@ import { defineCommand, log, printJson } from "../command";
 import { ProgressBar } from "../progress";
 import { BadInputError } from "@/lib/errors";
 import { envNameSchema, type Task } from "@/lib/datasets/types";
+import { DEFAULT_PROFILE, PROFILE_NAMES, profileNameSchema } from "@/lib/env/profiles";
 import type { Environment, EnvironmentOptions, SubmitResult } from "@/lib/env/types";
 import type { GoldExceptions } from "@/lib/datasets/fs-check";
 import type { RewardBreakdown } from "@/lib/reward/types";
@@ -84,14 +85,16 @@ export async function goldCheckTask(env: Environment, task: Task): Promise<GoldC
 /**
  * The documented reason, if any, why the gold of an NL2Bash task cannot score 1.0 against itself
  * (it prints the time, walks /proc, races its own background jobs...): datasets/bash/gold-exceptions.json,
- * keyed by file system and the task's index in nl2bash_fs_N.json.
+ * keyed by the file system the task runs on (the project's "fs1", or InterCode's "intercode-fs1"
+ * once fetched) and the task's index in nl2bash_fs_N.json.
  */
 export async function documentedException(task: Task): Promise<string | undefined> {
   if (task.env !== "bash") return undefined;
   const m = /^nl2bash-(fs[1-4])$/.exec(task.dataset);
   if (!m || m[1] !== task.fs) return undefined;
   goldExceptions ??= import("@/lib/datasets/fs-check").then((fsCheck) => fsCheck.loadGoldExceptions());
-  const e = (await goldExceptions)[task.fs]?.[String(task.index)];
+  const { taskFileSystem } = await import("@/lib/datasets/intercode-fs");
+  const e = (await goldExceptions)[taskFileSystem(task).name]?.[String(task.index)];
   return e ? `${e.reason} (allowed: ${e.allow.join(", ")})` : undefined;
 }
 
@@ -152,11 +155,12 @@ export async function shutdownSandboxes(): Promise<void> {
 export default defineCommand({
   name: "gold-check",
   summary: "Submit each task's gold solution as the agent's answer and report how many score 1.0.",
-  usage: "gold-check --env <bash|sql|python|ctf> --dataset <name-or-path> [--backend local|docker] [--limit N] [--concurrency N] [--json]",
+  usage: "gold-check --env <bash|sql|python|ctf> --dataset <name-or-path> [--backend local|docker] [--profile studio|intercode] [--limit N] [--concurrency N] [--json]",
   help: [
     "  --env ENV          the environment (bash, sql, python, ctf)",
     "  --dataset D        a dataset name (see `icstudio datasets`) or a task file path; default demo-<env>",
     "  --backend B        sandbox backend: local, docker or auto (default auto)",
+    "  --profile P        studio (default) or intercode: the episode engine's semantics the gold plays under (docs/profiles.md)",
     "  --sql-url URL      sql: a MySQL-compatible server (default: $IC_SQL_URL, else embedded SQLite)",
     "  --limit N          only the first N tasks",
     "  --concurrency N    episodes run in parallel (default 2)",
@@ -166,6 +170,7 @@ export default defineCommand({
     env: { type: "string" },
     dataset: { type: "string" },
     backend: { type: "string" },
+    profile: { type: "string" },
     "sql-url": { type: "string" },
     limit: { type: "string" },
     concurrency: { type: "string" },
@@ -177,6 +182,8 @@ export default defineCommand({
     const env = envParsed.data;
     const backend = (values.backend as string | undefined) ?? "auto";
     if (!["local", "docker", "auto"].includes(backend)) throw new BadInputError("--backend must be local, docker or auto", "--backend");
+    const profileParsed = profileNameSchema.safeParse(values.profile ?? DEFAULT_PROFILE);
+    if (!profileParsed.success) throw new BadInputError(`must be ${PROFILE_NAMES.join(" or ")}, got ${JSON.stringify(values.profile)}`, "--profile");
     const int = (name: string, v: unknown, dflt: number) => {
       if (v === undefined) return dflt;
       const n = Number(v);
@@ -194,6 +201,7 @@ export default defineCommand({
     let perfect = 0;
     const report = await goldCheck(tasks, {
       backend: backend as EnvironmentOptions["backend"],
+      profile: profileParsed.data,
       sqlUrl: values["sql-url"] as string | undefined,
       concurrency,
       onTask: (o) => {
