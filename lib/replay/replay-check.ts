@@ -98,7 +98,7 @@ const TIME_PATTERNS = [
 ];
 /** Ids: hex addresses and a container's 12-hex-digit host name (a differing number alone is content: rows, counts). */
 const ID_PATTERNS = [/0x[0-9a-f]+/gi, /\b(?=[0-9a-f]*\d)[0-9a-f]{12}\b/g];
-/** What differs between bash 5.1 (InterCode's image) and 5.2: its version, and SHLVL under `bash -c` (5.1 lowers it to 0 for an exec'd last command). */
+/** What differs between InterCode's bash (5.1.16) and ours (5.1.4 in the bash-intercode image, the host's 5.2 on the local backend): its version, and SHLVL under `bash -c` (5.1 lowers it to 0 for an exec'd last command, 5.2 does not). */
 const VERSION_PATTERNS = [/\b\d+\.\d+\.\d+(\(\d+\)-release)?/g, /\bSHLVL=\d+/g];
 const TOOL_MESSAGES = /command not found|invalid syntax|SyntaxError|not installed|No module named|illegal option|unrecognized option|invalid option|usage:/i;
 
