@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- import [--reps N] [--entry npm|bin] [--keep]`: `icstudio import` end to end, as a
+ * `npm run bench -- import [--reps N] [--entry npm|bin] [--against DIR] [--keep]`: `icstudio import` end to end, as a
  * user runs it (`npm run icstudio -- import`, or the installed bin; a fresh process, a fresh store)
  * over a synthetic copy of InterCode's whole published set: 58 files, 17,702 episodes, in the
  * three formats and with the published oddities in their published numbers (13 rewards below 0,
@@ -184,11 +184,11 @@ interface Rep {
   report: { totals: Record<string, unknown>; files: Array<{ file: string; error?: string }> };
 }
 
-function runOnce(dir: string, rep: number, entry: "npm" | "bin"): Rep {
+function runOnce(dir: string, rep: number, entry: "npm" | "bin", root = ROOT): Rep {
   // What a user runs: `npm run icstudio -- import <dir>` (npm's own start-up counted), or the
   // installed `icstudio` bin. -s keeps npm's banner off stdout, which carries the JSON report.
   const args = ["import", path.join(dir, "logs"), "--json"];
-  const cmd = entry === "npm" ? ["npm", "run", "-s", "icstudio", "--", ...args] : [process.execPath, path.join(ROOT, "bin/icstudio.mjs"), ...args];
+  const cmd = entry === "npm" ? ["npm", "run", "-s", "icstudio", "--", ...args] : [process.execPath, path.join(root, "bin/icstudio.mjs"), ...args];
   const timeFile = path.join(dir, "time.txt");
   // CPU seconds beside wall seconds (GNU time, when there is one): on a shared machine the wall
   // time also counts waiting for a core.
@@ -196,7 +196,7 @@ function runOnce(dir: string, rep: number, entry: "npm" | "bin"): Rep {
   const db = path.join(dir, `studio-${rep}.db`);
   const t0 = performance.now();
   const run = spawnSync(gnuTime ? "/usr/bin/time" : cmd[0], gnuTime ? ["-f", "%U %S", "-o", timeFile, ...cmd] : cmd.slice(1), {
-    cwd: ROOT,
+    cwd: root,
     env: { ...process.env, IC_DB: db },
     encoding: "utf8",
     maxBuffer: 256 * 1024 * 1024,
@@ -214,7 +214,14 @@ const median = (xs: number[]) => {
 };
 
 export default async function importBench(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { keep: { type: "boolean" }, reps: { type: "string", default: "1" }, entry: { type: "string", default: "npm" } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { keep: { type: "boolean" }, reps: { type: "string", default: "1" }, entry: { type: "string", default: "npm" }, against: { type: "string" } },
+  });
+  // Another checkout (with its node_modules) to time in the same run, alternating with this one, so
+  // both medians see the same machine load (e.g. a worktree of the commit before a change).
+  const against = values.against ? path.resolve(values.against) : null;
+  if (against && !fs.existsSync(path.join(against, "lib/cli/main.ts"))) throw new Error(`--against: ${against} is not a checkout of this project`);
   const reps = Number(values.reps);
   if (!Number.isInteger(reps) || reps < 1) throw new Error("--reps: a positive integer");
   if (values.entry !== "npm" && values.entry !== "bin") throw new Error("--entry: npm (npm run icstudio) or bin (bin/icstudio.mjs)");
@@ -224,10 +231,22 @@ export default async function importBench(argv: string[]): Promise<number> {
     process.stdout.write(`synthetic published set: ${set.files} files, ${set.episodes} episodes, ${(set.bytes / 1e6).toFixed(1)} MB (${dir}/logs)\n`);
     const entryName = values.entry === "npm" ? "npm run icstudio -- import" : "bin/icstudio.mjs import";
     const runs: Rep[] = [];
+    const other: Rep[] = [];
+    const line = (name: string, i: number, r: Rep) =>
+      `  ${name} run ${i + 1}: ${(r.wallMs / 1000).toFixed(2)} s wall${r.cpuS === null ? "" : `, ${r.cpuS.toFixed(2)} s CPU`}, load ${os.loadavg()[0].toFixed(1)}\n`;
     for (let i = 0; i < reps; i++) {
+      if (against) {
+        const o = runOnce(dir, i, values.entry, against);
+        other.push(o);
+        process.stdout.write(line(path.basename(against), i, o));
+      }
       const r = runOnce(dir, i, values.entry);
       runs.push(r);
-      process.stdout.write(`  run ${i + 1}: ${(r.wallMs / 1000).toFixed(2)} s wall${r.cpuS === null ? "" : `, ${r.cpuS.toFixed(2)} s CPU`}, load ${os.loadavg()[0].toFixed(1)}\n`);
+      process.stdout.write(line(against ? path.basename(ROOT) : "", i, r));
+    }
+    if (against) {
+      const cpu = other.map((r) => r.cpuS).filter((c): c is number => c !== null);
+      process.stdout.write(`${path.basename(against)}: median of ${reps}: ${(median(other.map((r) => r.wallMs)) / 1000).toFixed(2)} s wall${cpu.length ? `, ${median(cpu).toFixed(2)} s CPU` : ""}\n`);
     }
     const wall = median(runs.map((r) => r.wallMs));
     const cpus = runs.map((r) => r.cpuS).filter((c): c is number => c !== null);
