@@ -2,7 +2,7 @@ import "server-only";
 import type { EnvName, Task } from "@/lib/datasets/types";
 import type { Environment } from "@/lib/env/types";
 import type { EpisodeRecorder } from "@/lib/episodes/recorder";
-import { isSkipReason } from "@/lib/episodes/rules";
+import { DEFAULT_TURN_LIMIT, isSkipReason } from "@/lib/episodes/rules";
 import { EpisodeSession, type StoredEpisode } from "@/lib/episodes/session";
 import { SessionPool } from "@/lib/episodes/session-pool";
 import { parseSubmit } from "@/lib/env/submit";
@@ -162,7 +162,7 @@ export class LiveEpisodeManager {
     const ep = await this.pool.admit(async () => {
       const session = await EpisodeSession.open({
         ...this.sessionOptions(task, conditions),
-        start: { ...this.startFields(conditions, msg.turnLimit), id: uuidv7() },
+        start: { ...this.startFields(conditions, msg.turnLimit ?? DEFAULT_TURN_LIMIT), id: uuidv7() },
         // Opening a task names the episode but stores nothing: a page merely opened leaves no 0-turn episode.
         storeAt: "first-action",
       });

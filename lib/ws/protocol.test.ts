@@ -16,7 +16,8 @@ import { parseTaskRef, playUrl } from "./task-ref";
 describe("protocol", () => {
   it("accepts each client message and fills defaults", () => {
     const open = parseClientMessage(JSON.stringify({ type: "open", env: "sql", taskRef: "spider-dev:12" }));
-    expect(open).toEqual({ ok: true, message: { type: "open", env: "sql", taskRef: "spider-dev:12", mode: "play", feedback: "none", turnLimit: 10 } });
+    // No turn limit on the wire: the side that opens the episode applies the engine's default.
+    expect(open).toEqual({ ok: true, message: { type: "open", env: "sql", taskRef: "spider-dev:12", mode: "play", feedback: "none" } });
     for (const m of [{ type: "resume", episodeId: "e1" }, { type: "action", text: "ls", source: "console" }, { type: "interrupt" }, { type: "submit", arg: "f" }, { type: "restart" }, { type: "abandon" }]) {
       expect(parseClientMessage(JSON.stringify(m)).ok).toBe(true);
     }

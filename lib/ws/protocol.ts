@@ -7,12 +7,12 @@
  * the turn with `turnEnd` (sent only after the turn is committed to the store).
  *
  * Every field that is a turn's, an episode start's or end's is taken from the one schema of it in
- * lib/episodes/turn.ts (pick, extend, its field schemas), never written again here; the rules
- * (the default turn limit) come from lib/episodes/rules.ts. protocol.test.ts checks it.
+ * lib/episodes/turn.ts (pick, extend, its field schemas), never written again here, and the wire
+ * owns no rule of an episode: an open without a turn limit gets the engine's default from the
+ * side that opens it (lib/playground, lib/episodes/rules.ts). protocol.test.ts checks it.
  */
 import { z } from "zod";
 import { envNameSchema } from "@/lib/datasets/types";
-import { DEFAULT_TURN_LIMIT } from "@/lib/episodes/rules";
 import { EPISODE_END_STATUSES, episodeEndSchema, episodeStartSchema, idSchema, playerSchema, turnSchema, turnViewSchema, type TurnView } from "@/lib/episodes/turn";
 
 /** Largest action accepted (bytes of UTF-8). */
@@ -47,7 +47,8 @@ export const openMessageSchema = episodeStartSchema.pick({ env: true }).extend({
   taskRef: taskRefSchema,
   mode: playModeSchema.default("play"),
   feedback: feedbackSchema.default("none"),
-  turnLimit: episodeStartSchema.shape.turnLimit.max(MAX_OPEN_TURN_LIMIT).default(DEFAULT_TURN_LIMIT),
+  /** Absent: the engine's default turn limit. */
+  turnLimit: episodeStartSchema.shape.turnLimit.max(MAX_OPEN_TURN_LIMIT).optional(),
   /** Trimmed at the wire: a name of blanks is no name. */
   annotator: annotatorSchema.unwrap().trim().min(1).max(100).optional(),
   studyId: idSchema.optional(),

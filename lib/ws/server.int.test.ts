@@ -9,6 +9,7 @@ import { getEpisodeById } from "@/lib/db/episodes";
 import { createStudioServer } from "@/lib/http/studio-server";
 import { createLiveEpisodeManager, prepareStore } from "@/lib/playground/wiring";
 import type { LiveEpisodeManager } from "@/lib/playground/live-episodes";
+import { DEFAULT_TURN_LIMIT } from "@/lib/episodes/rules";
 import { MAX_ACTION_BYTES, type ClientMessageInput, type ServerMessage } from "./protocol";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-ws-test-"));
@@ -94,6 +95,8 @@ describe("playground websocket", () => {
     c.send({ type: "open", env: "python", taskRef: TASK, mode: "baseline", feedback: "none", annotator: "tester" });
     const opened = await c.next("opened");
     expect(opened.task.query).toMatch(/reverse_words/);
+    // The open named no turn limit: the engine's default applies (the wire owns no rule).
+    expect(opened.episode.turnLimit).toBe(DEFAULT_TURN_LIMIT);
     // No gold and no hidden test in what the player receives.
     expect(JSON.stringify(opened)).not.toMatch(/assert|join\(reversed/);
 
