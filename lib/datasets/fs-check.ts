@@ -38,32 +38,23 @@ const GIT_ENV = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_
 const GOLD_OUTPUT_BYTES = 16 * 1024 * 1024;
 
 /**
- * Digest of the contents of the changed paths listed on stdin (`git status --short` lines), run
- * inside the sandbox after the gold command: relative names, modes, link targets, file contents,
- * directories recursively in name order, so the digests of two copies compare.
+ * One command run inside the sandbox after the gold command: `git status --short`, a record
+ * separator, then a digest of the changed paths that still exist (relative names, raw modes, link
+ * targets, file contents, directories recursively in name order), so the digests of two copies compare.
  */
-const CHANGES_DIGEST_PY = String.raw`
-import hashlib, os, stat, sys
-h = hashlib.sha256()
-def walk(rel):
-    p = os.path.join("/", rel)
-    try:
-        st = os.lstat(p)
-    except OSError:
-        return
-    h.update(("%s\0%d\0" % (rel, st.st_mode)).encode())
-    if stat.S_ISLNK(st.st_mode):
-        h.update(os.fsencode(os.readlink(p)))
-    elif stat.S_ISREG(st.st_mode):
-        with open(p, "rb") as f:
-            h.update(f.read())
-    elif stat.S_ISDIR(st.st_mode):
-        for c in sorted(os.listdir(p)):
-            walk(os.path.join(rel, c))
-for line in sys.stdin.read().split("\n"):
-    if line:
-        walk(line[3:].strip('"'))
-print(h.hexdigest()[:16])
+const STATUS_AND_DIGEST = String.raw`
+cd / || exit 3
+st=$(git status --short) || exit 4
+printf '%s\n\036\n' "$st"
+printf '%s\n' "$st" | while IFS= read -r line; do
+  [ -n "$line" ] || continue
+  p="${'$'}{line:3}"; p="${'$'}{p#\"}"; p="${'$'}{p%\"}"
+  [ -e "$p" ] || [ -L "$p" ] || continue
+  find "$p" -print0 | LC_ALL=C sort -z | while IFS= read -r -d '' f; do
+    printf '%s\0%s\0' "$f" "$(stat -c %f "$f")"
+    if [ -L "$f" ]; then readlink "$f"; elif [ -f "$f" ]; then cat "$f"; fi
+  done
+done | sha256sum | cut -c1-16
 `;
 
 /**
@@ -81,11 +72,11 @@ export async function runGold(fs: string, gold: string | string[], opts: { nowMs
   const sandbox = await backend.create({ image: "bash", files: { hostDir, mountAt: "/" }, workdir: "/" });
   try {
     const res = await sandbox.exec(["bash", "-c", command], { cwd: "/", timeoutMs, maxOutputBytes: GOLD_OUTPUT_BYTES });
-    const status = await sandbox.exec(["git", "-C", "/", "status", "--short"], { cwd: "/", env: GIT_ENV, maxOutputBytes: GOLD_OUTPUT_BYTES });
-    if (status.exitCode !== 0) throw new Error(`git status in the sandbox failed: ${status.stderr.trim() || status.output.trim()}`);
-    const digest = await sandbox.exec(["python3", "-c", CHANGES_DIGEST_PY], { cwd: "/", stdin: status.stdout });
-    if (digest.exitCode !== 0) throw new Error(`the changes' digest failed in the sandbox: ${digest.stderr.trim()}`);
-    return { stdout: res.stdout, stderr: res.stderr, exitCode: res.timedOut ? null : res.exitCode, timedOut: res.timedOut, status: status.stdout, changesDigest: digest.stdout.trim() };
+    const after = await sandbox.exec(["bash", "-c", STATUS_AND_DIGEST], { cwd: "/", env: GIT_ENV, maxOutputBytes: GOLD_OUTPUT_BYTES });
+    if (after.exitCode !== 0) throw new Error(`git status or the changes' digest failed in the sandbox (exit ${after.exitCode}): ${after.output.trim().slice(0, 500)}`);
+    const [st = "", digest = ""] = after.stdout.split("\n\u001e\n");
+    const status = st ? `${st}\n` : "";
+    return { stdout: res.stdout, stderr: res.stderr, exitCode: res.timedOut ? null : res.exitCode, timedOut: res.timedOut, status, changesDigest: digest.trim() };
   } finally {
     await sandbox.close();
   }
