@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { config, parseStoreTarget } from "@/lib/config";
 import { ConflictError, StorageError } from "@/lib/errors";
-import { importPaths } from "@/lib/trajectories/import";
+import { importPaths } from "@/lib/trajectories/import-paths";
 import { computeStats } from "@/lib/trajectories/stats";
 import { closeStore } from "./client";
 import { listEpisodes } from "./episodes";

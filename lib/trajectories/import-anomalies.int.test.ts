@@ -6,7 +6,8 @@ import { getRawDb } from "@/lib/db/sqlite";
 import { storeEngines, useTempStore } from "@/lib/testing/store";
 import { filtersFromFlags } from "./cli-filters";
 import { exportEpisodes } from "./export";
-import { importLogText, importPaths, type FileReport } from "./import";
+import { importLogText, type FileReport } from "./import";
+import { importPaths } from "./import-paths";
 import { computeStats } from "./stats";
 
 // Hand-written logs in InterCode's three formats, each holding one of the oddities of its

@@ -6,7 +6,7 @@ import { closeStore } from "@/lib/db/client";
 import { getRawDb } from "@/lib/db/sqlite";
 import { StorageError } from "@/lib/errors";
 import { appendTurn, createEpisode, deleteEpisodeById, getEpisodeById, listEpisodes } from "@/lib/db/episodes";
-import { importPaths } from "./import";
+import { importPaths } from "./import-paths";
 import { parseLogText } from "./parse-log";
 import { inferMetaFromFileName } from "./intercode";
 import { computeStats } from "./stats";

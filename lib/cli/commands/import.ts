@@ -2,7 +2,7 @@ import "server-only";
 import { defineCommand, log, printJson } from "../command";
 import { ProgressBar } from "../progress";
 import { BadInputError } from "@/lib/errors";
-import { importPaths } from "@/lib/trajectories/import";
+import { importPaths } from "@/lib/trajectories/import-paths";
 
 /** `icstudio import`: InterCode logs (results files, environment logs) and the project's JSONL. */
 export default defineCommand({
