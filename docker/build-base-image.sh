@@ -42,6 +42,9 @@ case "$suite" in
     merged='usr/bin usr/sbin usr/lib'
     [ "$(dpkg --print-architecture)" = amd64 ] && merged="$merged usr/lib32 usr/lib64 usr/libx32"
     hooks=(--setup-hook="for d in $merged; do mkdir -p \"\$1/\$d\"; ln -s \"\$d\" \"\$1/\${d#usr/}\"; done")
+    # openssh-client names its ssh-agent group `ssh` up to 8.4 (bullseye) and `_ssh` from 8.9 on
+    # (Ubuntu 22.04, whose /etc/group InterCode's logs print): the group gets Ubuntu's name.
+    hooks+=(--customize-hook='chroot "$1" groupmod -n _ssh ssh')
     ;;
   *)
     echo "build-base-image.sh: unknown suite '$suite' (expected bookworm or bullseye)" >&2
