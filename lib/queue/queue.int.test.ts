@@ -130,7 +130,7 @@ describe.skipIf(!REDIS && !config().requireRedis)("evaluation queue", () => {
     // The runs page follows the queued run live from the store (owned by the queue, not a process).
     const live = await buildRunView((await getRunByName({ name: "queue-two" }))!.id);
     expect(live).toMatchObject({ live: true, here: false, status: "running", total: TASKS });
-    expect(live!.owner).toMatch(/^queue redis:\/\/127\.0\.0\.1:\d+#test-/);
+    expect(live!.owner).toMatch(/^queue redis:\/\/127\.0\.0\.1:\d+(\/\d+)?#test-/);
     expect(live!.done).toBeGreaterThanOrEqual(2);
     expect(live!.running).toBeGreaterThanOrEqual(1);
     victim.child.kill("SIGKILL");
