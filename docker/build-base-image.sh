@@ -45,6 +45,10 @@ case "$suite" in
     # openssh-client names its ssh-agent group `ssh` up to 8.4 (bullseye) and `_ssh` from 8.9 on
     # (Ubuntu 22.04, whose /etc/group InterCode's logs print): the group gets Ubuntu's name.
     hooks+=(--customize-hook='chroot "$1" groupmod -n _ssh ssh')
+    # The sandbox has no network, so no DNS: names resolve through /etc/hosts alone, and an
+    # unknown name is "Name or service not known" (as a name that does not exist was for
+    # InterCode's online containers) rather than a "Temporary failure" of a resolver never reachable.
+    hooks+=(--customize-hook='sed -i "s/^hosts:.*/hosts:          files/" "$1/etc/nsswitch.conf"')
     ;;
   *)
     echo "build-base-image.sh: unknown suite '$suite' (expected bookworm or bullseye)" >&2

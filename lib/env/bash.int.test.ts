@@ -138,5 +138,7 @@ describe.each(backends)("bash environment under the intercode profile on %s", (b
     expect(bindings).toContain(`complete can be found on "\\C-i", "\\M-\\M-".`);
     expect(bindings).not.toContain("spell-correct-word");
     expect((await e.step("cut -d: -f1 /etc/group | grep -x -e gnats -e messagebus -e crontab -e _ssh | sort")).observation).toBe("_ssh\ncrontab\ngnats\nmessagebus\n");
+    // No network, so no DNS: an unknown name is not known, not a resolver's temporary failure.
+    expect((await e.step("ping -c 1 no-such-host")).observation).toBe("ping: no-such-host: Name or service not known\n");
   });
 });
