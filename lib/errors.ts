@@ -43,24 +43,6 @@ export class NotFoundError extends StudioError {
   }
 }
 
-/** An action ran past its wall-time limit. `partial` holds what it printed before it was stopped. */
-export class TimeoutError extends StudioError {
-  readonly partial: string;
-  constructor(limitMs: number, partial = "") {
-    super("timeout", `timed out after ${limitMs / 1000} s`, { limitMs });
-    this.partial = partial;
-  }
-}
-
-/** Output went past the cap; `partial` is the part kept. */
-export class OutputLimitError extends StudioError {
-  readonly partial: string;
-  constructor(limitBytes: number, partial = "") {
-    super("output_limit", `output exceeded ${limitBytes} bytes`, { limitBytes });
-    this.partial = partial;
-  }
-}
-
 /** No sandbox backend can run here; the message says how to install one. */
 export class SandboxUnavailableError extends StudioError {
   constructor(message: string, details?: Record<string, unknown>) {

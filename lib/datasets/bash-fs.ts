@@ -216,11 +216,3 @@ export async function fileSystemTimes(name: string, nowMs: number): Promise<Path
   return manifestTimes(await loadFsManifest(name), nowMs);
 }
 
-/** A shell script that sets those times inside a sandbox whose root is the tree (run from "/"). */
-export async function fileSystemTimesScript(name: string, nowMs: number): Promise<string> {
-  const q = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-  const lines = (await fileSystemTimes(name, nowMs)).map(
-    (t) => `touch -c ${t.symlink ? "-h " : ""}-m -d @${t.mtime} ${q("/" + t.path)} && touch -c ${t.symlink ? "-h " : ""}-a -d @${t.atime} ${q("/" + t.path)}`,
-  );
-  return lines.join("\n") + "\n";
-}

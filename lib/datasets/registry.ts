@@ -90,10 +90,6 @@ function sourceFor(nameOrPath: string): DatasetSource {
   throw new NotFoundError(`dataset ${JSON.stringify(nameOrPath)}`, { dataset: nameOrPath, known: listDatasetSources().map((s) => s.name) });
 }
 
-/** Describes a dataset (by name, or by the path of a task file). */
-export function getDatasetSource(nameOrPath: string): DatasetSource {
-  return sourceFor(nameOrPath);
-}
 
 /**
  * All tasks of a dataset, by name (`nl2bash-fs1`, `demo-python`, ...) or by the path of a task file.

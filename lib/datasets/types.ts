@@ -65,7 +65,6 @@ export type SqlTask = z.infer<typeof sqlTaskSchema>;
 export type PythonTask = z.infer<typeof pythonTaskSchema>;
 export type CtfTask = z.infer<typeof ctfTaskSchema>;
 export type Task = z.infer<typeof taskSchema>;
-export type TaskOf<E extends EnvName> = Extract<Task, { env: E }>;
 
 /** A dataset as listed by `icstudio datasets` and the task picker. */
 export interface DatasetInfo {

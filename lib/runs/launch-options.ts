@@ -15,7 +15,6 @@ export const taskSelectionSchema = z.discriminatedUnion("kind", [
   /** These task ids, in this order. */
   z.object({ kind: z.literal("list"), tasks: z.array(z.string().trim().min(1)).min(1) }),
 ]);
-export type TaskSelectionInput = z.input<typeof taskSelectionSchema>;
 
 export const launchRunSchema = z.object({
   env: envNameSchema,

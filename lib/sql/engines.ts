@@ -26,9 +26,3 @@ export function getSqlEngine(url: string | undefined = config().sqlUrl): Promise
   return hit;
 }
 
-/** Closes every shared engine (tests, shutdown). */
-export async function closeSqlEngines(): Promise<void> {
-  const all = [...engines.values()];
-  engines.clear();
-  await Promise.all(all.map(async (p) => (await p.catch(() => null))?.close()));
-}

@@ -98,8 +98,6 @@ export const jsonlEpisodeSchema = z
   .describe("One InterCode Studio episode (one line of an icstudio JSONL export)");
 
 export type JsonlEpisode = z.infer<typeof jsonlEpisodeSchema>;
-export type JsonlTurn = z.infer<typeof jsonlTurnSchema>;
-export type JsonlMessage = z.infer<typeof jsonlMessageSchema>;
 
 /** The JSON Schema (draft 2020-12) of one JSONL line, as committed in docs/episode.schema.json. */
 export function episodeJsonSchema(): Record<string, unknown> {
