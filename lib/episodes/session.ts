@@ -203,8 +203,7 @@ export class EpisodeSession {
       logged?: string;
     } = {},
   ): Promise<{ turn: Turn; step: StepResult }> {
-    this.assertRunning();
-    if (this.limitReached) throw new ConflictError(`the turn limit (${this.turnLimit}) is reached: submit to score the episode`);
+    this.assertCanAct();
     await this.ensureStored();
     const startedAt = options.startedAt ?? new Date();
     this.firstActionAt ??= startedAt.getTime();
@@ -227,12 +226,7 @@ export class EpisodeSession {
   /** Records a model's turn that ran no action (its reply had none usable): ok false, invalid. */
   async invalid(reason: string, who: ActorRef, startedAt = new Date()): Promise<Turn> {
     this.assertRunning();
-    await this.ensureStored();
-    this.firstActionAt ??= startedAt.getTime();
-    const turn: Turn = { ...this.base(this.turns.length, who, startedAt), action: "", observation: reason, ok: false, invalid: true, reward: null, actionMs: 0, timedOut: false, aborted: false };
-    await this.env.record(this.id, turn);
-    this.turns.push(turnView(turn));
-    return turn;
+    return this.recordWithoutStep({ action: "", observation: reason, ok: false, invalid: true, reward: null }, who, startedAt);
   }
 
   /**
@@ -241,11 +235,15 @@ export class EpisodeSession {
    * correct flag). It counts toward the turn limit like any other turn.
    */
   async scoredWithoutRun(action: string, observation: string, reward: number, who: ActorRef, startedAt = new Date()): Promise<Turn> {
-    this.assertRunning();
-    if (this.limitReached) throw new ConflictError(`the turn limit (${this.turnLimit}) is reached: submit to score the episode`);
+    this.assertCanAct();
+    return this.recordWithoutStep({ action, observation, ok: true, invalid: false, reward }, who, startedAt);
+  }
+
+  /** Stores a turn the environment did not step (nothing ran, so no time, timeout or abort). */
+  private async recordWithoutStep(fields: Pick<Turn, "action" | "observation" | "ok" | "invalid" | "reward">, who: ActorRef, startedAt: Date): Promise<Turn> {
     await this.ensureStored();
     this.firstActionAt ??= startedAt.getTime();
-    const turn: Turn = { ...this.base(this.turns.length, who, startedAt), action, observation, ok: true, invalid: false, reward, actionMs: 0, timedOut: false, aborted: false };
+    const turn: Turn = { ...this.base(this.turns.length, who, startedAt), ...fields, actionMs: 0, timedOut: false, aborted: false };
     await this.env.record(this.id, turn);
     this.turns.push(turnView(turn));
     return turn;
@@ -361,6 +359,12 @@ export class EpisodeSession {
 
   private assertRunning(): void {
     if (this.status !== "running") throw new ConflictError(`the episode is ${this.status}: open a new one`);
+  }
+
+  /** Running and below the turn limit: another turn may be played. */
+  private assertCanAct(): void {
+    this.assertRunning();
+    if (this.limitReached) throw new ConflictError(`the turn limit (${this.turnLimit}) is reached: submit to score the episode`);
   }
 
   private base(index: number, who: ActorRef, startedAt: Date) {
