@@ -3,6 +3,7 @@ import type { EpisodeFilters } from "@/lib/db/episode-filters";
 import type { Episode, Turn } from "@/lib/db/episodes";
 import type { TranscriptMessage } from "@/lib/db/transcripts";
 import { iterateEpisodesWithTurns } from "@/lib/db/export-queries";
+import { words } from "@/lib/db/rows";
 import { EPISODE_FORMAT_VERSION, type JsonlEpisode } from "./jsonl-schema";
 
 export type ExportFormat = "jsonl" | "intercode";
@@ -55,8 +56,8 @@ export function toJsonlEpisode(e: Episode & { turns: Turn[]; messages?: Transcri
     sourceKey: e.sourceKey,
     parentEpisodeId: e.parentEpisodeId,
     branchTurn: e.branchTurn,
-    tags: e.tags ? e.tags.split(" ").filter(Boolean) : [],
-    ...(e.flags ? { flags: e.flags.split(" ").filter(Boolean) } : {}),
+    tags: e.tags ? words(e.tags) : [],
+    ...(e.flags ? { flags: words(e.flags) } : {}),
     ...(e.turnsTaken !== null ? { turnsTaken: e.turnsTaken } : {}),
     turns: e.turns.map((t) => ({
       index: t.index,
