@@ -64,7 +64,8 @@ export function expandImportPaths(paths: string[]): string[] {
 export async function importPaths(paths: string[], opts: ImportPathsOptions = {}): Promise<ImportReport> {
   const files = expandImportPaths(paths);
   const attribution: LogAttribution = { model: opts.model, policy: opts.policy, turnLimit: opts.turnLimit, dataset: opts.dataset };
-  const bytes = files.reduce((n, f) => n + fs.statSync(f).size, 0);
+  const sizes = files.map((f) => fs.statSync(f).size);
+  const bytes = sizes.reduce((n, size) => n + size, 0);
   const worker = (opts.worker ?? (bytes >= WORKER_MIN_BYTES && sparedCore())) && files.length > 1 ? new ParseWorker(attribution) : null;
   const reports: FileReport[] = [];
   try {
@@ -81,10 +82,9 @@ export async function importPaths(paths: string[], opts: ImportPathsOptions = {}
           pending.push(ahead(i + 2));
           report = await storePrepared(prepared);
         } else {
-          const size = fs.statSync(file).size;
           report =
-            size > MAX_IMPORT_FILE_BYTES
-              ? unreadFileReport(file, tooLarge(size))
+            sizes[i] > MAX_IMPORT_FILE_BYTES
+              ? unreadFileReport(file, tooLarge(sizes[i]))
               : await importLogText(file, fs.readFileSync(file, "utf8"), opts);
         }
         reports.push(report);
