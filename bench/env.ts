@@ -86,7 +86,8 @@ async function hostShellBaseline(task: Task & { env: "bash" }, n: number): Promi
   const { shellLoopScript } = await import("@/lib/env/shell-session");
   const root = await fileSystemAt(task.fs, Date.now());
   const nonce = "bench";
-  const sh = spawn("bash", ["--norc", "--noprofile", "-c", shellLoopScript(nonce)], { stdio: ["pipe", "pipe", "ignore"] });
+  const sh = spawn("bash", ["--norc", "--noprofile", "-c", shellLoopScript()], { stdio: ["pipe", "pipe", "ignore"] });
+  sh.stdin.write(nonce + "\0");
   let buf = "";
   let done: (() => void) | null = null;
   sh.stdout.setEncoding("utf8").on("data", (d: string) => {

@@ -56,7 +56,11 @@ export class ShellSession {
     const shell = this.opts.shell ?? "bash";
     // After a restart, the new shell first restores the last known exported variables and cwd.
     const restore = this.exports ? `${this.exports}\ncd -- ${shellQuote(this.cwd)} 2>/dev/null\n` : "";
-    const proc = this.sandbox.spawn([shell, "--norc", "--noprofile", "-c", restore + shellLoopScript(this.nonce)], { cwd: this.opts.cwd, env: this.opts.env });
+    // The nonce goes in on standard input, not in the command line: every session's shell then
+    // has the same argv, so what `ps -ef` or `pstree -a` shows does not differ between two
+    // sandboxes (gold's and the agent's).
+    const proc = this.sandbox.spawn([shell, "--norc", "--noprofile", "-c", restore + shellLoopScript()], { cwd: this.opts.cwd, env: this.opts.env });
+    proc.write(this.nonce + "\u0000");
     this.proc = proc;
     proc.exited.then(() => {
       if (this.proc === proc) this.proc = null;
@@ -120,16 +124,21 @@ export class ShellSession {
 }
 
 /**
- * The read-eval loop a ShellSession's bash runs (see ShellSession): each NUL-terminated action is
- * evaluated, then a frame (status, cwd, `export -p`) ends in `\0IC<nonce>Z\0` on stdout and a mark
+ * The read-eval loop a ShellSession's bash runs (see ShellSession): it reads the session's nonce,
+ * the first NUL-terminated string on standard input; then each NUL-terminated action is
+ * evaluated, its background jobs waited for, and a frame (status, cwd, `export -p`) ends in `\0IC<nonce>Z\0` on stdout and a mark
  * `\0IC<nonce>E\0` goes to stderr.
  */
-export function shellLoopScript(nonce: string): string {
+export function shellLoopScript(): string {
   return [
-    `__ic_n=${nonce}`,
+    `IFS= read -r -d '' __ic_n`,
     `while IFS= read -r -d '' __ic_cmd; do`,
     `  eval "$__ic_cmd" </dev/null`,
     `  __ic_s=$?`,
+    // Jobs the action sent to the background are part of it: the step ends when they do (within
+    // its time limit), so what they print and change belongs to this action, not to whichever
+    // comes next, and a score right after it sees their work done.
+    `  wait`,
     `  printf '\\0IC%sF\\0%s\\0%s\\0' "$__ic_n" "$__ic_s" "$PWD"`,
     `  export -p`,
     `  printf '\\0IC%sZ\\0' "$__ic_n"`,
