@@ -108,6 +108,32 @@ describe.each(backends)("bash environment on %s", (backend) => {
     expect(s.submitted?.reward).toBe(partial.reward);
   });
 
+  it("ends an action with the jobs it sent to the background", async () => {
+    const e = env({ backend });
+    await e.reset(fs1("0"));
+    expect((await e.step("(sleep 0.5; echo late; touch /testbed/late) & echo now")).observation).toBe("now\nlate\n");
+    expect((await e.step("ls /testbed/late; jobs")).observation).toBe("/testbed/late\n");
+  });
+
+  it("runs gold at the score as an action in a fresh sandbox: what reads the clock or the process tree agrees with the agent's last action", async () => {
+    const e = env({ backend });
+    // Gold read the clock at reset before (and was cached for the task): the score came 1.5 s later.
+    await e.reset({ ...fs1("0"), gold: "date +%s%N" });
+    await new Promise((r) => setTimeout(r, 1500));
+    const agent = await e.step("date +%s%N");
+    const scored = await e.submit();
+    const apartMs = (Number(scored.goldObservation) - Number(agent.observation)) / 1e6;
+    expect(apartMs).toBeGreaterThan(0);
+    expect(apartMs).toBeLessThan(1000);
+    // The same shell runs gold as runs the agent's actions, with the same command line (NL2Bash fs4 5: pstree -a).
+    await e.reset({ ...fs1("0"), gold: "pstree -a" });
+    const tree = await e.step("pstree -a");
+    expect(tree.observation).toContain("bash --norc --noprofile -c");
+    const r = await e.submit();
+    expect(r.goldObservation).toBe(tree.observation);
+    expect(r.reward).toBe(1);
+  });
+
   it("isolates episodes: one episode's changes never reach another", async () => {
     const a = env({ backend });
     const b = env({ backend });

@@ -11,7 +11,8 @@ import { parseSubmit } from "@/lib/env/submit";
 import { intercodeEnv, IntercodeExecutor } from "./intercode-run";
 import { DEFAULT_PROFILE, profileValue } from "./profiles";
 import { openSandbox } from "./sandbox";
-import { ShellEpisode } from "./shell-episode";
+import { observationOf, ShellEpisode } from "./shell-episode";
+import { ShellSession } from "./shell-session";
 import type { Environment, EnvironmentOptions, StepOptions, StepResult, SubmitResult } from "./types";
 
 /**
@@ -27,35 +28,41 @@ async function openFsSandbox(hostDir: string, options: EnvironmentOptions): Prom
   return openSandbox({ image, files: { hostDir, mountAt: FS_MOUNT }, workdir: "/" }, options);
 }
 
-/** What gold printed and changed, computed once per task, file system and backend. */
+/** What gold printed (as the agent's observation is formed) and changed. */
 interface GoldResult {
   output: string;
   snapshot: FsSnapshot;
 }
-const goldCache = new Map<string, Promise<GoldResult>>();
 
-/** Runs the gold command(s) in a fresh sandbox over the task's file system (InterCode joins a list with ";"). */
-async function runGold(task: BashTask, hostDir: string, options: EnvironmentOptions): Promise<GoldResult> {
+/**
+ * Where gold runs at the next score under row `bash.gold-run` = `fresh-sandbox-each-score`: a
+ * fresh sandbox over the task's file system with a shell started as the agent's is, opened ahead
+ * of the score so that the score itself only runs gold (as close as can be to the agent's last
+ * action: a gold that prints the time or the load reads it within milliseconds of the agent's).
+ */
+interface GoldSeat {
+  sandbox: Sandbox;
+  shell: ShellSession;
+}
+
+async function openGoldSeat(hostDir: string, options: EnvironmentOptions): Promise<GoldSeat> {
   const sandbox = await openFsSandbox(hostDir, options);
   try {
-    const gold = Array.isArray(task.gold) ? task.gold.join(";") : task.gold;
-    const r = await sandbox.exec(["bash", "-c", gold], { cwd: "/" });
-    const snapshot = await snapshotTestbed(sandbox);
-    return { output: r.output, snapshot };
-  } finally {
-    await sandbox.close();
+    const shell = new ShellSession(sandbox, { cwd: "/" });
+    await shell.ready();
+    return { sandbox, shell };
+  } catch (err) {
+    await sandbox.close().catch(() => undefined);
+    throw err;
   }
 }
 
-function goldFor(task: BashTask, hostDir: string, sandbox: Sandbox, options: EnvironmentOptions): Promise<GoldResult> {
-  const key = `${sandbox.backend}\0${hostDir}\0${JSON.stringify(task.gold)}`;
-  let hit = goldCache.get(key);
-  if (!hit) {
-    hit = runGold(task, hostDir, options);
-    hit.catch(() => goldCache.delete(key));
-    goldCache.set(key, hit);
-  }
-  return hit;
+/** Runs gold (InterCode joins a list with ";") in a seat as an agent's action runs, then reads what it changed. */
+async function runGold(task: BashTask, seat: GoldSeat): Promise<GoldResult> {
+  const gold = Array.isArray(task.gold) ? task.gold.join(";") : task.gold;
+  const { limits } = seat.sandbox;
+  const r = await seat.shell.run(gold, { timeoutMs: limits.timeoutMs, maxOutputBytes: limits.outputBytes });
+  return { output: observationOf(r, limits), snapshot: await snapshotTestbed(seat.sandbox) };
 }
 
 /**
@@ -72,6 +79,8 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
   fileSystem: TaskFileSystem | null = null;
   /** `bash.gold-run` = `eval-sandbox-reset-each-score`: the evaluation sandbox kept across episodes, and its root. */
   private evalSandbox: { root: string; ic: IntercodeExecutor } | null = null;
+  /** `bash.gold-run` = `fresh-sandbox-each-score`: where gold runs at the next score (opening). */
+  private goldSeat: Promise<GoldSeat> | null = null;
 
   constructor(options: EnvironmentOptions = {}) {
     super(options);
@@ -89,12 +98,19 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
     this.retire();
     this.hostDir = hostDir;
     const executor = perAction ? { env: intercodeEnv(fs.number ?? fsNumberOf(task.fs)), wrap: "bash-c" as const } : undefined;
-    const sandbox = await this.begin(task, () => openFsSandbox(this.hostDir, this.options), "/", undefined, executor);
-    if (this.ic) await this.ic.prepareAsImage();
-    // InterCode reset its container before every episode, the first too.
-    if (this.ic && keep) await this.ic.resetContainer();
-    // Start gold early; its result is cached for the task.
-    if (profileValue(this.profile, "bash.gold-run") === "fresh-sandbox-once") goldFor(task, this.hostDir, sandbox, this.options).catch(() => {});
+    // Gold's seat opens beside the agent's sandbox, and the episode starts with both ready.
+    const seat = this.seatsGold() ? openGoldSeat(hostDir, this.options) : null;
+    try {
+      await this.begin(task, () => openFsSandbox(this.hostDir, this.options), "/", undefined, executor);
+      if (this.ic) await this.ic.prepareAsImage();
+      // InterCode reset its container before every episode, the first too.
+      if (this.ic && keep) await this.ic.resetContainer();
+    } catch (err) {
+      seat?.then((s) => s.sandbox.close()).catch(() => undefined);
+      throw err;
+    }
+    // A seat that failed to open is opened again by the score, which reports the failure.
+    if (seat && (await seat.then(() => true, () => false))) this.goldSeat = seat;
     return { observation: task.query };
   }
 
@@ -141,19 +157,67 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
       const submitted = await this.submit();
       return { observation: submitted.agentObservation, ok: true, done: true, submitted };
     }
+    // The action runs once gold's seat is ready (opened at reset, or after the last score), so a
+    // score right after it runs gold within milliseconds of it.
+    await this.goldSeat?.catch(() => undefined);
     return this.runAction(action, options);
   }
 
+  /** Whether gold runs in a seat of its own at each score (row `bash.gold-run`, studio side). */
+  private seatsGold(): boolean {
+    return profileValue(this.profile, "bash.gold-run") === "fresh-sandbox-each-score";
+  }
+
+  /** Opens where gold runs at the next score, unless it is open or opening. */
+  private seatGold(): void {
+    if (this.goldSeat || !this.seatsGold()) return;
+    const seat = openGoldSeat(this.hostDir, this.options);
+    // A failure to open is reported by the score that needs the seat.
+    seat.catch(() => undefined);
+    this.goldSeat = seat;
+  }
+
+  /** Takes the open seat (or opens one now); the caller closes it. */
+  private takeGoldSeat(): Promise<GoldSeat> {
+    const seat = this.goldSeat ?? openGoldSeat(this.hostDir, this.options);
+    this.goldSeat = null;
+    return seat;
+  }
+
+  /** Closes the seat of an episode that ends without a score, in the background. */
+  private dropGoldSeat(): void {
+    const seat = this.goldSeat;
+    this.goldSeat = null;
+    seat?.then((s) => s.sandbox.close()).catch(() => undefined);
+  }
+
+  protected override retire(): void {
+    this.dropGoldSeat();
+    super.retire();
+  }
+
+  /** Scores the episode as it stands (Try Again scores every turn); the episode goes on. */
   async evaluate(): Promise<SubmitResult> {
+    const result = await this.score();
+    this.seatGold();
+    return result;
+  }
+
+  private async score(): Promise<SubmitResult> {
     const { sandbox, task } = this.live();
     if (profileValue(this.profile, "bash.gold-run") === "eval-sandbox-reset-each-score") return this.evaluateAsIntercode(task);
-    const [gold, agent] = await Promise.all([goldFor(task, this.hostDir, sandbox, this.options), snapshotTestbed(sandbox)]);
-    const { reward, breakdown } = scoreBash(this.lastObservation, gold.output, agent, gold.snapshot);
-    return { reward, breakdown, goldObservation: gold.output, agentObservation: this.lastObservation };
+    const seat = await this.takeGoldSeat();
+    try {
+      const [gold, agent] = await Promise.all([runGold(task, seat), snapshotTestbed(sandbox)]);
+      const { reward, breakdown } = scoreBash(this.lastObservation, gold.output, agent, gold.snapshot);
+      return { reward, breakdown, goldObservation: gold.output, agentObservation: this.lastObservation };
+    } finally {
+      seat.sandbox.close().catch(() => undefined);
+    }
   }
 
   async submit(): Promise<SubmitResult> {
-    const result = await this.evaluate();
+    const result = await this.score();
     this.done = true;
     return result;
   }
@@ -161,7 +225,9 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
   async close(): Promise<void> {
     const ev = this.evalSandbox;
     this.evalSandbox = null;
-    await Promise.all([super.close(), ev?.ic.sandbox.close().catch(() => undefined)]);
+    const seat = this.goldSeat;
+    this.goldSeat = null;
+    await Promise.all([super.close(), ev?.ic.sandbox.close().catch(() => undefined), seat?.then((s) => s.sandbox.close()).catch(() => undefined)]);
   }
 }
 

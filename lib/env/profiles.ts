@@ -193,7 +193,7 @@ export const PROFILE_TABLE = {
     env: "bash",
     policy: "any",
     aspect: "turn runs",
-    what: "How an action runs. `bash-c-shlex-per-action`: each action is the one string `/bin/bash -c \"<action>\"` split into argv by Python's shlex (a double quote in the action ends the quoting and cuts the command; the rest becomes `$0`, `$1`...), run on its own with InterCode's image environment (PATH, HOME, HOSTNAME, `file_system_version`, `script`, no LANG); an unbalanced quote or output that is not UTF-8 gives `Malformed command`, an action past the time limit `Command timed out`; `cd` is emulated by a working directory kept outside the shell. `persistent-shell`: one bash for the episode, actions run as typed, variables and `cd` persist, errors name the shell's own line numbers. The model's system prompt states the value's rule (what carries over between actions).",
+    what: "How an action runs. `bash-c-shlex-per-action`: each action is the one string `/bin/bash -c \"<action>\"` split into argv by Python's shlex (a double quote in the action ends the quoting and cuts the command; the rest becomes `$0`, `$1`...), run on its own with InterCode's image environment (PATH, HOME, HOSTNAME, `file_system_version`, `script`, no LANG); an unbalanced quote or output that is not UTF-8 gives `Malformed command`, an action past the time limit `Command timed out`; `cd` is emulated by a working directory kept outside the shell. `persistent-shell`: one bash for the episode, actions run as typed, variables and `cd` persist, an action ends when the jobs it sent to the background end (within the time limit), errors name the shell's own line numbers. The model's system prompt states the value's rule (what carries over between actions).",
     intercode: "bash-c-shlex-per-action",
     studio: "persistent-shell",
   }),
@@ -221,13 +221,13 @@ export const PROFILE_TABLE = {
     intercode: "git-reset-same-sandbox",
     studio: "fresh-sandbox",
   }),
-  "bash.gold-run": row<"eval-sandbox-reset-each-score" | "fresh-sandbox-once">({
+  "bash.gold-run": row<"eval-sandbox-reset-each-score" | "fresh-sandbox-each-score">({
     env: "bash",
     policy: "any",
     aspect: "scored",
-    what: "Where gold runs for a score. `eval-sandbox-reset-each-score`: in one evaluation sandbox kept for the episodes, reset with git before each score and gold run again (through the same executor, from \"/\", so gold commands are cut by quotes too). `fresh-sandbox-once`: once per task in a fresh sandbox, its output and changes cached.",
+    what: "Where gold runs for a score. `eval-sandbox-reset-each-score`: in one evaluation sandbox kept for the episodes, reset with git before each score and gold run again (through the same executor, from \"/\", so gold commands are cut by quotes too). `fresh-sandbox-each-score`: at each score, in a fresh sandbox opened ahead of it (at reset, and beside the first action after a score), run as an action in a shell started as the agent's is (same limits; its output formed as an observation), so that a gold that prints the time, the load or the process tree reads them as the agent's last action did, milliseconds apart.",
     intercode: "eval-sandbox-reset-each-score",
-    studio: "fresh-sandbox-once",
+    studio: "fresh-sandbox-each-score",
   }),
   "bash.reward-status": row<"whitespace-split-md5sum-text" | "parsed-status-content-md5">({
     env: "bash",
