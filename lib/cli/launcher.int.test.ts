@@ -3,11 +3,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { freshBundle } from "../../scripts/cli-bundle.mjs";
 
 const root = path.resolve(__dirname, "../..");
 const fixtures = path.join(root, "lib/trajectories/fixtures/logs");
 
-/** The installed `icstudio` command (bin/icstudio.mjs), which runs the CLI in its own process. */
+/** The installed `icstudio` command (bin/icstudio.mjs), which runs the compiled CLI in its own process. */
 function bin(args: string[], env: Record<string, string> = {}) {
   return spawnSync(process.execPath, [path.join(root, "bin/icstudio.mjs"), ...args], { cwd: root, env: { ...process.env, ...env }, encoding: "utf8" });
 }
@@ -37,5 +38,22 @@ describe("bin/icstudio.mjs", () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("runs the compiled CLI, built again after one of its sources changed", () => {
+    expect(bin(["--help"]).status).toBe(0);
+    const before = freshBundle();
+    expect(before).not.toBeNull();
+    // A command's module, its time moved on (as a save does): the next start builds again.
+    const source = path.join(root, "lib/cli/commands/stats.ts");
+    const later = new Date(fs.statSync(source).mtimeMs + 2_000);
+    fs.utimesSync(source, later, later);
+    expect(freshBundle()).toBeNull();
+    const help = bin(["stats", "--help"]);
+    expect(help.stderr).toBe("");
+    expect(help.stdout).toContain("usage: icstudio stats");
+    const after = freshBundle();
+    expect(after).not.toBeNull();
+    expect(after).not.toBe(before);
   });
 });

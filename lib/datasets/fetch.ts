@@ -86,7 +86,19 @@ function verify(rel: string, file: string): number | undefined {
  * (lib/datasets/intercode-fs.ts).
  */
 export async function fetchIntercode(
-  opts: { from?: string; log?: (msg: string) => void; convert?: boolean; buildFileSystems?: boolean; backend?: "local" | "docker" | "auto" } = {},
+  opts: {
+    from?: string;
+    log?: (msg: string) => void;
+    convert?: boolean;
+    /**
+     * The SQL module's conversion (lib/sql/convert-mysql-dump), given by a caller that may import it
+     * (this folder may not: lib/sql imports lib/datasets). Without it the module is loaded from its
+     * file, which works only where TypeScript files load (tsx, Vitest), not in the compiled CLI.
+     */
+    converter?: Record<string, unknown>;
+    buildFileSystems?: boolean;
+    backend?: "local" | "docker" | "auto";
+  } = {},
 ): Promise<FetchReport> {
   const log = opts.log ?? (() => {});
   const dest = intercodeDataDir();
@@ -126,7 +138,7 @@ export async function fetchIntercode(
     rmSync(staging, { recursive: true, force: true });
   }
   clearDatasetCache();
-  if (opts.convert !== false) report.converted = await convertSpider(path.join(dest, SPIDER_DUMP_REL), log);
+  if (opts.convert !== false) report.converted = await convertSpider(path.join(dest, SPIDER_DUMP_REL), log, opts.converter);
   if (opts.buildFileSystems !== false) {
     try {
       report.fileSystems = await buildIntercodeFileSystems({ dataDir: dest, log, backend: opts.backend });
@@ -184,17 +196,22 @@ async function fetchCtfAssets(staging: string, from: string | undefined, log: (m
   return ids.size;
 }
 
-/** Runs the SQL module's MySQL-dump → SQLite conversion, when that module is present. */
-async function convertSpider(dump: string, log: (msg: string) => void): Promise<string | undefined> {
-  let mod: Record<string, unknown>;
+/** The SQL module's conversion loaded from its file, or undefined (logged) when it cannot be. */
+async function loadConverter(log: (msg: string) => void): Promise<Record<string, unknown> | undefined> {
   try {
     const file = path.join(REPO_ROOT, "lib/sql/convert-mysql-dump.ts");
     if (!existsSync(file)) throw new Error("file not found");
-    mod = (await import(/* @vite-ignore */ pathToFileURL(file).href)) as Record<string, unknown>;
+    return (await import(/* @vite-ignore */ pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (err) {
     log(`Spider conversion skipped: lib/sql/convert-mysql-dump is not available (${(err as Error).message})`);
     return undefined;
   }
+}
+
+/** Runs the SQL module's MySQL-dump → SQLite conversion, when that module is present. */
+async function convertSpider(dump: string, log: (msg: string) => void, given?: Record<string, unknown>): Promise<string | undefined> {
+  const mod = given ?? (await loadConverter(log));
+  if (!mod) return undefined;
   type Convert = (o: { dumpPath: string; outDir: string }) => unknown;
   const fn = (mod.ensureConverted ?? mod.convertMysqlDump) as Convert | undefined;
   if (typeof fn !== "function") {

@@ -5,8 +5,15 @@ import { Worker } from "node:worker_threads";
 import { StudioError } from "@/lib/errors";
 import type { LogAttribution, PreparedLog } from "./parse-log";
 
-/** The worker's entry, a path (not `new URL(...)` in `new Worker`, which bundlers would try to bundle). */
-const ENTRY = path.join(path.dirname(fileURLToPath(import.meta.url)), "import-worker.mjs");
+/** Set by the CLI's build (scripts/cli-bundle.mjs) to its compiled entry of the worker; undefined elsewhere. */
+declare const ICSTUDIO_BUNDLED_WORKER: string | undefined;
+
+/**
+ * The worker's entry, a path (not `new URL(...)` in `new Worker`, which bundlers would try to
+ * bundle): the compiled one in the CLI's build, else the one that runs the TypeScript through tsx.
+ */
+const ENTRY =
+  typeof ICSTUDIO_BUNDLED_WORKER === "string" ? ICSTUDIO_BUNDLED_WORKER : path.join(path.dirname(fileURLToPath(import.meta.url)), "import-worker.mjs");
 
 /**
  * A thread that reads log files into rows to store (lib/trajectories/import-worker.ts), so that

@@ -34,7 +34,8 @@ export default defineCommand({
     if (positionals[0] !== "fetch") throw new BadInputError(`unknown subcommand ${JSON.stringify(positionals[0])} (expected fetch)`, "arguments");
     if (positionals[1] !== "intercode" || positionals.length > 2) throw new BadInputError("usage: icstudio datasets fetch intercode [--from DIR]", "arguments");
     const { fetchIntercode } = await import("@/lib/datasets/fetch");
-    const report = await fetchIntercode({ from: values.from as string | undefined, log });
+    const converter = await import("@/lib/sql/convert-mysql-dump");
+    const report = await fetchIntercode({ from: values.from as string | undefined, log, converter });
     if (values.json) {
       printJson(report);
       return 0;
