@@ -56,4 +56,38 @@ describe("bin/icstudio.mjs", () => {
     expect(after).not.toBeNull();
     expect(after).not.toBe(before);
   });
+
+  it("reads a large import on the compiled reading thread", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-launcher-"));
+    try {
+      // Two files of 4.5 MB: together past WORKER_MIN_BYTES, so the import reads them on a worker thread.
+      const record = JSON.parse(fs.readFileSync(path.join(fixtures, "ic_bash_multiturn_gpt-4_3_turns_fs_2.json"), "utf8"))["0"];
+      record.turn_history.observations = record.turn_history.observations.map((o: string) => o.repeat(40));
+      const logs = path.join(dir, "logs");
+      fs.mkdirSync(logs);
+      const perFile = Math.ceil(4.5e6 / JSON.stringify(record).length);
+      const episodes = 2 * perFile;
+      for (const fsN of [1, 2]) {
+        const out: Record<string, unknown> = {};
+        for (let i = 0; i < perFile; i++) out[i] = { ...record, task_id: i };
+        fs.writeFileSync(path.join(logs, `ic_bash_multiturn_gpt-4_3_turns_fs_${fsN}.json`), JSON.stringify(out));
+      }
+      // Each thread writes a profile of its own: two, and the second ran the compiled worker entry.
+      const prof = path.join(dir, "prof");
+      const imp = spawnSync(process.execPath, ["--cpu-prof", "--cpu-prof-dir", prof, path.join(root, "bin/icstudio.mjs"), "import", logs, "--json"], {
+        cwd: root,
+        env: { ...process.env, IC_DB: path.join(dir, "studio.db") },
+        encoding: "utf8",
+      });
+      expect(imp.stderr).toBe("");
+      expect(JSON.parse(imp.stdout).totals).toMatchObject({ files: 2, failedFiles: 0, added: episodes, rejected: 0 });
+      const urls = fs.readdirSync(prof).map((f) => (JSON.parse(fs.readFileSync(path.join(prof, f), "utf8")) as { nodes: { callFrame: { url: string } }[] }).nodes.map((n) => n.callFrame.url));
+      expect(urls).toHaveLength(2);
+      const worker = path.join(path.dirname(freshBundle("import-worker")!), "import-worker.mjs");
+      expect(urls.filter((u) => u.some((url) => url.endsWith(worker)))).toHaveLength(1);
+      expect(urls.flat().some((url) => url.includes("tsx"))).toBe(false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -15,28 +15,29 @@ import { MAX_IMPORT_FILE_BYTES, tooLarge, type LogAttribution } from "./parse-lo
 export interface ImportPathsOptions extends ImportOptions {
   /**
    * Read files in a worker thread while this one writes the last one read: on, or off (everything
-   * on this thread). Default: on when the files add up to WORKER_MIN_BYTES or more and a core is
-   * free for it (sparedCore).
+   * on this thread). Default: on when the files add up to WORKER_MIN_BYTES or more and the machine
+   * has more than one core (severalCores).
    */
   worker?: boolean;
 }
 
 /**
  * Below this many bytes of logs in all, importPaths reads them on its own thread: a worker's
- * start-up (TypeScript and the parser's modules, about a second of CPU on another core) is worth
- * it only when there is parsing to overlap with writing.
+ * start-up (the parser's modules, a few tenths of a second of CPU on another core, compiled; about a
+ * second through tsx) is worth it only when there is parsing to overlap with writing.
  */
 export const WORKER_MIN_BYTES = 8 * 1024 * 1024;
 
 /**
- * Whether the machine has a core to spare for the reading thread: its one-minute load average is
- * below its cores less one. The worker costs about 2 s of CPU more than reading on the writer's
- * thread (its start-up, and passing the rows between threads); with a core free that is paid
- * beside the writer and the import is shorter, on a saturated machine it only adds to the wait
- * (measured on the published set: on 2 cores at load 12 to 17, 12.1-14.5 s of CPU against 10.5-12.2 s).
+ * Whether the reading thread can run beside the writer: the machine has more than one core. The
+ * load average is no guide: compiled, the worker costs about 0.5 s of CPU more than reading on the
+ * writer's thread (passing the rows between threads), and on a busy machine two threads get more
+ * of the cores than one (the published set on 2 cores at load 9-10, median of 3: 16.6 s wall with
+ * the worker, 20.8 s without, 10.4 s of CPU against 9.9 s). The one-minute average also counted the
+ * previous import (a benchmark's runs back to back), which kept the worker off when it paid.
  */
-export function sparedCore(): boolean {
-  return os.loadavg()[0] < os.availableParallelism() - 1;
+export function severalCores(): boolean {
+  return os.availableParallelism() > 1;
 }
 
 /** Lists the .json and .jsonl files under the given files and folders, in a stable order. */
@@ -66,7 +67,7 @@ export async function importPaths(paths: string[], opts: ImportPathsOptions = {}
   const attribution: LogAttribution = { model: opts.model, policy: opts.policy, turnLimit: opts.turnLimit, dataset: opts.dataset };
   const sizes = files.map((f) => fs.statSync(f).size);
   const bytes = sizes.reduce((n, size) => n + size, 0);
-  const worker = (opts.worker ?? (bytes >= WORKER_MIN_BYTES && sparedCore())) && files.length > 1 ? new ParseWorker(attribution) : null;
+  const worker = (opts.worker ?? (bytes >= WORKER_MIN_BYTES && severalCores())) && files.length > 1 ? new ParseWorker(attribution) : null;
   const reports: FileReport[] = [];
   try {
     // Two files ahead at most: the next one is read while this one is written, without holding a
