@@ -132,7 +132,8 @@ async function benchEnv(env: EnvName, tasks: Task[], backend: "local" | "docker"
     }
     await sleep(opts.gapMs);
     const steps = await time(opts.steps, () => e.step(STEP_ACTION[env]));
-    // Reward: the first evaluation of a task waits for gold's run (started by reset); the second hits the gold cache.
+    // Reward: a task's first evaluation, then the same task played again (sql and python cache gold's
+    // result per task; bash runs gold at every score, in a sandbox opened at reset).
     const first: number[] = [];
     const cached: number[] = [];
     for (let i = 0; i < Math.min(10, tasks.length); i++) {
@@ -151,7 +152,7 @@ async function benchEnv(env: EnvName, tasks: Task[], backend: "local" | "docker"
     add("step (first, right after reset)", firstSteps, baseline);
     add(`step (${opts.gapMs} ms into the episode)`, steps, baseline);
     add(`reward (first, ${opts.gapMs} ms after reset)`, first);
-    add("reward (gold cached)", cached);
+    add("reward (same task again)", cached);
   } finally {
     await e.close();
   }
