@@ -146,6 +146,12 @@ export async function insertEpisodesBulk({
         // ever sees them gone (a failure rolls the drop back with the rows).
         const triggers = s.insertTriggers.all() as { name: string; sql: string }[];
         for (const t of triggers) db.exec(`DROP TRIGGER "${t.name}"`);
+        // Each new episode's search document, indexed after the file's other rows: FTS5 writes the
+        // terms it holds in memory out to disk at every statement savepoint of the transaction (an
+        // Episode or Turn insert opens one), so indexing between them wrote a small segment per
+        // episode and merged those again; after them the file's terms collect in memory and go out
+        // in a few large segments (the published set: the writes 4.3 -> 3.2 s of CPU, median of 4).
+        const docs: [searchKey: number, query: string, body: string][] = [];
         for (const e of episodes) {
           const id = e.id ?? uuidv7();
           let invalid = 0;
@@ -184,9 +190,10 @@ export async function insertEpisodesBulk({
               pendingRows = 0;
             }
           }
-          s.indexEpisode.run(searchKey, e.query, body);
+          docs.push([searchKey, e.query, body]);
         }
         flushTurns();
+        for (const [key, query, body] of docs) s.indexEpisode.run(key, query, body);
         for (const t of triggers) db.exec(t.sql);
         s.deferFts.run(0);
         if (file) s.fileRecord.run(file.contentHash, file.path, file.format, episodes.length, file.rejected, now);
