@@ -10,7 +10,7 @@ import { closeStore } from "@/lib/db/client";
 import { listRunEpisodeOutcomes } from "@/lib/db/run-episodes";
 import { getRunByName } from "@/lib/db/runs";
 
-/** `icstudio eval` as a user runs it: a real process, the scripted server over HTTP, a real store. */
+/** `icstudio eval` as a user runs it (the installed command, compiled): a real process, the scripted server over HTTP, a real store. */
 
 const REPO = path.resolve(__dirname, "../../..");
 const ENV = "sql";
@@ -18,7 +18,7 @@ let server: ScriptedServer;
 let dbFile: string;
 
 function icstudio(args: string[], opts: { onStderr?: (s: string) => void } = {}) {
-  const child = spawn(process.execPath, ["--import", "tsx", "--import", "./scripts/hooks.mjs", "lib/cli/main.ts", ...args], {
+  const child = spawn(process.execPath, ["bin/icstudio.mjs", ...args], {
     cwd: REPO,
     env: { ...process.env, IC_DB: dbFile, IC_MODEL_ATTEMPTS: "2" },
     stdio: ["ignore", "pipe", "pipe"],

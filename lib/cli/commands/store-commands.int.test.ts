@@ -9,7 +9,7 @@ const root = path.resolve(__dirname, "../../..");
 const sample = path.join(config().sharedIntercodeDir, "results-sample");
 
 function icstudio(args: string[], db: string) {
-  return spawnSync(process.execPath, ["--import", "tsx", "--import", "./scripts/hooks.mjs", "lib/cli/main.ts", ...args], {
+  return spawnSync(process.execPath, ["bin/icstudio.mjs", ...args], {
     cwd: root,
     env: { ...process.env, IC_DB: db },
     encoding: "utf8",
