@@ -16,7 +16,7 @@ afterEach(() => {
 describe("parseConfig", () => {
   it("gives the documented defaults for an empty environment", () => {
     const c = parseConfig({});
-    expect(c).toMatchObject({ host: "127.0.0.1", port: 3000, token: null, idleMs: 600_000, maxSandboxes: 16, backend: "auto", dockerPool: 2, localPool: 1, bwrap: "bwrap" });
+    expect(c).toMatchObject({ host: "127.0.0.1", port: 3000, token: null, idleMs: 600_000, maxSandboxes: 16, backend: "auto", dockerPool: 2, localPool: 2, bwrap: "bwrap" });
     expect(c.limits).toEqual({});
     expect(c.sqlUrl).toBeUndefined();
     expect(c.store).toEqual({ kind: "sqlite", file: path.resolve("var/studio.db") });

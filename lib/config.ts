@@ -269,7 +269,7 @@ const envSchema = z
        * sandboxes (default IC_MAX_SANDBOXES); null: the one engine of DOCKER_HOST or /var/run/docker.sock.
        */
       dockerHosts: hosts,
-      localPool: e.IC_LOCAL_POOL ?? 1,
+      localPool: e.IC_LOCAL_POOL ?? 2,
       /** The bubblewrap binary (IC_BWRAP). */
       bwrap: e.IC_BWRAP ?? "bwrap",
       /** Let the local sandbox run without cgroup caps (IC_SANDBOX_ALLOW_NO_CGROUP). */

@@ -98,19 +98,28 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
     this.retire();
     this.hostDir = hostDir;
     const executor = perAction ? { env: intercodeEnv(fs.number ?? fsNumberOf(task.fs)), wrap: "bash-c" as const } : undefined;
-    // Gold's seat opens beside the agent's sandbox, and the episode starts with both ready.
-    const seat = this.seatsGold() ? openGoldSeat(hostDir, this.options) : null;
+    // Gold's seat opens once the agent's sandbox is taken (the warm pool's first sandbox goes to
+    // the agent), beside the agent's shell starting; the first action waits for it (see step).
+    let seat: Promise<GoldSeat> | null = null;
+    const openAgent = async () => {
+      const sandbox = await openFsSandbox(this.hostDir, this.options);
+      if (this.seatsGold()) {
+        seat = openGoldSeat(hostDir, this.options);
+        seat.catch(() => undefined);
+      }
+      return sandbox;
+    };
     try {
-      await this.begin(task, () => openFsSandbox(this.hostDir, this.options), "/", undefined, executor);
+      await this.begin(task, openAgent, "/", undefined, executor);
       if (this.ic) await this.ic.prepareAsImage();
       // InterCode reset its container before every episode, the first too.
       if (this.ic && keep) await this.ic.resetContainer();
     } catch (err) {
-      seat?.then((s) => s.sandbox.close()).catch(() => undefined);
+      (seat as Promise<GoldSeat> | null)?.then((s) => s.sandbox.close()).catch(() => undefined);
       throw err;
     }
     // A seat that failed to open is opened again by the score, which reports the failure.
-    if (seat && (await seat.then(() => true, () => false))) this.goldSeat = seat;
+    this.goldSeat = seat;
     return { observation: task.query };
   }
 
@@ -178,10 +187,10 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
   }
 
   /** Takes the open seat (or opens one now); the caller closes it. */
-  private takeGoldSeat(): Promise<GoldSeat> {
-    const seat = this.goldSeat ?? openGoldSeat(this.hostDir, this.options);
+  private async takeGoldSeat(): Promise<GoldSeat> {
+    const seat = this.goldSeat;
     this.goldSeat = null;
-    return seat;
+    return (seat && (await seat.catch(() => null))) || openGoldSeat(this.hostDir, this.options);
   }
 
   /** Closes the seat of an episode that ends without a score, in the background. */

@@ -306,7 +306,7 @@ async function checkAvailable(): Promise<{ ok: true } | { ok: false; reason: str
 
 /** Options of the local backend. */
 export interface LocalBackendOptions {
-  /** Started sandboxes kept ready per (image, whole-root file system, limits); default IC_LOCAL_POOL or 1. 0 disables the pool. */
+  /** Started sandboxes kept ready per (image, whole-root file system, limits); default IC_LOCAL_POOL or 2. 0 disables the pool. */
   poolSize?: number;
 }
 
