@@ -27,6 +27,14 @@ export interface PrepareRunContext {
 }
 
 /**
+ * Live sandboxes one episode of an environment holds: a bash episode keeps a second one, where gold
+ * runs at the score (lib/env/bash.ts; profile row `bash.gold-run`, both sides).
+ */
+export function sandboxesPerEpisode(env: string): number {
+  return env === "bash" ? 2 : 1;
+}
+
+/**
  * Checks everything a batch run needs before anything starts (the one check for `icstudio eval`
  * and the runs page): the concurrency against the sandbox cap, the dataset and its environment,
  * the task selection, the model.
@@ -34,8 +42,10 @@ export interface PrepareRunContext {
  */
 export function prepareRun(o: LaunchRunOptions, ctx: PrepareRunContext): PreparedRun {
   const field = ctx.field ?? ((n: string) => n);
-  if (o.concurrency > ctx.maxSandboxes) {
-    throw new BadInputError(`${o.concurrency} episodes at once is more than the sandbox cap of ${ctx.maxSandboxes} (IC_MAX_SANDBOXES)`, field("concurrency"));
+  const each = sandboxesPerEpisode(o.env);
+  if (o.concurrency * each > ctx.maxSandboxes) {
+    const why = each > 1 ? ` allows: a ${o.env} episode holds ${each} sandboxes, its own and the one gold runs in at the score` : "";
+    throw new BadInputError(`${o.concurrency} episodes at once is more than the sandbox cap of ${ctx.maxSandboxes} (IC_MAX_SANDBOXES)${why}`, field("concurrency"));
   }
   let all: Task[];
   try {

@@ -63,6 +63,7 @@ describe("launching a run from the browser", () => {
       [{ ...base, selection: { kind: "slice", limit: 0 } }, "body selection.limit", />=1/],
       [{ ...base, selection: { kind: "sample", limit: 0, seed: 3 } }, "body selection.limit", />=1/],
       [{ ...base, concurrency: 5 }, "body concurrency", /sandbox cap of 4/],
+      [{ ...base, env: "bash", dataset: "demo-bash", concurrency: 3 }, "body concurrency", /sandbox cap of 4 \(IC_MAX_SANDBOXES\) allows: a bash episode holds 2 sandboxes/],
       [{ ...base, selection: { kind: "list", tasks: ["nope"] } }, "body selection.tasks", /nope/],
       [{ ...base, model: "not-configured" }, "body model", /not-configured/],
     ];
