@@ -99,14 +99,11 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
     this.hostDir = hostDir;
     const executor = perAction ? { env: intercodeEnv(fs.number ?? fsNumberOf(task.fs)), wrap: "bash-c" as const } : undefined;
     // Gold's seat opens once the agent's sandbox is taken (the warm pool's first sandbox goes to
-    // the agent), beside the agent's shell starting; the first action waits for it (see step).
-    let seat: Promise<GoldSeat> | null = null;
+    // the agent; begin has retired the last episode's seat by then), beside the agent's shell
+    // starting; the first action waits for it (see step).
     const openAgent = async () => {
       const sandbox = await openFsSandbox(this.hostDir, this.options);
-      if (this.seatsGold()) {
-        seat = openGoldSeat(hostDir, this.options);
-        seat.catch(() => undefined);
-      }
+      this.seatGold();
       return sandbox;
     };
     try {
@@ -115,11 +112,9 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
       // InterCode reset its container before every episode, the first too.
       if (this.ic && keep) await this.ic.resetContainer();
     } catch (err) {
-      (seat as Promise<GoldSeat> | null)?.then((s) => s.sandbox.close()).catch(() => undefined);
+      void this.dropGoldSeat();
       throw err;
     }
-    // A seat that failed to open is opened again by the score, which reports the failure.
-    this.goldSeat = seat;
     return { observation: task.query };
   }
 
@@ -193,15 +188,15 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
     return (seat && (await seat.catch(() => null))) || openGoldSeat(this.hostDir, this.options);
   }
 
-  /** Closes the seat of an episode that ends without a score, in the background. */
-  private dropGoldSeat(): void {
+  /** Closes the seat of an episode that ends without a score (retire goes on without waiting for it). */
+  private dropGoldSeat(): Promise<void> {
     const seat = this.goldSeat;
     this.goldSeat = null;
-    seat?.then((s) => s.sandbox.close()).catch(() => undefined);
+    return seat ? seat.then((s) => s.sandbox.close()).catch(() => undefined) : Promise.resolve();
   }
 
   protected override retire(): void {
-    this.dropGoldSeat();
+    void this.dropGoldSeat();
     super.retire();
   }
 
@@ -234,9 +229,7 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
   async close(): Promise<void> {
     const ev = this.evalSandbox;
     this.evalSandbox = null;
-    const seat = this.goldSeat;
-    this.goldSeat = null;
-    await Promise.all([super.close(), ev?.ic.sandbox.close().catch(() => undefined), seat?.then((s) => s.sandbox.close()).catch(() => undefined)]);
+    await Promise.all([this.dropGoldSeat(), super.close(), ev?.ic.sandbox.close().catch(() => undefined)]);
   }
 }
 

@@ -30,7 +30,7 @@ export interface PrepareRunContext {
  * Live sandboxes one episode of an environment holds: a bash episode keeps a second one, where gold
  * runs at the score (lib/env/bash.ts; profile row `bash.gold-run`, both sides).
  */
-export function sandboxesPerEpisode(env: string): number {
+function sandboxesPerEpisode(env: string): number {
   return env === "bash" ? 2 : 1;
 }
 
