@@ -13,7 +13,9 @@ export const EPISODE_FLAGS = {
   "forced-submit": "the turn limit was reached and the log appended a final `submit` that its turn count leaves out",
   "turns-mismatch": "the log's own turn count (turns_taken) differs from its number of actions for no reason named here",
   "execute-wrapped": "actions are logged as the agent wrote them (ReAct's `execute[...]`), not as they ran",
-  "no-actions": "the log holds no action at all (e.g. a Plan & Solve plan with no steps)",
+  "no-actions": "the log holds no action at all (e.g. a Plan & Solve plan with no steps; a reward logged with no action is the episode's own)",
+  "task-text-differs": "the log's question differs from its task's in the task set (a reworded task): the episode keeps the id its log gives",
+  "task-unlinked": "the log's task could not be checked at import: its task set is not installed, or holds no task at that id or position; the id is the log's own",
 } as const;
 
 export type EpisodeFlag = keyof typeof EPISODE_FLAGS;

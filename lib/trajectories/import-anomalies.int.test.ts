@@ -14,6 +14,11 @@ import { computeStats } from "./stats";
 // published logs (see fixtures/logs and ../shared/intercode/README.md).
 const logs = path.join(__dirname, "fixtures/logs");
 const file = (name: string) => path.join(logs, name);
+// The fixtures' questions are their own words, not the task sets': every episode is also flagged
+// task-text-differs (lib/trajectories/task-links.ts). These tests look at the log's other oddities.
+const REWORDED = "task-text-differs";
+const asLogged = (flags: string) => flags.split(" ").filter((f) => f !== REWORDED).join(" ");
+const asLoggedList = (flags: string[]) => flags.filter((f) => f !== REWORDED);
 
 async function episodeOf(filters: EpisodeFilters) {
   const page = await listEpisodes({ filters });
@@ -28,7 +33,7 @@ describe("import of InterCode's logs as logged, oddities flagged", () => {
   it("imports every record of the three formats and refuses only the truncated file, naming it", async () => {
     const report = await importPaths([logs]);
     byName = Object.fromEntries(report.files.map((f) => [path.relative(logs, f.file), f]));
-    expect(report.totals).toMatchObject({ files: 6, failedFiles: 1, episodes: 10, added: 10, rejected: 0, flagged: 5 });
+    expect(report.totals).toMatchObject({ files: 6, failedFiles: 1, episodes: 10, added: 10, rejected: 0, flagged: 10 });
     expect(report.totals.flags).toEqual({
       blocked: 1,
       "missing-observation": 1,
@@ -36,37 +41,38 @@ describe("import of InterCode's logs as logged, oddities flagged", () => {
       "execute-wrapped": 2,
       "forced-submit": 1,
       "no-actions": 1,
+      [REWORDED]: 10,
     });
     const truncated = byName["ic_python_multiturn_gpt-4_5_turns.json"];
     expect(truncated.file).toBe(file("ic_python_multiturn_gpt-4_5_turns.json"));
     expect(truncated.error).toMatch(/damaged JSON/);
-    expect(byName["gpt-3.5/ic_sql_plan_solve_refine_2_turns.json"]).toMatchObject({ format: "run", episodes: 3, rejected: [], flags: { "no-actions": 1 } });
+    expect(byName["gpt-3.5/ic_sql_plan_solve_refine_2_turns.json"]).toMatchObject({ format: "run", episodes: 3, rejected: [], flags: { "no-actions": 1, [REWORDED]: 3 } });
     expect(byName["ic_bash_plan_solve.json"]).toMatchObject({ format: "run", episodes: 1 });
-    expect(byName["ic_sql_multiturn_human_5_turns.json"]).toMatchObject({ format: "envlog", flags: { "negative-reward": 1 } });
-    expect(byName["ic_bash_multiturn_gpt-4_3_turns_fs_2.json"]).toMatchObject({ format: "results", flagged: 1 });
+    expect(byName["ic_sql_multiturn_human_5_turns.json"]).toMatchObject({ format: "envlog", flags: { "negative-reward": 1, [REWORDED]: 2 } });
+    expect(byName["ic_bash_multiturn_gpt-4_3_turns_fs_2.json"]).toMatchObject({ format: "results", flagged: 2 });
   });
 
   it("results format: a blocked last action is stored with its missing observation, and the turns the log counted", async () => {
     const ep = await episodeOf({ environment: "bash", policy: "try-again", taskId: "1" });
-    expect(ep.flags.split(" ").sort()).toEqual(["blocked", "missing-observation"]);
+    expect(asLogged(ep.flags).split(" ").sort()).toEqual(["blocked", "missing-observation"]);
     expect(ep.turns.map((t) => [t.action, t.observation, t.ok, t.reward])).toEqual([
       ["du -a /var/tmp/orchard | sort -n", "4\t/var/tmp/orchard/pears.log\n8\t/var/tmp/orchard/apples.log\n12\t/var/tmp/orchard\n", true, 0.2],
       ["blocked", "", null, 0],
     ]);
     expect([ep.reward, ep.success, ep.turnsTaken, ep.turnLimit, ep.dataset, ep.model]).toEqual([0.2, false, 2, 3, "nl2bash-fs2", "gpt-4"]);
     const clean = await episodeOf({ environment: "bash", policy: "try-again", taskId: "0" });
-    expect([clean.flags, clean.turnsTaken, clean.solvedAtTurn]).toEqual(["", 2, 2]);
+    expect([asLogged(clean.flags), clean.turnsTaken, clean.solvedAtTurn]).toEqual(["", 2, 2]);
   });
 
   it("environment-log format: a reward below 0 is kept as logged and flagged", async () => {
     const ep = await episodeOf({ environment: "sql", playerKind: "human", taskId: "12" });
-    expect([ep.reward, ep.success, ep.flags, ep.solvedAtTurn]).toEqual([-0.4, false, "negative-reward", null]);
+    expect([ep.reward, ep.success, asLogged(ep.flags), ep.solvedAtTurn]).toEqual([-0.4, false, "negative-reward", null]);
   });
 
   it("ReAct: execute[...] actions and thoughts as logged; the forced final submit is stored but not counted as a turn", async () => {
     const ep = await episodeOf({ environment: "sql", policy: "react", taskId: "1" });
     expect(ep.model).toBe("gpt-3.5");
-    expect(ep.flags.split(" ").sort()).toEqual(["execute-wrapped", "forced-submit"]);
+    expect(asLogged(ep.flags).split(" ").sort()).toEqual(["execute-wrapped", "forced-submit"]);
     expect(ep.turns.map((t) => t.action)).toEqual([
       "execute[SELECT * FROM tenure LIMIT 3]",
       "execute[SELECT keeper FROM tenure GROUP BY keeper HAVING count(*) > 2]",
@@ -76,7 +82,7 @@ describe("import of InterCode's logs as logged, oddities flagged", () => {
     expect(ep.turns.map((t) => t.thought)).toEqual(["Keepers and lighthouses are joined by a tenure table.", "I need to group by keeper.", "Maybe the column is called keeper_id.", "EXCEEDED MAX TURNS: submit"]);
     expect([ep.turnCount, ep.turnsTaken]).toEqual([4, 3]);
     const submitted = await episodeOf({ environment: "sql", policy: "react", taskId: "0" });
-    expect([submitted.flags, submitted.turnCount, submitted.turnsTaken, submitted.solvedAtTurn]).toEqual(["execute-wrapped", 2, 2, 2]);
+    expect([asLogged(submitted.flags), submitted.turnCount, submitted.turnsTaken, submitted.solvedAtTurn]).toEqual(["execute-wrapped", 2, 2, 2]);
     // InterCode's mean turns: (2 + 3) / 2, not the 3 stored turns on average.
     const [react] = (await computeStats({ filters: { policy: "react" }, groupBy: ["env", "model", "policy"] })).groups;
     expect(react.meanTurns).toBe(2.5);
@@ -84,7 +90,7 @@ describe("import of InterCode's logs as logged, oddities flagged", () => {
 
   it("run format ({meta, logs}): Plan & Solve named from meta and the file name, plan steps kept, an empty plan kept", async () => {
     const page = await listEpisodes({ filters: { environment: "sql", policy: "plan-solve-refine-2" }, sort: { key: "taskId", dir: "asc" } });
-    expect(page.rows.map((r) => [r.taskId, r.model, r.dataset, r.success, r.turnCount, r.flags])).toEqual([
+    expect(page.rows.map((r) => [r.taskId, r.model, r.dataset, r.success, r.turnCount, asLoggedList(r.flags)])).toEqual([
       ["3", "gpt-3.5", "spider-dev", true, 2, []],
       ["4", "gpt-3.5", "spider-dev", false, 2, []],
       ["5", "gpt-3.5", "spider-dev", false, 0, ["no-actions"]],
@@ -99,7 +105,7 @@ describe("import of InterCode's logs as logged, oddities flagged", () => {
 
   it("flags filter the list, the viewer and the statistics (icstudio --flag)", async () => {
     expect((await listEpisodes({ filters: filtersFromFlags({ flag: "negative-reward" }) })).rows.map((r) => r.taskId)).toEqual(["12"]);
-    expect((await listViewerEpisodes({ filters: { flag: "blocked" } })).rows.map((r) => [r.taskId, r.flags.sort()])).toEqual([["1", ["blocked", "missing-observation"]]]);
+    expect((await listViewerEpisodes({ filters: { flag: "blocked" } })).rows.map((r) => [r.taskId, asLoggedList(r.flags).sort()])).toEqual([["1", ["blocked", "missing-observation"]]]);
     expect((await computeStats({ filters: filtersFromFlags({ flag: "execute-wrapped" }), groupBy: ["policy"] })).groups.map((g) => [g.key.policy, g.episodes])).toEqual([["react", 2]]);
     expect(() => filtersFromFlags({ flag: "odd" })).toThrow(/unknown flag "odd"; one of negative-reward/);
   });
@@ -119,7 +125,7 @@ describe("import of InterCode's logs as logged, oddities flagged", () => {
     let text = "";
     const { episodes } = await exportEpisodes({ filters: { flag: "negative-reward" }, format: "jsonl", write: (c) => void (text += c) });
     expect(episodes).toBe(1);
-    expect(JSON.parse(text)).toMatchObject({ reward: -0.4, flags: ["negative-reward"] });
+    expect(JSON.parse(text)).toMatchObject({ reward: -0.4, flags: ["negative-reward", REWORDED] });
     let react = "";
     await exportEpisodes({ filters: { flag: "forced-submit" }, format: "jsonl", write: (c) => void (react += c) });
     const line = JSON.parse(react);
@@ -128,7 +134,7 @@ describe("import of InterCode's logs as logged, oddities flagged", () => {
     const again = await importLogText("moved.jsonl", [text, react].join("").replaceAll(/"id":"[^"]+"/g, (m) => m.replace('"id":"', '"id":"copy-')).replaceAll(/"sourceKey":"[^"]+"/g, (m) => m.replace('"sourceKey":"', '"sourceKey":"copy-')));
     expect(again).toMatchObject({ added: 2, rejected: [], flags: { "negative-reward": 1, "forced-submit": 1, "execute-wrapped": 1 } });
     const copy = await getEpisodeById({ id: `copy-${line.id}` });
-    expect([copy!.turnsTaken, copy!.flags]).toEqual([3, "execute-wrapped forced-submit"]);
+    expect([copy!.turnsTaken, asLogged(copy!.flags)]).toEqual([3, "execute-wrapped forced-submit"]);
   });
 });
 
@@ -137,11 +143,11 @@ describe.each(storeEngines())("import read in a worker thread (%s)", (engine) =>
 
   it("gives the same report and rows as reading on the writer's thread; a second import adds nothing", async () => {
     const report = await importPaths([logs], { worker: true });
-    expect(report.totals).toMatchObject({ files: 6, failedFiles: 1, episodes: 10, added: 10, rejected: 0, flagged: 5 });
-    expect(report.totals.flags).toEqual({ blocked: 1, "missing-observation": 1, "negative-reward": 1, "execute-wrapped": 2, "forced-submit": 1, "no-actions": 1 });
+    expect(report.totals).toMatchObject({ files: 6, failedFiles: 1, episodes: 10, added: 10, rejected: 0, flagged: 10 });
+    expect(report.totals.flags).toEqual({ blocked: 1, "missing-observation": 1, "negative-reward": 1, "execute-wrapped": 2, "forced-submit": 1, "no-actions": 1, [REWORDED]: 10 });
     expect(report.files.find((f) => f.error)?.file).toBe(file("ic_python_multiturn_gpt-4_5_turns.json"));
     const ep = await episodeOf({ environment: "sql", policy: "react", taskId: "1" });
-    expect([ep.flags, ep.turnCount, ep.turnsTaken, ep.turns[0].action]).toEqual(["execute-wrapped forced-submit", 4, 3, "execute[SELECT * FROM tenure LIMIT 3]"]);
+    expect([asLogged(ep.flags), ep.turnCount, ep.turnsTaken, ep.turns[0].action]).toEqual(["execute-wrapped forced-submit", 4, 3, "execute[SELECT * FROM tenure LIMIT 3]"]);
     // Search finds the episode by a word of an observation after the import.
     expect((await listEpisodes({ filters: { search: "orchard" } })).rows.map((r) => [r.environment, r.taskId]).sort()).toEqual([["bash", "0"], ["bash", "1"]]);
     const again = await importPaths([logs], { worker: true });

@@ -45,8 +45,9 @@ describe("import of InterCode's published logs", () => {
   it("imports the sample folder and reproduces the published figures", async () => {
     const report = await importPaths([sample]);
     expect(report.totals).toMatchObject({ files: 4, failedFiles: 0, rejected: 0, episodes: 27 + 4 + 117 + 15, added: 27 + 4 + 117 + 15 });
-    // the sample holds none of the published logs' oddities
-    expect(report.totals).toMatchObject({ flagged: 0, flags: {} });
+    // the sample holds none of the published logs' oddities but one reworded question: CTF task 0
+    // ("You have access to the file", the task set's "You have 'read' access to the file")
+    expect(report.totals).toMatchObject({ flagged: 1, flags: { "task-text-differs": 1 } });
     const { groups } = await computeStats({ groupBy: ["env", "dataset", "actor", "model", "policy"] });
     const bash = groups.find((g) => g.key.env === "bash")!;
     expect(bash.key).toEqual({ env: "bash", dataset: "nl2bash-fs4", actor: "model", model: "gpt-4", policy: "try-again" });

@@ -1,6 +1,7 @@
 import "server-only";
 import { getImportedFileByHash, insertEpisodesBulk } from "@/lib/db/bulk-import";
-import { logHashes, prepareLogText, type LogAttribution, type LogFormat, type PreparedLog, type RecordProblem } from "./parse-log";
+import { countFlags, logHashes, prepareLogText, type LogAttribution, type LogFormat, type PreparedLog, type RecordProblem } from "./parse-log";
+import { linkTasks } from "./task-links";
 
 /** Flags that override what file names say. */
 export interface ImportOptions extends LogAttribution {
@@ -37,10 +38,22 @@ async function seenReport(file: string, contentHash: string): Promise<FileReport
 
 /** Stores one prepared log in one transaction (all its episodes or none), unless it was stored before. */
 export async function storePrepared(p: PreparedLog, known?: FileReport | null): Promise<FileReport> {
-  const report: FileReport = { file: p.file, format: p.format, episodes: p.episodes.length, added: 0, skipped: 0, rejected: p.rejected, flagged: p.flagged, flags: p.flags };
-  if (p.error) return { ...report, error: p.error };
+  if (p.error) return { file: p.file, format: p.format, episodes: p.episodes.length, added: 0, skipped: 0, rejected: p.rejected, flagged: p.flagged, flags: p.flags, error: p.error };
   const seen = known === undefined ? await seenReport(p.file, p.contentHash) : known;
   if (seen) return seen;
+  // Each episode on its own task, checked against the task set (which the reading thread does not load).
+  linkTasks(p.format, p.episodes);
+  const flagLists = p.episodes.map((e) => ({ flags: (e.flags ?? "").split(" ").filter(Boolean) }));
+  const report: FileReport = {
+    file: p.file,
+    format: p.format,
+    episodes: p.episodes.length,
+    added: 0,
+    skipped: 0,
+    rejected: p.rejected,
+    flagged: flagLists.filter((e) => e.flags.length).length,
+    flags: countFlags(flagLists),
+  };
   const res = await insertEpisodesBulk({
     episodes: p.episodes,
     file: { contentHash: p.contentHash, path: p.file, format: p.format, rejected: p.rejected.length },

@@ -98,6 +98,28 @@ export function inferMetaFromFileName(file: string): LogMeta {
   return meta;
 }
 
+/**
+ * How a log names its task, declared once per log format and environment:
+ * - `index`: the 0-based position of the task in the task set's file (InterCode's results and run
+ *   logs for bash, SQL and Python give `task_id` so: a Python log's task 0 is MBPP's first task,
+ *   whose own `task_id` is 1; an environment log's `query_idx` likewise);
+ * - `dataset-id`: the task set's own id (CTF's `task_id`).
+ * The importer links each episode by its rule and checks the link against the task's question
+ * (lib/trajectories/task-links.ts); it never relinks by a guess.
+ */
+export type TaskIdRule = "index" | "dataset-id";
+export const TASK_ID_RULES: Record<"results" | "envlog" | "run", Record<"bash" | "sql" | "python" | "ctf", TaskIdRule>> = {
+  results: { bash: "index", sql: "index", python: "index", ctf: "dataset-id" },
+  run: { bash: "index", sql: "index", python: "index", ctf: "dataset-id" },
+  envlog: { bash: "index", sql: "index", python: "index", ctf: "index" },
+};
+
+/** A log's task id (or, when it gives none, the record's key) as a 0-based position, or null when it is not one. */
+function positionOf(id: unknown): number | null {
+  const n = typeof id === "number" ? id : typeof id === "string" && /^\d+$/.test(id.trim()) ? Number(id) : NaN;
+  return Number.isSafeInteger(n) && n >= 0 ? n : null;
+}
+
 const DATASET_BY_FILE: Array<[RegExp, string]> = [
   [/nl2bash_fs_?(\d)/, "nl2bash-fs$1"],
   [/test_queries/, "nl2bash-test"],
@@ -272,7 +294,10 @@ function historyFlags(th: ResultsRecord["turn_history"], turnsTaken: number | un
   if (blocked) flags.add("blocked");
   if (th.observations.length < n) flags.add("missing-observation");
   for (const [name, arr] of [["observations", th.observations], ["rewards", th.rewards], ["valid_action", th.valid_action], ["thoughts", th.thoughts], ["steps", th.steps]] as const) {
-    if (arr && arr.length > n) throw new RecordError(`turn_history: ${n} actions but ${arr.length} ${name}`);
+    // A history with no action at all is stored as logged (InterCode's SQL Plan & Solve task 93:
+    // `actions: []`, `rewards: [0]`, its plan gave no step): the values with no action to hold
+    // them are the episode's own (summary), and `no-actions` says so.
+    if (arr && arr.length > n && n > 0) throw new RecordError(`turn_history: ${n} actions but ${arr.length} ${name}`);
   }
   const short = (arr: unknown[] | undefined) => arr !== undefined && arr.length < n && !(blocked && arr.length === n - 1);
   if (short(th.rewards) || short(th.valid_action) || (short(th.observations) && !blocked)) flags.add("ragged-history");
@@ -387,8 +412,10 @@ export function parseInterCodeRecord(recordKey: string, value: unknown, meta: Lo
     const thoughts = th.thoughts ?? th.steps;
     return {
       ...c,
+      // The log's own id; under the `index` rule its position too, which the import links to the
+      // task set's id (lib/trajectories/task-links.ts).
       taskId: String(r.task_id ?? recordKey),
-      taskIndex,
+      taskIndex: TASK_ID_RULES.results[r.environment] === "index" ? positionOf(r.task_id ?? recordKey) : taskIndex,
       query: r.query,
       gold: r.gold ?? null,
       hardness: r.hardness ?? null,
@@ -425,7 +452,7 @@ export function parseInterCodeRecord(recordKey: string, value: unknown, meta: Lo
   return {
     ...c,
     taskId: String(r.task_id ?? r.query_idx ?? recordKey),
-    taskIndex: r.query_idx !== undefined && Number.isInteger(Number(r.query_idx)) ? Number(r.query_idx) : taskIndex,
+    taskIndex: TASK_ID_RULES.envlog[r.environment] === "index" ? positionOf(r.query_idx ?? r.task_id ?? recordKey) : taskIndex,
     query: r.query,
     gold: r.gold ?? null,
     hardness: r.hardness ?? null,

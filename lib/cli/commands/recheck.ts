@@ -6,6 +6,7 @@ import { loadDataset } from "@/lib/datasets/registry";
 import type { Task } from "@/lib/datasets/types";
 import { BadInputError } from "@/lib/errors";
 import { parseLogText } from "@/lib/trajectories/parse-log";
+import { taskOfLog } from "@/lib/trajectories/task-links";
 import { profileNameSchema, profileValue, type ProfileName } from "@/lib/env/profiles";
 import type { Environment } from "@/lib/env/types";
 import { createViewerEnvironment, replayLoopForEpisode, taskForEpisode } from "@/lib/replay/episode-task";
@@ -61,8 +62,8 @@ export default defineCommand({
   summary: "Replay recorded episodes (stored episode ids or InterCode log files) in fresh sandboxes and report the share of turns whose observation and reward agree.",
   usage: "recheck <episode ids or log files...> [--dataset NAME] [--profile intercode|studio] [--backend local|docker|auto] [--limit N] [--json]",
   help: `Log files (InterCode results files and environment logs, or JSONL) are read without importing them;
-each logged episode's task is found by its index in the dataset named by --dataset (InterCode keys
-its results by task index). Episode ids are read from the store (IC_DB) and use their own dataset.
+each logged episode's task is found in the dataset named by --dataset by its log format's id rule,
+as the import links it (a position in the task file, or CTF's own task_id). Episode ids are read from the store (IC_DB) and use their own dataset.
 Each episode is replayed with the loop that recorded it (its policy's action format, when it was
 scored, the observations the loop rewrote) under a profile (docs/profiles.md): InterCode's logs,
 and episodes imported from them, under intercode; the Studio's own episodes under studio.
@@ -182,7 +183,7 @@ function countCategories(checks: EpisodeCheck[]): Partial<Record<DisagreementCat
 
 function jobsFromFile(file: string, dataset: string | undefined, limit: number, profile: ProfileName | undefined): { file: string; jobs: Job[]; skipped: number } {
   if (!dataset) throw new BadInputError("give the dataset of the log's tasks (e.g. --dataset nl2bash-fs4)", "--dataset");
-  const tasks = loadDataset(dataset);
+  loadDataset(dataset); // an unknown or unfetched dataset is refused here, naming it
   const parsed = parseLogText(file, fs.readFileSync(file, "utf8"), { dataset });
   if (parsed.error) throw new BadInputError(parsed.error, file);
   const jobs: Job[] = [];
@@ -192,19 +193,20 @@ function jobsFromFile(file: string, dataset: string | undefined, limit: number, 
       skipped++;
       continue;
     }
-    const idx = e.taskIndex ?? (/^\d+$/.test(e.taskId) ? Number(e.taskId) : null);
-    const task = idx === null ? undefined : tasks[idx];
-    if (!task) {
-      log(`${file}: episode of task ${e.taskId}: no task at index ${idx} in ${dataset}; skipped`);
+    // The log's task by its format's id rule, as the import links it (lib/trajectories/task-links.ts).
+    const link = taskOfLog(parsed.format, { ...e, dataset: e.dataset ?? dataset });
+    if (!link) {
+      log(`${file}: episode of task ${e.taskId}: no such task in ${dataset}; skipped`);
       skipped++;
       continue;
     }
+    const task = link.task;
     jobs.push({
-      label: `task ${idx}`,
+      label: `task ${e.taskIndex ?? e.taskId}`,
       task,
       turns: e.turns.map((t) => ({ index: t.index, action: t.action, observation: t.observation, reward: t.reward ?? null })),
       finalReward: e.reward ?? null,
-      queryMismatch: task.query.trim() !== e.query.trim(),
+      queryMismatch: link.textDiffers,
       loop: { profile: profile ?? "intercode", policy: e.policy ?? null, turnLimit: e.turnLimit },
     });
   }
