@@ -83,7 +83,7 @@ export default async function storeBench(argv: string[]): Promise<number> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-bench-store-"));
   process.env.IC_DB = path.join(dir, "studio.db");
   const { importLogText } = await import("@/lib/trajectories/import");
-  const { computeStats } = await import("@/lib/trajectories/stats");
+  const { computeStats } = await import("@/lib/stats/measures");
   const { listEpisodes } = await import("@/lib/db/episodes");
   const { closeStore } = await import("@/lib/db/client");
 

@@ -23,14 +23,15 @@ export interface EvalConfig {
   profile?: ProfileName;
 }
 
-/** The paper's measures over a run's episodes (latest finished episode per task). */
+/** The paper's measures over a run's finished episodes (lib/stats/measures.ts paperMeasures). */
 export interface EvalSummary {
   run: string;
   episodes: number;
   solved: number;
   successRate: number;
   meanTurns: number;
-  errorRate: number;
+  /** Null when no episode says whether its actions executed. */
+  errorRate: number | null;
 }
 
 /** What a batch run needs from the store. */

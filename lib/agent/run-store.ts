@@ -2,6 +2,7 @@ import "server-only";
 import { ConflictError } from "@/lib/errors";
 import { createRun, getRunByName, updateRunStatus } from "@/lib/db/runs";
 import { listRunEpisodeOutcomes, markRunEpisodesInterrupted, setRunCounts } from "@/lib/db/run-episodes";
+import { computeStats } from "@/lib/stats/measures";
 import type { EvalConfig, EvalSummary, RunStore } from "./run-eval";
 
 const FINISHED = new Set(["submitted", "abandoned", "error"]);
@@ -36,31 +37,19 @@ export function dbRunStore(): RunStore {
       }
     },
     async summarizeRun(runId, name) {
-      const latest = new Map<string, Awaited<ReturnType<typeof listRunEpisodeOutcomes>>[number]>();
-      for (const e of await listRunEpisodeOutcomes({ runId })) if (FINISHED.has(e.status)) latest.set(e.taskId, e);
-      return summarize(name, [...latest.values()]);
+      // The run's finished episodes (one per task: a resume plays only the tasks left), measured
+      // by the one function of the paper's measures, as `icstudio stats` and the runs page are.
+      const [all] = (await computeStats({ filters: { runId }, groupBy: [] })).groups;
+      const outcomes = await listRunEpisodeOutcomes({ runId });
+      return {
+        run: name,
+        episodes: all?.episodes ?? 0,
+        solved: all?.solved ?? 0,
+        successRate: all?.successRate ?? 0,
+        meanTurns: all?.meanTurns ?? 0,
+        errorRate: all?.errorRate ?? null,
+        providerErrors: outcomes.filter((e) => e.status === "error").length,
+      };
     },
-  };
-}
-
-/**
- * The paper's measures over finished episodes: success rate (reward 1.0 reached), mean turns, and
- * error rate (each episode's share of actions that failed to run, then the mean over episodes).
- */
-export function summarize(
-  run: string,
-  episodes: { status: string; success: boolean; turnCount: number; invalidCount: number; checkedCount: number }[],
-): EvalSummary & { providerErrors: number } {
-  const n = episodes.length;
-  const solved = episodes.filter((e) => e.success).length;
-  const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
-  return {
-    run,
-    episodes: n,
-    solved,
-    successRate: n ? solved / n : 0,
-    meanTurns: mean(episodes.map((e) => e.turnCount)),
-    errorRate: mean(episodes.map((e) => (e.checkedCount > 0 ? e.invalidCount / e.checkedCount : 0))),
-    providerErrors: episodes.filter((e) => e.status === "error").length,
   };
 }

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { config, parseStoreTarget } from "@/lib/config";
 import { ConflictError, StorageError } from "@/lib/errors";
 import { importPaths } from "@/lib/trajectories/import-paths";
-import { computeStats } from "@/lib/trajectories/stats";
+import { computeStats } from "@/lib/stats/measures";
 import { closeStore } from "./client";
 import { listEpisodes } from "./episodes";
 import { dropPgSchema } from "./postgres";

@@ -2,7 +2,7 @@ import "server-only";
 import { listRunAgents } from "@/lib/agent/live-agents";
 import { listRunEpisodeRows, type RunEpisodeRow } from "@/lib/db/run-episodes";
 import { getRunById, isOwnerAlive, type Run } from "@/lib/db/runs";
-import { computeStats, type StatsGroup } from "@/lib/trajectories/stats";
+import { computeStats, type StatsGroup } from "@/lib/stats/measures";
 import { playUrl } from "@/lib/ws/task-ref";
 import { storedRunConfigSchema, type StoredRunConfig } from "./launch-options";
 import { isRunActiveHere } from "./run-manager";

@@ -2,7 +2,7 @@ import "server-only";
 import type { EpisodeFilters } from "@/lib/db/episode-filters";
 import { aggregateViewerEpisodes } from "@/lib/db/viewer-queries";
 import type { StatsDimension } from "@/lib/db/stats-dimensions";
-import { computeStats } from "@/lib/trajectories/stats";
+import { computeStats } from "@/lib/stats/measures";
 import type { ViewerStats } from "@/lib/viewer/view-types";
 import { toCsv } from "@/lib/viewer/csv";
 

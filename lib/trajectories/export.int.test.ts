@@ -9,7 +9,7 @@ import { exportEpisodes } from "./export";
 import { importLogText } from "./import";
 import { importPaths } from "./import-paths";
 import { episodeJsonSchema, jsonlEpisodeSchema } from "./jsonl-schema";
-import { computeStats, type StatsResult } from "./stats";
+import { computeStats, type StatsResult } from "@/lib/stats/measures";
 import { sharedIntercodeDir } from "@/lib/datasets/paths";
 import { useFreshDb } from "@/lib/testing/store";
 

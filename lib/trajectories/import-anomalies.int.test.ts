@@ -8,7 +8,7 @@ import { filtersFromFlags } from "./cli-filters";
 import { exportEpisodes } from "./export";
 import { importLogText, type FileReport } from "./import";
 import { importPaths } from "./import-paths";
-import { computeStats } from "./stats";
+import { computeStats } from "@/lib/stats/measures";
 
 // Hand-written logs in InterCode's three formats, each holding one of the oddities of its
 // published logs (see fixtures/logs and ../shared/intercode/README.md).

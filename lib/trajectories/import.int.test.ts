@@ -9,7 +9,7 @@ import { appendTurn, createEpisode, deleteEpisodeById, getEpisodeById, listEpiso
 import { importPaths } from "./import-paths";
 import { parseLogText } from "./parse-log";
 import { inferMetaFromFileName } from "./intercode";
-import { computeStats } from "./stats";
+import { computeStats } from "@/lib/stats/measures";
 import { sharedIntercodeDir } from "@/lib/datasets/paths";
 import { useFreshDb } from "@/lib/testing/store";
 

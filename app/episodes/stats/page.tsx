@@ -2,7 +2,7 @@ import Link from "next/link";
 import type { Metadata } from "next";
 import { AggregateCharts } from "@/components/charts/aggregate-charts";
 import { STATS_DIMENSIONS } from "@/lib/db/stats-dimensions";
-import { parseGroupBy } from "@/lib/trajectories/stats";
+import { parseGroupBy } from "@/lib/stats/measures";
 import { computeViewerStats } from "@/lib/stats/aggregates";
 import { parseListParams, toEpisodeFilters } from "@/lib/viewer/list-params";
 

@@ -32,7 +32,8 @@ const flagsSchema = z.object({
   rate: z.coerce.number().int().min(1).optional(),
 });
 
-function pct(x: number): string {
+function pct(x: number | null): string {
+  if (x === null) return "–";
   return `${(x * 100).toFixed(2)}%`;
 }
 

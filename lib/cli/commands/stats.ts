@@ -1,7 +1,7 @@
 import "server-only";
 import { defineCommand, printJson } from "../command";
 import { FILTER_HELP, FILTER_OPTIONS, filtersFromFlags } from "@/lib/trajectories/cli-filters";
-import { computeStats, parseGroupBy, type StatsGroup } from "@/lib/trajectories/stats";
+import { computeStats, parseGroupBy, type StatsGroup } from "@/lib/stats/measures";
 
 const pct = (x: number | null) => (x === null ? "-" : `${(x * 100).toFixed(2)}%`);
 

@@ -1,6 +1,6 @@
 import "server-only";
 import type { EpisodeFilters } from "@/lib/db/episode-filters";
-import { aggregateEpisodeStats } from "@/lib/db/stats";
+import { aggregateEpisodeStats, type StatsGroupRow } from "@/lib/db/stats";
 import { STATS_DIMENSIONS, type StatsDimension } from "@/lib/db/stats-dimensions";
 import { BadInputError } from "@/lib/errors";
 
@@ -42,9 +42,32 @@ export function parseGroupBy(text: string | undefined): StatsDimension[] {
   return [...new Set(dims)] as StatsDimension[];
 }
 
+/** A group's sums, as lib/db/stats.ts aggregates them (one row per episode never leaves the store). */
+export type MeasureSums = Pick<StatsGroupRow, "episodes" | "solved" | "rewardSum" | "turnSum" | "errorShareSum" | "errorEpisodes">;
+
+/**
+ * The paper's measures of a group of episodes, the only place they are computed (the eval
+ * summary, the runs page, `icstudio stats`, the stats page and its CSV all come here):
+ * - success rate: the share of episodes whose reward reached 1.0;
+ * - mean turns: turns as InterCode counted them (an episode's `turnsTaken` where its loop or log
+ *   says, which leaves out ReAct's forced final submit; else its stored turns), averaged;
+ * - error rate: each episode's share of actions that failed to execute, averaged over the
+ *   episodes that say (null when none does).
+ */
+export function paperMeasures(s: MeasureSums): { successRate: number; meanReward: number; meanTurns: number; errorRate: number | null } {
+  const n = s.episodes;
+  return {
+    successRate: n ? s.solved / n : 0,
+    meanReward: n ? s.rewardSum / n : 0,
+    meanTurns: n ? s.turnSum / n : 0,
+    errorRate: s.errorEpisodes ? s.errorShareSum / s.errorEpisodes : null,
+  };
+}
+
 /**
  * Computes the paper's statistics over the stored episodes matching `filters`, grouped by
- * `groupBy`. This is what `icstudio stats` prints and what the HTTP API returns.
+ * `groupBy` (none: one group of all). This is what `icstudio stats` prints, the runs page and
+ * the eval summary show, and what the HTTP API returns.
  */
 export async function computeStats({ filters = {}, groupBy = DEFAULT_GROUP_BY }: { filters?: EpisodeFilters; groupBy?: StatsDimension[] } = {}): Promise<StatsResult> {
   const rows = await aggregateEpisodeStats({ filters, groupBy });
@@ -59,10 +82,7 @@ export async function computeStats({ filters = {}, groupBy = DEFAULT_GROUP_BY }:
       key: r.key,
       episodes: r.episodes,
       solved: r.solved,
-      successRate: r.solved / r.episodes,
-      meanReward: r.rewardSum / r.episodes,
-      meanTurns: r.turnSum / r.episodes,
-      errorRate: r.errorEpisodes ? r.errorShareSum / r.errorEpisodes : null,
+      ...paperMeasures(r),
       successAtK,
     };
   });
