@@ -36,6 +36,11 @@ export interface ProfileRow<V = unknown> {
   what: string;
   intercode: V;
   studio: V;
+  /**
+   * Set on a row both profiles share: part of the declared loop (when a turn is scored), kept in
+   * this table so that one screen shows all of the loop. Every other row is a difference.
+   */
+  shared?: true;
 }
 
 const row = <V>(r: ProfileRow<V>): ProfileRow<V> => r;
@@ -132,6 +137,24 @@ export const PROFILE_TABLE = {
     what: "Which Plan & Solve turns are scored. `every-turn-hidden`: every turn (each step and each refine action) is scored and its reward stored, none shown to the model (InterCode submitted after every action to log its reward). `last-step-and-refine-shown`: with a refine phase, the plan's last step and the refine actions are scored and the model sees the score; without one, no turn is.",
     intercode: "every-turn-hidden",
     studio: "last-step-and-refine-shown",
+  }),
+  "try-again.scored-at": row<"every-turn" | "submit-only">({
+    env: "any",
+    policy: "try-again",
+    aspect: "scored",
+    what: "When a Try Again turn is scored (`scoredAt`, read by the loop, recheck, the viewer's reward curve and `icstudio eval`). `every-turn`: each action is scored and the model sees the score; a reward of 1 ends the episode. The same under both profiles: part of the declared loop, not a difference.",
+    intercode: "every-turn",
+    studio: "every-turn",
+    shared: true,
+  }),
+  "react.scored-at": row<"submit-only" | "every-turn">({
+    env: "any",
+    policy: "react",
+    aspect: "scored",
+    what: "When a ReAct turn is scored (`scoredAt`). `submit-only`: only the submit (the model's or the forced one at the turn limit) is scored. InterCode's ReAct logs hold reward 0 on every other turn (4,517 of 4,517 in its SQL ReAct log): its loop never scored them, so that 0 is no score, and a recheck neither scores nor compares those turns, nor does the reward curve draw them. The same under both profiles.",
+    intercode: "submit-only",
+    studio: "submit-only",
+    shared: true,
   }),
   "plan-solve.unusable-reply": row<"uses-up-step" | "retries-step">({
     env: "any",
@@ -261,6 +284,21 @@ export type ProfileValue<K extends ProfileKey> = (typeof PROFILE_TABLE)[K]["inte
 /** The value `profile` takes for one row of the table. */
 export function profileValue<K extends ProfileKey>(profile: ProfileName, key: K): ProfileValue<K> {
   return PROFILE_TABLE[key][profile] as ProfileValue<K>;
+}
+
+/**
+ * When a policy's turns are scored, as the table declares it: `every-turn` (Try Again; Plan &
+ * Solve under `plan-solve.scored` = every-turn-hidden), `submit-only` (ReAct, Single Turn), or
+ * `some-turns` (Plan & Solve's last step and refine turns under the studio profile). Null for a
+ * person's episode or an unknown policy: its recording says which turns were scored.
+ */
+export function scoredAt(profile: ProfileName, policy: string | null): "every-turn" | "submit-only" | "some-turns" | null {
+  if (!policy) return null;
+  if (policy.startsWith("try-again")) return profileValue(profile, "try-again.scored-at");
+  if (policy === "react") return profileValue(profile, "react.scored-at");
+  if (policy.startsWith("plan-solve")) return profileValue(profile, "plan-solve.scored") === "every-turn-hidden" ? "every-turn" : "some-turns";
+  if (policy === "single-turn") return "submit-only";
+  return null;
 }
 
 const cell = (v: unknown) => `\`${typeof v === "string" ? v : JSON.stringify(v)}\``;

@@ -70,6 +70,29 @@ describe("checkEpisodeReplay with InterCode's loops (real sandboxes)", () => {
     expect(summarizeChecks([check])).toMatchObject({ turns: 2, observationAgree: 1 });
   }, 120_000);
 
+  it("ReAct scores only at submit: the 0 its log holds on other turns is neither scored nor compared", async () => {
+    const task = loadDataset("demo-sql").find((t) => t.id === "bike-01")!;
+    const gold = Array.isArray(task.gold) ? task.gold.join("\n") : task.gold;
+    const env = await createEnvironment("sql", { backend: "local", profile: "intercode" });
+    // As InterCode's ReAct logged it: gold run before the submit, its turn's reward 0 (never scored).
+    const check = await checkEpisodeReplay({
+      task,
+      env,
+      finalReward: 1,
+      loop: { profile: "intercode", policy: "react", turnLimit: 5 },
+      turns: [
+        { index: 0, action: `execute[${gold}]`, observation: "", reward: 0 },
+        { index: 1, action: "submit", observation: "", reward: 1 },
+      ],
+    });
+    expect(check.error).toBeUndefined();
+    expect(check.turns.map((t) => [t.rewardAgrees, t.replayedReward])).toEqual([
+      [null, null],
+      [true, 1],
+    ]);
+    expect(summarizeChecks([check])).toMatchObject({ rewardCompared: 1, rewardAgree: 1 });
+  }, 120_000);
+
   it("replays Python Try Again under intercode with the logged feedback wording", async () => {
     const task = loadDataset("demo-python").find((t) => t.id === "reverse-words")!;
     const env = await createEnvironment("python", { backend: "local", profile: "intercode" });

@@ -2,7 +2,7 @@ import "server-only";
 import { parseLoggedAction } from "@/lib/agent/parse-action";
 import type { Task } from "@/lib/datasets/types";
 import { DEFAULT_PYTHON_FEEDBACK, detectPythonFeedback, rewrittenPythonObservation } from "@/lib/env/intercode-loop";
-import { profileValue, type ProfileName } from "@/lib/env/profiles";
+import { profileValue, scoredAt, type ProfileName } from "@/lib/env/profiles";
 import type { Environment } from "@/lib/env/types";
 import { stripAnsi } from "@/lib/viewer/ansi";
 import type { DisagreementCategory, EpisodeCheck, TurnCheck } from "@/lib/viewer/view-types";
@@ -199,6 +199,10 @@ export async function checkEpisodeReplay({
 }): Promise<EpisodeCheck> {
   const out: TurnCheck[] = [];
   let last: number | null = null;
+  // When the loop scored a turn (profile table, `scoredAt`): under `submit-only` a turn that is not
+  // a submit was never scored, whatever its log holds there (InterCode's ReAct logged 0), so it is
+  // neither scored nor compared; only the last turn is, for the episode's final reward.
+  const submitOnly = scoredAt(loop.profile, loop.policy) === "submit-only";
   const multiStep = loop.policy === "react" || (loop.policy?.startsWith("plan-solve") ?? false);
   const format = {
     executeBrackets: multiStep && profileValue(loop.profile, "react.action-format") === "execute-brackets",
@@ -241,7 +245,7 @@ export async function checkEpisodeReplay({
           reward = r.submitted.reward;
           goldObservation = r.submitted.goldObservation;
           done = true;
-        } else if (scoreEvery || t.reward !== null || (isLast && (task.env !== "python" || profileValue(loop.profile, "python.after-score") === "unchanged"))) {
+        } else if (scoreEvery || (t.reward !== null && !submitOnly) || (isLast && (task.env !== "python" || profileValue(loop.profile, "python.after-score") === "unchanged"))) {
           const ev = await env.evaluate();
           reward = ev.reward;
           goldObservation = ev.goldObservation;
@@ -251,7 +255,8 @@ export async function checkEpisodeReplay({
       if (reward !== null) last = reward;
       const comparable = (x: string) => normalizeObservation(task.env === "sql" ? unwrapRowList(x) : x);
       const observationAgrees = comparable(observation) === comparable(t.observation);
-      const rewardAgrees = t.reward === null || reward === null ? null : rewardsAgree(t.reward, reward);
+      const scored = !submitOnly || parsed.kind === "submit" || (reward !== null && done);
+      const rewardAgrees = t.reward === null || reward === null || !scored ? null : rewardsAgree(t.reward, reward);
       out.push({
         index: t.index,
         ...(parsed.kind === "run" && parsed.code !== t.action ? { ranAction: parsed.code } : {}),

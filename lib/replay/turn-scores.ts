@@ -1,7 +1,8 @@
 import "server-only";
 import { listTurnReplaysByEpisode, putTurnReplays, type TurnReplayRow } from "@/lib/db/turn-replays";
 import type { ReplayData } from "@/lib/db/episode-rows";
-import { createViewerEnvironment, taskForEpisode } from "./episode-task";
+import { scoredAt } from "@/lib/env/profiles";
+import { createViewerEnvironment, replayLoopForEpisode, taskForEpisode } from "./episode-task";
 import { getGoldOutput } from "./gold-output";
 import { checkEpisodeReplay, normalizeObservation, unwrapRowList } from "./replay-check";
 import type { TurnScore, TurnScores } from "@/lib/viewer/view-types";
@@ -46,9 +47,14 @@ export async function getTurnScores(data: ReplayData): Promise<TurnScores> {
   } catch (err) {
     if (goldOut === null) errors.push(`gold's output: ${(err as Error).message}`);
   }
+  // The loop's own scores only (profile table, `scoredAt`): under `submit-only` (ReAct) a turn
+  // that is not the submit was never scored, and the 0 its log holds there is no reward.
+  const submitOnly = scoredAt(replayLoopForEpisode(data.episode).profile, data.episode.policy) === "submit-only";
+  const last = data.turns.length - 1;
+  const recorded = (t: ReplayData["turns"][number], i: number) => (submitOnly && i !== last && !/^\s*submit\b/.test(t.action) ? null : t.reward);
   // A replay is needed for the rewards a recording lacks, and for SQL also for the engine's column names.
   const sql = data.episode.environment === "sql";
-  const needed = data.turns.some((t) => t.reward === null);
+  const needed = data.turns.some((t, i) => recorded(t, i) === null);
   let replay = needed || sql ? await listTurnReplaysByEpisode({ episodeId: data.episode.id }) : [];
   let source: TurnScores["source"] = needed ? "cached" : "recorded";
   if ((needed || sql) && replay.length < data.turns.length) {
@@ -65,13 +71,14 @@ export async function getTurnScores(data: ReplayData): Promise<TurnScores> {
   const norm = (x: string) => normalizeObservation(data.episode.environment === "sql" ? unwrapRowList(x) : x);
   const gold = goldOut === null ? null : norm(goldOut);
   const comparable = gold !== null && (gold !== "" || data.episode.environment === "sql");
-  const turns = data.turns.map((t): TurnScore => {
+  const turns = data.turns.map((t, i): TurnScore => {
     const r = byIndex.get(t.index);
-    const reward = t.reward ?? r?.reward ?? null;
+    const own = recorded(t, i);
+    const reward = own ?? r?.reward ?? null;
     return {
       index: t.index,
       reward,
-      rewardFrom: t.reward !== null ? "recorded" : reward !== null ? "replay" : null,
+      rewardFrom: own !== null ? "recorded" : reward !== null ? "replay" : null,
       matchesGold: comparable ? norm(t.observation) === gold : null,
       replayAgrees: r ? r.agrees : null,
       columns: r?.columns ?? null,

@@ -1,4 +1,4 @@
-import { DEFAULT_PROFILE, profileValue } from "@/lib/env/profiles";
+import { DEFAULT_PROFILE, profileValue, scoredAt } from "@/lib/env/profiles";
 import { FENCE_LANGUAGE, feedbackText, settingText, submitText, taskText } from "./prompts";
 import type { Policy } from "./types";
 
@@ -39,7 +39,7 @@ export const reactPolicy: Policy = {
       parse: { fenceLanguage: lang, actionLabel: "Action", thoughtLabel: "Thought", executeBrackets: brackets },
       stopOnSolved: false,
       forcedSubmit: profileValue(ctx.profile ?? DEFAULT_PROFILE, "react.forced-submit"),
-      scoresTurn: () => false,
+      scoresTurn: () => scoredAt(ctx.profile ?? DEFAULT_PROFILE, "react") === "every-turn",
       afterTurn: (_i, fb) => ({
         kind: "continue",
         message: observationLine && !fb.invalidReason && fb.actor === "model" ? `Observation: ${observationShown(ctx.env, fb.observation)}` : feedbackText(ctx.env, fb),

@@ -1,4 +1,4 @@
-import { DEFAULT_PROFILE, profileValue } from "@/lib/env/profiles";
+import { DEFAULT_PROFILE, profileValue, scoredAt } from "@/lib/env/profiles";
 import { barePrefix, FENCE_LANGUAGE, feedbackText, fenceInstruction, settingText, submitText, taskText } from "./prompts";
 import type { Policy } from "./types";
 
@@ -34,7 +34,7 @@ export const tryAgainPolicy: Policy = {
       opening: taskText(ctx.task, ctx.handicap),
       parse: { fenceLanguage: FENCE_LANGUAGE[ctx.env], barePrefix: barePrefix(ctx.env, ctx.profile) },
       stopOnSolved: true,
-      scoresTurn: () => true,
+      scoresTurn: () => scoredAt(ctx.profile ?? DEFAULT_PROFILE, "try-again") === "every-turn",
       afterTurn: (_i, fb) => ({ kind: "continue", message: feedbackText(ctx.env, fb) }),
     };
   },
