@@ -245,7 +245,7 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayData; init
                   {t.latencyMs !== null && <span title="model reply latency">model {t.latencyMs} ms</span>}
                   {t.durationMs !== null && <span title="time in the environment">{t.latencyMs !== null ? "env " : ""}{t.durationMs} ms</span>}
                   {turnTags(i).map((a) => <span key={a.id} className="rounded bg-zinc-800 px-1 text-emerald-300">{a.tag}</span>)}
-                  {differs && <span className="text-amber-400" data-testid="differs">replay differs{c.rewardAgrees === false ? ` (reward ${fmtReward(c.replayedReward)})` : ""}{c.category ? `: ${c.category}` : ""}</span>}
+                  {differs && <span className="text-amber-400" data-testid="differs">replay differs{c.rewardAgrees === false ? ` (reward ${fmtReward(c.replayedReward)})` : ""}{c.category ? `: ${c.category}` : ""}{c.evidence ? ` (${c.evidence})` : ""}</span>}
                 </div>
                 {t.thought && <p className="mt-1 text-xs italic text-zinc-400">{t.thought}</p>}
                 <div className="mt-1"><Highlight code={t.action} env={ep.environment} /></div>

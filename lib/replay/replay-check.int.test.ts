@@ -93,6 +93,30 @@ describe("checkEpisodeReplay with InterCode's loops (real sandboxes)", () => {
     expect(summarizeChecks([check])).toMatchObject({ rewardCompared: 1, rewardAgree: 1 });
   }, 120_000);
 
+  it("a log whose observation names a table the task's database lacks: the log's environment differed, with the evidence", async () => {
+    const task = loadDataset("demo-sql").find((t) => t.id === "bike-01")!;
+    const env = await createEnvironment("sql", { backend: "local", profile: "intercode" });
+    const check = await checkEpisodeReplay({
+      task,
+      env,
+      finalReward: 0,
+      loop: { profile: "intercode", policy: "react", turnLimit: 5 },
+      turns: [
+        { index: 0, action: "execute[SHOW TABLES]", observation: "[('poker_players',), ('stations',)]", reward: 0 },
+        { index: 1, action: "execute[SELECT player_name FROM poker_players]", observation: "[('player1',), ('player2',)]", reward: 0 },
+        // A table the database has, with other rows than the log's: the Studio's environment content.
+        { index: 2, action: "execute[SELECT count(*) FROM stations]", observation: "[(99,)]", reward: 0 },
+        { index: 3, action: "submit", observation: "", reward: 0 },
+      ],
+    });
+    expect(check.error).toBeUndefined();
+    expect(check.turns.slice(0, 3).map((t) => [t.category, t.evidence ?? null])).toEqual([
+      ["the log's environment differed", expect.stringMatching(/^table poker_players: the log's SHOW TABLES listed it/)],
+      ["the log's environment differed", expect.stringMatching(/^table poker_players: the log's query read it and got rows, the task's database \S+ has no such table$/)],
+      ["environment content", null],
+    ]);
+  }, 120_000);
+
   it("replays Python Try Again under intercode with the logged feedback wording", async () => {
     const task = loadDataset("demo-python").find((t) => t.id === "reverse-words")!;
     const env = await createEnvironment("python", { backend: "local", profile: "intercode" });

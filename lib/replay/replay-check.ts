@@ -168,6 +168,34 @@ export function categorize(recorded: string, replayed: string, observationAgrees
   return "environment content";
 }
 
+const NOT_A_TABLE = /^(select|information_schema|mysql|sys|performance_schema|dual|lateral|unnest)$/i;
+
+/**
+ * What a SQL log holds that the task's database lacks, or null: a table its query read (and its
+ * database answered, not `Error executing query`) or its `SHOW TABLES` listed, that is not among
+ * the task's tables. Such a turn ran on another database than Spider's (part of InterCode's SQL
+ * ReAct log queries `poker_players`, which the `poker_player` database does not have): no replay
+ * can agree with it.
+ */
+export function sqlLogEnvironmentEvidence(task: Task, action: string, recorded: string): string | null {
+  if (task.env !== "sql" || /^\s*Error executing query/.test(recorded)) return null;
+  const known = new Set(Object.keys(task.tables).map((t) => t.toLowerCase()));
+  if (known.size === 0) return null;
+  const db = task.db ? `the task's database ${task.db}` : "the task's database";
+  const ctes = new Set([...action.matchAll(/(?:\bWITH|,)\s+[`"]?(\w+)[`"]?\s+AS\s*\(/gi)].map((m) => m[1].toLowerCase()));
+  for (const m of action.matchAll(/\b(?:FROM|JOIN|DESCRIBE|DESC|TABLE)\s+[`"]?([A-Za-z_]\w*)[`"]?(\s*\.)?/gi)) {
+    const name = m[1];
+    if (m[2] || NOT_A_TABLE.test(name) || ctes.has(name.toLowerCase()) || known.has(name.toLowerCase())) continue;
+    return `table ${name}: the log's query read it and got rows, ${db} has no such table`;
+  }
+  if (/^\s*SHOW\s+TABLES/i.test(action)) {
+    for (const m of recorded.matchAll(/\(\s*'([^']+)'\s*,?\s*\)/g)) {
+      if (!known.has(m[1].toLowerCase())) return `table ${m[1]}: the log's SHOW TABLES listed it, ${db} has no such table`;
+    }
+  }
+  return null;
+}
+
 /**
  * Re-runs the recorded actions of an episode in a fresh environment (reset on `task`) with the
  * loop that recorded them, and compares each turn's observation and reward with the recording.
@@ -257,12 +285,15 @@ export async function checkEpisodeReplay({
       const observationAgrees = comparable(observation) === comparable(t.observation);
       const scored = !submitOnly || parsed.kind === "submit" || (reward !== null && done);
       const rewardAgrees = t.reward === null || reward === null || !scored ? null : rewardsAgree(t.reward, reward);
+      const evidence = observationAgrees || parsed.kind !== "run" ? null : sqlLogEnvironmentEvidence(task, parsed.code, t.observation);
       out.push({
         index: t.index,
         ...(parsed.kind === "run" && parsed.code !== t.action ? { ranAction: parsed.code } : {}),
         ...(forcedSubmit ? { forcedSubmit: true } : {}),
         ...(!observationAgrees || rewardAgrees === false
-          ? { category: categorize(t.observation, observation, observationAgrees, undefined, { action: shellAction(parsed.kind === "run" ? parsed.code : t.action), gold: goldText, goldObservation }) }
+          ? evidence
+            ? { category: "the log's environment differed" as const, evidence }
+            : { category: categorize(t.observation, observation, observationAgrees, undefined, { action: shellAction(parsed.kind === "run" ? parsed.code : t.action), gold: goldText, goldObservation }) }
           : {}),
         recordedObservation: t.observation,
         observationAgrees,

@@ -30,9 +30,11 @@ export interface GoldOutput {
  * texts; see categorize): "time" (clocks, dates, load), "process ids" (process and container ids),
  * "network" (the sandbox has none; InterCode's containers had), "host" (the machine under the
  * container: kernel, mounts, the sandbox's isolation), "tool versions", "order", "reward formula"
- * (same observation, another reward), "loop" and "environment content" (other files, rows, data).
+ * (same observation, another reward), "loop", "environment content" (other files, rows, data the
+ * Studio's environment gets wrong) and "the log's environment differed" (the log names a table the
+ * task's database lacks: no replay can agree; `evidence` says what).
  */
-export const DISAGREEMENT_CATEGORIES = ["environment content", "time", "process ids", "network", "host", "reward formula", "loop", "tool versions", "order"] as const;
+export const DISAGREEMENT_CATEGORIES = ["environment content", "the log's environment differed", "time", "process ids", "network", "host", "reward formula", "loop", "tool versions", "order"] as const;
 export type DisagreementCategory = (typeof DISAGREEMENT_CATEGORIES)[number];
 
 /** The check of one turn: what was recorded against what a fresh run gives. */
@@ -44,6 +46,8 @@ export interface TurnCheck {
   forcedSubmit?: boolean;
   /** Set when observation or reward disagree. */
   category?: DisagreementCategory;
+  /** With "the log's environment differed": what the log holds that the task's environment lacks. */
+  evidence?: string;
   recordedObservation?: string;
   observationAgrees: boolean;
   /** null when the recorded turn has no reward to compare with. */

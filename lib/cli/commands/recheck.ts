@@ -50,6 +50,8 @@ export interface RecheckDisagreement {
   episode: string;
   turn: number;
   category: DisagreementCategory;
+  /** With "the log's environment differed": the logged table, column or value the task's environment lacks. */
+  evidence?: string;
   recorded: { observation: string; reward: number | null };
   replayed: { observation: string; reward: number | null };
 }
@@ -73,7 +75,7 @@ and episodes imported from them, under intercode; the Studio's own episodes unde
   --limit N        check at most N episodes per file
   --json           print {files: [{file, episodes, turns, observationAgree, rewardAgree, categories, ...}],
                    environments: [...the same per environment], disagreements: [{file, episode, turn,
-                   category, recorded: {observation, reward}, replayed: {observation, reward}}]} (fractions)`,
+                   category, evidence?, recorded: {observation, reward}, replayed: {observation, reward}}]} (fractions)`,
   options: {
     dataset: { type: "string" },
     profile: { type: "string" },
@@ -136,6 +138,7 @@ and episodes imported from them, under intercode; the Studio's own episodes unde
             episode: job.label,
             turn: t.index,
             category: t.category,
+            ...(t.evidence ? { evidence: t.evidence } : {}),
             recorded: { observation: t.recordedObservation ?? "", reward: t.recordedReward },
             replayed: { observation: t.replayedObservation, reward: t.replayedReward },
           });
