@@ -173,7 +173,7 @@ const NOT_A_TABLE = /^(select|information_schema|mysql|sys|performance_schema|du
 /**
  * What a SQL log holds that the task's database lacks, or null: a table its query read (and its
  * database answered, not `Error executing query`) or its `SHOW TABLES` listed, that is not among
- * the task's tables. Such a turn ran on another database than Spider's (part of InterCode's SQL
+ * the task's tables, or a column its `DESCRIBE` of a table listed that the table lacks. Such a turn ran on another database than Spider's (part of InterCode's SQL
  * ReAct log queries `poker_players`, which the `poker_player` database does not have): no replay
  * can agree with it.
  */
@@ -187,6 +187,15 @@ export function sqlLogEnvironmentEvidence(task: Task, action: string, recorded: 
     const name = m[1];
     if (m[2] || NOT_A_TABLE.test(name) || ctes.has(name.toLowerCase()) || known.has(name.toLowerCase())) continue;
     return `table ${name}: the log's query read it and got rows, ${db} has no such table`;
+  }
+  // DESCRIBE t / SHOW COLUMNS FROM t on a table the database has: a column it listed that the table lacks.
+  const described = action.match(/^\s*(?:DESCRIBE|DESC|SHOW\s+(?:FULL\s+)?COLUMNS\s+(?:FROM|IN))\s+[`"]?(\w+)[`"]?/i);
+  const table = described && Object.keys(task.tables).find((t) => t.toLowerCase() === described[1].toLowerCase());
+  if (table) {
+    const columns = new Set(task.tables[table].map((c) => c.toLowerCase()));
+    for (const m of recorded.matchAll(/\(\s*'([^']+)'/g)) {
+      if (!columns.has(m[1].toLowerCase())) return `column ${table}.${m[1]}: the log's ${described![0].trim().split(/\s+/)[0].toUpperCase()} listed it, ${db} has no such column`;
+    }
   }
   if (/^\s*SHOW\s+TABLES/i.test(action)) {
     for (const m of recorded.matchAll(/\(\s*'([^']+)'\s*,?\s*\)/g)) {
