@@ -61,4 +61,20 @@ describe("getTurnScores (SQL, embedded engine, real store)", () => {
     expect(s.source).toBe("recorded");
     expect(s.turns).toEqual([{ index: 0, reward: 0.25, rewardFrom: "recorded", matchesGold: false, replayAgrees: false, columns: ["d"] }]);
   }, 60_000);
+
+  it("ReAct scores only at submit: the 0 its log holds before the submit is drawn as a would-be reward, not as a recorded one", async () => {
+    const task = loadDataset("demo-sql").find((t) => t.id === "bike-01")!;
+    const gold = String(task.gold);
+    const ep = await createEpisode({ environment: "sql", dataset: "demo-sql", taskId: task.id, query: task.query, gold, playerKind: "model", model: "gpt-4", policy: "react", mode: "import", turnLimit: 10, feedback: "none" });
+    // As InterCode's ReAct logs hold it: gold's query run before the submit, reward 0 (never scored).
+    await appendTurn({ episodeId: ep.id, turn: { index: 0, actor: "model", action: `execute[${gold}]`, observation: "", ok: true, reward: 0 } });
+    await appendTurn({ episodeId: ep.id, turn: { index: 1, actor: "model", action: "submit", observation: "", ok: true, reward: 1 } });
+    await finishEpisode({ episodeId: ep.id, outcome: { status: "submitted", reward: 1, success: true } });
+    const s = await getTurnScores((await getReplayDataById({ id: ep.id }))!);
+    expect(s.error).toBeUndefined();
+    expect(s.turns.map((t) => [t.reward, t.rewardFrom])).toEqual([
+      [1, "replay"],
+      [1, "recorded"],
+    ]);
+  }, 60_000);
 });

@@ -17,8 +17,10 @@ function replayTurns(data: ReplayData): Promise<TurnReplayRow[]> {
     p = (async () => {
       try {
         const task = taskForEpisode(data.episode);
-        const env = await createViewerEnvironment(task.env);
-        const check = await checkEpisodeReplay({ task, turns: data.turns, finalReward: data.episode.reward, env, scoreEvery: true });
+        // With the loop that recorded it (as a recheck replays it): ReAct's `execute[...]` runs the code it wraps.
+        const loop = replayLoopForEpisode(data.episode);
+        const env = await createViewerEnvironment(task.env, undefined, loop.profile);
+        const check = await checkEpisodeReplay({ task, turns: data.turns, finalReward: data.episode.reward, env, loop, scoreEvery: true });
         if (check.error) throw new Error(`the replay stopped at turn ${check.turns.length + 1}: ${check.error}`);
         const rows = check.turns.map((t) => ({ index: t.index, reward: t.replayedReward, agrees: t.observationAgrees, columns: t.columns ?? null }));
         // Turns after a submit are not replayed; only a replay of every turn is kept.
