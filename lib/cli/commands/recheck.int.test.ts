@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { loadDataset } from "@/lib/datasets/registry";
 
 const root = path.resolve(__dirname, "../../..");
 const dir = mkdtempSync(path.join(os.tmpdir(), "ic-recheck-"));
@@ -58,6 +59,41 @@ describe("icstudio recheck --json", () => {
         recorded: { observation: "{'output': 'something else\\n', 'error': ''}", reward: 0 },
         replayed: { observation: "{'output': 'checking\\nNone\\n', 'error': ''}", reward: 0 },
       },
+    ]);
+  }, 300_000);
+
+  it("a SQL ReAct log: only its submit is compared (the 0 before it was never a score), and a table the database lacks is the log's environment, with the evidence", () => {
+    const tasks = loadDataset("demo-sql");
+    const at = tasks.findIndex((t) => t.id === "bike-01");
+    const task = tasks[at]!;
+    const gold = String(task.gold);
+    const reactLog = {
+      [at]: {
+        environment: "ic_sql",
+        task_id: at,
+        query: task.query,
+        turn_history: {
+          actions: ["execute[SELECT player_name FROM poker_players]", `execute[${gold}]`, "submit"],
+          thoughts: ["Look at the players.", "Count them.", "Done."],
+          observations: ["[('player1',), ('player2',)]", "[(8,)]", "[(8,)]"],
+          rewards: [0, 0, 1],
+          valid_action: [true, true, true],
+        },
+        summary: { max_reward: 1, max_reward_idx: 2, turns_taken: 3, turns_max: 10 },
+      },
+    };
+    const file = path.join(dir, "sql_react_10_turns.json");
+    writeFileSync(file, JSON.stringify(reactLog));
+    const r = recheck(file, "demo-sql");
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.files).toEqual([expect.objectContaining({ file, episodes: 1, turns: 3, rewardCompared: 1, rewardAgree: 1 })]);
+    expect(out.disagreements).toEqual([
+      expect.objectContaining({
+        turn: 0,
+        category: "the log's environment differed",
+        evidence: expect.stringMatching(/^table poker_players: the log's query read it and got rows, the task's database \S+ has no such table$/),
+      }),
     ]);
   }, 300_000);
 
