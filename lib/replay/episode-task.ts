@@ -10,10 +10,15 @@ import type { ReplayLoop } from "./replay-check";
 
 /**
  * The task an episode was played on: by its id in its dataset, else by its index in the dataset
- * (InterCode's results files key episodes by task index).
+ * (InterCode's results files key episodes by task index). An episode imported as `task-unlinked`
+ * (its task set was not installed) holds its log's own id, which under a position rule is no id
+ * of the task set (a Python log's 0 is MBPP's 1): its index is read first.
  * @throws NotFoundError when the dataset is unknown or holds neither.
  */
-export function taskForEpisode({ dataset, taskId, taskIndex }: { dataset: string; taskId: string; taskIndex: number | null }): Task {
+export function taskForEpisode({ dataset, taskId, taskIndex, flags }: { dataset: string; taskId: string; taskIndex: number | null; flags?: string | string[] }): Task {
+  const unlinked = (typeof flags === "string" ? flags.split(" ") : (flags ?? [])).includes("task-unlinked");
+  const byIndex = unlinked && taskIndex !== null ? loadDataset(dataset)[taskIndex] : undefined;
+  if (byIndex) return byIndex;
   try {
     return getTask(dataset, taskId);
   } catch (err) {

@@ -5,6 +5,7 @@ import { sharedIntercodeDir } from "@/lib/datasets/paths";
 import { getEpisodeById, listEpisodes } from "@/lib/db/episodes";
 import { getRawDb } from "@/lib/db/sqlite";
 import { useTempStore } from "@/lib/testing/store";
+import { taskForEpisode } from "@/lib/replay/episode-task";
 import { importLogText } from "./import";
 
 // Logs written here in InterCode's formats, over the real task sets in ../shared (read at run
@@ -90,5 +91,12 @@ describe("task links at import: each log format's id rule, checked against the t
     expect((await getEpisodeById({ id: first.id }))!.taskId).toBe("1");
     const reworded = await episodeBy({ environment: "python", taskId: "6" });
     expect(reworded.taskIndex).toBe(5);
+  });
+
+  it("an episode imported without its task set (task-unlinked) is read by its position, not its log's id taken for MBPP's", () => {
+    const ep = { dataset: "mbpp", taskId: "5", taskIndex: 5 };
+    expect(taskForEpisode({ ...ep, flags: "task-unlinked" }).id).toBe(String(mbpp[5].task_id));
+    // A linked episode's id is the task set's own.
+    expect(taskForEpisode({ ...ep, flags: "" }).id).toBe("5");
   });
 });
