@@ -14,6 +14,13 @@ export const EPISODE_FLAGS = {
   "turns-mismatch": "the log's own turn count (turns_taken) differs from its number of actions for no reason named here",
   "execute-wrapped": "actions are logged as the agent wrote them (ReAct's `execute[...]`), not as they ran",
   "no-actions": "the log holds no action at all (e.g. a Plan & Solve plan with no steps)",
+  // Inspect eval logs and Harbor's ATIF trajectories (lib/trajectories/inspect, lib/trajectories/atif).
+  unscored: "no score: an Inspect sample without scores, or a Harbor trial whose verifier never ran (no reward file); the reward is stored as unknown",
+  "unknown-events": "the Inspect sample holds event types the Studio does not know; they are kept with the episode's source record",
+  "tool-result-without-call": "a tool result answers no tool call the log holds; it is stored as a turn with an empty action",
+  "sample-error": "the sample ended in an error (Inspect's sample error, or an ATIF trial's exception)",
+  "no-environment": "the task used none of InterCode's environments' tools (no bash, python or sql tool call); stored as bash",
+  "unfinished-log": "the log was still being written (an Inspect .eval without header.json, or status started)",
 } as const;
 
 export type EpisodeFlag = keyof typeof EPISODE_FLAGS;
