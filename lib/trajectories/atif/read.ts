@@ -136,6 +136,7 @@ export function atifToEpisode(traj: AtifTrajectory, trial: AtifTrial, ctx: AtifC
         observation: ri >= 0 ? text(results[ri].content) : "",
         ok: typeof meta?.ok === "boolean" ? meta.ok : null,
         reward: typeof meta?.reward === "number" ? meta.reward : null,
+        ...(meta?.timedOut === true ? { timedOut: true } : {}),
         thought: k === 0 ? (step.reasoning_content ?? null) : null,
         rawReply: k === 0 && msg ? msg : null,
         tokensIn: k === 0 ? (m?.prompt_tokens ?? null) : null,

@@ -161,6 +161,7 @@ export function inspectSampleToEpisode(value: unknown, ctx: InspectLogContext): 
           ok: null,
           reward: typeof meta?.reward === "number" ? meta.reward : null,
           thought: k === 0 && pendingThought.length ? pendingThought.join("\n") : null,
+          rawReply: k === 0 && typeof meta?.rawReply === "string" ? meta.rawReply : null,
           // A reply's usage goes with its first call (a reply with several calls is one model call).
           tokensIn: k === 0 ? (usage?.in ?? null) : null,
           tokensOut: k === 0 ? (usage?.out ?? null) : null,
@@ -231,7 +232,7 @@ export function inspectSampleToEpisode(value: unknown, ctx: InspectLogContext): 
   const started = ctx.header.stats?.started_at ?? spec.created;
   const startedAt = started && !Number.isNaN(Date.parse(started)) ? new Date(Date.parse(started)).toISOString() : ctx.importedAt.toISOString();
   const solver = spec.solver ?? ctx.header.plan?.steps?.map((p) => p.solver).join("+") ?? null;
-  const model = ctx.attribution.model ?? spec.model;
+  const model = ctx.attribution.model ?? (studio && "model" in studio ? (typeof studio.model === "string" ? studio.model : null) : spec.model);
   const human = model === "human";
   const num = (v: unknown) => (typeof v === "number" && Number.isInteger(v) && v > 0 ? v : undefined);
   const turnLimit = ctx.attribution.turnLimit ?? num(studio?.turnLimit) ?? num(spec.config?.message_limit) ?? Math.max(1, turns.length);

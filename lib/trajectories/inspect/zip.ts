@@ -28,6 +28,8 @@ const EOCD64 = 0x06064b50;
 const EOCD64_LOCATOR = 0x07064b50;
 const CENTRAL = 0x02014b50;
 const LOCAL = 0x04034b50;
+/** 1980-01-01 00:00, DOS time and date: the entries' times say nothing (an export is the same whenever it is written). */
+const DOS_DATE = (((0 << 9) | (1 << 5) | 1) << 16) >>> 0;
 
 function readAt(fd: number, offset: number, length: number): Buffer {
   const buf = Buffer.alloc(length);
@@ -188,7 +190,11 @@ export class ZipWriter {
 
   add(name: string, content: string | Buffer): void {
     const data = typeof content === "string" ? Buffer.from(content, "utf8") : content;
-    const packed = zlib.deflateRawSync(data);
+    this.addPacked(name, data, 8, zlib.deflateRawSync(data));
+  }
+
+  /** Adds an entry compressed elsewhere with `method` (8 deflate, 93 zstd, 0 stored). */
+  addPacked(name: string, data: Buffer, method: number, packed: Buffer): void {
     const crc = zlib.crc32(data) >>> 0;
     const nameBuf = Buffer.from(name, "utf8");
     const big = this.offset >= 0xffffffff || data.length >= 0xffffffff;
@@ -204,8 +210,8 @@ export class ZipWriter {
     local.writeUInt32LE(LOCAL, 0);
     local.writeUInt16LE(big ? 45 : 20, 4);
     local.writeUInt16LE(0x0800, 6); // names in UTF-8
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(0, 10); // time and date: none
+    local.writeUInt16LE(method, 8);
+    local.writeUInt32LE(DOS_DATE, 10);
     local.writeUInt32LE(crc, 14);
     local.writeUInt32LE(big ? 0xffffffff : packed.length, 18);
     local.writeUInt32LE(big ? 0xffffffff : data.length, 22);
@@ -218,7 +224,8 @@ export class ZipWriter {
     c.writeUInt16LE(big ? 45 : 20, 4);
     c.writeUInt16LE(big ? 45 : 20, 6);
     c.writeUInt16LE(0x0800, 8);
-    c.writeUInt16LE(8, 10);
+    c.writeUInt16LE(method, 10);
+    c.writeUInt32LE(DOS_DATE, 12);
     c.writeUInt32LE(crc, 16);
     c.writeUInt32LE(big ? 0xffffffff : packed.length, 20);
     c.writeUInt32LE(big ? 0xffffffff : data.length, 24);
