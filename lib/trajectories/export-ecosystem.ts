@@ -30,16 +30,17 @@ export async function exportInspectLog({ filters = {}, out, skip }: { filters?: 
     let finished: Date | null = null;
     for await (const e of iterateEpisodesWithTurns({ filters })) {
       if (skip?.(e)) continue;
-      // Inspect's sample ids are unique within an epoch: a task played again is its next epoch.
-      const key = `${e.dataset}/${e.taskId}`;
-      const epoch = (epochs.get(key) ?? 0) + 1;
-      epochs.set(key, epoch);
-      const id = key;
+      // Inspect's sample ids are unique within an epoch: a task played again is its next epoch. The
+      // id names the sample's entry (samples/<id>_epoch_<n>.json, which the viewer looks up), so it
+      // keeps to file-name characters; the task's own id travels in the sample's metadata.
+      const id = `${e.dataset}-${e.taskId}`.replace(/[^A-Za-z0-9._-]+/g, "_");
+      const epoch = (epochs.get(id) ?? 0) + 1;
+      epochs.set(id, epoch);
       const model = e.model ?? (e.playerKind === "human" ? "human" : "none/none");
       models.add(model);
       if (e.policy) policies.add(e.policy);
       const { sample, summary } = episodeToInspectSample(e, id, epoch, model);
-      zip.add(`samples/${id.replace(/[^A-Za-z0-9._-]+/g, "_")}_epoch_${epoch}.json`, JSON.stringify(sample));
+      zip.add(`samples/${id}_epoch_${epoch}.json`, JSON.stringify(sample));
       summaries.push(summary);
       samples.push({ id, epoch, reward: e.reward });
       const u = (usage[model] ??= { input_tokens: 0, output_tokens: 0, total_tokens: 0 });
