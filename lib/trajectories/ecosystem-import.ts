@@ -68,7 +68,6 @@ const attributionKey = (o: LogAttribution) => JSON.stringify([o.model ?? null, o
 /** Stores batches of one file's episodes through the bulk writer; the file is recorded with the last one. */
 class FileStore {
   readonly report: FileReport;
-  private readonly flagged: ParsedEpisode[] = [];
   constructor(
     private readonly name: string,
     private readonly contentHash: string,
@@ -79,9 +78,9 @@ class FileStore {
   async put(b: InspectBatch, last: boolean): Promise<void> {
     this.report.rejected.push(...b.rejected);
     this.report.episodes += b.episodes.length;
-    for (const e of b.episodes) if (e.flags?.length) this.flagged.push({ ...e, turns: [], messages: undefined });
-    this.report.flagged = this.flagged.length;
-    this.report.flags = countFlags(this.flagged);
+    // Counts only: a large log's episodes are not kept past their batch.
+    this.report.flagged += b.episodes.filter((e) => e.flags?.length).length;
+    for (const [f, n] of Object.entries(countFlags(b.episodes))) this.report.flags[f] = (this.report.flags[f] ?? 0) + n;
     if (!b.episodes.length && !last) return;
     const res = await insertEpisodesBulk({
       episodes: b.episodes.map(toBulkEpisode),
