@@ -17,6 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
+import { ZipReader, ZipWriter } from "../lib/trajectories/inspect/zip";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const SAMPLE = path.join(ROOT, "../shared/intercode/results-sample");
@@ -265,8 +266,85 @@ export default async function importBench(argv: string[]): Promise<number> {
         `  load average (1 min) ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`,
       ].join("\n") + "\n",
     );
-    return t.added === set.episodes && t.rejected === 0 && t.failedFiles === 1 && wall < 5000 ? 0 : 1;
+    const eco = ecosystemRows(dir, reps, values.entry);
+    return t.added === set.episodes && t.rejected === 0 && t.failedFiles === 1 && wall < 5000 && eco ? 0 : 1;
   } finally {
     if (!values.keep) fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+const ECO = path.join(ROOT, "../shared/ecosystem");
+const ECO_SAMPLES = 2000;
+
+/**
+ * The Inspect row and the ATIF row: `icstudio import` end to end over a synthetic Inspect `.eval`
+ * (Inspect's own test sample log_read_sample.eval, copied to ECO_SAMPLES samples with their own
+ * ids, deflated as Inspect writes them) and a synthetic Harbor job (ECO_SAMPLES trial folders of
+ * a 5-step bash trajectory with a reward file each). Samples per second beside the bare
+ * baseline of the same command starting and exiting (`icstudio --help`), in the same run.
+ */
+function ecosystemRows(dir: string, reps: number, entry: "npm" | "bin"): boolean {
+  const src = ZipReader.open(path.join(ECO, "inspect/log_read_sample.eval"));
+  const sampleEntry = src.entries.find((e) => e.name.startsWith("samples/"))!;
+  const sample = JSON.parse(src.readText(sampleEntry)) as Record<string, unknown>;
+  const evalDir = path.join(dir, "inspect");
+  fs.mkdirSync(evalDir);
+  const w = new ZipWriter(path.join(evalDir, "bench.eval"));
+  for (const e of src.entries) if (!e.name.startsWith("samples/") && e.name !== "header.json") w.add(e.name, src.read(e));
+  for (let i = 1; i <= ECO_SAMPLES; i++) w.add(`samples/${i}_epoch_1.json`, JSON.stringify({ ...sample, id: i, uuid: `u${i}` }));
+  w.add("header.json", src.read(src.entry("header.json")!));
+  w.close();
+  src.close();
+  const job = path.join(dir, "atif", "job");
+  for (let i = 0; i < ECO_SAMPLES; i++) {
+    const trial = path.join(job, `task-${i}__${i}`);
+    fs.mkdirSync(path.join(trial, "agent"), { recursive: true });
+    fs.mkdirSync(path.join(trial, "verifier"));
+    const steps: unknown[] = [{ step_id: 1, source: "user", message: `Count the files in /data/${i}` }];
+    for (let k = 0; k < 5; k++)
+      steps.push({
+        step_id: k + 2,
+        source: "agent",
+        message: `step ${k}`,
+        reasoning_content: `look at ${k}`,
+        tool_calls: [{ tool_call_id: `c${k}`, function_name: "bash", arguments: { cmd: `ls /data/${i}/${k} | wc -l` } }],
+        observation: { results: [{ source_call_id: `c${k}`, content: `${k}\n`.repeat(20) }] },
+        metrics: { prompt_tokens: 500 + k, completion_tokens: 20 },
+      });
+    fs.writeFileSync(path.join(trial, "agent", "trajectory.json"), JSON.stringify({ schema_version: "ATIF-v1.5", session_id: `s${i}`, agent: { name: "terminus", version: "1", model_name: "m" }, steps }));
+    fs.writeFileSync(path.join(trial, "verifier", "reward.txt"), i % 3 ? "0\n" : "1\n");
+    fs.writeFileSync(path.join(trial, "result.json"), JSON.stringify({ task_name: `task-${i}`, trial_name: `task-${i}__${i}` }));
+  }
+  const cmdFor = (args: string[]) => (entry === "npm" ? ["npm", "run", "-s", "icstudio", "--", ...args] : [process.execPath, path.join(ROOT, "bin/icstudio.mjs"), ...args]);
+  const timed = (args: string[], db: string) => {
+    const cmd = cmdFor(args);
+    const t0 = performance.now();
+    const run = spawnSync(cmd[0], cmd.slice(1), { cwd: ROOT, env: { ...process.env, IC_DB: db }, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 });
+    const ms = performance.now() - t0;
+    for (const f of fs.readdirSync(dir)) if (f.startsWith(path.basename(db))) fs.rmSync(path.join(dir, f), { force: true });
+    return { ms, out: run.stdout };
+  };
+  let ok = true;
+  const base: number[] = [];
+  const rows: Record<string, number[]> = { inspect: [], atif: [] };
+  const added: Record<string, number> = {};
+  for (let i = 0; i < reps; i++) {
+    base.push(timed(["--help"], path.join(dir, `eco-base-${i}.db`)).ms);
+    for (const [name, target] of [["inspect", path.join(evalDir, "bench.eval")], ["atif", job]] as const) {
+      const r = timed(["import", target, "--json"], path.join(dir, `eco-${name}-${i}.db`));
+      rows[name].push(r.ms);
+      const totals = (JSON.parse(r.out) as { totals: { added: number; rejected: number } }).totals;
+      added[name] = totals.added;
+      if (totals.added !== ECO_SAMPLES || totals.rejected !== 0) ok = false;
+    }
+  }
+  const b = median(base);
+  for (const name of ["inspect", "atif"] as const) {
+    const m = median(rows[name]);
+    process.stdout.write(
+      `${name === "inspect" ? "Inspect .eval" : "ATIF job    "}: ${added[name]} samples, median of ${reps}: ${(m / 1000).toFixed(2)} s wall, ${(ECO_SAMPLES / (m / 1000)).toFixed(0)} samples/s end to end; ` +
+        `without the process start (bare \`icstudio --help\` ${(b / 1000).toFixed(2)} s): ${(ECO_SAMPLES / Math.max(0.001, (m - b) / 1000)).toFixed(0)} samples/s\n`,
+    );
+  }
+  return ok;
 }

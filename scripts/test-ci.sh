@@ -13,10 +13,13 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   # tree..psmisc: tools the NL2Bash gold commands call (lib/datasets/fs-check.int.test.ts);
   # xxd..python3: tools the demo CTF solutions use (lib/datasets/demo-ctf.int.test.ts);
   # openssl: the TLS certificates of the second Docker engine (lib/sandbox/docker-hosts.int.test.ts);
-  # redis-server: the evaluation queue (lib/queue/queue.int.test.ts).
+  # redis-server: the evaluation queue (lib/queue/queue.int.test.ts);
+  # zstd, python3-pydantic: zstd .eval entries and Harbor's ATIF validator (lib/trajectories/ecosystem.int.test.ts;
+  # the validator needs pydantic 2: Debian 13's package, or a python3 on PATH that has it).
   for pkg in bubblewrap docker.io mariadb-server mmdebstrap chromium git iproute2 procps util-linux \
     tree cpio rename ncal bind9-dnsutils iputils-ping ncompress hashdeep jq psmisc \
-    xxd unzip sqlite3 binutils python3 postgresql openssl redis-server; do
+    xxd unzip sqlite3 binutils python3 postgresql openssl redis-server \
+    zstd python3-pydantic; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
   done
   if [ "${#need[@]}" -gt 0 ]; then

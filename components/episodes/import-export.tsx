@@ -16,7 +16,7 @@ interface FileReport {
   error?: string;
 }
 
-/** Upload InterCode logs or JSONL (imported on the server), and download the filtered set. */
+/** Upload InterCode logs, JSONL, Inspect eval logs or ATIF trajectories (imported on the server), and download the filtered set in any of the formats. */
 export function ImportExport({ query }: { query: string }) {
   const router = useRouter();
   const input = useRef<HTMLInputElement>(null);
@@ -48,12 +48,14 @@ export function ImportExport({ query }: { query: string }) {
   const sep = query ? "&" : "?";
   return (
     <div className="flex flex-wrap items-center gap-2 text-xs" data-testid="import-export">
-      <input ref={input} type="file" multiple accept=".json,.jsonl" className="text-zinc-400" data-testid="import-file" aria-label="log files to import" />
+      <input ref={input} type="file" multiple accept=".json,.jsonl,.eval" className="text-zinc-400" data-testid="import-file" aria-label="log files to import" />
       <input className="w-32 rounded border border-zinc-700 bg-zinc-900 px-1" placeholder="dataset (optional)" value={dataset} onChange={(e) => setDataset(e.target.value)} />
       <Button onClick={upload} disabled={busy} data-testid="import-button">{busy ? "importing…" : "import"}</Button>
       <span className="ml-4 text-zinc-400">export filtered:</span>
       <a className="text-sky-400 underline" href={`/api/episodes/export${query}${sep}format=jsonl`} data-testid="export-jsonl">JSONL</a>
       <a className="text-sky-400 underline" href={`/api/episodes/export${query}${sep}format=intercode`}>InterCode</a>
+      <a className="text-sky-400 underline" href={`/api/episodes/export${query}${sep}format=inspect`} data-testid="export-inspect">Inspect (.eval)</a>
+      <a className="text-sky-400 underline" href={`/api/episodes/export${query}${sep}format=atif`} data-testid="export-atif">ATIF (Harbor trials, .zip)</a>
       {error && <span className="text-red-300" role="alert" data-testid="import-error">{error}</span>}
       {reports && (
         <span className="text-zinc-400" data-testid="import-report">

@@ -5,6 +5,7 @@ import path from "node:path";
 import { bulkWriteSession } from "@/lib/db/bulk-import";
 import { BadInputError } from "@/lib/errors";
 import { importLogText, storePrepared, unreadFileReport, type FileReport, type ImportOptions, type ImportReport } from "./import";
+import { ecosystemUnitOf, importEcosystemUnit, type EcosystemUnit } from "./ecosystem-import";
 import { ParseWorker } from "./import-worker-client";
 import { MAX_IMPORT_FILE_BYTES, tooLarge, type LogAttribution } from "./parse-log";
 
@@ -40,7 +41,10 @@ export function severalCores(): boolean {
   return os.availableParallelism() > 1;
 }
 
-/** Lists the .json and .jsonl files under the given files and folders, in a stable order. */
+/**
+ * Lists the .json, .jsonl and .eval files under the given files and folders, in a stable order; a
+ * Harbor trial folder or a folder of trials is listed as itself (one unit: lib/trajectories/ecosystem-import.ts).
+ */
 export function expandImportPaths(paths: string[]): string[] {
   const out: string[] = [];
   const walk = (p: string) => {
@@ -50,10 +54,11 @@ export function expandImportPaths(paths: string[]): string[] {
     } catch {
       throw new BadInputError("no such file or folder", p);
     }
-    if (st.isDirectory()) {
+    if (st.isDirectory() && ecosystemUnitOf(p)) out.push(p);
+    else if (st.isDirectory()) {
       for (const name of fs.readdirSync(p).sort()) {
         const child = path.join(p, name);
-        if (fs.statSync(child).isDirectory() || /\.jsonl?$/i.test(name)) walk(child);
+        if (fs.statSync(child).isDirectory() || /\.(jsonl?|eval)$/i.test(name)) walk(child);
       }
     } else out.push(p);
   };
@@ -63,7 +68,14 @@ export function expandImportPaths(paths: string[]): string[] {
 
 /** Imports files and folders; a damaged file or record is reported and the rest goes on. */
 export async function importPaths(paths: string[], opts: ImportPathsOptions = {}): Promise<ImportReport> {
-  const files = expandImportPaths(paths);
+  const all = expandImportPaths(paths);
+  // Other tools' logs go to their own reader (they hold samples, not InterCode records), after InterCode's and the JSONL.
+  const units = new Map<string, EcosystemUnit>();
+  for (const f of all) {
+    const u = ecosystemUnitOf(f);
+    if (u) units.set(f, u);
+  }
+  const files = all.filter((f) => !units.has(f));
   const attribution: LogAttribution = { model: opts.model, policy: opts.policy, turnLimit: opts.turnLimit, dataset: opts.dataset };
   const sizes = files.map((f) => fs.statSync(f).size);
   const bytes = sizes.reduce((n, size) => n + size, 0);
@@ -89,7 +101,12 @@ export async function importPaths(paths: string[], opts: ImportPathsOptions = {}
               : await importLogText(file, fs.readFileSync(file, "utf8"), opts);
         }
         reports.push(report);
-        opts.onFile?.(report, i + 1, files.length);
+        opts.onFile?.(report, i + 1, all.length);
+      }
+      for (const u of units.values()) {
+        const report = await importEcosystemUnit(u, { ...attribution, onProgress: opts.onProgress });
+        reports.push(report);
+        opts.onFile?.(report, reports.length, all.length);
       }
     });
   } finally {

@@ -1,5 +1,6 @@
 import "server-only";
 import { getImportedFileByHash, insertEpisodesBulk } from "@/lib/db/bulk-import";
+import { ecosystemFormatOfText, importAtifText, importInspectText } from "./ecosystem-import";
 import { countFlags, logHashes, prepareLogText, type LogAttribution, type LogFormat, type PreparedLog, type RecordProblem } from "./parse-log";
 import { linkTasks } from "./task-links";
 
@@ -7,6 +8,8 @@ import { linkTasks } from "./task-links";
 export interface ImportOptions extends LogAttribution {
   /** Called after each file. */
   onFile?: (report: FileReport, done: number, total: number) => void;
+  /** Called as a large file (an Inspect .eval) is read: bytes done of its total. */
+  onProgress?: (file: string, done: number, total: number) => void;
 }
 
 export interface FileReport {
@@ -63,6 +66,10 @@ export async function storePrepared(p: PreparedLog, known?: FileReport | null): 
 
 /** Imports one log given as text (a file or an upload). Each file is one transaction. */
 export async function importLogText(name: string, text: string, opts: ImportOptions = {}): Promise<FileReport> {
+  // Inspect's and ATIF's JSON go to their own reader (lib/trajectories/ecosystem-import.ts).
+  const eco = ecosystemFormatOfText(text);
+  if (eco === "inspect") return importInspectText(name, text, opts);
+  if (eco === "atif") return importAtifText(name, text, opts);
   const hashes = logHashes(name, text, opts);
   // A file stored before is known by its hash: no need to parse it.
   const seen = await seenReport(name, hashes.contentHash);

@@ -30,7 +30,10 @@ export interface RecordProblem {
 }
 
 /** `run`: InterCode's `{meta, logs}` run file (its Plan & Solve runs), records in the results format. */
-export type LogFormat = "results" | "envlog" | "run" | "jsonl" | "unknown";
+export type LogFormat = "results" | "envlog" | "run" | "jsonl" | "unknown" | EcosystemFormat;
+
+/** Other tools' logs (lib/trajectories/ecosystem-import.ts): Inspect AI's eval logs, Harbor's ATIF trajectories. */
+export type EcosystemFormat = "inspect" | "atif";
 
 /** Parsed content of one file: the episodes found and the records rejected. */
 export interface ParsedFile {
@@ -102,7 +105,7 @@ export function parseLogText(name: string, text: string, opts: LogAttribution = 
   try {
     data = JSON.parse(text);
   } catch (err) {
-    return { format: "unknown", episodes, rejected, error: `damaged JSON: ${(err as Error).message}` };
+    return { format: "unknown", episodes, rejected, error: `not a log this importer reads (expected JSON: an InterCode log, icstudio JSONL, an Inspect eval log or an ATIF trajectory; a .eval zip): damaged JSON: ${(err as Error).message}` };
   }
   if (!data || typeof data !== "object") return { format: "unknown", episodes, rejected, error: "not a log: the file holds a JSON " + (data === null ? "null" : typeof data) };
   const run = readRunLog(data);

@@ -7,9 +7,12 @@ import { importPaths } from "@/lib/trajectories/import-paths";
 /** `icstudio import`: InterCode logs (results files, environment logs) and the project's JSONL. */
 export default defineCommand({
   name: "import",
-  summary: "Import trajectory logs (InterCode results files, environment logs and {meta, logs} run files, or this project's JSONL) into the store.",
+  summary: "Import trajectory logs (InterCode results files, environment logs and {meta, logs} run files, this project's JSONL, Inspect AI eval logs, Harbor ATIF trajectories) into the store.",
   usage: "import <files or folders...> [--model M] [--policy P] [--turns N] [--dataset D] [--json]",
-  help: `Folders are searched for .json and .jsonl files. Model, policy, turn limit and dataset are read
+  help: `Folders are searched for .json, .jsonl and .eval files. Inspect AI logs (.eval, .json): one
+episode per sample. Harbor ATIF: a trajectory.json, a trial folder (agent/trajectory.json with
+verifier/reward.txt or reward.json and result.json), or a folder of trials (one run); a trial with
+no reward file is imported unscored and flagged. Model, policy, turn limit and dataset are read
 from InterCode's file names (ic_sql_multiturn_gpt-4_10_turns.json, ..._fs_4.json) and from a run
 file's meta (Plan & Solve: plan-solve, plan-solve-refine-N) unless given.
 Episodes are stored as logged; what is odd about one (a reward below 0, a blocked last action with
@@ -46,6 +49,12 @@ Database: IC_DB (default ./var/studio.db).`,
       policy: values.policy as string | undefined,
       dataset: values.dataset as string | undefined,
       turnLimit,
+      onProgress: (file, done, total) => {
+        // A large Inspect .eval: how far through it the reading is, in MB.
+        if (!process.stderr.isTTY || total < 16 * 1024 * 1024) return;
+        bar ??= new ProgressBar("import", 1);
+        bar.update(0, `${file}: ${Math.round(done / 1048576)} / ${Math.round(total / 1048576)} MB`);
+      },
       onFile: (f, done, total) => {
         added += f.added;
         rejected += f.rejected.length + (f.error ? 1 : 0);

@@ -1,4 +1,8 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { NextResponse } from "next/server";
+import { importEcosystemUnit } from "@/lib/trajectories/ecosystem-import";
 import { BadInputError } from "@/lib/errors";
 import { importLogText, unreadFileReport, type FileReport } from "@/lib/trajectories/import";
 import { parseInput, respond } from "@/lib/http/respond";
@@ -6,7 +10,7 @@ import { importFormSchema, MAX_UPLOAD_BYTES } from "./schema";
 
 export const dynamic = "force-dynamic";
 
-/** POST /api/episodes/import: uploads InterCode logs or JSONL and imports them (one transaction a file). */
+/** POST /api/episodes/import: uploads InterCode logs, JSONL, Inspect eval logs (.eval, .json) or ATIF trajectories and imports them (one transaction a file). */
 export function POST(req: Request) {
   return respond(async () => {
     let form: FormData;
@@ -28,7 +32,20 @@ export function POST(req: Request) {
         reports.push(unreadFileReport(f.name, `too large (${f.size} bytes; the limit is ${MAX_UPLOAD_BYTES})`));
         continue;
       }
-      reports.push(await importLogText(f.name, await f.text(), { model: opts.model, policy: opts.policy, dataset: opts.dataset, turnLimit: opts.turns }));
+      const attribution = { model: opts.model, policy: opts.policy, dataset: opts.dataset, turnLimit: opts.turns };
+      if (/\.eval$/i.test(f.name)) {
+        // An Inspect .eval is a zip, read from disk entry by entry: it goes to a private folder under its own name first.
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-upload-"));
+        try {
+          const file = path.join(dir, path.basename(f.name).replace(/[^\w.-]+/g, "_").replace(/^\.+/, "") || "upload.eval");
+          fs.writeFileSync(file, Buffer.from(await f.arrayBuffer()));
+          reports.push({ ...(await importEcosystemUnit({ kind: "inspect-eval", path: file }, attribution)), file: f.name });
+        } finally {
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
+        continue;
+      }
+      reports.push(await importLogText(f.name, await f.text(), attribution));
     }
     return NextResponse.json({ files: reports });
   });
