@@ -172,6 +172,7 @@ const envSchema = z
     IC_HOST: text(),
     IC_PORT: int(0, "a port number (0..65535)").refine((n) => n === undefined || n <= 65535, { message: "must be a port number (0..65535)" }),
     IC_TOKEN: text(),
+    IC_ALLOWED_HOSTS: text(),
     IC_IDLE_MS: positiveInt(),
     IC_MAX_SANDBOXES: positiveInt(),
     // Sandboxes (lib/sandbox)
@@ -247,6 +248,8 @@ const envSchema = z
       port: e.IC_PORT ?? 3000,
       /** Required when `host` is not loopback (IC_TOKEN). */
       token: e.IC_TOKEN ?? null,
+      /** Host names the server answers to besides loopback ones and IC_HOST, e.g. a reverse proxy's (IC_ALLOWED_HOSTS, comma- or space-separated). */
+      allowedHosts: (e.IC_ALLOWED_HOSTS ?? "").split(/[\s,]+/).filter(Boolean),
       /** An idle episode's sandbox is closed after this (IC_IDLE_MS). */
       idleMs: e.IC_IDLE_MS ?? 10 * 60_000,
       /** Live sandboxes at once (IC_MAX_SANDBOXES). */
