@@ -208,6 +208,7 @@ const envSchema = z
     IC_MODELS_CONFIG: dir(),
     IC_MODEL_ATTEMPTS: positiveInt(),
     IC_MODEL_TIMEOUT_MS: positiveInt(),
+    IC_MODEL_KEY_ENV: text(),
     // The evaluation queue (lib/queue, `icstudio worker`)
     IC_QUEUE: text(),
     IC_QUEUE_NAME: z
@@ -296,6 +297,11 @@ const envSchema = z
       /** Tries and time per model call (IC_MODEL_ATTEMPTS, IC_MODEL_TIMEOUT_MS). */
       modelAttempts: e.IC_MODEL_ATTEMPTS ?? 4,
       modelTimeoutMs: e.IC_MODEL_TIMEOUT_MS ?? 60_000,
+      /**
+       * Environment variables a model added in the page may take its key from, besides those the
+       * models file names (IC_MODEL_KEY_ENV, comma- or space-separated); any other is refused.
+       */
+      modelKeyEnv: (e.IC_MODEL_KEY_ENV ?? "").split(/[\s,]+/).filter(Boolean),
       /** The Redis server of the evaluation queue, when `--queue` is not given (IC_QUEUE). */
       queueUrl: e.IC_QUEUE,
       /** The BullMQ queue's name: runs and workers that share a Redis must share it (IC_QUEUE_NAME). */

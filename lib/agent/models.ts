@@ -76,14 +76,31 @@ export function loadModelsConfig(file = modelsConfigPath()): ModelConfig[] {
   return parsed.data.models;
 }
 
-function describe(m: ModelConfig, source: ModelInfo["source"], env: EnvVars, storedKeys: Set<string>, tests: Record<string, ConnectionTest>): ModelInfo {
-  const keySource = storedKeys.has(m.id) ? "stored" : m.apiKeyEnv && env[m.apiKeyEnv] ? "env" : null;
+/**
+ * The environment variables a model's key may come from: those the models file names (the
+ * operator chose them) and IC_MODEL_KEY_ENV. A model added in the page that names any other
+ * variable gets no key from it: otherwise whoever can add a model could send any of the
+ * server's variables (IC_TOKEN, a cloud secret) to an address of their choosing.
+ */
+export function allowedKeyEnv(configured: ModelConfig[]): Set<string> {
+  return new Set([...configured.flatMap((m) => (m.apiKeyEnv ? [m.apiKeyEnv] : [])), ...config().modelKeyEnv]);
+}
+
+function describe(m: ModelConfig, source: ModelInfo["source"], env: EnvVars, storedKeys: Set<string>, tests: Record<string, ConnectionTest>, allowedEnv: Set<string>): ModelInfo {
+  const envAllowed = m.apiKeyEnv !== undefined && allowedEnv.has(m.apiKeyEnv);
+  const keySource = storedKeys.has(m.id) ? "stored" : m.apiKeyEnv && envAllowed && env[m.apiKeyEnv] ? "env" : null;
   const keySet = keySource !== null;
   const needsKey = !m.apiKeyOptional && (source === "added" ? m.provider !== "openai-compatible" : m.apiKeyEnv !== undefined);
   const available = keySet || !needsKey;
   const lastTest = tests[m.id] ?? null;
   const status: ModelStatus = !available ? "no-key" : !lastTest ? "untested" : lastTest.ok ? "ok" : "failed";
-  const reason = available ? undefined : m.apiKeyEnv ? `set ${m.apiKeyEnv} to use this model` : "no API key: add one in the models page";
+  const reason = available
+    ? undefined
+    : m.apiKeyEnv && !envAllowed
+      ? `apiKeyEnv ${m.apiKeyEnv} is not a key variable of this Studio (those models.config.json names, or IC_MODEL_KEY_ENV)`
+      : m.apiKeyEnv
+        ? `set ${m.apiKeyEnv} to use this model`
+        : "no API key: add one in the models page";
   return { ...m, source, keySet, keySource, available, ...(reason ? { reason } : {}), lastTest, status };
 }
 
@@ -100,9 +117,10 @@ export function listModels(options: ModelSources = {}): ModelInfo[] {
   const added = listAddedModels(dir).filter((m) => !ids.has(m.id));
   const storedKeys = listStoredKeyIds(dir);
   const tests = listConnectionTests(dir);
+  const allowedEnv = allowedKeyEnv(configured);
   return [
-    ...configured.map((m) => describe(m, "config", env, storedKeys, tests)),
-    ...added.map((m) => describe(m, "added", env, storedKeys, tests)),
+    ...configured.map((m) => describe(m, "config", env, storedKeys, tests, allowedEnv)),
+    ...added.map((m) => describe(m, "added", env, storedKeys, tests, allowedEnv)),
   ];
 }
 
@@ -187,7 +205,7 @@ export function resolveModel(
   const info = listModels({ env, file: options.file, dir }).find((m) => m.id === id);
   if (!info) throw new NotFoundError(`model ${JSON.stringify(id)} (not in ${options.file ?? modelsConfigPath()} nor added in the models page)`);
   if (!info.available) throw new BadInputError(`model ${id} is unavailable: ${info.reason}`, "--model");
-  const key = info.keySource === "stored" ? getStoredKey(id, dir) : info.apiKeyEnv ? env[info.apiKeyEnv] : undefined;
+  const key = info.keySource === "stored" ? getStoredKey(id, dir) : info.keySource === "env" && info.apiKeyEnv ? env[info.apiKeyEnv] : undefined;
   return { info, languageModel: createLanguageModel(info, key) };
 }
 
@@ -219,7 +237,15 @@ export function estimateCost(info: Pick<ModelConfig, "price">, tokensIn: number,
 export function addModel(input: AddModelInput, sources: ModelSources = {}): ModelInfo {
   const env = sources.env ?? process.env;
   const dir = sources.dir ?? storeDir();
-  const configured = new Set(loadModelsConfig(sources.file ?? modelsConfigPath()).map((m) => m.id));
+  const configuredModels = loadModelsConfig(sources.file ?? modelsConfigPath());
+  const configured = new Set(configuredModels.map((m) => m.id));
+  if (input.apiKeyEnv && !allowedKeyEnv(configuredModels).has(input.apiKeyEnv)) {
+    const allowed = [...allowedKeyEnv(configuredModels)].sort();
+    throw new BadInputError(
+      `${input.apiKeyEnv} is not a variable a model may take its key from: use ${allowed.length ? allowed.join(", ") : "none is allowed yet"}, add it to IC_MODEL_KEY_ENV, or give the key itself`,
+      "apiKeyEnv",
+    );
+  }
   const suffix = input.baseURL ? new URL(input.baseURL).host : input.provider;
   const id = input.id ?? (configured.has(input.model) ? `${input.model}@${suffix}` : input.model);
   if (configured.has(id)) throw new ConflictError(`model id ${JSON.stringify(id)} is taken by ${modelsConfigPath()}; give another id`, { where: "id" });
