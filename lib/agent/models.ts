@@ -157,6 +157,8 @@ export interface AdHocModel {
 export interface ResolvedModel {
   info: ModelInfo;
   languageModel: LanguageModel;
+  /** The key it sends (if any): redacted from whatever the provider says back (lib/agent/redact.ts). */
+  secrets?: string[];
 }
 
 /** Builds an ad-hoc model description (id `adhoc:<model>@<host>`). */
@@ -198,15 +200,44 @@ export function resolveModel(
   const env = options.env ?? process.env;
   if (options.adhoc) {
     const info = adHocModelInfo({ ...options.adhoc, model: options.adhoc.model ?? id });
-    return { info, languageModel: createLanguageModel(info, options.adhoc.apiKey) };
+    return { info, languageModel: createLanguageModel(info, options.adhoc.apiKey), secrets: options.adhoc.apiKey ? [options.adhoc.apiKey] : [] };
   }
   if (!id) throw new BadInputError("a model id is required (see `icstudio models`)", "--model");
   const dir = options.dir ?? storeDir();
   const info = listModels({ env, file: options.file, dir }).find((m) => m.id === id);
   if (!info) throw new NotFoundError(`model ${JSON.stringify(id)} (not in ${options.file ?? modelsConfigPath()} nor added in the models page)`);
   if (!info.available) throw new BadInputError(`model ${id} is unavailable: ${info.reason}`, "--model");
+  const own = info.source === "config" ? null : ownAddressReason(info.baseURL);
+  if (own) throw new BadInputError(own, "baseURL");
   const key = info.keySource === "stored" ? getStoredKey(id, dir) : info.keySource === "env" && info.apiKeyEnv ? env[info.apiKeyEnv] : undefined;
-  return { info, languageModel: createLanguageModel(info, key) };
+  return { info, languageModel: createLanguageModel(info, key), secrets: key ? [key] : [] };
+}
+
+/**
+ * Why a base URL is refused as this Studio's own address (loopback or the bind host, on the
+ * Studio's port), or null. A model added in the page must not make the server call its own API;
+ * one in models.config.json may (the operator configured it so).
+ */
+export function ownAddressReason(baseURL: string | undefined): string | null {
+  if (!baseURL) return null;
+  let u: URL;
+  try {
+    u = new URL(baseURL);
+  } catch {
+    return null;
+  }
+  const { host, port } = config();
+  if (!port) return null;
+  const p = Number(u.port || (u.protocol === "https:" ? 443 : 80));
+  const name = u.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  const local = isLoopbackName(name) || name === host.toLowerCase() || name === "0.0.0.0" || name === "::";
+  return local && p === port
+    ? `${baseURL} is this Studio's own address (port ${port}): a model added here may not call the Studio itself; put it in models.config.json if that is meant`
+    : null;
+}
+
+function isLoopbackName(h: string): boolean {
+  return h === "localhost" || h.endsWith(".localhost") || /^127\./.test(h) || h === "::1" || h.startsWith("::ffff:127.");
 }
 
 /** Makes the AI SDK model object for a configured model. */
@@ -248,6 +279,8 @@ export function addModel(input: AddModelInput, sources: ModelSources = {}): Mode
   }
   const suffix = input.baseURL ? new URL(input.baseURL).host : input.provider;
   const id = input.id ?? (configured.has(input.model) ? `${input.model}@${suffix}` : input.model);
+  const own = ownAddressReason(input.baseURL);
+  if (own) throw new BadInputError(own, "baseURL");
   if (configured.has(id)) throw new ConflictError(`model id ${JSON.stringify(id)} is taken by ${modelsConfigPath()}; give another id`, { where: "id" });
   const entry = modelConfigSchema.parse({
     id,
