@@ -14,6 +14,7 @@ export const EPISODE_FLAGS = {
   "turns-mismatch": "the log's own turn count (turns_taken) differs from its number of actions for no reason named here",
   "execute-wrapped": "actions are logged as the agent wrote them (ReAct's `execute[...]`), not as they ran",
   "no-actions": "the log holds no action at all (e.g. a Plan & Solve plan with no steps)",
+  unfinished: "the record says the episode was still running (or interrupted): an imported episode cannot go on, so it is stored abandoned (it neither seals its task nor counts as running)",
 } as const;
 
 export type EpisodeFlag = keyof typeof EPISODE_FLAGS;
