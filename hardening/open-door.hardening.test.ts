@@ -10,6 +10,8 @@ import { recordFigure } from "./figures";
 import { appAvailable, ensureApp } from "./studio-process";
 import { spawnStudio, type StudioProcess } from "@/lib/testing/studio-server";
 import { connectWs, tempDb } from "@/lib/testing/ws-client";
+import { launchBrowser } from "@/lib/testing/browser";
+import { config } from "@/lib/config";
 
 const canRun = appAvailable();
 const TOKEN = `open-door-token-${process.pid}-0123456789abcdef`;
@@ -67,7 +69,10 @@ describe.skipIf(!canRun)("no open door", () => {
   let guarded: StudioProcess; // with a token
   beforeAll(async () => {
     ensureApp();
-    [studio, guarded] = await Promise.all([spawnStudio({ IC_DB: open.db, IC_TOKEN: "" }), spawnStudio({ IC_DB: locked.db, IC_TOKEN: TOKEN })]);
+    [studio, guarded] = await Promise.all([
+      spawnStudio({ IC_DB: open.db, IC_TOKEN: "", IC_MAX_SANDBOXES: "4", IC_LOCAL_POOL: "0", IC_IDLE_MS: "600000" }),
+      spawnStudio({ IC_DB: locked.db, IC_TOKEN: TOKEN }),
+    ]);
   }, 300_000);
   afterAll(async () => {
     await Promise.all([studio?.stop(), guarded?.stop()]);
@@ -247,4 +252,124 @@ describe.skipIf(!canRun)("no open door", () => {
     recordFigure({ section: "open door", row: "8 replay of large episodes", tried: 2, passed: 2 - failures.length, unit: "rendered", failures });
     expect(failures).toEqual([]);
   }, 180_000);
+
+  it("3. a page on another port, in Chromium, cannot post to the Studio nor frame it", async () => {
+    const failures: string[] = [];
+    const target = studio.url;
+    // The attacker's page: a text/plain form post (no preflight), a fetch, and an iframe of /models.
+    const page = `<!doctype html><html><body>
+      <form id="f" method="POST" action="${target}/api/models" enctype="text/plain" target="sink"><input name='{"provider":"openai-compatible","model":"m","id":"xport","baseURL":"http://127.0.0.1:9/v1","x":"' value='"}'></form>
+      <iframe name="sink"></iframe>
+      <iframe id="frame" src="${target}/models"></iframe>
+      <script>
+        window.results = {};
+        fetch("${target}/api/models", { method: "POST", mode: "no-cors", headers: { "content-type": "text/plain" }, body: JSON.stringify({ provider: "openai-compatible", model: "m", id: "xport2", baseURL: "http://127.0.0.1:9/v1" }) })
+          .then(() => (window.results.fetch = "sent"), (e) => (window.results.fetch = String(e)));
+        document.getElementById("f").submit();
+      </script></body></html>`;
+    const evil = http.createServer((_q, r) => r.writeHead(200, { "content-type": "text/html" }).end(page));
+    await new Promise<void>((r) => evil.listen(0, "127.0.0.1", () => r()));
+    const evilUrl = `http://127.0.0.1:${(evil.address() as import("node:net").AddressInfo).port}/`;
+    let tried = 0;
+    if (fs.existsSync(config().chromium)) {
+      const b = await launchBrowser();
+      try {
+        const tab = await b.browser.newPage();
+        await tab.goto(evilUrl);
+        await tab.waitForTimeout(1500);
+        tried += 2;
+        const models = await request(studio.url, "GET", "/api/models");
+        for (const id of ["xport", "xport2"]) if (models.body.includes(`"${id}"`)) failures.push(`the page on another port added model ${id}`);
+        tried++;
+        const framed = tab.frames().find((f) => f.url().startsWith(`${target}/models`));
+        const framedText = framed ? await framed.evaluate(() => document.body?.innerText ?? "").catch(() => "") : "";
+        if (/Models|models/.test(framedText)) failures.push("/models rendered inside the foreign page's iframe");
+        // The Studio's own pages still work under the CSP: Monaco loads in the playground.
+        tried++;
+        const own = await b.browser.newPage();
+        const cspErrors: string[] = [];
+        own.on("console", (m) => {
+          if (/Content Security Policy/i.test(m.text())) cspErrors.push(m.text().slice(0, 160));
+        });
+        await own.goto(`${target}/play/python/${encodeURIComponent("demo-python:reverse-words")}`, { waitUntil: "load" });
+        await own.waitForSelector(".monaco-editor", { timeout: 30_000 }).catch(() => failures.push("Monaco did not load under the CSP"));
+        if (cspErrors.length) failures.push(`CSP violations on the Studio's own page: ${cspErrors.join(" | ")}`);
+      } finally {
+        await b.close();
+      }
+    }
+    evil.close();
+    recordFigure({ section: "open door", row: "3 cross-port page in Chromium", tried, passed: tried - failures.length, unit: "held", failures });
+    expect(tried).toBeGreaterThan(0);
+    expect(failures).toEqual([]);
+  }, 120_000);
+
+  it("4. twelve concurrent opens on one connection stay within IC_MAX_SANDBOXES=4", async () => {
+    const pid = studio.child.pid!;
+    /** Sandboxes: bwrap processes whose parent is not bwrap, below the server. */
+    const sandboxes = () => {
+      const procs = fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d));
+      const info = new Map<number, { comm: string; ppid: number }>();
+      for (const d of procs) {
+        try {
+          const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
+          const m = /^\d+ \((.*)\) \S (\d+)/.exec(stat);
+          if (m) info.set(Number(d), { comm: m[1], ppid: Number(m[2]) });
+        } catch {
+          /* gone */
+        }
+      }
+      const below = (p: number): boolean => {
+        for (let q = info.get(p)?.ppid; q; q = info.get(q)?.ppid) if (q === pid) return true;
+        return false;
+      };
+      let n = 0;
+      for (const [p, i] of info) if (i.comm === "bwrap" && info.get(i.ppid)?.comm !== "bwrap" && below(p)) n++;
+      return n;
+    };
+    const c = await connectWs(studio.url);
+    let peak = 0;
+    const watch = setInterval(() => (peak = Math.max(peak, sandboxes())), 25);
+    const answered = () => c.raw.filter((r) => ["opened", "error"].includes((JSON.parse(r) as { type: string }).type)).length;
+    for (let i = 0; i < 12; i++) c.send({ type: "open", env: "python", taskRef: "demo-python:reverse-words", mode: "play", feedback: "reward" });
+    const t0 = Date.now();
+    while (answered() < 12 && Date.now() - t0 < 90_000) await new Promise((r) => setTimeout(r, 50));
+    clearInterval(watch);
+    peak = Math.max(peak, sandboxes());
+    c.close();
+    const failures: string[] = [];
+    if (answered() < 12) failures.push(`only ${answered()} of 12 opens answered: ${c.raw.slice(-3).join(" ")}`);
+    if (peak > 4) failures.push(`${peak} sandboxes were live at once`);
+    recordFigure({ section: "open door", row: "4 concurrent opens vs IC_MAX_SANDBOXES=4", tried: 12, passed: failures.length ? 0 : 12, unit: "within the cap", extra: { "peak sandboxes": peak }, failures });
+    expect(failures).toEqual([]);
+  }, 120_000);
+
+  it("9. a key the provider echoes is redacted everywhere it is stored or shown", async () => {
+    const KEY = "sk-echoed-0123456789abcdefghijklmnopq";
+    const echo = http.createServer((q, r) => {
+      r.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `bad key ${q.headers.authorization}` } }));
+    });
+    await new Promise<void>((r) => echo.listen(0, "127.0.0.1", () => r()));
+    const base = `http://127.0.0.1:${(echo.address() as import("node:net").AddressInfo).port}/v1`;
+    const origin = `http://127.0.0.1:${studio.port}`;
+    const json = { origin, "content-type": "application/json" };
+    const failures: string[] = [];
+    const added = await request(studio.url, "POST", "/api/models", json, JSON.stringify({ provider: "openai-compatible", model: "m", id: "echo", baseURL: base, apiKey: KEY }));
+    if (added.status >= 300) failures.push(`adding the model: ${added.status} ${added.body.slice(0, 200)}`);
+    const tested = await request(studio.url, "POST", "/api/models/echo/test", json, "{}");
+    if (tested.body.includes(KEY)) failures.push("the test's answer holds the key");
+    if (!/redacted key/.test(tested.body)) failures.push(`the test's answer: ${tested.body.slice(0, 200)}`);
+    for (const p of ["/api/models", "/models"]) if ((await request(studio.url, "GET", p, { accept: "text/html" })).body.includes(KEY)) failures.push(`${p} shows the key`);
+    const file = `${open.dir}/models.added.json`;
+    if (!fs.existsSync(file)) failures.push(`no ${file}`);
+    else {
+      if (fs.readFileSync(file, "utf8").includes(KEY)) failures.push("models.added.json holds the key");
+      if ((fs.statSync(file).mode & 0o777) !== 0o600) failures.push(`models.added.json is ${(fs.statSync(file).mode & 0o777).toString(8)}`);
+    }
+    const self = await request(studio.url, "POST", "/api/models", json, JSON.stringify({ provider: "openai-compatible", model: "m", id: "self", baseURL: `http://127.0.0.1:${studio.port}/api` }));
+    if (self.status !== 400 || !/own address/.test(self.body)) failures.push(`the Studio's own address: ${self.status} ${self.body.slice(0, 160)}`);
+    echo.close();
+    recordFigure({ section: "open door", row: "9 echoed key, 0600, own address", tried: 6, passed: 6 - failures.length, unit: "held", failures });
+    expect(failures).toEqual([]);
+  }, 60_000);
 });

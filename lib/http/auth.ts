@@ -202,7 +202,7 @@ export type AccessResult = { access: Access | null; failed: boolean; staleCookie
 /**
  * Resolves a request to its principal: a live session cookie (owner or participant), else
  * `Authorization: Bearer <IC_TOKEN>` (the owner), else, with no token configured, the owner.
- * A wrong bearer token or a cookie naming no live session is a failure.
+ * A wrong bearer token is a failure (it counts towards the rate limit).
  */
 export async function resolveAccess(req: Pick<IncomingMessage, "headers">, token: string | null): Promise<AccessResult> {
   const auth = req.headers.authorization;
@@ -219,7 +219,8 @@ export async function resolveAccess(req: Pick<IncomingMessage, "headers">, token
     staleCookie = true;
   }
   if (token === null) return { access: { role: "owner", via: "open", sessionId: null }, failed: false, staleCookie };
-  return { access: null, failed: staleCookie, staleCookie };
+  // A stale cookie (logged out, expired) is not a guess: its secret is 256 random bits.
+  return { access: null, failed: false, staleCookie };
 }
 
 /**
