@@ -61,6 +61,9 @@ async function main(): Promise<void> {
     // Batch runs stop cleanly: finished episodes stay, running ones are marked interrupted.
     const { stopAllRuns } = await import("@/lib/runs/run-manager");
     await Promise.all([manager.shutdown(), stopAllRuns()]);
+    // The warm pools' sandboxes too: each holds a tmpfs mount and a cgroup until closed.
+    const { shutdownSandboxBackends } = await import("@/lib/sandbox");
+    await shutdownSandboxBackends().catch((err) => console.error(`> closing sandbox pools: ${(err as Error).message}`));
     server.close();
     server.closeAllConnections();
     await app.close().catch(() => {});

@@ -372,4 +372,22 @@ describe.skipIf(!canRun)("no open door", () => {
     recordFigure({ section: "open door", row: "9 echoed key, 0600, own address", tried: 6, passed: 6 - failures.length, unit: "held", failures });
     expect(failures).toEqual([]);
   }, 60_000);
+
+  it("10. SIGTERM unmounts every sandbox the server mounted", async () => {
+    const db = tempDb("ic-open-door-term-");
+    const p = await spawnStudio({ IC_DB: db.db, IC_TOKEN: "", IC_LOCAL_POOL: "2" });
+    const mine = () => fs.readFileSync("/proc/mounts", "utf8").split("\n").filter((l) => l.includes(`ic-sandbox-${p.child.pid}-`)).length;
+    const c = await connectWs(p.url);
+    c.send({ type: "open", env: "python", taskRef: "demo-python:reverse-words", mode: "play", feedback: "reward" });
+    await c.next("opened", 60_000);
+    await new Promise((r) => setTimeout(r, 1500)); // the warm pool refills
+    const before = mine();
+    await p.stop(20_000);
+    const after = mine();
+    fs.rmSync(db.dir, { recursive: true, force: true });
+    const failures = after > 0 ? [`${after} of ${before} mounts left after SIGTERM`] : [];
+    recordFigure({ section: "open door", row: "10 SIGTERM unmounts", tried: before, passed: before - after, unit: "unmounted", failures });
+    expect(before).toBeGreaterThan(0);
+    expect(after).toBe(0);
+  }, 120_000);
 });

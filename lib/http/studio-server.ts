@@ -123,8 +123,6 @@ export function createStudioServer(opts: StudioServerOptions): { server: http.Se
     if (isStateChanging(method)) {
       const cross = crossOriginReason(req);
       if (cross) return sendJson(res, 403, "unauthorized", `cross-site request refused: ${cross}`);
-      const type = contentTypeReason(req, url.pathname);
-      if (type) return sendJson(res, 415, "bad_input", type);
       const sized = bodySizeProblem(req, bodyLimitFor(url.pathname));
       if (sized) {
         res.setHeader("connection", "close");
@@ -154,6 +152,9 @@ export function createStudioServer(opts: StudioServerOptions): { server: http.Se
       if (access) return sendJson(res, 403, "unauthorized", `${method} ${url.pathname} is not open to a ${access.role}`);
       return sendJson(res, 401, "unauthorized", "a valid token is required: log in at /login or send Authorization: Bearer <token>", { "www-authenticate": "Bearer" });
     }
+    // Who may not ask hears 401 first; then a body of the wrong type is refused.
+    const type = contentTypeReason(req, url.pathname);
+    if (type) return sendJson(res, 415, "bad_input", type);
     stampAccess(req, access);
     await opts.handle(req, res);
   };
