@@ -4,7 +4,8 @@
  *
  *   node --import tsx --import ./scripts/hooks.mjs server.ts [--dev]
  *
- * Environment: IC_HOST (127.0.0.1), IC_PORT (3000), IC_TOKEN (required off loopback),
+ * Environment: IC_HOST (127.0.0.1), IC_PORT (3000), IC_TOKEN (required off loopback, 32+ characters),
+ * IC_ALLOWED_HOSTS (Host names a proxy forwards),
  * IC_IDLE_MS, IC_MAX_SANDBOXES, IC_SANDBOX (auto|local|docker), IC_DOCKER_HOSTS, IC_DB, IC_TIMEOUT_MS.
  */
 import path from "node:path";
@@ -36,6 +37,8 @@ async function main(): Promise<void> {
   const manager = createLiveEpisodeManager(config);
   const { server } = createStudioServer({
     token: config.token,
+    hosts: { bindHost: config.host, allowedHosts: config.allowedHosts },
+    dev,
     manager,
     handle: (req, res) => handle(req, res),
     upgrade: dev ? (req, socket, head) => upgrade(req, socket, head) : undefined,
@@ -58,6 +61,9 @@ async function main(): Promise<void> {
     // Batch runs stop cleanly: finished episodes stay, running ones are marked interrupted.
     const { stopAllRuns } = await import("@/lib/runs/run-manager");
     await Promise.all([manager.shutdown(), stopAllRuns()]);
+    // The warm pools' sandboxes too: each holds a tmpfs mount and a cgroup until closed.
+    const { shutdownSandboxBackends } = await import("@/lib/sandbox");
+    await shutdownSandboxBackends().catch((err) => console.error(`> closing sandbox pools: ${(err as Error).message}`));
     server.close();
     server.closeAllConnections();
     await app.close().catch(() => {});

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { LogoutButton } from "@/components/ui/logout-button";
 import { SiteNav } from "@/components/ui/site-nav";
 import "./globals.css";
 
@@ -15,6 +16,7 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
         <header className="flex h-[41px] items-center gap-6 border-b border-zinc-800 px-4 text-sm">
           <Link href="/" className="font-semibold tracking-tight text-zinc-50">InterCode Studio</Link>
           <SiteNav />
+          <LogoutButton />
         </header>
         <main>{children}</main>
       </body>

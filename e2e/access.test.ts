@@ -6,7 +6,7 @@ import { PlayPage } from "./pages/play-page";
 import { startServer, type RunningServer } from "@/lib/testing/studio-server";
 import { readEpisode } from "./store";
 
-const TOKEN = "e2e-token-4f9c2a7d51b8";
+const TOKEN = "e2e-token-4f9c2a7d51b8-0123456789abcdef";
 
 /** Resolves with the HTTP status of a websocket handshake (101 when accepted). */
 function wsStatus(url: string, headers: Record<string, string> = {}): Promise<number> {

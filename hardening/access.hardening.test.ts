@@ -14,7 +14,7 @@ import { appAvailable, ensureApp } from "./studio-process";
 import { spawnStudio, type StudioProcess } from "@/lib/testing/studio-server";
 import { connectWs, tempDb } from "@/lib/testing/ws-client";
 
-const TOKEN = `hardening-token-${process.pid}`;
+const TOKEN = `hardening-token-${process.pid}-0123456789abcdefghij`;
 
 const { dir, db } = tempDb("ic-hardening-access-");
 let server: StudioProcess | null = null;

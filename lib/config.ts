@@ -172,6 +172,7 @@ const envSchema = z
     IC_HOST: text(),
     IC_PORT: int(0, "a port number (0..65535)").refine((n) => n === undefined || n <= 65535, { message: "must be a port number (0..65535)" }),
     IC_TOKEN: text(),
+    IC_ALLOWED_HOSTS: text(),
     IC_IDLE_MS: positiveInt(),
     IC_MAX_SANDBOXES: positiveInt(),
     // Sandboxes (lib/sandbox)
@@ -207,6 +208,7 @@ const envSchema = z
     IC_MODELS_CONFIG: dir(),
     IC_MODEL_ATTEMPTS: positiveInt(),
     IC_MODEL_TIMEOUT_MS: positiveInt(),
+    IC_MODEL_KEY_ENV: text(),
     // The evaluation queue (lib/queue, `icstudio worker`)
     IC_QUEUE: text(),
     IC_QUEUE_NAME: z
@@ -247,6 +249,8 @@ const envSchema = z
       port: e.IC_PORT ?? 3000,
       /** Required when `host` is not loopback (IC_TOKEN). */
       token: e.IC_TOKEN ?? null,
+      /** Host names the server answers to besides loopback ones and IC_HOST, e.g. a reverse proxy's (IC_ALLOWED_HOSTS, comma- or space-separated). */
+      allowedHosts: (e.IC_ALLOWED_HOSTS ?? "").split(/[\s,]+/).filter(Boolean),
       /** An idle episode's sandbox is closed after this (IC_IDLE_MS). */
       idleMs: e.IC_IDLE_MS ?? 10 * 60_000,
       /** Live sandboxes at once (IC_MAX_SANDBOXES). */
@@ -293,6 +297,11 @@ const envSchema = z
       /** Tries and time per model call (IC_MODEL_ATTEMPTS, IC_MODEL_TIMEOUT_MS). */
       modelAttempts: e.IC_MODEL_ATTEMPTS ?? 4,
       modelTimeoutMs: e.IC_MODEL_TIMEOUT_MS ?? 60_000,
+      /**
+       * Environment variables a model added in the page may take its key from, besides those the
+       * models file names (IC_MODEL_KEY_ENV, comma- or space-separated); any other is refused.
+       */
+      modelKeyEnv: (e.IC_MODEL_KEY_ENV ?? "").split(/[\s,]+/).filter(Boolean),
       /** The Redis server of the evaluation queue, when `--queue` is not given (IC_QUEUE). */
       queueUrl: e.IC_QUEUE,
       /** The BullMQ queue's name: runs and workers that share a Redis must share it (IC_QUEUE_NAME). */

@@ -1,6 +1,7 @@
 "use client";
 
-import { Fragment } from "react";
+import { Fragment, useMemo } from "react";
+import { useCutText } from "./cut-text";
 
 const KEYWORDS: Record<string, RegExp> = {
   sql: /^(select|from|where|group|by|order|having|join|inner|left|right|outer|on|as|and|or|not|in|is|null|like|limit|distinct|count|sum|avg|min|max|union|insert|update|delete|create|table|desc|asc|show|tables|describe|between|case|when|then|else|end|exists|intersect|except)$/i,
@@ -12,7 +13,18 @@ const KEYWORDS: Record<string, RegExp> = {
 const TOKEN = /(#[^\n]*|--[^\n]*)|("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')|(\b\d+(?:\.\d+)?\b)|([A-Za-z_][A-Za-z0-9_]*)|(\s+|[^\sA-Za-z0-9_'"#-]+|-)/g;
 
 /** An action with light syntax colouring: keywords, strings, numbers and comments. */
-export function Highlight({ code, env }: { code: string; env: string }) {
+export function Highlight({ code: full, env }: { code: string; env: string }) {
+  const { shown, more } = useCutText(full);
+  const parts = useMemo(() => highlightParts(shown, env), [shown, env]);
+  return (
+    <>
+      <code className="whitespace-pre-wrap break-words font-mono text-xs">{parts}</code>
+      {more}
+    </>
+  );
+}
+
+function highlightParts(code: string, env: string): React.ReactNode[] {
   const kw = KEYWORDS[env] ?? KEYWORDS.bash;
   const parts: React.ReactNode[] = [];
   let i = 0;
@@ -26,5 +38,5 @@ export function Highlight({ code, env }: { code: string; env: string }) {
     else if (word && kw.test(word)) parts.push(<span key={i++} className="text-fuchsia-300 font-semibold">{text}</span>);
     else parts.push(<Fragment key={i++}>{text}</Fragment>);
   }
-  return <code className="whitespace-pre-wrap break-words font-mono text-xs">{parts}</code>;
+  return parts;
 }

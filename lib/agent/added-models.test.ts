@@ -54,11 +54,34 @@ describe("models added in the page", () => {
     expect(preset.lastTest).toBeNull();
   });
 
-  it("an Anthropic model without a key is listed as needing one; a key in a named variable counts", () => {
+  it("an Anthropic model without a key is listed as needing one; a key in an allowed variable counts", () => {
     const s = sandbox();
     expect(add({ provider: "anthropic", model: "claude-x" }, s)).toMatchObject({ keySet: false, available: false, status: "no-key" });
-    const viaEnv = addModel(parseInput(addModelInputSchema, { provider: "google", model: "gemini-x", apiKeyEnv: "MY_GEMINI_KEY" }, "body"), { ...s, env: { MY_GEMINI_KEY: "g-key" } });
+    // OPENAI_API_KEY is named by the models file, so an added model may use it.
+    const viaEnv = addModel(parseInput(addModelInputSchema, { provider: "google", model: "gemini-x", apiKeyEnv: "OPENAI_API_KEY" }, "body"), { ...s, env: { OPENAI_API_KEY: "g-key" } });
     expect(viaEnv).toMatchObject({ keySet: true, keySource: "env", available: true });
+  });
+
+  it("refuses a key variable outside the allowlist, naming the field (finding 1: any variable could be sent out)", () => {
+    const s = sandbox();
+    const env = { MY_CLOUD_SECRET: "cloud-secret", IC_TOKEN: "t".repeat(40) };
+    for (const name of ["MY_CLOUD_SECRET", "IC_TOKEN", "HOME"]) {
+      const body = { provider: "openai-compatible", model: "m", baseURL: "http://127.0.0.1:9/v1", apiKeyEnv: name };
+      expect(() => addModel(parseInput(addModelInputSchema, body, "body"), { ...s, env })).toThrow(expect.objectContaining({ where: "apiKeyEnv", message: expect.stringMatching(new RegExp(`^apiKeyEnv: ${name} is not a variable a model may take its key from: use OPENAI_API_KEY`)) }));
+    }
+    // IC_MODEL_KEY_ENV widens the list.
+    process.env.IC_MODEL_KEY_ENV = "MY_CLOUD_SECRET";
+    try {
+      const ok = addModel(parseInput(addModelInputSchema, { provider: "google", model: "g2", apiKeyEnv: "MY_CLOUD_SECRET" }, "body"), { ...s, env });
+      expect(ok).toMatchObject({ keySource: "env", available: true });
+    } finally {
+      delete process.env.IC_MODEL_KEY_ENV;
+    }
+    // An entry written before the allowlist gets no key from its variable, and says why.
+    const listed = listModels({ ...s, env }).find((m) => m.id === "g2")!;
+    expect(listed).toMatchObject({ keySource: null, available: false });
+    expect(listed.reason).toMatch(/apiKeyEnv MY_CLOUD_SECRET is not a key variable of this Studio/);
+    expect(() => resolveModel("g2", { ...s, env })).toThrow(/not a key variable/);
   });
 
   it("takes name@host when the name is a configured id, refuses a configured id given explicitly, and removes only added models", () => {

@@ -3,6 +3,7 @@ import { APICallError, generateText, streamText, type ModelMessage } from "ai";
 import { config } from "@/lib/config";
 import { ProviderError } from "@/lib/errors";
 import type { ResolvedModel } from "./models";
+import { redactSecrets } from "./redact";
 import { estimateTokens, type ChatMessage } from "./conversation";
 
 export interface RetryPolicy {
@@ -136,7 +137,9 @@ async function attemptOnce(model: ResolvedModel, options: CallOptions, timeoutMs
     return { text, tokensIn: usage.inputTokens, tokensOut: usage.outputTokens };
   } catch (err) {
     if (options.signal?.aborted) throw options.signal.reason ?? err;
-    throw classifyProviderError(err, timeout.aborted);
+    const e = classifyProviderError(err, timeout.aborted);
+    const said = redactSecrets(e.message, model.secrets ?? []);
+    throw said === e.message ? e : new ProviderError(said, e.retryable, e.details, { cause: err });
   }
 }
 
@@ -154,7 +157,7 @@ export async function callModel(model: ResolvedModel, options: CallOptions): Pro
       const r = await attemptOnce(model, options, policy.timeoutMs);
       const promptChars = options.system + options.messages.map((m) => m.content).join("\n");
       return {
-        text: r.text,
+        text: redactSecrets(r.text, model.secrets ?? []),
         tokensIn: r.tokensIn ?? estimateTokens(promptChars),
         tokensOut: r.tokensOut ?? estimateTokens(r.text),
         latencyMs: performance.now() - started,

@@ -64,3 +64,61 @@ describe("test connection", () => {
     expect(r.message).toMatch(/refused to answer: I can't help with that request \(scripted refusal\)/);
   });
 });
+
+describe("keys and the Studio's own address (finding 9)", () => {
+  const KEY = "sk-echo-0123456789abcdefghijklmnop";
+  let echo: import("node:http").Server;
+  let base: string;
+  let dir: string;
+  let sources: { dir: string; file: string; env: Record<string, string> };
+  beforeAll(async () => {
+    const http = await import("node:http");
+    // A "provider" that repeats the key it was sent in its error and in its reply.
+    echo = http.createServer((req, res) => {
+      const auth = String(req.headers.authorization ?? "");
+      if (req.url?.includes("fail")) {
+        res.writeHead(401, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: { message: `invalid key: ${auth}` } }));
+        return;
+      }
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ id: "x", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: `OK ${auth}` } }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
+    });
+    await new Promise<void>((r) => echo.listen(0, "127.0.0.1", () => r()));
+    base = `http://127.0.0.1:${(echo.address() as import("node:net").AddressInfo).port}`;
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-echo-"));
+    const file = path.join(dir, "models.config.json");
+    fs.writeFileSync(file, JSON.stringify({ models: [] }));
+    sources = { dir, file, env: {} };
+  });
+  afterAll(() => {
+    echo.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const add = (body: Record<string, unknown>) => addModel(parseInput(addModelInputSchema, { provider: "openai-compatible", ...body }, "body"), sources);
+
+  it("redacts a key the provider echoes from the stored and shown result; models.added.json is 0600", async () => {
+    add({ id: "echo-fail", baseURL: `${base}/fail/v1`, model: "m", apiKey: KEY });
+    add({ id: "echo-ok", baseURL: `${base}/v1`, model: "m", apiKey: KEY });
+    const failed = await testModelConnection("echo-fail", sources);
+    expect(failed.ok).toBe(false);
+    expect(failed.message).toMatch(/invalid key: Bearer \[redacted key\]/);
+    const ok = await testModelConnection("echo-ok", sources);
+    expect(ok).toMatchObject({ ok: true, message: "OK Bearer [redacted key]" });
+    const file = path.join(dir, "models.added.json");
+    expect(fs.readFileSync(file, "utf8")).not.toContain(KEY);
+    expect(JSON.stringify(listModels(sources))).not.toContain(KEY);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it("refuses a model added with the Studio's own address, naming baseURL", async () => {
+    const port = await freePort();
+    process.env.IC_PORT = String(port);
+    try {
+      expect(() => add({ id: "self", baseURL: `http://127.0.0.1:${port}/api`, model: "m" })).toThrow(expect.objectContaining({ where: "baseURL", message: expect.stringMatching(/this Studio's own address/) }));
+      expect(() => add({ id: "self2", baseURL: `http://localhost:${port}/v1`, model: "m" })).toThrow(/own address/);
+    } finally {
+      delete process.env.IC_PORT;
+    }
+  });
+});

@@ -3,6 +3,7 @@ import { asStudioError, NotFoundError } from "@/lib/errors";
 import { saveConnectionTest } from "./added-models";
 import type { ConnectionTest } from "./model-view";
 import { callModel } from "./call-model";
+import { redactSecrets } from "./redact";
 import { storeDir } from "./key-store";
 import { listModels, resolveModel, type ModelSources } from "./models";
 
@@ -24,8 +25,10 @@ export async function testModelConnection(id: string, sources: ModelSources = {}
   if (!info) throw new NotFoundError(`model ${JSON.stringify(id)}`);
   const started = performance.now();
   let result: ConnectionTest;
+  let secrets: string[] = [];
   try {
     const model = resolveModel(id, { ...sources, env, dir });
+    secrets = model.secrets ?? [];
     const r = await callModel(
       { ...model, info: { ...model.info, maxOutputTokens: 16 } },
       {
@@ -39,6 +42,7 @@ export async function testModelConnection(id: string, sources: ModelSources = {}
     const e = asStudioError(err);
     result = { ok: false, latencyMs: Math.round(performance.now() - started), message: e.message, at: new Date().toISOString() };
   }
+  result = { ...result, message: redactSecrets(result.message, secrets) };
   saveConnectionTest(id, result, dir);
   return result;
 }

@@ -76,14 +76,31 @@ export function loadModelsConfig(file = modelsConfigPath()): ModelConfig[] {
   return parsed.data.models;
 }
 
-function describe(m: ModelConfig, source: ModelInfo["source"], env: EnvVars, storedKeys: Set<string>, tests: Record<string, ConnectionTest>): ModelInfo {
-  const keySource = storedKeys.has(m.id) ? "stored" : m.apiKeyEnv && env[m.apiKeyEnv] ? "env" : null;
+/**
+ * The environment variables a model's key may come from: those the models file names (the
+ * operator chose them) and IC_MODEL_KEY_ENV. A model added in the page that names any other
+ * variable gets no key from it: otherwise whoever can add a model could send any of the
+ * server's variables (IC_TOKEN, a cloud secret) to an address of their choosing.
+ */
+export function allowedKeyEnv(configured: ModelConfig[]): Set<string> {
+  return new Set([...configured.flatMap((m) => (m.apiKeyEnv ? [m.apiKeyEnv] : [])), ...config().modelKeyEnv]);
+}
+
+function describe(m: ModelConfig, source: ModelInfo["source"], env: EnvVars, storedKeys: Set<string>, tests: Record<string, ConnectionTest>, allowedEnv: Set<string>): ModelInfo {
+  const envAllowed = m.apiKeyEnv !== undefined && allowedEnv.has(m.apiKeyEnv);
+  const keySource = storedKeys.has(m.id) ? "stored" : m.apiKeyEnv && envAllowed && env[m.apiKeyEnv] ? "env" : null;
   const keySet = keySource !== null;
   const needsKey = !m.apiKeyOptional && (source === "added" ? m.provider !== "openai-compatible" : m.apiKeyEnv !== undefined);
   const available = keySet || !needsKey;
   const lastTest = tests[m.id] ?? null;
   const status: ModelStatus = !available ? "no-key" : !lastTest ? "untested" : lastTest.ok ? "ok" : "failed";
-  const reason = available ? undefined : m.apiKeyEnv ? `set ${m.apiKeyEnv} to use this model` : "no API key: add one in the models page";
+  const reason = available
+    ? undefined
+    : m.apiKeyEnv && !envAllowed
+      ? `apiKeyEnv ${m.apiKeyEnv} is not a key variable of this Studio (those models.config.json names, or IC_MODEL_KEY_ENV)`
+      : m.apiKeyEnv
+        ? `set ${m.apiKeyEnv} to use this model`
+        : "no API key: add one in the models page";
   return { ...m, source, keySet, keySource, available, ...(reason ? { reason } : {}), lastTest, status };
 }
 
@@ -100,9 +117,10 @@ export function listModels(options: ModelSources = {}): ModelInfo[] {
   const added = listAddedModels(dir).filter((m) => !ids.has(m.id));
   const storedKeys = listStoredKeyIds(dir);
   const tests = listConnectionTests(dir);
+  const allowedEnv = allowedKeyEnv(configured);
   return [
-    ...configured.map((m) => describe(m, "config", env, storedKeys, tests)),
-    ...added.map((m) => describe(m, "added", env, storedKeys, tests)),
+    ...configured.map((m) => describe(m, "config", env, storedKeys, tests, allowedEnv)),
+    ...added.map((m) => describe(m, "added", env, storedKeys, tests, allowedEnv)),
   ];
 }
 
@@ -139,6 +157,8 @@ export interface AdHocModel {
 export interface ResolvedModel {
   info: ModelInfo;
   languageModel: LanguageModel;
+  /** The key it sends (if any): redacted from whatever the provider says back (lib/agent/redact.ts). */
+  secrets?: string[];
 }
 
 /** Builds an ad-hoc model description (id `adhoc:<model>@<host>`). */
@@ -180,15 +200,44 @@ export function resolveModel(
   const env = options.env ?? process.env;
   if (options.adhoc) {
     const info = adHocModelInfo({ ...options.adhoc, model: options.adhoc.model ?? id });
-    return { info, languageModel: createLanguageModel(info, options.adhoc.apiKey) };
+    return { info, languageModel: createLanguageModel(info, options.adhoc.apiKey), secrets: options.adhoc.apiKey ? [options.adhoc.apiKey] : [] };
   }
   if (!id) throw new BadInputError("a model id is required (see `icstudio models`)", "--model");
   const dir = options.dir ?? storeDir();
   const info = listModels({ env, file: options.file, dir }).find((m) => m.id === id);
   if (!info) throw new NotFoundError(`model ${JSON.stringify(id)} (not in ${options.file ?? modelsConfigPath()} nor added in the models page)`);
   if (!info.available) throw new BadInputError(`model ${id} is unavailable: ${info.reason}`, "--model");
-  const key = info.keySource === "stored" ? getStoredKey(id, dir) : info.apiKeyEnv ? env[info.apiKeyEnv] : undefined;
-  return { info, languageModel: createLanguageModel(info, key) };
+  const own = info.source === "config" ? null : ownAddressReason(info.baseURL);
+  if (own) throw new BadInputError(own, "baseURL");
+  const key = info.keySource === "stored" ? getStoredKey(id, dir) : info.keySource === "env" && info.apiKeyEnv ? env[info.apiKeyEnv] : undefined;
+  return { info, languageModel: createLanguageModel(info, key), secrets: key ? [key] : [] };
+}
+
+/**
+ * Why a base URL is refused as this Studio's own address (loopback or the bind host, on the
+ * Studio's port), or null. A model added in the page must not make the server call its own API;
+ * one in models.config.json may (the operator configured it so).
+ */
+export function ownAddressReason(baseURL: string | undefined): string | null {
+  if (!baseURL) return null;
+  let u: URL;
+  try {
+    u = new URL(baseURL);
+  } catch {
+    return null;
+  }
+  const { host, port } = config();
+  if (!port) return null;
+  const p = Number(u.port || (u.protocol === "https:" ? 443 : 80));
+  const name = u.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  const local = isLoopbackName(name) || name === host.toLowerCase() || name === "0.0.0.0" || name === "::";
+  return local && p === port
+    ? `${baseURL} is this Studio's own address (port ${port}): a model added here may not call the Studio itself; put it in models.config.json if that is meant`
+    : null;
+}
+
+function isLoopbackName(h: string): boolean {
+  return h === "localhost" || h.endsWith(".localhost") || /^127\./.test(h) || h === "::1" || h.startsWith("::ffff:127.");
 }
 
 /** Makes the AI SDK model object for a configured model. */
@@ -219,9 +268,19 @@ export function estimateCost(info: Pick<ModelConfig, "price">, tokensIn: number,
 export function addModel(input: AddModelInput, sources: ModelSources = {}): ModelInfo {
   const env = sources.env ?? process.env;
   const dir = sources.dir ?? storeDir();
-  const configured = new Set(loadModelsConfig(sources.file ?? modelsConfigPath()).map((m) => m.id));
+  const configuredModels = loadModelsConfig(sources.file ?? modelsConfigPath());
+  const configured = new Set(configuredModels.map((m) => m.id));
+  if (input.apiKeyEnv && !allowedKeyEnv(configuredModels).has(input.apiKeyEnv)) {
+    const allowed = [...allowedKeyEnv(configuredModels)].sort();
+    throw new BadInputError(
+      `${input.apiKeyEnv} is not a variable a model may take its key from: use ${allowed.length ? allowed.join(", ") : "none is allowed yet"}, add it to IC_MODEL_KEY_ENV, or give the key itself`,
+      "apiKeyEnv",
+    );
+  }
   const suffix = input.baseURL ? new URL(input.baseURL).host : input.provider;
   const id = input.id ?? (configured.has(input.model) ? `${input.model}@${suffix}` : input.model);
+  const own = ownAddressReason(input.baseURL);
+  if (own) throw new BadInputError(own, "baseURL");
   if (configured.has(id)) throw new ConflictError(`model id ${JSON.stringify(id)} is taken by ${modelsConfigPath()}; give another id`, { where: "id" });
   const entry = modelConfigSchema.parse({
     id,

@@ -63,7 +63,7 @@ export function isOwnerAlive(owner: string | null): boolean {
  * Sets a run's status (pending, running, done, failed, cancelled), stamping start and end times;
  * a running run is owned by this process until it ends.
  */
-export async function updateRunStatus({ id, status }: { id: string; status: "pending" | "running" | "done" | "failed" | "cancelled" }): Promise<Run> {
+export async function updateRunStatus({ id, status }: { id: string; status: "pending" | "running" | "done" | "failed" | "cancelled" | "interrupted" }): Promise<Run> {
   return withPrisma(async (prisma) => {
     try {
       return await prisma.run.update({
@@ -71,7 +71,7 @@ export async function updateRunStatus({ id, status }: { id: string; status: "pen
         data: {
           status,
           ...(status === "running" ? { startedAt: new Date(), endedAt: null, owner: THIS_PROCESS } : {}),
-          ...(["done", "failed", "cancelled"].includes(status) ? { endedAt: new Date(), owner: null } : {}),
+          ...(["done", "failed", "cancelled", "interrupted"].includes(status) ? { endedAt: new Date(), owner: null } : {}),
         },
       });
     } catch (err) {
@@ -103,4 +103,18 @@ export async function recordRunEpisode({ id, solved, errored }: { id: string; so
       }),
     ),
   );
+}
+
+/**
+ * Marks runs left "running" by a process that has died (killed, crashed) interrupted, as the
+ * start-up sweep does for episodes; runs handed to a queue, or owned by a live process or one on
+ * another machine, are left alone. Returns how many.
+ */
+export async function markInterruptedRuns(): Promise<number> {
+  return withPrisma(async (prisma) => {
+    const running = await prisma.run.findMany({ where: { status: "running" }, select: { id: true, owner: true } });
+    const dead = running.filter((r) => !isOwnerAlive(r.owner)).map((r) => r.id);
+    if (!dead.length) return 0;
+    return (await prisma.run.updateMany({ where: { id: { in: dead }, status: "running" }, data: { status: "interrupted", owner: null, endedAt: new Date() } })).count;
+  });
 }

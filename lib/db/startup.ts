@@ -1,15 +1,17 @@
 import "server-only";
 import { getPrisma } from "./client";
 import { markInterruptedEpisodes } from "./episodes";
+import { markInterruptedRuns } from "./runs";
 
 /**
  * What the server calls once at start: opens the store IC_DB names (creating a SQLite file if
  * needed; refusing an unreachable PostgreSQL server with a message naming it), applies pending
  * migrations (refusing to start if an applied one was edited), connects the Prisma client, and
- * marks episodes a crash left running as interrupted so they can be resumed.
+ * marks episodes and runs a crash left running as interrupted so they can be resumed.
  */
 export async function initStore(): Promise<{ interrupted: number }> {
   await openStore();
+  await markInterruptedRuns();
   return { interrupted: await markInterruptedEpisodes() };
 }
 

@@ -53,27 +53,33 @@ export class SessionPool<S extends PooledSession> {
    */
   async admit(create: () => Promise<S>): Promise<S> {
     if (this.closed) throw new StudioError("sandbox_unavailable", "the server is shutting down");
+    // Room is checked and the slot taken in one synchronous step, before any await: otherwise
+    // concurrent opens all see room and together exceed the cap.
+    let evicted: S | undefined;
     if (this.size >= this.options.max) {
-      const idle = [...this.live.values()].filter((s) => !s.watched && !s.busy).sort((a, b) => this.lastActive.get(a.id)! - this.lastActive.get(b.id)!)[0];
-      if (!idle) {
+      evicted = [...this.live.values()].filter((s) => !s.watched && !s.busy).sort((a, b) => this.lastActive.get(a.id)! - this.lastActive.get(b.id)!)[0];
+      if (!evicted) {
         throw new LimitReachedError(
           `all ${this.options.max} sandboxes are in use by open episodes; close one or try again when a player finishes${this.options.capName ? ` (the cap is ${this.options.capName})` : ""}`,
           { max: this.options.max },
         );
       }
-      this.forget(idle);
-      await idle.closeSandbox().catch(() => {});
+      this.forget(evicted);
     }
     this.pending++;
-    let session: S;
     try {
-      session = await create();
+      if (evicted) await evicted.closeSandbox().catch(() => {});
+      const session = await create();
+      if (this.closed) {
+        await session.closeSandbox().catch(() => {});
+        throw new StudioError("sandbox_unavailable", "the server is shutting down");
+      }
+      this.live.set(session.id, session);
+      this.touch(session);
+      return session;
     } finally {
       this.pending--;
     }
-    this.live.set(session.id, session);
-    this.touch(session);
-    return session;
   }
 
   /** The session was active now: its idle timer starts again. */

@@ -3,7 +3,23 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import { handlePlaygroundConnection, WS_MAX_PAYLOAD } from "@/lib/ws/server";
-import { authorizeRequest, safeEqual, safeNext, sessionCookie } from "./auth";
+import {
+  bodyLimitFor,
+  contentTypeReason,
+  crossOriginReason,
+  hostAllowed,
+  isStateChanging,
+  mayReach,
+  parseCookies,
+  resolveAccess,
+  safeEqual,
+  safeNext,
+  stampAccess,
+  wantsLoginPage,
+  type HostSettings,
+} from "./auth";
+import { FailureLimiter } from "./rate-limit";
+import { clearedSessionCookie, endSession, SESSION_COOKIE, sessionCookie, startSession, type Principal } from "./sessions";
 import type { LiveEpisodeManager } from "@/lib/playground/live-episodes";
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
@@ -18,14 +34,63 @@ export interface StudioServerOptions {
   upgrade?: UpgradeHandler;
   /** Path of the playground websocket. */
   wsPath?: string;
+  /** The Host names answered besides loopback ones (default: bound to 127.0.0.1, none more). */
+  hosts?: HostSettings;
+  /** The dev server (its pages need eval and its own websocket in the CSP). */
+  dev?: boolean;
+  /** Failed-credential limiter (default: 10 failures a minute per address). */
+  limiter?: FailureLimiter;
+}
+
+/**
+ * Headers every response carries: no framing by another site, no content sniffing, a CSP the
+ * pages pass (Next.js's inline bootstrap scripts and Monaco's inline styles and worker included),
+ * no referrer to other sites.
+ */
+export function securityHeaders(dev = false): Record<string, string> {
+  const csp = [
+    "default-src 'self'",
+    `script-src 'self' 'unsafe-inline'${dev ? " 'unsafe-eval'" : ""}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    `connect-src 'self'${dev ? " ws: wss:" : ""}`,
+    "worker-src 'self' blob:",
+    "frame-ancestors 'none'",
+    "frame-src 'none'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+  ].join("; ");
+  return {
+    "content-security-policy": csp,
+    "x-frame-options": "DENY",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "same-origin",
+    "cross-origin-opener-policy": "same-origin",
+    "cross-origin-resource-policy": "same-origin",
+  };
+}
+
+function sendJson(res: ServerResponse, status: number, code: string, message: string, extra: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store", ...extra });
+  res.end(JSON.stringify({ error: { code, message } }));
+}
+
+function clientAddress(req: IncomingMessage): string {
+  return req.socket.remoteAddress ?? "unknown";
 }
 
 /**
  * The HTTP server in front of Next.js: the one place where access is checked (every request and
- * every websocket upgrade), the login POST, and the playground websocket on the same port.
+ * every websocket upgrade: Host, Origin, body type and size, who is asking), login and logout,
+ * and the playground websocket on the same port.
  */
 export function createStudioServer(opts: StudioServerOptions): { server: http.Server; wss: WebSocketServer } {
   const wsPath = opts.wsPath ?? "/ws";
+  const hosts: HostSettings = opts.hosts ?? { bindHost: "127.0.0.1", allowedHosts: [] };
+  const limiter = opts.limiter ?? new FailureLimiter();
+  const headers = securityHeaders(opts.dev);
   const wss = new WebSocketServer({ noServer: true, maxPayload: WS_MAX_PAYLOAD, perMessageDeflate: false });
   wss.on("connection", (ws: WebSocket) => handlePlaygroundConnection(ws, opts.manager));
 
@@ -47,54 +112,83 @@ export function createStudioServer(opts: StudioServerOptions): { server: http.Se
   }, 30_000);
   heartbeat.unref();
 
-  const server = http.createServer((req, res) => {
+  const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
     const url = requestUrl(req);
-    if (!url) {
-      res.writeHead(400, { "content-type": "application/json", "cache-control": "no-store" });
-      res.end(JSON.stringify({ error: { code: "bad_input", message: `request target ${JSON.stringify(req.url)} is not a valid path` } }));
-      return;
+    if (!url) return sendJson(res, 400, "bad_input", `request target ${JSON.stringify(req.url)} is not a valid path`);
+    if (!hostAllowed(req.headers.host, hosts)) {
+      return sendJson(res, 421, "unauthorized", `Host ${JSON.stringify(req.headers.host ?? "")} is not a name this server answers to (add it to IC_ALLOWED_HOSTS if a proxy forwards it)`);
     }
-    const decision = authorizeRequest(req, url.pathname, opts.token);
-    if (!decision.allow) {
-      if (decision.reason === "login") {
-        res.writeHead(303, { location: `/login?next=${encodeURIComponent(url.pathname + url.search)}`, "cache-control": "no-store" });
-        res.end();
-      } else {
-        res.writeHead(401, { "content-type": "application/json", "www-authenticate": "Bearer", "cache-control": "no-store" });
-        res.end(JSON.stringify({ error: { code: "unauthorized", message: "a valid token is required: log in at /login or send Authorization: Bearer <token>" } }));
+    const method = (req.method ?? "GET").toUpperCase();
+    if (isStateChanging(method)) {
+      const cross = crossOriginReason(req);
+      if (cross) return sendJson(res, 403, "unauthorized", `cross-site request refused: ${cross}`);
+      const sized = bodySizeProblem(req, bodyLimitFor(url.pathname));
+      if (sized) {
+        res.setHeader("connection", "close");
+        return sendJson(res, sized.status, sized.status === 413 ? "limit_reached" : "bad_input", sized.message);
       }
-      return;
     }
-    if (url.pathname === "/login" && req.method === "POST") {
-      void handleLogin(req, res, opts.token);
-      return;
+    const address = clientAddress(req);
+    const carriesCredentials = req.headers.authorization !== undefined || (url.pathname === "/login" && method === "POST");
+    const wait = limiter.retryAfter(address);
+    if (wait > 0 && carriesCredentials) {
+      return sendJson(res, 429, "limit_reached", `too many failed logins or tokens from ${address}: try again in ${wait} s`, { "retry-after": String(wait) });
     }
-    void Promise.resolve(opts.handle(req, res)).catch((err) => {
+    const { access, failed, staleCookie } = await resolveAccess(req, opts.token);
+    if (failed) limiter.fail(address);
+    if (url.pathname === "/login" && method === "POST") return handleLogin(req, res, opts.token, limiter, address);
+    if (url.pathname === "/logout" && method === "POST") return handleLogout(req, res, opts.token);
+    if (!mayReach(access, method, url.pathname)) {
+      if (wantsLoginPage(req, url.pathname) && !access) {
+        res.writeHead(303, {
+          location: `/login?next=${encodeURIComponent(url.pathname + url.search)}`,
+          "cache-control": "no-store",
+          ...(staleCookie ? { "set-cookie": clearedSessionCookie(secureRequest(req)) } : {}),
+        });
+        res.end();
+        return;
+      }
+      if (access) return sendJson(res, 403, "unauthorized", `${method} ${url.pathname} is not open to a ${access.role}`);
+      return sendJson(res, 401, "unauthorized", "a valid token is required: log in at /login or send Authorization: Bearer <token>", { "www-authenticate": "Bearer" });
+    }
+    // Who may not ask hears 401 first; then a body of the wrong type is refused.
+    const type = contentTypeReason(req, url.pathname);
+    if (type) return sendJson(res, 415, "bad_input", type);
+    stampAccess(req, access);
+    await opts.handle(req, res);
+  };
+
+  const server = http.createServer((req, res) => {
+    serve(req, res).catch((err) => {
       if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
       res.end(`internal error: ${(err as Error).message}`);
     });
   });
 
+  const refuseUpgrade = (socket: Duplex, status: string) => socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+
   server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const url = requestUrl(req);
-    if (!url) {
-      socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
-      return;
-    }
-    const decision = authorizeRequest(req, url.pathname, opts.token);
-    if (!decision.allow || (url.pathname === wsPath && !sameOrigin(req))) {
-      socket.end(`HTTP/1.1 ${decision.allow ? "403 Forbidden" : "401 Unauthorized"}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-      return;
-    }
-    if (url.pathname === wsPath) {
-      wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
-      return;
-    }
-    if (opts.upgrade) {
-      void opts.upgrade(req, socket, head);
-      return;
-    }
-    socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+    void (async () => {
+      const url = requestUrl(req);
+      if (!url) return refuseUpgrade(socket, "400 Bad Request");
+      if (!hostAllowed(req.headers.host, hosts)) return refuseUpgrade(socket, "421 Misdirected Request");
+      // A browser's websocket carries an Origin; it must be this server's own page. Clients
+      // without one (CLI, bench) pass.
+      if (crossOriginReason({ headers: { host: req.headers.host, origin: req.headers.origin } })) return refuseUpgrade(socket, "403 Forbidden");
+      const address = clientAddress(req);
+      if (limiter.retryAfter(address) > 0 && req.headers.authorization !== undefined) return refuseUpgrade(socket, "429 Too Many Requests");
+      const { access, failed } = await resolveAccess(req, opts.token);
+      if (failed) limiter.fail(address);
+      if (!mayReach(access, "GET", url.pathname)) return refuseUpgrade(socket, access ? "403 Forbidden" : "401 Unauthorized");
+      stampAccess(req, access);
+      if (url.pathname === wsPath) {
+        wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
+        return;
+      }
+      if (opts.upgrade) return void (await opts.upgrade(req, socket, head));
+      refuseUpgrade(socket, "404 Not Found");
+    })().catch(() => socket.destroy());
   });
 
   server.on("close", () => {
@@ -107,17 +201,24 @@ export function createStudioServer(opts: StudioServerOptions): { server: http.Se
 }
 
 /**
- * A browser's websocket carries an Origin; it must name this server (a page on another site must
- * not drive a sandbox through a visitor's browser). Clients without Origin (CLI, bench) pass.
+ * Refuses a body before reading it: one longer than the path's limit (413), or one without a
+ * declared length (411; browsers and fetch always declare it), so the limit holds however the
+ * body arrives. Node's parser never delivers more than the declared length.
  */
-function sameOrigin(req: IncomingMessage): boolean {
-  const origin = req.headers.origin;
-  if (!origin) return true;
-  try {
-    return new URL(origin).host === req.headers.host;
-  } catch {
-    return false;
+function bodySizeProblem(req: IncomingMessage, limit: number): { status: 411 | 413; message: string } | null {
+  const declared = req.headers["content-length"];
+  if (declared === undefined) {
+    if (req.headers["transfer-encoding"] === undefined) return null;
+    return { status: 411, message: "send the body with a Content-Length (chunked request bodies are not accepted)" };
   }
+  const n = Number(declared);
+  if (!Number.isSafeInteger(n) || n < 0) return { status: 411, message: `Content-Length ${JSON.stringify(declared)} is not a length` };
+  if (n > limit) return { status: 413, message: `the body is ${n} bytes; this path takes at most ${limit}` };
+  return null;
+}
+
+function secureRequest(req: IncomingMessage): boolean {
+  return req.headers["x-forwarded-proto"] === "https";
 }
 
 async function readBody(req: IncomingMessage, maxBytes: number): Promise<string> {
@@ -131,8 +232,16 @@ async function readBody(req: IncomingMessage, maxBytes: number): Promise<string>
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** POST /login with `token` (and `next`), form-encoded or JSON: sets the session cookie. */
-async function handleLogin(req: IncomingMessage, res: ServerResponse, token: string | null): Promise<void> {
+/**
+ * Who a login form's `token` signs in as: the owner when it is IC_TOKEN, else nobody. (Studies
+ * with participants add their own codes here.)
+ */
+async function principalForLogin(given: string, token: string): Promise<Principal | null> {
+  return safeEqual(given, token) ? { role: "owner" } : null;
+}
+
+/** POST /login with `token` (and `next`), form-encoded or JSON: starts a session and sets its cookie. */
+async function handleLogin(req: IncomingMessage, res: ServerResponse, token: string | null, limiter: FailureLimiter, address: string): Promise<void> {
   let given = "";
   let next = "/";
   try {
@@ -157,15 +266,24 @@ async function handleLogin(req: IncomingMessage, res: ServerResponse, token: str
     res.end();
     return;
   }
-  if (!safeEqual(given, token)) {
-    // A short pause makes guessing slow without holding a lock.
-    await new Promise((r) => setTimeout(r, 300));
+  const principal = await principalForLogin(given, token);
+  if (!principal) {
+    limiter.fail(address);
     res.writeHead(303, { location: `/login?error=1&next=${encodeURIComponent(next)}`, "cache-control": "no-store" });
     res.end();
     return;
   }
-  const secure = req.headers["x-forwarded-proto"] === "https";
-  res.writeHead(303, { location: next, "set-cookie": sessionCookie(token, secure), "cache-control": "no-store" });
+  const { secret } = await startSession(principal);
+  res.writeHead(303, { location: next, "set-cookie": sessionCookie(secret, secureRequest(req)), "cache-control": "no-store" });
+  res.end();
+}
+
+/** POST /logout: ends the request's session (the cookie stops working everywhere) and clears the cookie. */
+async function handleLogout(req: IncomingMessage, res: ServerResponse, token: string | null): Promise<void> {
+  req.resume();
+  const secret = parseCookies(req.headers.cookie)[SESSION_COOKIE];
+  if (secret) await endSession(secret);
+  res.writeHead(303, { location: token ? "/login" : "/", "set-cookie": clearedSessionCookie(secureRequest(req)), "cache-control": "no-store" });
   res.end();
 }
 
@@ -180,3 +298,4 @@ function requestUrl(req: IncomingMessage): URL | null {
     return null;
   }
 }
+

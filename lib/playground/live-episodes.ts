@@ -221,7 +221,7 @@ export class LiveEpisodeManager {
     return ep;
   }
 
-  /** Detaches a listener (its connection closed); the episode stays live until its idle timeout. */
+  /** Detaches a listener (its connection closed or moved on); the episode stays live until its idle timeout, evictable at once. */
   detach(ep: LiveEpisode, listener: EpisodeListener): void {
     if (ep.listener === listener) ep.listener = null;
     this.pool.touch(ep);

@@ -23,6 +23,7 @@ export const EPISODE_FLAGS = {
   "sample-error": "the sample ended in an error (Inspect's sample error, or an ATIF trial's exception)",
   "no-environment": "the task used none of InterCode's environments' tools (no bash, python or sql tool call); stored as bash",
   "unfinished-log": "the log was still being written (an Inspect .eval without header.json, or status started)",
+  unfinished: "the record says the episode was still running (or interrupted): an imported episode cannot go on, so it is stored abandoned (it neither seals its task nor counts as running)",
 } as const;
 
 export type EpisodeFlag = keyof typeof EPISODE_FLAGS;

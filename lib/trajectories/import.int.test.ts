@@ -163,3 +163,18 @@ describe("environment logs", () => {
     expect(parsed.episodes.every((e) => e.playerKind === "human" && e.turns.every((t) => t.actor === "human"))).toBe(true);
   });
 });
+
+describe("an imported episode is finished (finding 10)", () => {
+  it("a record saying running or interrupted is stored abandoned and flagged unfinished, so it cannot seal its task", () => {
+    const line = (id: string, status: string, mode: string) =>
+      JSON.stringify({ format: "icstudio.episode", version: 1, id, environment: "bash", dataset: "nl2bash-fs1", taskId: "3", query: "q", playerKind: "human", annotator: "a", turnLimit: 10, mode, status, reward: null, success: false, startedAt: "2026-01-01T00:00:00Z", turns: [] });
+    const text = [line("0190a000-0000-7000-8000-00000000b001", "running", "baseline"), line("0190a000-0000-7000-8000-00000000b002", "interrupted", "baseline"), line("0190a000-0000-7000-8000-00000000b003", "submitted", "baseline")].join("\n");
+    const parsed = parseLogText("sealing.jsonl", text);
+    expect(parsed.rejected).toEqual([]);
+    expect(parsed.episodes.map((e) => [e.status, e.flags ?? []])).toEqual([
+      ["abandoned", ["unfinished"]],
+      ["abandoned", ["unfinished"]],
+      ["submitted", []],
+    ]);
+  });
+});

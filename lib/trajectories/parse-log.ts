@@ -96,8 +96,8 @@ export function parseLogText(name: string, text: string, opts: LogAttribution = 
         rejected.push({ ...where, reason: `${iss.path.join(".") || "record"}: ${iss.message}` });
         return;
       }
-      const { format: _f, version: _v, ...ep } = parsed.data;
-      episodes.push({ ...ep, sourceKey: ep.sourceKey ?? `episode:${ep.id}` });
+      const { format: _f, version: _v, ...logged } = parsed.data;
+      episodes.push({ ...finishedImport(logged), sourceKey: logged.sourceKey ?? `episode:${logged.id}` });
     });
     return { format: "jsonl", episodes, rejected };
   }
@@ -208,4 +208,14 @@ export function prepareLogFile(file: string, opts: LogAttribution): PreparedLog 
   const size = fs.statSync(file).size;
   if (size > MAX_IMPORT_FILE_BYTES) return { file, contentHash: "", format: "unknown", episodes: [], rejected: [], flagged: 0, flags: {}, error: tooLarge(size) };
   return prepareLogText(file, fs.readFileSync(file, "utf8"), opts);
+}
+
+/**
+ * An imported episode is finished by definition: one recorded as running or interrupted is stored
+ * abandoned and flagged `unfinished`, so an import can neither seal a task (an open baseline
+ * episode does) nor leave an episode that looks live.
+ */
+function finishedImport<E extends { status: string; flags?: string[] }>(ep: E): E {
+  if (ep.status !== "running" && ep.status !== "interrupted") return ep;
+  return { ...ep, status: "abandoned", flags: [...new Set([...(ep.flags ?? []), "unfinished"])] };
 }

@@ -36,3 +36,12 @@ describe("diffLines", () => {
     expect(s.del + s.same).toBe(MAX_DIFF_LINES + 5);
   });
 });
+
+describe("diffLines on large outputs (finding 8)", () => {
+  it("diffs a 200,000-line observation against gold without overflowing the stack", () => {
+    const big = Array.from({ length: 200_000 }, (_, i) => `line ${i}`).join("\n");
+    const d = diffLines(big, "line 0\ngold only\n");
+    expect(d.length).toBe(200_001);
+    expect(diffStats(d)).toEqual({ same: 1, del: 199_999, add: 1 });
+  });
+});

@@ -23,15 +23,17 @@ export function diffLines(a: string, b: string): DiffLine[] {
     endX--;
     endY--;
   }
-  const out: DiffLine[] = x.slice(0, start).map((text) => ({ op: "same", text }));
-  const mx = x.slice(start, endX);
-  const my = y.slice(start, endY);
-  if (mx.length > MAX_DIFF_LINES || my.length > MAX_DIFF_LINES) {
-    out.push(...mx.map((text): DiffLine => ({ op: "del", text })), ...my.map((text): DiffLine => ({ op: "add", text })));
+  // Loops, not push(...spread): a spread passes every line as an argument, and a few hundred
+  // thousand lines overflow the call stack (RangeError).
+  const out: DiffLine[] = [];
+  for (let i = 0; i < start; i++) out.push({ op: "same", text: x[i] });
+  if (endX - start > MAX_DIFF_LINES || endY - start > MAX_DIFF_LINES) {
+    for (let i = start; i < endX; i++) out.push({ op: "del", text: x[i] });
+    for (let j = start; j < endY; j++) out.push({ op: "add", text: y[j] });
   } else {
-    out.push(...lcsDiff(mx, my));
+    for (const l of lcsDiff(x.slice(start, endX), y.slice(start, endY))) out.push(l);
   }
-  out.push(...x.slice(endX).map((text): DiffLine => ({ op: "same", text })));
+  for (let i = endX; i < x.length; i++) out.push({ op: "same", text: x[i] });
   return out;
 }
 

@@ -287,3 +287,46 @@ describe("playground websocket", () => {
     guarded.server.close();
   });
 });
+
+describe("one connection's messages, in order (finding 4)", () => {
+  it("twelve concurrent opens on one connection never hold more than the cap, and closing frees the slots at once", async () => {
+    const m = createLiveEpisodeManager({ idleMs: 600_000, maxSandboxes: 2, backend: "local" });
+    const s = await listen(m);
+    try {
+      const c = await Client.connect(s.url);
+      let peak = 0;
+      const watch = setInterval(() => (peak = Math.max(peak, m.size)), 1);
+      for (let i = 0; i < 12; i++) c.send({ type: "open", env: "python", taskRef: TASK, mode: "play", feedback: "reward" });
+      // Each open is answered in turn; the last one is the episode the connection holds.
+      for (let i = 0; i < 12; i++) await c.next("opened", () => true, 60_000);
+      clearInterval(watch);
+      expect(peak).toBeLessThanOrEqual(2);
+      expect(m.size).toBeLessThanOrEqual(2);
+      c.close();
+      await new Promise((r) => setTimeout(r, 100));
+      // Both slots are free for other players now, not IC_IDLE_MS (10 minutes here) later.
+      const others = await Promise.all([Client.connect(s.url), Client.connect(s.url)]);
+      for (const o of others) o.send({ type: "open", env: "python", taskRef: TASK, mode: "play", feedback: "reward" });
+      for (const o of others) expect((await o.next("opened")).task.query).toMatch(/reverse_words/);
+      expect(m.size).toBe(2);
+      for (const o of others) o.close();
+    } finally {
+      await m.shutdown();
+      s.server.close();
+    }
+  }, 120_000);
+});
+
+describe("the upgrade checks Host and Origin (finding 2)", () => {
+  it("refuses a rebound Host even with a matching Origin, and a foreign Origin", async () => {
+    const port = new URL(url).port;
+    const attempt = (headers: Record<string, string>) =>
+      Client.connect(url, headers).then(
+        (c) => (c.close(), "connected"),
+        (e: Error) => e.message,
+      );
+    expect(await attempt({ host: `evil.example:${port}`, origin: `http://evil.example:${port}` })).toMatch(/421/);
+    expect(await attempt({ origin: "http://127.0.0.1:9997" })).toMatch(/403/);
+    expect(await attempt({ origin: `http://127.0.0.1:${port}` })).toBe("connected");
+  });
+});

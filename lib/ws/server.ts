@@ -6,6 +6,9 @@ import { parseClientMessage, serverMessageSchema, type ActionMessage, type Clien
 /** Largest frame the socket accepts at all; between MAX_MESSAGE_BYTES and this, the client gets a clear error. */
 export const WS_MAX_PAYLOAD = 1024 * 1024;
 
+/** Messages a connection may have waiting for their turn (beyond that they are refused). */
+export const MAX_QUEUED_MESSAGES = 64;
+
 /** Receives the messages of the episode a connection is attached to. */
 export type EpisodeListener = (message: ServerMessageInput) => void;
 
@@ -78,6 +81,34 @@ export function handlePlaygroundConnection<Episode>(ws: WebSocket, manager: Play
     }
   };
 
+  // A connection's messages are handled in the order they came: open, resume, restart, submit and
+  // abandon one at a time (concurrent opens each took a sandbox and stayed attached, past the
+  // cap). An action waits only behind those; with none waiting it runs at once, so a second
+  // action during one is refused as before. Ping and interrupt go straight through (an interrupt
+  // must reach the action it stops).
+  let queue: Promise<void> = Promise.resolve();
+  let queued = 0;
+  let closed = false;
+  const enqueue = (msg: ClientMessage) => {
+    if (msg.type === "ping" || msg.type === "interrupt" || (msg.type === "action" && queued === 0)) return void handle(msg).catch(sendError);
+    if (queued >= MAX_QUEUED_MESSAGES) {
+      send({ type: "error", code: "limit_reached", message: `rejected message: ${queued} messages are waiting on this connection; wait for their answers`, fatal: false });
+      return;
+    }
+    queued++;
+    queue = queue
+      .then(() => (closed ? undefined : handle(msg)))
+      .catch(sendError)
+      .finally(() => {
+        queued--;
+        // An episode opened after the connection closed is left unwatched (free to evict) at once.
+        if (closed && episode) {
+          manager.detach(episode, send);
+          episode = null;
+        }
+      });
+  };
+
   ws.on("message", (data, isBinary) => {
     if (isBinary) {
       send({ type: "error", code: "bad_input", message: "binary messages are not part of the protocol: send JSON text", fatal: false });
@@ -89,10 +120,13 @@ export function handlePlaygroundConnection<Episode>(ws: WebSocket, manager: Play
       send({ type: "error", code: parsed.reason.includes("larger than") ? "limit_reached" : "bad_input", message: `rejected message: ${parsed.reason}`, fatal: false });
       return;
     }
-    handle(parsed.message).catch(sendError);
+    enqueue(parsed.message);
   });
 
+  // Closing leaves the episode unwatched: its sandbox stays for a reconnect to resume, but the
+  // pool may take it at once for another episode.
   ws.on("close", () => {
+    closed = true;
     if (episode) manager.detach(episode, send);
     episode = null;
   });

@@ -28,6 +28,8 @@ export function POST(req: Request) {
     if (!files.length) throw new BadInputError("no file uploaded", "form field file");
     const reports: FileReport[] = [];
     for (const f of files) {
+      // Give other requests and the websocket their turn between files.
+      await new Promise((r) => setImmediate(r));
       if (f.size > MAX_UPLOAD_BYTES) {
         reports.push(unreadFileReport(f.name, `too large (${f.size} bytes; the limit is ${MAX_UPLOAD_BYTES})`));
         continue;
