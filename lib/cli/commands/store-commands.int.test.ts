@@ -51,6 +51,6 @@ describe("icstudio import / stats / export", () => {
     expect(missing.status).toBe(2);
     expect(missing.stderr).toMatch(/\/no\/such\/file.json: no such file or folder/);
     const fmt = icstudio(["export", "--format", "csv"], db);
-    expect(fmt.stderr).toMatch(/--format: must be jsonl or intercode/);
+    expect(fmt.stderr).toMatch(/--format: must be jsonl, intercode, inspect or atif/);
   }, 300_000);
 });
