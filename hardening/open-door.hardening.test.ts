@@ -263,10 +263,11 @@ describe.skipIf(!canRun)("no open door", () => {
     if (res.status !== 200 || files[0]?.added !== 16_000) failures.push(`the import: ${res.status} ${res.body.slice(0, 200)}`);
     const longest = Math.max(0, ...waits);
     // Not a speed figure (those are in the benchmarks): a held event loop answers nothing for the
-    // whole parse and store, seconds here; an answering one, with a 45 MB body to take in, well under one.
+    // whole parse and store (2.7 s here before, in one piece, and more on a loaded machine); an
+    // answering one waits only while it takes in the 45 MB body (0.2-1 s on a loaded 2-core machine).
     if (waits.length < 5) failures.push(`only ${waits.length} requests were answered while the import ran`);
-    if (longest > 1_000) failures.push(`a request waited ${longest} ms while the import ran`);
-    if (wsWait < 0 || wsWait > 1_000) failures.push(`the websocket opened in ${wsWait} ms while the import ran`);
+    if (longest > 2_000) failures.push(`a request waited ${longest} ms while the import ran`);
+    if (wsWait < 0 || wsWait > 2_000) failures.push(`the websocket opened in ${wsWait} ms while the import ran`);
     recordFigure({ section: "open door", row: "7b 45 MB import: other requests answered", tried: 3, passed: 3 - Math.min(3, failures.length), unit: "answered", extra: { "requests during import": waits.length, "longest wait ms": longest, "ws open ms": wsWait }, failures });
     expect(failures).toEqual([]);
   }, 180_000);
