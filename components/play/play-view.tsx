@@ -11,6 +11,7 @@ import type { TerminalApi } from "@/components/terminal/use-terminal";
 import { Button } from "@/components/ui/button";
 import { formatTextTable } from "@/lib/sql/text-table";
 import { ReasonDialog } from "@/components/ui/reason-dialog";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { TaskPanel } from "./task-panel";
 import { EpisodeStatus } from "./episode-status";
 import { ResultPanel } from "./result-panel";
@@ -44,7 +45,7 @@ export function PlayView(props: PlayViewProps) {
   const streamed = useRef("");
   const [submitArg, setSubmitArg] = useState("");
   const skipping = useRef(false);
-  const [asking, setAsking] = useState<"skip" | "abandon" | null>(null);
+  const [asking, setAsking] = useState<"skip" | "abandon" | "submit" | null>(null);
 
   useEffect(() => {
     setAnnotator(window.localStorage.getItem(ANNOTATOR_KEY));
@@ -145,6 +146,12 @@ export function PlayView(props: PlayViewProps) {
     if (!live || ep.running) return;
     ep.submit(submitArg.trim() || undefined);
   }, [ep, live, submitArg]);
+  // A CTF flag is one try: the submit ends the episode, right or wrong, so it is confirmed first.
+  const askSubmit = useCallback(() => {
+    if (!live || ep.running) return;
+    if (task.env === "ctf") setAsking("submit");
+    else doSubmit();
+  }, [live, ep.running, task.env, doSubmit]);
 
   if (needsAnnotator && annotatorLoaded) {
     return <AnnotatorForm onSave={(name) => (window.localStorage.setItem(ANNOTATOR_KEY, name), setAnnotator(name))} />;
@@ -187,18 +194,35 @@ export function PlayView(props: PlayViewProps) {
             <span className="sr-only">connection </span>
             <span data-testid="connection">{ep.connection}</span>
           </span>
-          {(needsArg || task.env === "python") && (
-            <input
-              aria-label={needsArg ? "flag to submit" : "function to submit"}
-              value={submitArg}
-              onChange={(e) => setSubmitArg(e.target.value)}
-              placeholder={needsArg ? "flag" : task.functionName ?? "function"}
-              className="w-32 rounded border border-zinc-700 bg-zinc-900 px-1.5 py-0.5 font-mono text-xs"
-            />
+          {ep.episode && ep.episode.stored !== false && !live && (
+            <a href={`/episodes/${encodeURIComponent(ep.episode.id)}`} className="text-xs text-emerald-400 underline-offset-2 hover:underline" data-testid="replay-link">
+              Replay this episode
+            </a>
           )}
-          <Button data-testid="submit" variant="primary" onClick={doSubmit} disabled={!live || ep.running}>
-            Submit
-          </Button>
+          <form
+            className="flex items-center gap-2"
+            onSubmit={(e) => {
+              e.preventDefault();
+              askSubmit();
+            }}
+          >
+            {(needsArg || task.env === "python") && (
+              <input
+                aria-label={needsArg ? "flag to submit" : "function to submit"}
+                aria-describedby={needsArg ? "flag-hint" : undefined}
+                value={submitArg}
+                onChange={(e) => setSubmitArg(e.target.value)}
+                placeholder={needsArg ? "flag, e.g. studio{…}" : task.functionName ?? "function"}
+                className={`${needsArg ? "w-80" : "w-40"} rounded border border-zinc-700 bg-zinc-900 px-1.5 py-0.5 font-mono text-xs`}
+              />
+            )}
+            {needsArg && (
+              <span id="flag-hint" className="text-[11px] text-amber-300">one try: submit ends the episode</span>
+            )}
+            <Button type="submit" data-testid="submit" variant="primary" disabled={!live || ep.running}>
+              Submit
+            </Button>
+          </form>
           {/* In a study, Skip (with its reason) is the way out of a task; a restart would start a second
               episode on it and a new clock, and the study would count the first one as skipped. */}
           {!props.studyId && (
@@ -231,7 +255,7 @@ export function PlayView(props: PlayViewProps) {
       <div className="grid min-h-0 flex-1 grid-cols-[minmax(260px,1fr)_2.2fr]">
         <TaskPanel task={task} />
         <div className="grid min-h-0 grid-rows-[minmax(120px,2fr)_3fr] border-l border-zinc-800">
-          <CodeEditor language={LANGUAGE[task.env] ?? "plaintext"} onRun={(text) => runAction(text, "editor")} disabled={!live} />
+          <CodeEditor language={LANGUAGE[task.env] ?? "plaintext"} onRun={(text) => runAction(text, "editor")} onEscape={() => termRef.current?.focus()} disabled={!live} />
           <div className="flex min-h-0 flex-col border-t border-zinc-800">
             {ep.submitted && <ResultPanel env={task.env} result={ep.submitted} />}
             <Console
@@ -246,6 +270,22 @@ export function PlayView(props: PlayViewProps) {
       {ep.episode && ep.episode.status !== "running" && !ep.submitted && (
         <div className="border-t border-zinc-800 px-3 py-1 text-xs text-amber-300">Episode {ep.episode.status}.</div>
       )}
+      <ConfirmDialog
+        open={asking === "submit"}
+        testId="submit-dialog"
+        title="Submit this flag and end the episode?"
+        confirmLabel="Submit and end"
+        onCancel={() => setAsking(null)}
+        onConfirm={() => {
+          setAsking(null);
+          doSubmit();
+        }}
+      >
+        <p>
+          You get one try: a wrong flag scores 0 and the episode ends. Flag:{" "}
+          <span className="font-mono text-zinc-100" data-testid="submit-dialog-flag">{submitArg.trim() || "(empty)"}</span>
+        </p>
+      </ConfirmDialog>
       <ReasonDialog
         open={asking === "abandon"}
         testId="abandon-dialog"

@@ -82,6 +82,7 @@ export function useTerminal(prompt: string, handlers: TerminalHandlers) {
           interrupt: () => handlersRef.current.onInterrupt(),
         },
         prompt,
+        () => t.cols,
       );
       t.onData((d) => editor.input(d));
       // Ctrl/Cmd+C with a selection copies instead of interrupting.
