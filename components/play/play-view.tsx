@@ -17,6 +17,8 @@ import { EpisodeStatus } from "./episode-status";
 import { ResultPanel } from "./result-panel";
 import { useEpisode, type EpisodeOpenParams } from "./use-episode";
 import { Clock } from "./clock";
+import { EpisodeRecorder } from "./recorder";
+import type { RecordingChunk } from "@/lib/recording/events";
 
 const LANGUAGE: Record<string, string> = { bash: "shell", sql: "sql", python: "python", ctf: "shell" };
 const PROMPT: Record<string, string> = { bash: "$ ", sql: "sql> ", python: ">>> ", ctf: "$ " };
@@ -69,11 +71,27 @@ export function PlayView(props: PlayViewProps) {
   // The episode may open before the console exists (xterm loads lazily): keep the last
   // "opened" and draw it once both are there.
   const pendingOpened = useRef<OpenedMessage | null>(null);
+  // The episode's recording (keys, console output, editor changes), sent in batches over the socket.
+  const recordRef = useRef<(chunk: RecordingChunk) => boolean>(() => false);
+  const recorder = useMemo(() => new EpisodeRecorder((c) => recordRef.current(c), () => termRef.current?.size() ?? null), []);
+  const recordedEpisode = useRef<string | null>(null);
+  /** Set while the console redraws an episode's earlier turns (not new events). */
+  const redrawing = useRef(false);
+  useEffect(() => {
+    recorder.start();
+    const onHide = () => recorder.flush();
+    window.addEventListener("pagehide", onHide);
+    return () => {
+      window.removeEventListener("pagehide", onHide);
+      recorder.stop();
+    };
+  }, [recorder]);
   const drawOpened = useCallback(() => {
     const t = termRef.current;
     const m = pendingOpened.current;
     if (!t || !m) return;
     pendingOpened.current = null;
+    redrawing.current = true;
     t.clear();
     for (const turn of m.turns) {
       t.echoAction(turn.action);
@@ -82,10 +100,16 @@ export function PlayView(props: PlayViewProps) {
       t.setBusy(false);
     }
     if (m.episode.replayed) t.notice(`episode restored: ${m.turns.length} action(s) replayed in a fresh sandbox`, "cyan");
+    redrawing.current = false;
   }, []);
 
   const ep = useEpisode(params, {
     onOpened: (m) => {
+      if (recordedEpisode.current !== m.episode.id) {
+        recorder.reset(m.turns.length);
+        recordedEpisode.current = m.episode.id;
+      }
+      recorder.enabled = m.episode.stored !== false;
       pendingOpened.current = m;
       drawOpened();
     },
@@ -109,11 +133,22 @@ export function PlayView(props: PlayViewProps) {
       else if (!streamed.current) t.write(m.observation);
       if (typeof m.reward === "number") t.notice(`reward if submitted now: ${m.reward.toFixed(2)}`, "cyan");
       t.setBusy(false);
+      // The turn is stored (and so is the episode): what follows is the next turn's.
+      recorder.enabled = true;
+      recorder.setTurn(m.index + 1);
     },
     onNotice: (text, kind) => termRef.current?.notice(text, kind === "error" ? "red" : kind === "limit" ? "yellow" : "gray"),
   });
 
+  recordRef.current = ep.record;
   const live = ep.episode?.status === "running" && !ep.fatal;
+  // An ended episode is stored: send what is left of its recording.
+  useEffect(() => {
+    if (ep.episode && ep.episode.status !== "running" && ep.episode.stored !== false) {
+      recorder.enabled = true;
+      recorder.flush();
+    }
+  }, [ep.episode, recorder]);
   useEffect(() => {
     if (skipping.current && ep.episode?.status === "abandoned" && props.nextHref) window.location.assign(props.nextHref);
   }, [ep.episode?.status, props.nextHref]);
@@ -255,7 +290,13 @@ export function PlayView(props: PlayViewProps) {
       <div className="grid min-h-0 flex-1 grid-cols-[minmax(260px,1fr)_2.2fr]">
         <TaskPanel task={task} />
         <div className="grid min-h-0 grid-rows-[minmax(120px,2fr)_3fr] border-l border-zinc-800">
-          <CodeEditor language={LANGUAGE[task.env] ?? "plaintext"} onRun={(text) => runAction(text, "editor")} onEscape={() => termRef.current?.focus()} disabled={!live} />
+          <CodeEditor
+            language={LANGUAGE[task.env] ?? "plaintext"}
+            onRun={(text) => runAction(text, "editor")}
+            onEscape={() => termRef.current?.focus()}
+            onChange={(changes) => recorder.push("e", JSON.stringify(changes))}
+            disabled={!live}
+          />
           <div className="flex min-h-0 flex-col border-t border-zinc-800">
             {ep.submitted && <ResultPanel env={task.env} result={ep.submitted} />}
             <Console
@@ -263,6 +304,9 @@ export function PlayView(props: PlayViewProps) {
               onReady={onTerminalReady}
               onLine={(text) => runAction(text, "console")}
               onInterrupt={() => ep.interrupt()}
+              onRecord={(kind, data) => {
+                if (!redrawing.current) recorder.push(kind, data);
+              }}
             />
           </div>
         </div>
