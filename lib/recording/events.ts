@@ -101,3 +101,31 @@ export function toAsciicast(recording: Recording, meta: { title?: string; timest
   }
   return lines.join("\n") + "\n";
 }
+
+/** Longest pause the replay plays as it was (ms); a longer one is shortened to it, as cast players' idle limit. */
+export const PLAYBACK_IDLE_LIMIT_MS = 2000;
+
+/** The timeline with every pause longer than `limitMs` shortened to it (the replay's clock). */
+export function limitIdle(events: readonly TimedEvent[], limitMs = PLAYBACK_IDLE_LIMIT_MS): TimedEvent[] {
+  let shift = 0;
+  return events.map((e, i) => {
+    if (i > 0) {
+      const gap = e.t - events[i - 1].t;
+      if (gap > limitMs) shift += gap - limitMs;
+    }
+    return { ...e, t: e.t - shift };
+  });
+}
+
+/** Applies one recorded editor change ("e" event data) to the editor's text. */
+export function applyEditorChange(text: string, data: string): string {
+  let changes: { o: number; l: number; t: string }[];
+  try {
+    changes = JSON.parse(data) as { o: number; l: number; t: string }[];
+  } catch {
+    return text;
+  }
+  // Monaco's changes of one edit do not overlap; apply from the end so offsets stay valid.
+  for (const c of [...changes].sort((a, b) => b.o - a.o)) text = text.slice(0, c.o) + c.t + text.slice(c.o + c.l);
+  return text;
+}
