@@ -10,8 +10,8 @@ const SPEEDS = [0.5, 1, 2, 4, 8] as const;
 const TICK_MS = 50;
 
 const fmt = (ms: number) => {
-  const s = Math.floor(ms / 1000);
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  const s = ms / 1000;
+  return `${Math.floor(s / 60)}:${(s % 60).toFixed(1).padStart(4, "0")}`;
 };
 
 /**
@@ -215,7 +215,7 @@ function Player({ episodeId, recording, current, turnCount, onTurn }: { episodeI
         </div>
         <div>
           <h3 className="mb-1 text-xs text-zinc-400">Editor</h3>
-          <pre className="max-h-64 min-h-16 overflow-auto whitespace-pre-wrap rounded bg-zinc-900 p-1.5 font-mono text-xs text-zinc-100" data-testid="recording-editor" tabIndex={0} aria-label="the recorded editor">
+          <pre className="max-h-64 min-h-16 overflow-auto whitespace-pre-wrap rounded bg-zinc-900 p-1.5 font-mono text-xs text-zinc-100" data-testid="recording-editor" tabIndex={0} role="region" aria-label="the recorded editor">
             {editorText}
           </pre>
         </div>
