@@ -1,4 +1,8 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { importPaths } from "@/lib/trajectories/import-paths";
 import { storeEngines, useTempStore } from "@/lib/testing/store";
 import { toJsonlEpisode } from "@/lib/trajectories/export";
 import { jsonlEpisodeSchema } from "@/lib/trajectories/jsonl-schema";
@@ -45,6 +49,16 @@ describe.each(storeEngines())("recordings on %s", (engine) => {
     const one = lines.find((l) => l.id === "rec-1")!;
     expect(one.recording?.chunks.map((c) => c.events)).toEqual([[[0, "i", "ls"], [5, "o", "ls"]], [[0, "o", "a\r\n"]]]);
     expect(lines.find((l) => l.id === "rec-2")!.recording).toBeUndefined();
+
+    // Imported again (as another episode), the recording comes back whole.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-rec-import-"));
+    const file = path.join(dir, "one.jsonl");
+    fs.writeFileSync(file, JSON.stringify({ ...one, id: "rec-1-copy", sourceKey: "copy:rec-1" }) + "\n");
+    await importPaths([file]);
+    const copy = await getRecordingByEpisode({ episodeId: "rec-1-copy" });
+    expect(copy.chunks.map((c) => [c.seq, c.turnIndex, c.startedAt, c.events])).toEqual(r.chunks.map((c) => [c.seq, c.turnIndex, c.startedAt, c.events]));
+    expect(copy).toMatchObject({ truncated: false, cols: 80, rows: 24 });
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it("cuts the chunk that reaches the episode's cap, marks it, and drops later ones", async () => {

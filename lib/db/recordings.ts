@@ -77,6 +77,30 @@ export async function appendRecordingChunk({ episodeId, chunk, maxBytes }: { epi
   );
 }
 
+/** A whole recording as an export carries it (the importer's input). */
+export interface ImportedRecording {
+  truncated: boolean;
+  cols: number | null;
+  rows: number | null;
+  chunks: { seq: number; turnIndex: number; startedAt: number; events: RecordingEvent[] }[];
+}
+
+function importedRows(episodeId: string, r: ImportedRecording): unknown[][] {
+  // The truncated flag goes on the last chunk, as the cap marks the chunk at which it was hit.
+  return r.chunks.map((c, i) => [episodeId, c.seq, c.turnIndex, c.startedAt, JSON.stringify(c.events), chunkBytes(c.events), r.cols, r.rows, r.truncated && i === r.chunks.length - 1]);
+}
+
+/** Stores an imported recording on a SQLite connection, inside the caller's transaction (the bulk importer). */
+export function insertRecordingRaw(db: Database.Database, episodeId: string, r: ImportedRecording): void {
+  const stmt = cachedStatement(db, INSERT_SQL);
+  for (const row of importedRows(episodeId, r)) stmt.run(...row.slice(0, 8), row[8] ? 1 : 0);
+}
+
+/** The same on PostgreSQL, inside the caller's transaction. */
+export async function insertRecording(sql: Sql, episodeId: string, r: ImportedRecording): Promise<void> {
+  for (const row of importedRows(episodeId, r)) await sql.run(INSERT_SQL, row);
+}
+
 type ChunkRow = { episodeId: string; seq: number; turnIndex: number; startedAt: unknown; events: string; bytes: number; cols: number | null; rows: number | null; truncated: unknown };
 const SELECT_COLUMNS = `"episodeId", "seq", "turnIndex", "startedAt", "events", "bytes", "cols", "rows", "truncated"`;
 
