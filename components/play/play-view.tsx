@@ -229,7 +229,8 @@ export function PlayView(props: PlayViewProps) {
             <span className="sr-only">connection </span>
             <span data-testid="connection">{ep.connection}</span>
           </span>
-          {ep.episode && ep.episode.stored !== false && !live && (
+          {/* Not in a study: a participant's access stops at their own tasks (the replay shows the gold). */}
+          {!props.studyId && ep.episode && ep.episode.stored !== false && !live && (
             <a href={`/episodes/${encodeURIComponent(ep.episode.id)}`} className="text-xs text-emerald-400 underline-offset-2 hover:underline" data-testid="replay-link">
               Replay this episode
             </a>
