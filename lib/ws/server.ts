@@ -91,10 +91,18 @@ export function handlePlaygroundConnection<Episode>(ws: WebSocket, manager: Play
   // action during one is refused as before. Ping and interrupt go straight through (an interrupt
   // must reach the action it stops).
   let queue: Promise<void> = Promise.resolve();
+  let records: Promise<void> = Promise.resolve();
   let queued = 0;
   let closed = false;
   const enqueue = (msg: ClientMessage) => {
-    if (msg.type === "ping" || msg.type === "interrupt" || msg.type === "record" || (msg.type === "action" && queued === 0)) return void handle(msg).catch(sendError);
+    if (msg.type === "ping" || msg.type === "interrupt" || (msg.type === "action" && queued === 0)) return void handle(msg).catch(sendError);
+    // Recording batches keep their order among themselves, and wait for nothing else.
+    if (msg.type === "record") {
+      // The episode as it is now: a last batch sent as the page closes is still stored after the close.
+      const ep = episode;
+      records = records.then(() => (ep ? manager.record(ep, msg) : handle(msg))).catch(sendError);
+      return;
+    }
     if (queued >= MAX_QUEUED_MESSAGES) {
       send({ type: "error", code: "limit_reached", message: `rejected message: ${queued} messages are waiting on this connection; wait for their answers`, fatal: false });
       return;
