@@ -111,7 +111,9 @@ describe("recording", () => {
     // Picking turn 2 in the replay moves the player there (and pause stays paused).
     await page.click('[data-testid="turn"][data-index="1"]');
     await page.waitForFunction(() => Number(document.querySelector('[data-testid="recording-player"]')?.getAttribute("data-clock")) > 0);
-    expect(await playerConsole(page)).toContain("rec-one");
+    // Drawn up to the start of turn 2: turn 1's output (xterm draws asynchronously).
+    await page.waitForFunction(() => /rec-one/.test(Array.from(document.querySelectorAll('[data-testid="recording-console"] .xterm-rows > div'), (d) => d.textContent ?? "").join("\n")), null, { timeout: 10_000 });
+    expect(await playerConsole(page)).not.toContain("rec-two\n");
     expect(await page.getAttribute('[data-testid="recording-player"]', "data-playing")).toBe("0");
     await page.close();
   });
