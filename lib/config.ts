@@ -1,4 +1,5 @@
 import "server-only";
+import { DEFAULT_RECORDING_MAX_BYTES } from "@/lib/recording/events";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -175,6 +176,7 @@ const envSchema = z
     IC_ALLOWED_HOSTS: text(),
     IC_IDLE_MS: positiveInt(),
     IC_MAX_SANDBOXES: positiveInt(),
+    IC_RECORDING_MAX_BYTES: positiveInt(),
     // Sandboxes (lib/sandbox)
     IC_SANDBOX: z
       .string()
@@ -255,6 +257,8 @@ const envSchema = z
       idleMs: e.IC_IDLE_MS ?? 10 * 60_000,
       /** Live sandboxes at once (IC_MAX_SANDBOXES). */
       maxSandboxes,
+      /** Most bytes of an episode's recording (keystrokes, console output, editor changes) stored; past it the recording is marked truncated (IC_RECORDING_MAX_BYTES). */
+      recordingMaxBytes: e.IC_RECORDING_MAX_BYTES ?? DEFAULT_RECORDING_MAX_BYTES,
       /** The sandbox backend (IC_SANDBOX). */
       backend: e.IC_SANDBOX,
       /** Whole-process overrides of the sandbox limits (IC_TIMEOUT_MS ... IC_DISK_BYTES); unset ones are absent. */

@@ -56,6 +56,7 @@ export function AgentView({ task, turnLimit = 10, attachId }: { task: PublicTask
       else termRef.current?.echoAction(text);
     },
     onOutput: (chunk) => termRef.current?.write(chunk),
+    onReplyDropped: () => termRef.current?.notice("the model's late reply was dropped: you have taken over", "gray"),
     onTurnEnd: (t) => {
       const term = termRef.current;
       if (!term) return;
@@ -226,7 +227,7 @@ export function AgentView({ task, turnLimit = 10, attachId }: { task: PublicTask
           {state.replyDraft && live && <pre className="mx-3 whitespace-pre-wrap rounded bg-zinc-900 p-2 text-xs text-zinc-400">{state.replyDraft}</pre>}
         </div>
         <div className="grid min-h-0 grid-rows-[minmax(120px,2fr)_3fr] border-l border-zinc-800">
-          <CodeEditor key={editorText.key} language={LANGUAGE[task.env] ?? "plaintext"} defaultValue={editorText.text} onRun={(text) => act(text)} disabled={!human} />
+          <CodeEditor key={editorText.key} language={LANGUAGE[task.env] ?? "plaintext"} defaultValue={editorText.text} onRun={(text) => act(text)} onEscape={() => termRef.current?.focus()} disabled={!human} />
           <div className="flex min-h-0 flex-col border-t border-zinc-800">
             <Console prompt={PROMPT[task.env] ?? "> "} onReady={onTerminalReady} onLine={(line) => act(line, true)} onInterrupt={() => void control({ op: "stop" })} />
           </div>

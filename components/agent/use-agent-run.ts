@@ -27,6 +27,8 @@ export interface AgentRunHandlers {
   onOutput?(chunk: string): void;
   onAction?(text: string, actor: "model" | "human"): void;
   onTurnEnd?(turn: AgentTurnView): void;
+  /** The model's reply came after a take-over: dropped, not run. */
+  onReplyDropped?(): void;
 }
 
 const EMPTY: AgentRunState = { runId: null, episodeId: null, mode: null, turns: [], currentAction: null, replyDraft: "", plan: null, outcome: null, info: null, error: null };
@@ -68,6 +70,8 @@ export function useAgentRun(handlers: AgentRunHandlers) {
           return { ...s, replyDraft: "" };
         case "reply-delta":
           return { ...s, replyDraft: s.replyDraft + e.text };
+        case "reply-dropped":
+          return { ...s, replyDraft: "" };
         case "action":
           return { ...s, currentAction: { seq: l.seq, text: e.action, actor: e.actor } };
         case "turn-end":
@@ -83,6 +87,7 @@ export function useAgentRun(handlers: AgentRunHandlers) {
     if (e.type === "output") handlersRef.current.onOutput?.(e.chunk);
     if (e.type === "action") handlersRef.current.onAction?.(e.action, e.actor);
     if (e.type === "turn-end") handlersRef.current.onTurnEnd?.(e.turn);
+    if (e.type === "reply-dropped") handlersRef.current.onReplyDropped?.();
   }, []);
 
   const follow = useCallback(

@@ -15,6 +15,8 @@ import "monaco-editor/editor/contrib/folding/browser/folding";
 import "monaco-editor/editor/contrib/linesOperations/browser/linesOperations";
 import "monaco-editor/editor/contrib/multicursor/browser/multicursor";
 import "monaco-editor/editor/contrib/wordOperations/browser/wordOperations";
+// Ctrl+M (Ctrl+Shift+M on a Mac): Tab moves focus instead of indenting, so keyboard users can leave the editor.
+import "monaco-editor/editor/contrib/toggleTabFocusMode/browser/toggleTabFocusMode";
 import "monaco-editor/languages/definitions/shell/register";
 import "monaco-editor/languages/definitions/sql/register";
 import "monaco-editor/languages/definitions/python/register";

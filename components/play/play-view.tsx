@@ -11,11 +11,14 @@ import type { TerminalApi } from "@/components/terminal/use-terminal";
 import { Button } from "@/components/ui/button";
 import { formatTextTable } from "@/lib/sql/text-table";
 import { ReasonDialog } from "@/components/ui/reason-dialog";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { TaskPanel } from "./task-panel";
 import { EpisodeStatus } from "./episode-status";
 import { ResultPanel } from "./result-panel";
 import { useEpisode, type EpisodeOpenParams } from "./use-episode";
 import { Clock } from "./clock";
+import { EpisodeRecorder } from "./recorder";
+import type { RecordingChunk } from "@/lib/recording/events";
 
 const LANGUAGE: Record<string, string> = { bash: "shell", sql: "sql", python: "python", ctf: "shell" };
 const PROMPT: Record<string, string> = { bash: "$ ", sql: "sql> ", python: ">>> ", ctf: "$ " };
@@ -44,7 +47,7 @@ export function PlayView(props: PlayViewProps) {
   const streamed = useRef("");
   const [submitArg, setSubmitArg] = useState("");
   const skipping = useRef(false);
-  const [asking, setAsking] = useState<"skip" | "abandon" | null>(null);
+  const [asking, setAsking] = useState<"skip" | "abandon" | "submit" | null>(null);
 
   useEffect(() => {
     setAnnotator(window.localStorage.getItem(ANNOTATOR_KEY));
@@ -68,11 +71,27 @@ export function PlayView(props: PlayViewProps) {
   // The episode may open before the console exists (xterm loads lazily): keep the last
   // "opened" and draw it once both are there.
   const pendingOpened = useRef<OpenedMessage | null>(null);
+  // The episode's recording (keys, console output, editor changes), sent in batches over the socket.
+  const recordRef = useRef<(chunk: RecordingChunk) => boolean>(() => false);
+  const recorder = useMemo(() => new EpisodeRecorder((c) => recordRef.current(c), () => termRef.current?.size() ?? null), []);
+  const recordedEpisode = useRef<string | null>(null);
+  /** Set while the console redraws an episode's earlier turns (not new events). */
+  const redrawing = useRef(false);
+  useEffect(() => {
+    recorder.start();
+    const onHide = () => recorder.flush();
+    window.addEventListener("pagehide", onHide);
+    return () => {
+      window.removeEventListener("pagehide", onHide);
+      recorder.stop();
+    };
+  }, [recorder]);
   const drawOpened = useCallback(() => {
     const t = termRef.current;
     const m = pendingOpened.current;
     if (!t || !m) return;
     pendingOpened.current = null;
+    redrawing.current = true;
     t.clear();
     for (const turn of m.turns) {
       t.echoAction(turn.action);
@@ -81,10 +100,16 @@ export function PlayView(props: PlayViewProps) {
       t.setBusy(false);
     }
     if (m.episode.replayed) t.notice(`episode restored: ${m.turns.length} action(s) replayed in a fresh sandbox`, "cyan");
+    redrawing.current = false;
   }, []);
 
   const ep = useEpisode(params, {
     onOpened: (m) => {
+      if (recordedEpisode.current !== m.episode.id) {
+        recorder.reset(m.turns.length);
+        recordedEpisode.current = m.episode.id;
+      }
+      recorder.enabled = m.episode.stored !== false;
       pendingOpened.current = m;
       drawOpened();
     },
@@ -108,11 +133,22 @@ export function PlayView(props: PlayViewProps) {
       else if (!streamed.current) t.write(m.observation);
       if (typeof m.reward === "number") t.notice(`reward if submitted now: ${m.reward.toFixed(2)}`, "cyan");
       t.setBusy(false);
+      // The turn is stored (and so is the episode): what follows is the next turn's.
+      recorder.enabled = true;
+      recorder.setTurn(m.index + 1);
     },
     onNotice: (text, kind) => termRef.current?.notice(text, kind === "error" ? "red" : kind === "limit" ? "yellow" : "gray"),
   });
 
+  recordRef.current = ep.record;
   const live = ep.episode?.status === "running" && !ep.fatal;
+  // An ended episode is stored: send what is left of its recording.
+  useEffect(() => {
+    if (ep.episode && ep.episode.status !== "running" && ep.episode.stored !== false) {
+      recorder.enabled = true;
+      recorder.flush();
+    }
+  }, [ep.episode, recorder]);
   useEffect(() => {
     if (skipping.current && ep.episode?.status === "abandoned" && props.nextHref) window.location.assign(props.nextHref);
   }, [ep.episode?.status, props.nextHref]);
@@ -145,6 +181,12 @@ export function PlayView(props: PlayViewProps) {
     if (!live || ep.running) return;
     ep.submit(submitArg.trim() || undefined);
   }, [ep, live, submitArg]);
+  // A CTF flag is one try: the submit ends the episode, right or wrong, so it is confirmed first.
+  const askSubmit = useCallback(() => {
+    if (!live || ep.running) return;
+    if (task.env === "ctf") setAsking("submit");
+    else doSubmit();
+  }, [live, ep.running, task.env, doSubmit]);
 
   if (needsAnnotator && annotatorLoaded) {
     return <AnnotatorForm onSave={(name) => (window.localStorage.setItem(ANNOTATOR_KEY, name), setAnnotator(name))} />;
@@ -187,18 +229,36 @@ export function PlayView(props: PlayViewProps) {
             <span className="sr-only">connection </span>
             <span data-testid="connection">{ep.connection}</span>
           </span>
-          {(needsArg || task.env === "python") && (
-            <input
-              aria-label={needsArg ? "flag to submit" : "function to submit"}
-              value={submitArg}
-              onChange={(e) => setSubmitArg(e.target.value)}
-              placeholder={needsArg ? "flag" : task.functionName ?? "function"}
-              className="w-32 rounded border border-zinc-700 bg-zinc-900 px-1.5 py-0.5 font-mono text-xs"
-            />
+          {/* Not in a study: a participant's access stops at their own tasks (the replay shows the gold). */}
+          {!props.studyId && ep.episode && ep.episode.stored !== false && !live && (
+            <a href={`/episodes/${encodeURIComponent(ep.episode.id)}`} className="text-xs text-emerald-400 underline-offset-2 hover:underline" data-testid="replay-link">
+              Replay this episode
+            </a>
           )}
-          <Button data-testid="submit" variant="primary" onClick={doSubmit} disabled={!live || ep.running}>
-            Submit
-          </Button>
+          <form
+            className="flex items-center gap-2"
+            onSubmit={(e) => {
+              e.preventDefault();
+              askSubmit();
+            }}
+          >
+            {(needsArg || task.env === "python") && (
+              <input
+                aria-label={needsArg ? "flag to submit" : "function to submit"}
+                aria-describedby={needsArg ? "flag-hint" : undefined}
+                value={submitArg}
+                onChange={(e) => setSubmitArg(e.target.value)}
+                placeholder={needsArg ? "flag, e.g. studio{…}" : task.functionName ?? "function"}
+                className={`${needsArg ? "w-80" : "w-40"} rounded border border-zinc-700 bg-zinc-900 px-1.5 py-0.5 font-mono text-xs`}
+              />
+            )}
+            {needsArg && (
+              <span id="flag-hint" className="text-[11px] text-amber-300">one try: submit ends the episode</span>
+            )}
+            <Button type="submit" data-testid="submit" variant="primary" disabled={!live || ep.running}>
+              Submit
+            </Button>
+          </form>
           {/* In a study, Skip (with its reason) is the way out of a task; a restart would start a second
               episode on it and a new clock, and the study would count the first one as skipped. */}
           {!props.studyId && (
@@ -231,7 +291,13 @@ export function PlayView(props: PlayViewProps) {
       <div className="grid min-h-0 flex-1 grid-cols-[minmax(260px,1fr)_2.2fr]">
         <TaskPanel task={task} />
         <div className="grid min-h-0 grid-rows-[minmax(120px,2fr)_3fr] border-l border-zinc-800">
-          <CodeEditor language={LANGUAGE[task.env] ?? "plaintext"} onRun={(text) => runAction(text, "editor")} disabled={!live} />
+          <CodeEditor
+            language={LANGUAGE[task.env] ?? "plaintext"}
+            onRun={(text) => runAction(text, "editor")}
+            onEscape={() => termRef.current?.focus()}
+            onChange={(changes) => recorder.push("e", JSON.stringify(changes))}
+            disabled={!live}
+          />
           <div className="flex min-h-0 flex-col border-t border-zinc-800">
             {ep.submitted && <ResultPanel env={task.env} result={ep.submitted} />}
             <Console
@@ -239,6 +305,9 @@ export function PlayView(props: PlayViewProps) {
               onReady={onTerminalReady}
               onLine={(text) => runAction(text, "console")}
               onInterrupt={() => ep.interrupt()}
+              onRecord={(kind, data) => {
+                if (!redrawing.current) recorder.push(kind, data);
+              }}
             />
           </div>
         </div>
@@ -246,6 +315,22 @@ export function PlayView(props: PlayViewProps) {
       {ep.episode && ep.episode.status !== "running" && !ep.submitted && (
         <div className="border-t border-zinc-800 px-3 py-1 text-xs text-amber-300">Episode {ep.episode.status}.</div>
       )}
+      <ConfirmDialog
+        open={asking === "submit"}
+        testId="submit-dialog"
+        title="Submit this flag and end the episode?"
+        confirmLabel="Submit and end"
+        onCancel={() => setAsking(null)}
+        onConfirm={() => {
+          setAsking(null);
+          doSubmit();
+        }}
+      >
+        <p>
+          You get one try: a wrong flag scores 0 and the episode ends. Flag:{" "}
+          <span className="font-mono text-zinc-100" data-testid="submit-dialog-flag">{submitArg.trim() || "(empty)"}</span>
+        </p>
+      </ConfirmDialog>
       <ReasonDialog
         open={asking === "abandon"}
         testId="abandon-dialog"

@@ -11,6 +11,7 @@ import {
   type SubmittedPayload,
   type TurnView,
 } from "@/lib/ws/protocol";
+import type { RecordingChunk } from "@/lib/recording/events";
 
 /** What the page opens an episode with: the open message (lib/ws/protocol.ts) without its tag. */
 export type EpisodeOpenParams = Omit<OpenMessage, "type">;
@@ -205,6 +206,13 @@ export function useEpisode(params: EpisodeOpenParams | null, handlers: EpisodeSt
     return send({ type: "restart" });
   }, [send]);
   const abandon = useCallback((reason?: string) => send({ type: "abandon", reason }), [send]);
+  /** Sends a batch of the recording; false (nothing said) when the socket is not open, so the batch waits. */
+  const record = useCallback((chunk: RecordingChunk) => {
+    const ws = wsRef.current;
+    if (!ws || ws.readyState !== WebSocket.OPEN) return false;
+    ws.send(JSON.stringify({ type: "record", ...chunk } satisfies ClientMessageInput));
+    return true;
+  }, []);
 
-  return { connection, episode, task, turns, running, submitted, lastReward, limitReached, fatal, act, interrupt, submit, restart, abandon };
+  return { connection, episode, task, turns, running, submitted, lastReward, limitReached, fatal, act, interrupt, submit, restart, abandon, record };
 }

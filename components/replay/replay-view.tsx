@@ -14,6 +14,7 @@ import { GoldPanel } from "./gold-panel";
 import { Highlight } from "./highlight";
 import { SqlResult, type SqlResultView } from "./sql-result";
 import { TurnActor } from "./turn-actor";
+import { RecordingPlayer } from "./recording-player";
 import { TurnTranscript } from "./turn-transcript";
 import { sendJson, useAuthor } from "./use-author";
 import { FlagChips } from "@/components/episodes/flag-chips";
@@ -204,6 +205,7 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayData; init
           </p>
         )}
         {message && <p className="text-xs text-red-400">{message}</p>}
+        {ep.playerKind === "human" && <RecordingPlayer episodeId={ep.id} current={current} turnCount={turns.length} onTurn={jump} />}
 
         <p className="text-xs text-zinc-400" data-testid="scores-status">
           {scoring

@@ -8,13 +8,15 @@ export interface ConsoleProps {
   prompt: string;
   onLine(text: string): void;
   onInterrupt(): void;
+  /** Every key input and everything drawn, for the episode's recording. */
+  onRecord?(kind: "i" | "o", data: string): void;
   /** Receives the console's API once it exists (null when it goes away). */
   onReady(api: TerminalApi | null): void;
 }
 
 /** The playground console: xterm, one line + Enter per action, Ctrl+C stops the running action. */
-export function Console({ prompt, onLine, onInterrupt, onReady }: ConsoleProps) {
-  const { containerRef, api } = useTerminal(prompt, { onLine, onInterrupt });
+export function Console({ prompt, onLine, onInterrupt, onRecord, onReady }: ConsoleProps) {
+  const { containerRef, api } = useTerminal(prompt, { onLine, onInterrupt, onRecord });
   useEffect(() => {
     onReady(api);
   }, [api, onReady]);

@@ -23,11 +23,36 @@ export class LineEditor {
   private draft = "";
   /** While an action runs, keys other than Ctrl+C are ignored. */
   busy = false;
+  /**
+   * Where the terminal's cursor is, in cells from the start of the prompt (the prompt and the
+   * line wrap over as many rows as they need, so every move is computed in rows and columns).
+   */
+  private drawn = 0;
 
+  /** `cols` gives the terminal's width now (it changes when the console is resized). */
   constructor(
     private readonly events: LineEditorEvents,
     public prompt: string,
+    private readonly cols: () => number = () => 80,
   ) {}
+
+  private width(): number {
+    return Math.max(1, Math.floor(this.cols()) || 80);
+  }
+
+  /** Moves the terminal's cursor from cell `from` to cell `to` (both from the prompt's start), across rows. */
+  private moveCursor(from: number, to: number): void {
+    const w = this.width();
+    const rows = Math.floor(to / w) - Math.floor(from / w);
+    let out = "";
+    if (rows < 0) out += `\x1b[${-rows}A`;
+    if (rows > 0) out += `\x1b[${rows}B`;
+    const col = to % w;
+    out += "\r";
+    if (col > 0) out += `\x1b[${col}C`;
+    if (from !== to) this.events.write(out);
+    this.drawn = to;
+  }
 
   /** The line being typed. */
   get line(): string {
@@ -36,8 +61,18 @@ export class LineEditor {
 
   /** Writes the prompt (and the current line) on a fresh line. */
   showPrompt(): void {
-    this.events.write(`\x1b[32m${this.prompt}\x1b[0m${this.buffer}`);
-    if (this.cursor < this.buffer.length) this.events.write(`\x1b[${this.buffer.length - this.cursor}D`);
+    const end = this.prompt.length + this.buffer.length;
+    // At an exact multiple of the width the terminal holds the cursor on the last column (a
+    // pending wrap): a space and a carriage return put it at the start of the next row, as counted.
+    const wrap = end > 0 && end % this.width() === 0 ? " \r\x1b[K" : "";
+    this.events.write(`\x1b[32m${this.prompt}\x1b[0m${this.buffer}${wrap}`);
+    this.drawn = end;
+    this.moveCursor(end, this.prompt.length + this.cursor);
+  }
+
+  /** Puts the cursor after the line's last character (before a newline, so output never overwrites the line's later rows). */
+  private toEnd(): void {
+    this.moveCursor(this.drawn, this.prompt.length + this.buffer.length);
   }
 
   /** Adds an action run from elsewhere (the editor) to the history. */
@@ -54,6 +89,7 @@ export class LineEditor {
         this.events.interrupt();
         return;
       }
+      this.toEnd();
       this.events.write("^C\r\n");
       this.buffer = "";
       this.cursor = 0;
@@ -65,6 +101,7 @@ export class LineEditor {
     switch (data) {
       case "\r": {
         const text = this.buffer;
+        this.toEnd();
         this.events.write("\r\n");
         this.buffer = "";
         this.cursor = 0;
@@ -99,13 +136,13 @@ export class LineEditor {
       case "\x1b[D":
         if (this.cursor > 0) {
           this.cursor--;
-          this.events.write("\x1b[D");
+          this.moveCursor(this.drawn, this.prompt.length + this.cursor);
         }
         return;
       case "\x1b[C":
         if (this.cursor < this.buffer.length) {
           this.cursor++;
-          this.events.write("\x1b[C");
+          this.moveCursor(this.drawn, this.prompt.length + this.cursor);
         }
         return;
       case "\x1b[H":
@@ -153,9 +190,14 @@ export class LineEditor {
     this.redraw();
   }
 
-  /** Rewrites the current line: carriage return, clear line, prompt, text, cursor. */
+  /**
+   * Rewrites the current line in place: up to the prompt's first row, clear to the end of the
+   * screen (every row the line wrapped onto), prompt, text, cursor.
+   */
   private redraw(): void {
-    this.events.write("\r\x1b[2K");
+    const up = Math.floor(this.drawn / this.width());
+    this.events.write(`${up > 0 ? `\x1b[${up}A` : ""}\r\x1b[J`);
+    this.drawn = 0;
     this.showPrompt();
   }
 }

@@ -9,6 +9,8 @@ export interface TerminalHandlers {
   onLine(text: string): void;
   /** Ctrl+C while an action runs. */
   onInterrupt(): void;
+  /** Every key input ("i") and everything drawn ("o"), for the episode's recording. */
+  onRecord?(kind: "i" | "o", data: string): void;
 }
 
 /** What the page can do with the console. */
@@ -24,6 +26,8 @@ export interface TerminalApi {
   setPrompt(prompt: string): void;
   clear(): void;
   focus(): void;
+  /** The console's size in cells. */
+  size(): { cols: number; rows: number };
 }
 
 const COLORS = { red: "31", yellow: "33", cyan: "36", gray: "90" } as const;
@@ -48,7 +52,7 @@ export function useTerminal(prompt: string, handlers: TerminalHandlers) {
     void (async () => {
       const [{ Terminal }, { FitAddon }] = await Promise.all([import("@xterm/xterm"), import("@xterm/addon-fit")]);
       if (disposed) return;
-      const t = new Terminal({
+      const xt = new Terminal({
         convertEol: false,
         cursorBlink: true,
         fontFamily: 'ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace',
@@ -56,10 +60,17 @@ export function useTerminal(prompt: string, handlers: TerminalHandlers) {
         scrollback: 5000,
         theme: { background: "#09090b", foreground: "#e4e4e7", cursor: "#34d399", selectionBackground: "#3f3f46" },
       });
-      term = t;
+      // Every write goes through here, so the recording holds exactly what the console drew.
+      const t = {
+        write: (d: string) => {
+          xt.write(d);
+          handlersRef.current.onRecord?.("o", d);
+        },
+      };
+      term = xt;
       const fit = new FitAddon();
-      t.loadAddon(fit);
-      t.open(el);
+      xt.loadAddon(fit);
+      xt.open(el);
       const refit = () => {
         try {
           fit.fit();
@@ -82,10 +93,14 @@ export function useTerminal(prompt: string, handlers: TerminalHandlers) {
           interrupt: () => handlersRef.current.onInterrupt(),
         },
         prompt,
+        () => xt.cols,
       );
-      t.onData((d) => editor.input(d));
+      xt.onData((d) => {
+        handlersRef.current.onRecord?.("i", d);
+        editor.input(d);
+      });
       // Ctrl/Cmd+C with a selection copies instead of interrupting.
-      t.attachCustomKeyEventHandler((ev) => !(ev.type === "keydown" && ev.key === "c" && (ev.ctrlKey || ev.metaKey) && t.hasSelection()));
+      xt.attachCustomKeyEventHandler((ev) => !(ev.type === "keydown" && ev.key === "c" && (ev.ctrlKey || ev.metaKey) && xt.hasSelection()));
 
       const writeOut = (text: string) => {
         if (!text) return;
@@ -119,11 +134,12 @@ export function useTerminal(prompt: string, handlers: TerminalHandlers) {
           editor.prompt = p;
         },
         clear: () => {
-          t.reset();
+          xt.reset();
           atLineStart = true;
           if (!editor.busy) editor.showPrompt();
         },
-        focus: () => t.focus(),
+        focus: () => xt.focus(),
+        size: () => ({ cols: xt.cols, rows: xt.rows }),
       });
       editor.showPrompt();
       atLineStart = false;

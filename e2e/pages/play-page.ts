@@ -63,8 +63,11 @@ export class PlayPage extends TaskWorkbench {
     );
   }
 
+  /** Clicks Submit (confirming the dialog a CTF flag asks for, since it ends the episode) and returns the reward. */
   async submit(): Promise<number> {
     await this.page.click('[data-testid="submit"]');
+    const first = await this.page.waitForSelector('[data-testid="reward"], [data-testid="submit-dialog"][open]', { timeout: 60_000 });
+    if ((await first.getAttribute("data-testid")) === "submit-dialog") await this.page.click('[data-testid="submit-dialog-confirm"]');
     return this.reward();
   }
 

@@ -226,7 +226,18 @@ class ModelEpisode {
     const index = this.turns;
     const startedAt = new Date();
     this.emit({ type: "turn-start", index, actor: "model" });
+    const pendingBefore = this.pending;
     const r = await this.ask(index);
+    // Taken over (or stopped) while the model was thinking: its late reply is not a turn. The
+    // conversation goes back to where it was (the model is asked again after a hand-back); the
+    // tokens are carried into the model's next turn so the cost stays counted.
+    if (this.controller.state === "human" || this.controller.state === "stopped") {
+      this.messages.splice(-2, 2);
+      this.pending = pendingBefore;
+      this.carried = { ...this.carried, tokensIn: this.carried.tokensIn + r.tokensIn, tokensOut: this.carried.tokensOut + r.tokensOut, latencyMs: this.carried.latencyMs + r.latencyMs };
+      this.emit({ type: "reply-dropped", index });
+      return "next";
+    }
     const parsed: ParsedReply = parseAction(r.text, this.policy.parse);
     const c = this.carried;
     const tokensIn = r.tokensIn + c.tokensIn;

@@ -8,6 +8,7 @@ import { pgText, pgTransaction, withSql, type Sql } from "./sql";
 import { withRaw } from "./sqlite";
 import type { NewEpisodeInput, NewTurnInput } from "./episodes";
 import { insertTranscriptMessagesRaw, type TranscriptMessageInput } from "./transcripts";
+import { insertRecording, insertRecordingRaw, type ImportedRecording } from "./recordings";
 import { TURN_INSERT_COLUMNS } from "./turn-columns";
 
 /**
@@ -44,6 +45,8 @@ export type BulkEpisode = Omit<NewEpisodeInput, "playerKind" | "mode" | "feedbac
   turns: BulkTurn[];
   /** The conversation with the model, each message once. */
   messages?: (TranscriptMessageInput & { turnIndex: number })[];
+  /** A person's recorded session (console keys and output, editor changes), as an export carries it. */
+  recording?: ImportedRecording;
 };
 
 /** A turn to store in bulk: a live turn's fields, with the time as Unix milliseconds. */
@@ -175,6 +178,7 @@ export async function insertEpisodesBulk({
           added++;
           addedIds.push(id);
           if (e.messages?.length) insertTranscriptMessagesRaw(db, id, e.messages);
+          if (e.recording?.chunks.length) insertRecordingRaw(db, id, e.recording);
           let body = "";
           for (const t of e.turns) {
             body += (body ? " " : "") + t.action + " " + t.observation;
@@ -339,6 +343,10 @@ async function insertEpisodesBulkPg(
     for (let j = 0; j < messageRows.length; j += PG_BATCH * 4) {
       const part = messageRows.slice(j, j + PG_BATCH * 4);
       await sql.run(`INSERT INTO "TranscriptMessage" ("episodeId", "seq", "turnIndex", "role", "content", "droppedTurns") VALUES ${valuesOf(part.length, 6)}`, part.flat());
+    }
+    for (const r of rows) {
+      const rec = byId.get(r.id)!.recording;
+      if (rec?.chunks.length) await insertRecording(sql, r.id, rec);
     }
   }
   if (file) await sql.run(FILE_RECORD_SQL, [file.contentHash, file.path, file.format, episodes.length, file.rejected, t(now)]);

@@ -4,6 +4,8 @@ import type { Episode, Turn } from "./generated/client";
 import { columnsOf, rowParser } from "./rows";
 import { withSql } from "./sql";
 import { listTranscriptMessagesByEpisodes, type TranscriptMessage } from "./transcripts";
+import { listRecordingsByEpisodes } from "./recordings";
+import type { Recording } from "@/lib/recording/events";
 
 const episodeRow = rowParser("Episode", columnsOf("Episode"));
 const turnRow = rowParser("Turn", columnsOf("Turn"));
@@ -27,7 +29,7 @@ function turnFromRow(row: unknown): Turn {
  * batch in memory at a time.
  */
 export async function* iterateEpisodesWithTurns({ filters = {}, batchSize = 500 }: { filters?: EpisodeFilters; batchSize?: number } = {}): AsyncGenerator<
-  Episode & { turns: Turn[]; messages: TranscriptMessage[] }
+  Episode & { turns: Turn[]; messages: TranscriptMessage[]; recording?: Recording }
 > {
   let offset = 0;
   for (;;) {
@@ -48,7 +50,8 @@ export async function* iterateEpisodesWithTurns({ filters = {}, batchSize = 500 
         byEp.set(t.episodeId as string, list);
       }
       const messages = await listTranscriptMessagesByEpisodes(q, ids);
-      return eps.map((e) => ({ ...episodeFromRow(e), turns: byEp.get(e.id as string) ?? [], messages: messages.get(e.id as string) ?? [] }));
+      const recordings = await listRecordingsByEpisodes(q, ids);
+      return eps.map((e) => ({ ...episodeFromRow(e), turns: byEp.get(e.id as string) ?? [], messages: messages.get(e.id as string) ?? [], recording: recordings.get(e.id as string) }));
     });
     if (!batch.length) return;
     yield* batch;

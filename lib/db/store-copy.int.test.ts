@@ -1,4 +1,6 @@
 import { spawnSync } from "node:child_process";
+import { appendRecordingChunk, getRecordingByEpisode } from "./recordings";
+import { withSql } from "./sql";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -50,13 +52,21 @@ describe("store copy (SQLite to SQLite)", () => {
     const a = path.join(dir, "a.db");
     const b = path.join(dir, "b.db");
     await importInto(a, [path.join(sample, "sql")]);
+    // A recorded session goes along (its startedAt is a BIGINT).
+    process.env.IC_DB = a;
+    const first = await withSql((q) => q.get<{ id: string }>(`SELECT "id" FROM "Episode" ORDER BY "id" LIMIT 1`));
+    await appendRecordingChunk({ episodeId: first!.id, maxBytes: 1000, chunk: { turnIndex: 0, startedAt: 1_764_000_000_123, events: [[0, "i", "x"]] } });
+    await closeStore();
     const report = await copyStore({ from: parseStoreTarget(a), to: parseStoreTarget(b) });
-    expect(report.counts).toMatchObject({ Episode: 15, ImportedFile: 1 });
+    expect(report.counts).toMatchObject({ Episode: 15, ImportedFile: 1, RecordingChunk: 1 });
+    process.env.IC_DB = b;
+    expect((await getRecordingByEpisode({ episodeId: first!.id })).chunks[0]).toMatchObject({ startedAt: 1_764_000_000_123, events: [[0, "i", "x"]] });
+    await closeStore();
     expect(report.checksum).toMatch(/^[0-9a-f]{64}$/);
     expect(await statsJson(b)).toBe(await statsJson(a));
     const again = await copyStore({ from: parseStoreTarget(a), to: parseStoreTarget(b) }).catch((e) => e);
     expect(again).toBeInstanceOf(ConflictError);
-    expect(again.message).toMatch(/the target .*b\.db is not empty \(Episode 15, Turn \d+, ImportedFile 1\): pass --replace to empty it first/);
+    expect(again.message).toMatch(/the target .*b\.db is not empty \(Episode 15, Turn \d+, RecordingChunk 1, ImportedFile 1\): pass --replace to empty it first/);
     expect((await copyStore({ from: parseStoreTarget(a), to: parseStoreTarget(b), replace: true })).checksum).toBe(report.checksum);
     await expect(copyStore({ from: parseStoreTarget(path.join(dir, "none.db")), to: parseStoreTarget(b) })).rejects.toThrow(StorageError);
     await expect(copyStore({ from: parseStoreTarget(a), to: parseStoreTarget(a) })).rejects.toThrow(/the same store/);

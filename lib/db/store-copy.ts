@@ -13,7 +13,7 @@ import { openSqlite } from "./sqlite";
 import { toStorageError } from "./storage-error";
 
 /** The tables a store holds, parents before children (foreign keys). */
-export const STORE_TABLES = ["Run", "Study", "Episode", "Turn", "TranscriptMessage", "Annotation", "TurnReplay", "GoldCache", "ImportedFile"] as const;
+export const STORE_TABLES = ["Run", "Study", "Episode", "Turn", "TranscriptMessage", "RecordingChunk", "Annotation", "TurnReplay", "GoldCache", "ImportedFile"] as const;
 
 /** One store opened for a copy: its raw SQL on a connection of its own. */
 interface OpenStore {

@@ -60,6 +60,8 @@ function agentEventOptions<T extends z.ZodType>(turn: T) {
     z.object({ type: z.literal("plan"), steps: z.array(z.string()), rawReply: z.string() }),
     turnActor.extend({ type: z.literal("turn-start") }),
     turnRef.extend({ type: z.literal("reply-delta"), text: z.string() }),
+    /** The model's reply came after a take-over (or stop): dropped, not a turn. */
+    turnRef.extend({ type: z.literal("reply-dropped") }),
     turnActor.extend({ type: z.literal("action"), action: turnSchema.shape.action, thought: turnSchema.shape.thought }),
     turnRef.extend({ type: z.literal("output"), chunk: z.string() }),
     z.object({ type: z.literal("turn-end"), turn }),

@@ -8,7 +8,8 @@ import { SessionPool } from "@/lib/episodes/session-pool";
 import { parseSubmit } from "@/lib/env/submit";
 import { asStudioError, BadInputError, ConflictError, NotFoundError } from "@/lib/errors";
 import { uuidv7 } from "@/lib/db/ids";
-import type { EpisodeView, Feedback, OpenMessage, PlayMode, PublicTask, ServerMessageInput, SubmittedPayload, TurnView } from "@/lib/ws/protocol";
+import type { EpisodeView, Feedback, OpenMessage, PlayMode, PublicTask, RecordMessage, ServerMessageInput, SubmittedPayload, TurnView } from "@/lib/ws/protocol";
+import type { RecordingChunk } from "@/lib/recording/events";
 import type { EpisodeListener } from "@/lib/ws/server";
 
 /** What the manager needs from the outside world (injected, so the bench and tests can use the real ones directly). */
@@ -28,6 +29,8 @@ export interface LiveEpisodeDeps {
   idleMs: number;
   /** Most live sandboxes at once. */
   maxSandboxes: number;
+  /** Stores a batch of an episode's recording under its cap (lib/db/recordings.ts); absent: recordings are not kept. */
+  appendRecording?(episodeId: string, chunk: RecordingChunk): Promise<{ stored: boolean; truncated: boolean }>;
   /** Backend name recorded with each episode. */
   backendName: string;
   /**
@@ -58,6 +61,8 @@ export class LiveEpisode {
   /** Set while a submit, restart or abandon is in progress. */
   settling = false;
   listener: EpisodeListener | null = null;
+  /** Set once the recording's cap was reached (the player is told once). */
+  recordingCapped = false;
 
   constructor(
     readonly session: EpisodeSession,
@@ -289,6 +294,22 @@ export class LiveEpisodeManager {
   }
 
   /** Stops the running action (Ctrl+C); the episode goes on. */
+  /**
+   * Stores a batch of the episode's recording. Before the episode is stored (its first action)
+   * there is nothing to attach it to: the browser holds its events until then, and a batch that
+   * comes early is refused with a message. At the cap the player is told once that recording stopped.
+   */
+  async record(ep: LiveEpisode, chunk: RecordMessage): Promise<void> {
+    if (!this.deps.appendRecording) return;
+    if (!ep.session.stored) throw new ConflictError("the episode is not stored yet: send its recording after its first action");
+    const { type: _type, ...rest } = chunk;
+    const r = await this.deps.appendRecording(ep.id, rest);
+    if (r.truncated && !ep.recordingCapped) {
+      ep.recordingCapped = true;
+      ep.send({ type: "status", message: "this episode's recording reached its size cap: later keystrokes are not recorded (the turns still are)" });
+    }
+  }
+
   interrupt(ep: LiveEpisode): void {
     ep.running?.abort();
   }

@@ -8,6 +8,8 @@ import { LiveEpisodeManager } from "./live-episodes";
 import { getStudy } from "@/lib/studies/studies";
 import { publicTask, resolveTask } from "@/lib/tasks/tasks";
 import { goldShown } from "@/lib/episodes/gold";
+import { appendRecordingChunk } from "@/lib/db/recordings";
+import { DEFAULT_RECORDING_MAX_BYTES } from "@/lib/recording/events";
 
 /** Opens the store (applying pending migrations) and marks episodes left running by a previous process interrupted. */
 export async function prepareStore(): Promise<number> {
@@ -15,7 +17,7 @@ export async function prepareStore(): Promise<number> {
 }
 
 /** The live episode manager on the real store, task sets and environments. */
-export function createLiveEpisodeManager(config: Pick<Config, "idleMs" | "maxSandboxes" | "backend"> & Partial<Pick<Config, "sqlUrl">>): LiveEpisodeManager {
+export function createLiveEpisodeManager(config: Pick<Config, "idleMs" | "maxSandboxes" | "backend"> & Partial<Pick<Config, "sqlUrl" | "recordingMaxBytes">>): LiveEpisodeManager {
   return new LiveEpisodeManager({
     recorder: dbRecorder(),
     readEpisode: readStoredEpisode,
@@ -26,6 +28,7 @@ export function createLiveEpisodeManager(config: Pick<Config, "idleMs" | "maxSan
     idleMs: config.idleMs,
     maxSandboxes: config.maxSandboxes,
     backendName: config.backend,
+    appendRecording: (episodeId, chunk) => appendRecordingChunk({ episodeId, chunk, maxBytes: config.recordingMaxBytes ?? DEFAULT_RECORDING_MAX_BYTES }),
     sealedBy: async (task, what, exceptId) => {
       const key = { environment: task.env, dataset: task.dataset, taskId: task.id };
       const seal = await findSeal(key, exceptId);

@@ -2,6 +2,7 @@ import "server-only";
 import type { EpisodeFilters } from "@/lib/db/episode-filters";
 import type { Episode, Turn } from "@/lib/db/episodes";
 import type { TranscriptMessage } from "@/lib/db/transcripts";
+import type { Recording } from "@/lib/recording/events";
 import { iterateEpisodesWithTurns } from "@/lib/db/export-queries";
 import { words } from "@/lib/db/rows";
 import { EPISODE_FORMAT_VERSION, type JsonlEpisode } from "./jsonl-schema";
@@ -20,7 +21,7 @@ function parseJson(s: string | null): unknown {
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** One stored episode as a line of the project's JSONL format. */
-export function toJsonlEpisode(e: Episode & { turns: Turn[]; messages?: TranscriptMessage[] }): JsonlEpisode {
+export function toJsonlEpisode(e: Episode & { turns: Turn[]; messages?: TranscriptMessage[]; recording?: Recording }): JsonlEpisode {
   return {
     format: "icstudio.episode",
     version: EPISODE_FORMAT_VERSION,
@@ -79,6 +80,16 @@ export function toJsonlEpisode(e: Episode & { turns: Turn[]; messages?: Transcri
       startedAt: iso(t.startedAt),
     })),
     ...(e.messages?.length ? { messages: e.messages.map(({ seq, turnIndex, role, content, droppedTurns }) => ({ seq, turnIndex, role, content, droppedTurns })) } : {}),
+    ...(e.recording?.chunks.length
+      ? {
+          recording: {
+            truncated: e.recording.truncated,
+            cols: e.recording.cols,
+            rows: e.recording.rows,
+            chunks: e.recording.chunks.map(({ seq, turnIndex, startedAt, events }) => ({ seq, turnIndex, startedAt, events })),
+          },
+        }
+      : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { recordingEventSchema } from "@/lib/recording/events";
 
 /**
  * The project's own trajectory format: one episode per line of a JSONL file (`icstudio export
@@ -94,6 +95,22 @@ export const jsonlEpisodeSchema = z
       .refine((ms) => ms.every((m, i) => i === 0 || m.seq > ms[i - 1]!.seq), { message: "seq must increase from one message to the next" })
       .optional()
       .describe("the conversation with the model (model episodes): each message once, in order; what the model was sent at a turn is the messages before its reply"),
+    recording: z
+      .object({
+        truncated: z.boolean().describe("true when the episode's recording reached its size cap (IC_RECORDING_MAX_BYTES) and later events were not stored"),
+        cols: z.number().int().positive().nullable(),
+        rows: z.number().int().positive().nullable(),
+        chunks: z.array(
+          z.object({
+            seq: z.number().int().nonnegative(),
+            turnIndex: z.number().int().nonnegative().describe("the turn the events lead to or belong to"),
+            startedAt: z.number().int().positive().describe("ms since the epoch of the chunk's first event"),
+            events: z.array(recordingEventSchema).describe('[ms after startedAt, "i" console input | "o" console output | "e" editor change (JSON {o, l, t}[]), data]'),
+          }),
+        ),
+      })
+      .optional()
+      .describe("a person's episode in the playground: every console keystroke, console output and editor change with its time, per turn (the console part is also served as asciicast v2)"),
   })
   .describe("One InterCode Studio episode (one line of an icstudio JSONL export)");
 

@@ -13,6 +13,7 @@
  */
 import { z } from "zod";
 import { envNameSchema } from "@/lib/datasets/types";
+import { recordingChunkSchema } from "@/lib/recording/events";
 import { EPISODE_END_STATUSES, episodeEndSchema, episodeStartSchema, idSchema, playerSchema, turnSchema, turnViewSchema, type TurnView } from "@/lib/episodes/turn";
 
 /** Largest action accepted (bytes of UTF-8). */
@@ -66,6 +67,9 @@ export const submitMessageSchema = z.object({ type: z.literal("submit"), arg: z.
 export const restartMessageSchema = z.object({ type: z.literal("restart") });
 export const abandonMessageSchema = z.object({ type: z.literal("abandon"), reason: z.string().max(500).optional() });
 export const pingMessageSchema = z.object({ type: z.literal("ping"), t: z.number() });
+/** A batch of the episode's recording (lib/recording/events.ts): keys, console output, editor changes. */
+export const recordMessageSchema = recordingChunkSchema.extend({ type: z.literal("record") });
+export type RecordMessage = z.infer<typeof recordMessageSchema>;
 
 export const clientMessageSchema = z.discriminatedUnion("type", [
   openMessageSchema,
@@ -76,6 +80,7 @@ export const clientMessageSchema = z.discriminatedUnion("type", [
   restartMessageSchema,
   abandonMessageSchema,
   pingMessageSchema,
+  recordMessageSchema,
 ]);
 export type ClientMessage = z.infer<typeof clientMessageSchema>;
 export type ClientMessageInput = z.input<typeof clientMessageSchema>;

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { closeStore } from "@/lib/db/client";
 import { getEpisodeById } from "@/lib/db/episodes";
+import { getRecordingByEpisode } from "@/lib/db/recordings";
 import { createStudioServer } from "@/lib/http/studio-server";
 import { createLiveEpisodeManager, prepareStore } from "@/lib/playground/wiring";
 import type { LiveEpisodeManager } from "@/lib/playground/live-episodes";
@@ -124,6 +125,28 @@ describe("playground websocket", () => {
     // After submit the episode takes no more actions.
     c.send({ type: "action", text: "1+1", source: "console" });
     expect((await c.next("error")).message).toMatch(/submitted/);
+    c.close();
+  });
+
+  it("stores the recording's batches of its own episode only once it is stored, and refuses a bad batch naming the field", async () => {
+    const c = await Client.connect(url);
+    c.send({ type: "open", env: "python", taskRef: TASK });
+    const opened = await c.next("opened");
+    const chunk = { turnIndex: 0, startedAt: Date.now(), events: [[0, "i", "x"]] as [number, "i", string][] };
+    c.send({ type: "record", ...chunk });
+    expect((await c.next("error")).message).toMatch(/not stored yet/);
+    c.send({ type: "action", text: "print(1)", source: "console" });
+    await c.next("turnEnd");
+    c.send({ type: "record", ...chunk });
+    c.send({ type: "record", turnIndex: 1, startedAt: Date.now(), events: [[0, "z", "x"]] } as unknown as ClientMessageInput);
+    expect((await c.next("error")).message).toMatch(/events\.0\.1/);
+    // The good batch is written without waiting for an answer: wait for it.
+    let r = await getRecordingByEpisode({ episodeId: opened.episode.id });
+    for (let i = 0; i < 40 && r.chunks.length === 0; i++) {
+      await new Promise((ok) => setTimeout(ok, 50));
+      r = await getRecordingByEpisode({ episodeId: opened.episode.id });
+    }
+    expect(r.chunks.map((x) => x.events)).toEqual([[[0, "i", "x"]]]);
     c.close();
   });
 

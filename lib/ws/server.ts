@@ -1,7 +1,7 @@
 import "server-only";
 import type { WebSocket } from "ws";
 import { asStudioError } from "@/lib/errors";
-import { parseClientMessage, serverMessageSchema, type ActionMessage, type ClientMessage, type OpenMessage, type ServerMessageInput } from "./protocol";
+import { parseClientMessage, serverMessageSchema, type ActionMessage, type ClientMessage, type OpenMessage, type RecordMessage, type ServerMessageInput } from "./protocol";
 
 /** Largest frame the socket accepts at all; between MAX_MESSAGE_BYTES and this, the client gets a clear error. */
 export const WS_MAX_PAYLOAD = 1024 * 1024;
@@ -26,6 +26,8 @@ export interface PlaygroundEpisodes<Episode> {
   submit(episode: Episode, arg?: string): Promise<void>;
   abandon(episode: Episode, reason?: string): Promise<void>;
   restart(episode: Episode, listener: EpisodeListener): Promise<Episode>;
+  /** Stores a batch of the episode's recording (only the connection's own episode is ever written). */
+  record(episode: Episode, chunk: RecordMessage): Promise<void>;
 }
 
 /**
@@ -78,6 +80,8 @@ export function handlePlaygroundConnection<Episode>(ws: WebSocket, manager: Play
       case "restart":
         episode = await manager.restart(episode, send);
         return;
+      case "record":
+        return manager.record(episode, msg);
     }
   };
 
@@ -87,10 +91,18 @@ export function handlePlaygroundConnection<Episode>(ws: WebSocket, manager: Play
   // action during one is refused as before. Ping and interrupt go straight through (an interrupt
   // must reach the action it stops).
   let queue: Promise<void> = Promise.resolve();
+  let records: Promise<void> = Promise.resolve();
   let queued = 0;
   let closed = false;
   const enqueue = (msg: ClientMessage) => {
     if (msg.type === "ping" || msg.type === "interrupt" || (msg.type === "action" && queued === 0)) return void handle(msg).catch(sendError);
+    // Recording batches keep their order among themselves, and wait for nothing else.
+    if (msg.type === "record") {
+      // The episode as it is now: a last batch sent as the page closes is still stored after the close.
+      const ep = episode;
+      records = records.then(() => (ep ? manager.record(ep, msg) : handle(msg))).catch(sendError);
+      return;
+    }
     if (queued >= MAX_QUEUED_MESSAGES) {
       send({ type: "error", code: "limit_reached", message: `rejected message: ${queued} messages are waiting on this connection; wait for their answers`, fatal: false });
       return;

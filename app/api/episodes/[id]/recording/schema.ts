@@ -1,0 +1,1 @@
+export { episodeParamsSchema } from "../schema";
