@@ -33,6 +33,8 @@ export interface PlayViewProps {
   progress?: { position: number; total: number; studyName: string };
   /** The agent view of this task ("Let a model play"); absent in a study. */
   agentHref?: string;
+  /** A participant's annotator name, given by the Studio (not asked, not remembered in the browser). */
+  annotator?: string;
 }
 
 /** The task page: task panel, editor, console, and after submit the reward beside the gold solution. */
@@ -47,9 +49,9 @@ export function PlayView(props: PlayViewProps) {
   const [asking, setAsking] = useState<"skip" | "abandon" | null>(null);
 
   useEffect(() => {
-    setAnnotator(window.localStorage.getItem(ANNOTATOR_KEY));
+    setAnnotator(props.annotator ?? window.localStorage.getItem(ANNOTATOR_KEY));
     setAnnotatorLoaded(true);
-  }, []);
+  }, [props.annotator]);
 
   const needsAnnotator = mode === "baseline" && !annotator;
   const params: EpisodeOpenParams | null = useMemo(() => {

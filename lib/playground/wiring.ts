@@ -5,7 +5,7 @@ import { initStore } from "@/lib/db/startup";
 import { findSeal, sealMessage } from "@/lib/studies/baseline-seal";
 import { dbRecorder, readStoredEpisode } from "@/lib/episodes/db-recorder";
 import { LiveEpisodeManager } from "./live-episodes";
-import { getStudy } from "@/lib/studies/studies";
+import { episodeFeedback, getStudy } from "@/lib/studies/studies";
 import { publicTask, resolveTask } from "@/lib/tasks/tasks";
 import { goldShown } from "@/lib/episodes/gold";
 
@@ -33,7 +33,7 @@ export function createLiveEpisodeManager(config: Pick<Config, "idleMs" | "maxSan
     },
     studyConditions: async (studyId) => {
       const s = await getStudy(studyId);
-      return s ? { env: s.config.env, dataset: s.config.dataset, tasks: s.config.tasks, feedback: s.config.feedback, turnLimit: s.config.turnLimit } : null;
+      return s ? { env: s.config.env, dataset: s.config.dataset, tasks: s.config.tasks, feedback: episodeFeedback(s.config.feedback), turnLimit: s.config.turnLimit } : null;
     },
   });
 }

@@ -3,7 +3,7 @@ import { appendTurn, createEpisode, finishEpisode, markInterruptedEpisodes, type
 import { useTempStore } from "@/lib/testing/store";
 import { skipReason } from "@/lib/episodes/rules";
 import { playUrl } from "@/lib/ws/task-ref";
-import { createStudyFromSelection, getStudy, nextStudyTask, summarizeStudyResults, type StudyView } from "./studies";
+import { createStudyFromSelection, episodeFeedback, getStudy, nextStudyTask, summarizeStudyResults, type StudyView } from "./studies";
 
 useTempStore("studies");
 
@@ -19,7 +19,7 @@ async function episodeOn(study: StudyView, taskId: string, annotator: string) {
     annotator,
     turnLimit: study.config.turnLimit,
     mode: "baseline",
-    feedback: study.config.feedback,
+    feedback: episodeFeedback(study.config.feedback),
     studyId: study.id,
   };
   return createEpisode(input);

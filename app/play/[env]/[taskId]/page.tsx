@@ -14,6 +14,8 @@ import { LockIcon } from "@/components/ui/icons";
 import { PlayView } from "@/components/play/play-view";
 import { AgentView } from "@/components/agent/agent-view";
 import { playParamsSchema, playQuery } from "../../search-params";
+import { headers } from "next/headers";
+import { principalOf } from "@/lib/http/principal";
 
 export const dynamic = "force-dynamic";
 
@@ -58,6 +60,11 @@ export default async function TaskPage({ params, searchParams }: Props) {
     return <AgentView task={await publicTask(task)} turnLimit={Number(rawParams.limit) || 10} attachId={agent} />;
   }
 
+  // A participant plays only their own tasks within their study (the server let only those through); their name is the Studio's.
+  const who = await principalOf(await headers());
+  const participant = who.role === "participant" ? who.scope : null;
+  if (participant && play.study !== participant.studyId) notFound();
+
   let nextHref: string | undefined;
   let progress: { position: number; total: number; studyName: string } | undefined;
   let mode = play.mode;
@@ -87,6 +94,7 @@ export default async function TaskPage({ params, searchParams }: Props) {
       studyId={play.study}
       nextHref={nextHref}
       progress={progress}
+      annotator={participant?.label}
       agentHref={play.study ? undefined : agentUrl(task.env, task.dataset, task.id)}
     />
   );
