@@ -63,3 +63,8 @@ export async function listStudyEpisodeResultsByStudy({ studyId }: { studyId: str
     }),
   );
 }
+
+/** Closes a study (its seal lifts); returns whether it was open. */
+export async function closeStudyById({ id }: { id: string }): Promise<boolean> {
+  return withPrisma(async (prisma) => (await prisma.study.updateMany({ where: { id, closedAt: null }, data: { closedAt: new Date() } })).count > 0);
+}

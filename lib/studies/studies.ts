@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { createStudy, getStudyById, listStudies, listStudyEpisodeResultsByStudy, listStudyEpisodesByAnnotator, type Study } from "@/lib/db/studies";
+import { closeStudyById, createStudy, getStudyById, listStudies, listStudyEpisodeResultsByStudy, listStudyEpisodesByAnnotator, type Study } from "@/lib/db/studies";
 import { loadDataset } from "@/lib/datasets/registry";
 import { envNameSchema } from "@/lib/datasets/types";
 import { BadInputError, NotFoundError } from "@/lib/errors";
@@ -217,4 +217,10 @@ export async function getStudyResults(id: string): Promise<{ study: StudyView; a
   const study = await getStudy(id);
   if (!study) return null;
   return { study, annotators: summarizeStudyResults(study.config.tasks, await listStudyEpisodeResultsByStudy({ studyId: id })) };
+}
+
+/** Closes a study: no participant can go on, and its tasks' seal lifts. @throws NotFoundError */
+export async function closeStudy(id: string): Promise<{ closed: boolean }> {
+  if (!(await getStudyById({ id }))) throw new NotFoundError(`study ${id}`);
+  return { closed: await closeStudyById({ id }) };
 }
