@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
-import type { ParticipantProgress } from "@/lib/studies/participant-flow";
+import type { ParticipantProgress } from "@/lib/studies/participant-progress";
 import { formatDuration } from "@/lib/format-date";
 
 /** A participant's study page: instructions and consent, then their next task, and their completion code at the end. */

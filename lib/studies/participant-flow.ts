@@ -3,22 +3,10 @@ import { randomBytes } from "node:crypto";
 import { getParticipantById, setParticipantCompletedById, setParticipantConsentById } from "@/lib/db/participants";
 import { NotFoundError } from "@/lib/errors";
 import type { ParticipantScope } from "./participants";
-import { getStudy, nextStudyTask, type StudyView } from "./studies";
+import { getStudy, nextStudyTask } from "./studies";
+import type { ParticipantProgress } from "./participant-progress";
 
-/** Where a participant stands in their study: consent, their next task, or their completion code. */
-export interface ParticipantProgress {
-  study: Pick<StudyView, "id" | "name"> & { instructions: string; timeLimitMs: number | null; feedback: string };
-  label: string;
-  consented: boolean;
-  total: number;
-  done: number;
-  /** 0-based position of their next task in their order; total when finished. */
-  position: number;
-  /** Their next task's play page (resuming an open episode of it), or null when finished. */
-  href: string | null;
-  /** Given once every task is settled (submitted or skipped). */
-  completionCode: string | null;
-}
+export type { ParticipantProgress };
 
 /** A short code a participant hands back to a crowd platform: 10 characters of base32 without 0/O/1/I. */
 function newCompletionCode(): string {
