@@ -3,6 +3,7 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { getStudyResults } from "@/lib/studies/studies";
 import { formatDate, formatDuration } from "@/lib/format-date";
+import { InvitesPanel } from "@/components/play/invites-panel";
 
 export const dynamic = "force-dynamic";
 
@@ -61,6 +62,7 @@ export default async function StudyResultsPage({ params }: Props) {
         A task is done when submitted or skipped; success is the share of submitted tasks solved (reward 1); the mean reward is over submitted tasks;
         time on task runs from each episode&apos;s first action to its end.
       </p>
+      <InvitesPanel studyId={study.id} closed={study.closedAt !== null} />
       <p className="flex gap-4">
         <Link className="text-emerald-400 underline" href={`/play/study/${encodeURIComponent(study.id)}`}>Work this study</Link>
       </p>
