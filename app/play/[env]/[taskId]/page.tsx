@@ -109,14 +109,21 @@ function SealedTask({ env, refText, query, seal }: { env: string; refText: strin
       </h1>
       <p className="mt-1 font-mono text-xs text-zinc-300">{env} · {refText}</p>
       <p className="mt-3 text-zinc-100">{query}</p>
-      <p className="mt-3 text-zinc-200">
-        A human baseline episode is working this task:{" "}
-        <Link href={`/episodes/${encodeURIComponent(seal.episodeId)}`} className="font-mono text-amber-300 underline" data-testid="sealed-by">
-          {seal.episodeId}
-        </Link>
-        {seal.annotator ? <> (annotator <span className="font-semibold">{seal.annotator}</span>)</> : null}. Until it is submitted or
-        skipped, nobody can play the task, run a model on it or see its gold solution, so the baseline stays blind.
-      </p>
+      {seal.kind === "study" ? (
+        <p className="mt-3 text-zinc-200" data-testid="sealed-by-study">
+          This task belongs to the open study <span className="font-semibold">{seal.studyName}</span>. Until the study is closed, nobody can play
+          the task outside it, run a model on it or see its gold solution, so the study stays blind.
+        </p>
+      ) : (
+        <p className="mt-3 text-zinc-200">
+          A human baseline episode is working this task:{" "}
+          <Link href={`/episodes/${encodeURIComponent(seal.episodeId)}`} className="font-mono text-amber-300 underline" data-testid="sealed-by">
+            {seal.episodeId}
+          </Link>
+          {seal.annotator ? <> (annotator <span className="font-semibold">{seal.annotator}</span>)</> : null}. Until it is submitted or
+          skipped, nobody can play the task, run a model on it or see its gold solution, so the baseline stays blind.
+        </p>
+      )}
       <p className="mt-3 flex gap-4">
         <Link href="/play" className="text-emerald-400 underline">Pick another task</Link>
         <Link href={`/tasks/${env}`} className="text-emerald-400 underline">All {env} tasks</Link>
