@@ -1,10 +1,10 @@
 import "server-only";
 import { getEpisodeById } from "@/lib/db/episodes";
-import { goldShown } from "@/lib/episodes/gold";
 import { asStudioError, ConflictError, ForbiddenError, UnauthorizedError } from "@/lib/errors";
 import type { LiveEpisode } from "@/lib/playground/live-episodes";
 import { participantScope, type ParticipantScope } from "@/lib/studies/participants";
 import { getStudy, nextStudyTask, type StudyConfig } from "@/lib/studies/studies";
+import { readStudyClock } from "@/lib/studies/study-clock";
 import type { ActionMessage, OpenMessage, ServerMessageInput, SubmittedPayload } from "@/lib/ws/protocol";
 import type { EpisodeListener, PlaygroundEpisodes } from "@/lib/ws/server";
 import { lookupSessionById } from "./sessions";
@@ -90,13 +90,14 @@ function participantError(err: unknown): Error {
  */
 export function participantEpisodes(manager: PlaygroundEpisodes<LiveEpisode>, who: { sessionId: string; participantId: string }): PlaygroundEpisodes<LiveEpisode> {
   const filters = new WeakMap<EpisodeListener, EpisodeListener>();
-  let current: LiveEpisode | null = null;
+  let current: LiveEpisode | null = null; // the episode this connection drives (restart replaces it)
 
   const filtered = async (scope: ParticipantScope, listener: EpisodeListener): Promise<EpisodeListener> => {
     const study = await getStudy(scope.studyId);
     if (!study) throw new ForbiddenError("your study is gone");
     const f: EpisodeListener = (m: ServerMessageInput) => {
-      const gold = () => (current ? goldShown(current.task) : "");
+      // The manager already hid a sealed gold; a study that shows it after submit lets it through.
+      const gold = () => ("gold" in m ? m.gold : m.type === "opened" ? (m.submitted?.gold ?? "") : "");
       if (m.type === "submitted") {
         const { forced } = m;
         return listener({ type: "submitted", ...redactSubmitted(m, study.config, gold()), forced });
@@ -145,7 +146,9 @@ export function participantEpisodes(manager: PlaygroundEpisodes<LiveEpisode>, wh
     detach: (ep, listener) => manager.detach(ep, filters.get(listener) ?? listener),
     action: (ep, text: string, source: ActionMessage["source"]) =>
       guard(async () => {
-        await liveScope(who.sessionId, who.participantId);
+        const scope = await liveScope(who.sessionId, who.participantId);
+        // The task's time limit (active time) is up: the task takes no more actions.
+        if ((await readStudyClock(scope.studyId, scope.label, ep.task.id)).remainingMs === 0) throw new ConflictError("the time limit for this task is up: submit or skip");
         return manager.action(ep, text, source);
       }),
     interrupt: (ep) => manager.interrupt(ep),

@@ -34,7 +34,7 @@ export interface LiveEpisodeDeps {
    * The baseline seal (lib/studies/baseline-seal.ts): the refusal message for `what` when the task
    * has an unsubmitted baseline episode other than `exceptId`, else null. Absent: nothing is sealed.
    */
-  sealedBy?(task: Task, what: string, exceptId?: string): Promise<string | null>;
+  sealedBy?(task: Task, what: string, exceptId?: string, studyId?: string | null): Promise<string | null>;
   /** A study's conditions, which override what an open message asks for; null when there is no such study. */
   studyConditions?(studyId: string): Promise<{ env: EnvName; dataset: string; tasks: string[]; feedback: "none" | "reward"; turnLimit: number } | null>;
 }
@@ -317,7 +317,8 @@ export class LiveEpisodeManager {
     }
     const { result, forced } = r;
     // Another annotator's baseline episode on this task still runs: its gold stays hidden from everyone.
-    const sealed = (await this.deps.sealedBy?.(ep.task, "showing the gold solution", ep.id)) ?? null;
+    // Within a study that shows the gold after submit, that study's own seal does not hide it.
+    const sealed = (await this.deps.sealedBy?.(ep.task, "showing the gold solution", ep.id, ep.conditions.studyId)) ?? null;
     ep.submitted = {
       reward: result.reward,
       breakdown: result.breakdown as unknown as SubmittedPayload["breakdown"],

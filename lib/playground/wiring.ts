@@ -26,9 +26,11 @@ export function createLiveEpisodeManager(config: Pick<Config, "idleMs" | "maxSan
     idleMs: config.idleMs,
     maxSandboxes: config.maxSandboxes,
     backendName: config.backend,
-    sealedBy: async (task, what, exceptId) => {
+    sealedBy: async (task, what, exceptId, studyId) => {
       const key = { environment: task.env, dataset: task.dataset, taskId: task.id };
-      const seal = await findSeal(key, exceptId);
+      // Only a submit passes its study: the gold after submit, when that study shows it.
+      const own = studyId ? await getStudy(studyId) : null;
+      const seal = await findSeal(key, exceptId, { exceptStudy: own?.config.showGoldAfterSubmit ? own.id : null });
       return seal ? sealMessage(key, seal, what) : null;
     },
     studyConditions: async (studyId) => {

@@ -30,3 +30,13 @@ CREATE TABLE "SealReveal" (
     CONSTRAINT "SealReveal_studyId_fkey" FOREIGN KEY ("studyId") REFERENCES "Study" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 CREATE INDEX "SealReveal_studyId_idx" ON "SealReveal"("studyId");
+
+CREATE TABLE "StudyTaskClock" (
+    "studyId" TEXT NOT NULL,
+    "annotator" TEXT NOT NULL,
+    "taskId" TEXT NOT NULL,
+    "activeMs" INTEGER NOT NULL DEFAULT 0,
+    "firstAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "lastAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    PRIMARY KEY ("studyId", "annotator", "taskId")
+);

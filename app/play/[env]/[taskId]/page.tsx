@@ -16,6 +16,7 @@ import { AgentView } from "@/components/agent/agent-view";
 import { playParamsSchema, playQuery } from "../../search-params";
 import { headers } from "next/headers";
 import { principalOf } from "@/lib/http/principal";
+import { config } from "@/lib/config";
 
 export const dynamic = "force-dynamic";
 
@@ -95,6 +96,7 @@ export default async function TaskPage({ params, searchParams }: Props) {
       nextHref={nextHref}
       progress={progress}
       annotator={participant?.label}
+      studyIdleMs={play.study ? config().studyIdleMs : undefined}
       agentHref={play.study ? undefined : agentUrl(task.env, task.dataset, task.id)}
     />
   );
