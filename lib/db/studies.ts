@@ -51,6 +51,7 @@ export interface StudyEpisodeResult extends StudyEpisodeState {
   reward: number | null;
   success: boolean;
   durationMs: number | null;
+  endedAt: Date | null;
 }
 
 /** Every episode of a study, oldest first (light rows: no text, no turns). */
@@ -58,7 +59,7 @@ export async function listStudyEpisodeResultsByStudy({ studyId }: { studyId: str
   return withPrisma((prisma) =>
     prisma.episode.findMany({
       where: { studyId },
-      select: { id: true, taskId: true, status: true, errorReason: true, startedAt: true, annotator: true, reward: true, success: true, durationMs: true },
+      select: { id: true, taskId: true, status: true, errorReason: true, startedAt: true, annotator: true, reward: true, success: true, durationMs: true, endedAt: true },
       orderBy: [{ startedAt: "asc" }, { id: "asc" }],
     }),
   );
