@@ -195,6 +195,7 @@ describe("a participant session, deny by default", () => {
       [
         `GET /api/studies/${s}/next`,
         `POST /api/studies/${s}/consent`,
+        `POST /api/studies/${s}/clock`,
         `GET /play/study/${s}`,
         // Open to anyone.
         "GET /login",
@@ -266,11 +267,11 @@ describe("a participant session, deny by default", () => {
     // feedback none, no gold after submit: nothing of the outcome reaches the participant.
     expect(sub).toMatchObject({ type: "submitted", hidden: true, gold: "", goldObservation: "", reward: 0 });
     allowed++;
-    // Their own submitted episode resumes, still without its outcome.
+    // Their own submitted episode is theirs to ask for, but the study seals its outcome (no other episode named).
     walked.add("resume");
-    const again = (await c.ask({ type: "resume", episodeId: restarted.episode.id })) as Extract<ServerMessage, { type: "opened" }>;
-    expect(again.submitted).toMatchObject({ hidden: true, gold: "" });
-    allowed++;
+    const again = await c.ask({ type: "resume", episodeId: restarted.episode.id });
+    expect(again).toMatchObject({ type: "error", message: "this task's outcome is sealed while the study runs" });
+    refused++;
     const stored = await getEpisodeById({ id: restarted.episode.id });
     expect(stored).toMatchObject({ annotator: p1.participant, studyId: study.id, status: "submitted" });
     // The next task: skip it (abandon with a reason).

@@ -18,7 +18,7 @@ describe("the baseline seal", () => {
     await expect(assertTaskUnsealed(task, "x")).resolves.toBeUndefined();
 
     const a = await createEpisode(episode({ mode: "baseline", feedback: "none", annotator: "ann-a" }));
-    expect(await findSeal(task)).toEqual({ episodeId: a.id, annotator: "ann-a" });
+    expect(await findSeal(task)).toEqual({ kind: "baseline", episodeId: a.id, annotator: "ann-a" });
     expect(await findSeal(task, a.id)).toBeNull(); // not sealed against itself
     expect(await findSeal(other)).toBeNull(); // only that task
     expect([...(await listSealedTaskKeys())]).toEqual([sealKey(task)]);
