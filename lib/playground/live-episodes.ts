@@ -196,7 +196,8 @@ export class LiveEpisodeManager {
     const task = await this.deps.resolveTask(stored.env, `${stored.dataset}:${stored.taskId}`);
     const publicView = await this.deps.publicTask(task);
     const open = stored.status === "running" || stored.status === "interrupted";
-    if (stored.mode !== "baseline" || !open) await this.assertUnsealed(task, "resuming this episode", stored.id);
+    // A finished study episode reopens (with its gold) where the study shows the gold after submit.
+    if (stored.mode !== "baseline" || !open) await this.assertUnsealed(task, "resuming this episode", stored.id, open ? null : stored.studyId);
     if (!open) {
       listener({
         type: "opened",
@@ -406,8 +407,8 @@ export class LiveEpisodeManager {
     return { ...msg, mode: "baseline", feedback: study.feedback, turnLimit: study.turnLimit };
   }
 
-  private async assertUnsealed(task: Task, what: string, exceptId?: string): Promise<void> {
-    const message = await this.deps.sealedBy?.(task, what, exceptId);
+  private async assertUnsealed(task: Task, what: string, exceptId?: string, studyId?: string | null): Promise<void> {
+    const message = await this.deps.sealedBy?.(task, what, exceptId, studyId);
     if (message) throw new ConflictError(message);
   }
 
