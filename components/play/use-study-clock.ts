@@ -26,10 +26,17 @@ export function useStudyClock(o: { studyId: string; taskId: string; annotator?: 
 
   useEffect(() => {
     if (!o.enabled) return;
-    const mark = () => (lastInput.current = Date.now());
-    const events = ["keydown", "mousedown", "mousemove", "wheel", "touchstart", "input"] as const;
+    // Another window in front (blur) pauses the clock; any input here means the person is back.
+    let blurred = false;
+    const mark = () => {
+      lastInput.current = Date.now();
+      blurred = false;
+    };
+    const onBlur = () => (blurred = true);
+    const events = ["keydown", "mousedown", "mousemove", "wheel", "touchstart", "input", "focus"] as const;
     for (const e of events) window.addEventListener(e, mark, { passive: true, capture: true });
-    const activeNow = () => document.visibilityState === "visible" && document.hasFocus() && Date.now() - lastInput.current < o.idleMs;
+    window.addEventListener("blur", onBlur);
+    const activeNow = () => document.visibilityState === "visible" && !blurred && Date.now() - lastInput.current < o.idleMs;
     let last = Date.now();
     const tick = setInterval(() => {
       const now = Date.now();
@@ -66,6 +73,7 @@ export function useStudyClock(o: { studyId: string; taskId: string; annotator?: 
       clearInterval(beat);
       flush();
       window.removeEventListener("pagehide", flush);
+      window.removeEventListener("blur", onBlur);
       for (const e of events) window.removeEventListener(e, mark, { capture: true });
     };
   }, [o.enabled, o.studyId, o.taskId, o.annotator, o.idleMs]);
