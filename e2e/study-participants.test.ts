@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -29,14 +29,18 @@ const people: Awaited<ReturnType<typeof launchBrowser>>[] = [];
 let studyId = "";
 let runId = "";
 
-function icstudio(args: string[]) {
-  const r = spawnSync(process.execPath, ["--import", "tsx", "--import", "./scripts/hooks.mjs", "lib/cli/main.ts", ...args], {
+/** `icstudio` on the server's store (a child process: the scripted model answers from this one meanwhile). */
+function icstudio(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "--import", "./scripts/hooks.mjs", "lib/cli/main.ts", ...args], {
     cwd: ROOT,
     env: { ...process.env, IC_DB: server.dbPath, IC_SANDBOX: "local" },
-    encoding: "utf8",
-    timeout: 180_000,
+    stdio: ["ignore", "pipe", "pipe"],
   });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => (stderr += d));
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
 }
 
 const api = (p: string, init?: RequestInit) => fetch(`${server.url}${p}`, init);
@@ -61,14 +65,14 @@ describe("the study seal", () => {
   it("hides a model run's rewards on the study's tasks in the run page, its CSV, /episodes, the task page and the compare picker, and refuses a new run", { timeout: 300_000 }, async () => {
     // A model solves the three tasks before the study exists (imports and earlier runs make no seal).
     scripted.setScript(goldScript("try-again", TASKS));
-    const ran = icstudio(["eval", "--env", "sql", "--dataset", "demo-sql", "--tasks", TASKS.map((t) => t.id).join(","), "--base-url", scripted.baseURL, "--api-key", "k", "--run", "before-study", "--json"]);
+    const ran = await icstudio(["eval", "--env", "sql", "--dataset", "demo-sql", "--tasks", TASKS.map((t) => t.id).join(","), "--base-url", scripted.baseURL, "--api-key", "k", "--run", "before-study", "--json"]);
     expect(ran.code, ran.stderr).toBe(0);
     expect(JSON.parse(ran.stdout)).toMatchObject({ episodes: 3, solved: 3 });
     runId = ((await (await api("/api/runs")).json()) as { runs: { id: string; name: string }[] }).runs.find((r) => r.name === "before-study")!.id;
     const before = await (await api(`/api/runs/${runId}/export?format=csv`)).text();
     expect(before).toMatch(/,submitted,1,true,/);
 
-    const made = icstudio(["studies", "create", "--name", "three sql", "--env", "sql", "--dataset", "demo-sql", "--tasks", "20,21,22", "--assign", "balanced", "--feedback", "none", "--instructions", "Write one SQL query per task.", "--json"]);
+    const made = await icstudio(["studies", "create", "--name", "three sql", "--env", "sql", "--dataset", "demo-sql", "--tasks", "20,21,22", "--assign", "balanced", "--feedback", "none", "--instructions", "Write one SQL query per task.", "--json"]);
     expect(made.code, made.stderr).toBe(0);
     studyId = (JSON.parse(made.stdout) as { id: string }).id;
 
@@ -82,7 +86,7 @@ describe("the study seal", () => {
     // 2. The run's CSV.
     const csv = await (await api(`/api/runs/${runId}/export?format=csv`)).text();
     expect(csv).not.toMatch(/,submitted,1,/);
-    expect(csv.trim().split("\n").slice(1).every((l) => l.endsWith(",true"))).toBe(true);
+    expect(csv.trim().split(/\r?\n/).slice(1).every((l) => l.endsWith(",true"))).toBe(true);
     // 3. The /episodes list (page and API).
     const list = (await (await api("/api/episodes?env=sql")).json()) as { rows: { id: string; taskId: string; reward: number | null; sealed?: boolean }[] };
     const onStudy = list.rows.filter((r) => TASKS.some((t) => t.id === r.taskId));
@@ -111,7 +115,7 @@ describe("the study seal", () => {
     const body = (await refused.json()) as { error: { message: string } };
     expect(refused.status, JSON.stringify(body)).toBe(409);
     expect(body.error.message).toMatch(new RegExp(`task demo-sql:${TASKS[1].id} \\(sql\\) is sealed by the open study "three sql"`));
-    const cli = icstudio(["eval", "--env", "sql", "--dataset", "demo-sql", "--tasks", TASKS[2].id, "--base-url", scripted.baseURL, "--api-key", "k", "--run", "during-study", "--json"]);
+    const cli = await icstudio(["eval", "--env", "sql", "--dataset", "demo-sql", "--tasks", TASKS[2].id, "--base-url", scripted.baseURL, "--api-key", "k", "--run", "during-study", "--json"]);
     expect(cli.code).toBe(5);
     expect(cli.stderr).toMatch(new RegExp(`task demo-sql:${TASKS[2].id} \\(sql\\) is sealed by the open study "three sql"`));
   });
@@ -228,7 +232,7 @@ describe("a study with two participants", () => {
 
     // Exports, now that the outcomes are revealed.
     const csv = await (await api(`/api/studies/${studyId}/results?format=csv`)).text();
-    expect(csv.split("\n")[0]).toBe("study,studyId,annotator,position,taskId,state,reward,solved,activeMs,wallMs,skipReason,episodeId");
+    expect(csv.split(/\r?\n/)[0]).toBe("study,studyId,annotator,position,taskId,state,reward,solved,activeMs,wallMs,skipReason,episodeId");
     expect(csv).toContain("never used a window function");
     const jsonl = (await (await api(`/api/studies/${studyId}/results?format=jsonl`)).text()).trim().split("\n").map((l) => JSON.parse(l) as { state: string });
     expect(jsonl).toHaveLength(6);
