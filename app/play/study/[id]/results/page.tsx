@@ -65,7 +65,7 @@ export default async function StudyResultsPage({ params }: Props) {
               {annotators.map((a) => (
                 <tr key={a.annotator} className="border-t border-zinc-800" data-testid="progress-row" data-annotator={a.annotator}>
                   <td className="py-1 pr-3 font-mono">{a.annotator}</td>
-                  <td className="pr-3">{a.live ? <span className="text-emerald-400">working</span> : <span className="text-zinc-400">away</span>}</td>
+                  <td className="pr-3">{!a.currentTask ? <span className="text-zinc-300">finished</span> : a.live ? <span className="text-emerald-400">working</span> : <span className="text-zinc-400">away</span>}</td>
                   <td className="pr-3 font-mono">{a.currentTask ?? "finished"}</td>
                   <td className="pr-3">{a.currentTask ? formatDuration(a.currentActiveMs) : "–"}</td>
                   <td className="pr-3">{a.done} / {total}</td>
