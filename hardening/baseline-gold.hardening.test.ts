@@ -144,6 +144,7 @@ describe.skipIf(!canRun)("baseline study: no gold or reward before submit", () =
         if (name === "id") return pattern.startsWith("/api/studies") || pattern.startsWith("/play/study") ? studyId : pattern.startsWith("/api/agent/runs") ? "no-such-run" : pattern.startsWith("/api/annotations") ? "no-such-annotation" : target;
         if (name === "env") return "bash";
         if (name === "taskId" || name === "taskRef") return taskRef;
+        if (name === "participantId") return "no-such-participant";
         return undefined;
       });
       routesWalked = routes.length;
