@@ -42,6 +42,8 @@ beforeAll(async () => {
   studyId = ((await res.json()) as { id: string }).id;
 }, 120_000);
 afterAll(async () => {
+  // An open study seals its tasks: closed, it leaves them to the other files sharing the server.
+  if (studyId) await fetch(`${baseUrl}/api/studies/${studyId}/close`, { method: "POST" });
   await browser?.close();
 });
 

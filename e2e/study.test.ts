@@ -225,6 +225,8 @@ describe("human baseline study", () => {
       body: JSON.stringify({ name: `random again ${RUN}`, env: "sql", dataset: "demo-sql", selection: { kind: "random", count: 2, seed: 7 } }),
     })).json() as { id: string };
     expect(readStudyTasks(dbPath, again.id)).toEqual(tasks);
+    // Closed at once: an open study seals its tasks (here, the study under test's own).
+    await studies.close(again.id);
     const other = await (await fetch(`${baseUrl}/api/studies`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -233,6 +235,7 @@ describe("human baseline study", () => {
     const all = readStudyTasks(dbPath, other.id);
     expect([...all].sort()).toEqual(SQL.map((x) => x.id).sort());
     expect(all).not.toEqual(SQL.map((x) => x.id));
+    await studies.close(other.id);
 
     // The name given in the first test is remembered in this browser: no form this time.
     await studies.enter(studyId);

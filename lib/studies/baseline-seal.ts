@@ -25,17 +25,24 @@ export function sealKey(key: TaskKey): string {
   return `${key.environment}/${key.dataset}/${key.taskId}`;
 }
 
-/** Every task of an open study, with its study (the first, when several hold it). */
-export async function listStudySeals(): Promise<Map<string, Extract<Seal, { kind: "study" }>>> {
-  const out = new Map<string, Extract<Seal, { kind: "study" }>>();
+type StudySeal = Extract<Seal, { kind: "study" }>;
+
+/** Every task of an open study, with the open studies that hold it (newest first). */
+async function listStudySealsAll(): Promise<Map<string, StudySeal[]>> {
+  const out = new Map<string, StudySeal[]>();
   for (const s of await listStudyViews()) {
     if (s.closedAt) continue;
     for (const t of s.config.tasks) {
       const k = sealKey({ environment: s.config.env, dataset: s.config.dataset, taskId: t });
-      if (!out.has(k)) out.set(k, { kind: "study", studyId: s.id, studyName: s.name });
+      out.set(k, [...(out.get(k) ?? []), { kind: "study", studyId: s.id, studyName: s.name }]);
     }
   }
   return out;
+}
+
+/** Every task of an open study, with one study that holds it (the newest). */
+export async function listStudySeals(): Promise<Map<string, StudySeal>> {
+  return new Map([...(await listStudySealsAll())].map(([k, v]) => [k, v[0]]));
 }
 
 /**
@@ -44,8 +51,8 @@ export async function listStudySeals(): Promise<Map<string, Extract<Seal, { kind
  * null when nothing does.
  */
 export async function findSeal(key: TaskKey, exceptId?: string, opts: { exceptStudy?: string | null } = {}): Promise<Seal | null> {
-  const study = (await listStudySeals()).get(sealKey(key));
-  if (study && study.studyId !== opts.exceptStudy) return study;
+  const study = ((await listStudySealsAll()).get(sealKey(key)) ?? []).find((x) => x.studyId !== opts.exceptStudy);
+  if (study) return study;
   const row = await findOpenBaselineEpisode(key, exceptId);
   return row ? { kind: "baseline", episodeId: row.id, annotator: row.annotator } : null;
 }
