@@ -32,11 +32,12 @@ CREATE TABLE "SealReveal" (
 CREATE INDEX "SealReveal_studyId_idx" ON "SealReveal"("studyId");
 
 CREATE TABLE "StudyTaskClock" (
+    "id" TEXT NOT NULL PRIMARY KEY,
     "studyId" TEXT NOT NULL,
     "annotator" TEXT NOT NULL,
     "taskId" TEXT NOT NULL,
     "activeMs" INTEGER NOT NULL DEFAULT 0,
     "firstAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "lastAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    PRIMARY KEY ("studyId", "annotator", "taskId")
+    "lastAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
 );
+CREATE UNIQUE INDEX "StudyTaskClock_studyId_annotator_taskId_key" ON "StudyTaskClock"("studyId", "annotator", "taskId");
