@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { closeStudyById, createStudy, getStudyById, listStudies, listStudyEpisodeResultsByStudy, listStudyEpisodesByAnnotator, type Study } from "@/lib/db/studies";
+import { closeStudyById, createStudy, getStudyById, listStudies, listStudyEpisodesByAnnotator, type Study } from "@/lib/db/studies";
 import { loadDataset } from "@/lib/datasets/registry";
 import { envNameSchema } from "@/lib/datasets/types";
 import { BadInputError, NotFoundError } from "@/lib/errors";
@@ -156,67 +156,6 @@ export async function nextStudyTask(
   const q = new URLSearchParams({ study: id, i: String(position) });
   if (resumeEpisodeId) q.set("episode", resumeEpisodeId);
   return { position, total: tasks.length, done, href: `${playUrl(s.config.env, s.config.dataset, tasks[position])}?${q}`, resumeEpisodeId };
-}
-
-/** One annotator's results in a study. */
-export interface AnnotatorResult {
-  annotator: string;
-  /** Tasks settled (submitted or skipped), of the study's total. */
-  done: number;
-  submitted: number;
-  skipped: number;
-  /** Submitted tasks with reward 1. */
-  solved: number;
-  /** Mean reward over the submitted tasks; null when none is. */
-  meanReward: number | null;
-  /** Time on task: the settling episodes' durations (first action to end), summed and averaged. */
-  totalMs: number;
-  meanMs: number | null;
-}
-
-/**
- * Per annotator: the study tasks they settled, how many they solved, their mean reward and their
- * time on task. Each task counts once, by the episode that settled it (the first; later
- * episodes of a settled task are not part of the study's order).
- */
-export function summarizeStudyResults(
-  tasks: readonly string[],
-  episodes: readonly { annotator: string | null; taskId: string; status: string; errorReason: string | null; reward: number | null; success: boolean; durationMs: number | null }[],
-): AnnotatorResult[] {
-  const inStudy = new Set(tasks);
-  const settled = new Map<string, Map<string, (typeof episodes)[number]>>();
-  for (const e of episodes) {
-    if (!e.annotator || !inStudy.has(e.taskId) || !settlesStudyTask(e)) continue;
-    const mine = settled.get(e.annotator) ?? new Map();
-    if (!mine.has(e.taskId)) mine.set(e.taskId, e);
-    settled.set(e.annotator, mine);
-  }
-  return [...settled.entries()]
-    .map(([annotator, byTask]) => {
-      const eps = [...byTask.values()];
-      const submitted = eps.filter((e) => e.status === "submitted");
-      const rewards = submitted.map((e) => e.reward ?? 0);
-      const durations = eps.map((e) => e.durationMs).filter((d): d is number => typeof d === "number");
-      const totalMs = durations.reduce((a, b) => a + b, 0);
-      return {
-        annotator,
-        done: eps.length,
-        submitted: submitted.length,
-        skipped: eps.length - submitted.length,
-        solved: submitted.filter((e) => e.success || (e.reward ?? 0) >= 1).length,
-        meanReward: rewards.length ? rewards.reduce((a, b) => a + b, 0) / rewards.length : null,
-        totalMs,
-        meanMs: durations.length ? totalMs / durations.length : null,
-      };
-    })
-    .sort((a, b) => a.annotator.localeCompare(b.annotator));
-}
-
-/** A study's results per annotator (see summarizeStudyResults). */
-export async function getStudyResults(id: string): Promise<{ study: StudyView; annotators: AnnotatorResult[] } | null> {
-  const study = await getStudy(id);
-  if (!study) return null;
-  return { study, annotators: summarizeStudyResults(study.config.tasks, await listStudyEpisodeResultsByStudy({ studyId: id })) };
 }
 
 /** Closes a study: no participant can go on, and its tasks' seal lifts. @throws NotFoundError */
