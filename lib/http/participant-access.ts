@@ -90,7 +90,6 @@ function participantError(err: unknown): Error {
  */
 export function participantEpisodes(manager: PlaygroundEpisodes<LiveEpisode>, who: { sessionId: string; participantId: string }): PlaygroundEpisodes<LiveEpisode> {
   const filters = new WeakMap<EpisodeListener, EpisodeListener>();
-  let current: LiveEpisode | null = null; // the episode this connection drives (restart replaces it)
 
   const filtered = async (scope: ParticipantScope, listener: EpisodeListener): Promise<EpisodeListener> => {
     const study = await getStudy(scope.studyId);
@@ -130,8 +129,7 @@ export function participantEpisodes(manager: PlaygroundEpisodes<LiveEpisode>, wh
           throw new ForbiddenError(want ? `this is not your current task: your next task is ${want}` : "you have finished every task of this study");
         }
         const f = await filtered(scope, listener);
-        current = await manager.open({ ...msg, mode: "baseline", annotator: scope.label, studyId: scope.studyId }, f);
-        return current;
+        return manager.open({ ...msg, mode: "baseline", annotator: scope.label, studyId: scope.studyId }, f);
       }),
     resume: (episodeId, listener) =>
       guard(async () => {
@@ -139,9 +137,7 @@ export function participantEpisodes(manager: PlaygroundEpisodes<LiveEpisode>, wh
         const stored = await getEpisodeById({ id: episodeId });
         if (!stored || stored.studyId !== scope.studyId || stored.annotator !== scope.label) throw new ForbiddenError(`episode ${episodeId} is not one of yours`);
         const f = await filtered(scope, listener);
-        const ep = await manager.resume(episodeId, f);
-        current = ep;
-        return ep;
+        return manager.resume(episodeId, f);
       }),
     detach: (ep, listener) => manager.detach(ep, filters.get(listener) ?? listener),
     action: (ep, text: string, source: ActionMessage["source"]) =>
@@ -165,8 +161,7 @@ export function participantEpisodes(manager: PlaygroundEpisodes<LiveEpisode>, wh
     restart: (ep, listener) =>
       guard(async () => {
         await liveScope(who.sessionId, who.participantId);
-        current = await manager.restart(ep, filters.get(listener) ?? listener);
-        return current;
+        return manager.restart(ep, filters.get(listener) ?? listener);
       }),
   };
 }
