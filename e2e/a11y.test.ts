@@ -24,7 +24,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
   page = await browser.browser.newPage();
   await page.setViewportSize({ width: 1440, height: 900 });
-  // One finished episode to replay, and a study.
+  // One finished episode to replay, and a study (of other tasks: a study seals its tasks while open).
   const task = loadDataset("demo-sql")[0];
   const ws = await connectWs(baseUrl);
   ws.send({ type: "open", env: "sql", taskRef: `${task.dataset}:${task.id}`, mode: "play", feedback: "none" });
@@ -37,11 +37,14 @@ beforeAll(async () => {
   const res = await fetch(`${baseUrl}/api/studies`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ name: `a11y ${Date.now().toString(36)}`, env: "sql", dataset: "demo-sql", selection: { kind: "slice", from: 0, count: 2 }, feedback: "none", turnLimit: 5 }),
+    body: JSON.stringify({ name: `a11y ${Date.now().toString(36)}`, env: "sql", dataset: "demo-sql", selection: { kind: "slice", from: 22, count: 2 }, feedback: "none", turnLimit: 5 }),
   });
+  expect(res.status).toBe(201);
   studyId = ((await res.json()) as { id: string }).id;
 }, 120_000);
 afterAll(async () => {
+  // An open study seals its tasks: closed, it leaves them to the other files sharing the server.
+  if (studyId) await fetch(`${baseUrl}/api/studies/${studyId}/close`, { method: "POST" });
   await browser?.close();
 });
 

@@ -322,10 +322,15 @@ describe("issue 14: the playground, navigation and studies", () => {
     await page.waitForSelector('[data-testid="study-results"]');
     const result = page.locator(`[data-testid="study-result"][data-annotator="${annotator}"]`);
     expect(await result.locator('[data-testid="study-done"]').textContent()).toBe("1 / 2");
-    expect(await result.locator('[data-testid="study-success"]').textContent()).toBe("100%");
-    expect(await result.locator('[data-testid="study-mean-reward"]').textContent()).toBe("1.00");
-    expect(await result.locator('[data-testid="study-time"]').textContent()).toMatch(/^\d+:\d\d$/);
+    // The study is open: its outcomes are sealed until the owner's logged reveal.
+    expect(await result.locator('[data-testid="study-mean-reward"]').textContent()).toBe("sealed");
+    await page.click('[data-testid="reveal"]');
+    await page.waitForSelector('[data-testid="study-result"] [data-testid="study-mean-reward"]:has-text("1.00")');
+    expect(await result.locator('[data-testid="study-solved"]').textContent()).toBe("1 / 1");
+    expect(await result.locator('[data-testid="study-active"]').textContent()).toMatch(/^\d+:\d\d$/);
     await site.screenshot(SHOTS, "study-results");
+    // Closed, its tasks are no longer sealed for the other tests sharing the server.
+    expect((await fetch(`${baseUrl}/api/studies/${id}/close`, { method: "POST" })).status).toBe(200);
     await page.close();
   });
 });

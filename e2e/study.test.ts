@@ -54,7 +54,7 @@ describe("human baseline study", () => {
     const page = await browser.browser.newPage();
     const studies = new StudyPage(page, baseUrl);
     const play = new PlayPage(page, baseUrl);
-    const studyId = await studies.create({ name: `slice ${RUN}`, dataset: "demo-sql", selection: { kind: "slice", from: 10, count: 3 }, feedback: "none", turnLimit: 4 });
+    const studyId = await studies.create({ name: `slice ${RUN}`, dataset: "demo-sql", selection: { kind: "slice", from: 10, count: 3 }, feedback: "none", turnLimit: 4, showGoldAfterSubmit: true });
     const tasks = readStudyTasks(dbPath, studyId);
     expect(tasks).toEqual(SQL.slice(10, 13).map((t) => t.id));
 
@@ -110,9 +110,10 @@ describe("human baseline study", () => {
     expect(await page.locator('[data-testid="gold"]').count()).toBe(0);
     expect(await play.submit()).toBe(1);
     expect(await play.gold()).toContain(goldOf(tasks[0]));
-    // The check above can see gold: after submit it finds it on the page and in the episode's data.
+    // The check above can see gold: after submit it finds it on the page. The episode's data keeps it
+    // sealed while the study is open (the gold after submit is the study's choice, for its annotator).
     expect(await goldShown(page, goldOf(tasks[0]))).toBe(true);
-    expect(await goldServed(first, goldOf(tasks[0]))).toBe(true);
+    expect(await goldServed(first, goldOf(tasks[0]))).toBe(false);
 
     // Next: the second task; skip it with a reason; the third comes.
     await page.click('[data-testid="next"]');
@@ -155,6 +156,7 @@ describe("human baseline study", () => {
     expect(eps[0].endedAt!).toBeGreaterThanOrEqual(eps[0].firstActionAt!);
     expect(eps[1].turns).toEqual([]);
     expect(eps[1].firstActionAt).toBeNull();
+    await studies.close(studyId);
     await page.close();
   });
 
@@ -162,7 +164,7 @@ describe("human baseline study", () => {
     const page = await browser.browser.newPage();
     const studies = new StudyPage(page, baseUrl);
     const play = new PlayPage(page, baseUrl);
-    const studyId = await studies.create({ name: `clock ${RUN}`, dataset: "demo-sql", selection: { kind: "slice", from: 14, count: 1 }, feedback: "none", turnLimit: 4 });
+    const studyId = await studies.create({ name: `clock ${RUN}`, dataset: "demo-sql", selection: { kind: "slice", from: 14, count: 1 }, feedback: "none", turnLimit: 4, showGoldAfterSubmit: true });
     const [taskId] = readStudyTasks(dbPath, studyId);
     // The name, as the earlier tests leave it in this browser (so this test also runs alone).
     await page.evaluate((name) => window.localStorage.setItem("icstudio.annotator", name), ANNOTATOR);
@@ -204,6 +206,7 @@ describe("human baseline study", () => {
     expect(first).toBe(Math.floor(ep.durationMs! / 1000));
     // The live clock stopped at the same second, within the message's way to the browser.
     expect(Math.abs(atSubmit - first)).toBeLessThanOrEqual(1);
+    await studies.close(studyId);
     await page.close();
   });
 
@@ -211,7 +214,7 @@ describe("human baseline study", () => {
     const page = await browser.browser.newPage();
     const studies = new StudyPage(page, baseUrl);
     const play = new PlayPage(page, baseUrl);
-    const studyId = await studies.create({ name: `random ${RUN}`, dataset: "demo-sql", selection: { kind: "random", count: 2, seed: 7 }, feedback: "reward", turnLimit: 2 });
+    const studyId = await studies.create({ name: `random ${RUN}`, dataset: "demo-sql", selection: { kind: "random", count: 2, seed: 7 }, feedback: "reward", turnLimit: 2, showGoldAfterSubmit: true });
     const tasks = readStudyTasks(dbPath, studyId);
     expect(new Set(tasks).size).toBe(2);
     for (const t of tasks) expect(SQL.map((x) => x.id)).toContain(t);
@@ -222,6 +225,8 @@ describe("human baseline study", () => {
       body: JSON.stringify({ name: `random again ${RUN}`, env: "sql", dataset: "demo-sql", selection: { kind: "random", count: 2, seed: 7 } }),
     })).json() as { id: string };
     expect(readStudyTasks(dbPath, again.id)).toEqual(tasks);
+    // Closed at once: an open study seals its tasks (here, the study under test's own).
+    await studies.close(again.id);
     const other = await (await fetch(`${baseUrl}/api/studies`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -230,6 +235,7 @@ describe("human baseline study", () => {
     const all = readStudyTasks(dbPath, other.id);
     expect([...all].sort()).toEqual(SQL.map((x) => x.id).sort());
     expect(all).not.toEqual(SQL.map((x) => x.id));
+    await studies.close(other.id);
 
     // The name given in the first test is remembered in this browser: no form this time.
     await studies.enter(studyId);
@@ -273,6 +279,7 @@ describe("human baseline study", () => {
     expect(eps[0].turns[0].reward).toBeLessThan(1);
     expect(eps[0].turns[1].reward).toBe(1);
     expect(eps[1].errorReason).toMatch(/skip/);
+    await studies.close(studyId);
     await page.close();
   });
 });

@@ -126,7 +126,7 @@ describe.skipIf(!canRun)("bad input against the live server", () => {
     }
 
     // ---- API bodies: every route method that takes one ----
-    const routes = appRoutes((name) => (name === "id" ? episodeId : name === "env" ? "bash" : name === "taskId" || name === "taskRef" ? "demo-bash:count-python-files" : undefined));
+    const routes = appRoutes((name) => (name === "id" ? episodeId : name === "env" ? "bash" : name === "taskId" || name === "taskRef" ? "demo-bash:count-python-files" : name === "participantId" ? "no-such-participant" : undefined));
     // Handlers that read a body (the others, e.g. the gold run or a DELETE, ignore it by design).
     const readsBody = (file: string) => /parseJsonBody\(|req\.json\(|formData\(|req\.text\(/.test(fs.readFileSync(file, "utf8"));
     const bodyRoutes = routes.filter((r) => readsBody(r.file)).flatMap((r) => r.methods.filter((m) => ["POST", "PUT", "PATCH", "DELETE"].includes(m)).map((m) => ({ ...r, method: m })));

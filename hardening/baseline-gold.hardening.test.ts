@@ -15,6 +15,7 @@ import { liveFixture } from "./live-fixture";
 import { appRoutes } from "./routes";
 import { spawnStudio } from "@/lib/testing/studio-server";
 import { connectWs } from "@/lib/testing/ws-client";
+import { loadDataset } from "@/lib/datasets/registry";
 
 const ROW = "baseline: gold and reward before submit";
 const { canRun, dir, db, sockets, track } = liveFixture("ic-hardening-baseline-", { section: "access", row: ROW });
@@ -64,13 +65,10 @@ describe.skipIf(!canRun)("baseline study: no gold or reward before submit", () =
     const server = track(await spawnStudio({ IC_DB: db, IC_MODELS_CONFIG: modelsFile }));
     const base = server.url;
 
-    // A study of two tasks; the annotator's first task.
-    const created = await fetch(`${base}/api/studies`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "hardening baseline", env: "bash", dataset: "demo-bash", selection: { kind: "slice", from: 3, count: 2 }, feedback: "none", turnLimit: 10 }) });
-    expect(created.status).toBe(201);
-    const studyId = ((await json(created)) as { id: string }).id;
-    const next = (await json(await fetch(`${base}/api/studies/${studyId}/next?annotator=ann-a`))) as { href: string };
-    const taskRef = decodeURIComponent(new URL(next.href, base).pathname.split("/")[3]);
-    const taskId = taskRef.split(":")[1];
+    // The study's first task (demo-bash's fourth); the study is made after the play episode below,
+    // since a study seals its tasks from its creation.
+    const taskId = loadDataset("demo-bash")[3].id;
+    const taskRef = `demo-bash:${taskId}`;
 
     // Someone played the task before the study (a finished play episode with its gold stored).
     const p = await connectWs(base);
@@ -83,6 +81,13 @@ describe.skipIf(!canRun)("baseline study: no gold or reward before submit", () =
     const playSubmitted = await p.next("submitted");
     const goldObservation = playSubmitted.goldObservation;
     p.close();
+
+    // A study of two tasks (it shows the gold after each submit); the annotator's first task.
+    const created = await fetch(`${base}/api/studies`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "hardening baseline", env: "bash", dataset: "demo-bash", selection: { kind: "slice", from: 3, count: 2 }, feedback: "none", turnLimit: 10, showGoldAfterSubmit: true }) });
+    expect(created.status).toBe(201);
+    const studyId = ((await json(created)) as { id: string }).id;
+    const next = (await json(await fetch(`${base}/api/studies/${studyId}/next?annotator=ann-a`))) as { href: string };
+    expect(decodeURIComponent(new URL(next.href, base).pathname.split("/")[3])).toBe(taskRef);
 
     // The annotator opens the study task in baseline mode and takes a turn.
     const a = await connectWs(base);
@@ -139,6 +144,7 @@ describe.skipIf(!canRun)("baseline study: no gold or reward before submit", () =
         if (name === "id") return pattern.startsWith("/api/studies") || pattern.startsWith("/play/study") ? studyId : pattern.startsWith("/api/agent/runs") ? "no-such-run" : pattern.startsWith("/api/annotations") ? "no-such-annotation" : target;
         if (name === "env") return "bash";
         if (name === "taskId" || name === "taskRef") return taskRef;
+        if (name === "participantId") return "no-such-participant";
         return undefined;
       });
       routesWalked = routes.length;
@@ -222,6 +228,8 @@ describe.skipIf(!canRun)("baseline study: no gold or reward before submit", () =
     const submitted = await a2.next(["submitted", "error"]);
     const after: string[] = [];
     if (submitted.type !== "submitted" || submitted.gold !== gold || !submitted.goldObservation) after.push(`ws submit → ${JSON.stringify(submitted).slice(0, 200)}`);
+    // The study's seal holds until it is closed: then the viewer and the gold route give it.
+    if ((await fetch(`${base}/api/studies/${studyId}/close`, { method: "POST" })).status !== 200) after.push("POST /api/studies/:id/close failed");
     const viewer = await fetch(`${base}/api/episodes/${episodeId}`);
     const viewerBody = await viewer.text();
     if (viewer.status !== 200 || !normalizeForSearch(viewerBody).includes(goldN)) after.push(`GET /api/episodes/:id → ${viewer.status}`);

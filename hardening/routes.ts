@@ -6,7 +6,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 /** Default sample values for dynamic segments, by segment name. */
-export const ROUTE_SAMPLES: Record<string, string> = { id: "00000000-0000-7000-8000-000000000000", env: "bash", taskId: "demo-bash:count-python-files", taskRef: "demo-bash:count-python-files" };
+export const ROUTE_SAMPLES: Record<string, string> = { id: "00000000-0000-7000-8000-000000000000", env: "bash", taskId: "demo-bash:count-python-files", taskRef: "demo-bash:count-python-files", participantId: "00000000-0000-7000-8000-000000000001" };
 
 /** One page or route handler of the app. */
 export interface AppRoute {

@@ -12,6 +12,7 @@ export type ErrorCode =
   | "sandbox_failed"
   | "limit_reached"
   | "unauthorized"
+  | "forbidden"
   | "conflict"
   | "storage"
   | "provider"
@@ -70,6 +71,13 @@ export class UnauthorizedError extends StudioError {
   }
 }
 
+/** Who asks is known, and may not do this (a participant outside their own study and tasks). */
+export class ForbiddenError extends StudioError {
+  constructor(message: string) {
+    super("forbidden", message);
+  }
+}
+
 export class ConflictError extends StudioError {
   constructor(message: string, details?: Record<string, unknown>) {
     super("conflict", message, details);
@@ -95,6 +103,7 @@ export class ProviderError extends StudioError {
 const HTTP_STATUS: Record<ErrorCode, number> = {
   bad_input: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   output_limit: 413,
@@ -111,6 +120,7 @@ const EXIT_CODE: Record<ErrorCode, number> = {
   bad_input: 2,
   not_found: 3,
   unauthorized: 4,
+  forbidden: 4,
   conflict: 5,
   limit_reached: 6,
   timeout: 7,

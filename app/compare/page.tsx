@@ -4,7 +4,7 @@ import { CompareView } from "@/components/replay/compare-view";
 import { listTurnReplaysByEpisodes } from "@/lib/db/turn-replays";
 import { listViewerEpisodes } from "@/lib/db/episodes";
 import { listReplayDataByIds } from "@/lib/db/viewer-queries";
-import { listSealedTaskKeys, sealKey } from "@/lib/studies/baseline-seal";
+import { listSealedTaskKeys, redactSealedRows, sealKey } from "@/lib/studies/baseline-seal";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Compare · InterCode Studio" };
@@ -34,7 +34,7 @@ export default async function ComparePage({ searchParams }: Props) {
   const replays = await listTurnReplaysByEpisodes({ episodeIds: episodes.map((d) => d.episode.id) });
   const wouldBe = Object.fromEntries([...replays].map(([id, rows]) => [id, Object.fromEntries(rows.map((r) => [r.index, r.reward]))]));
   const candidates = await listViewerEpisodes({ filters: { ...(q ? { search: q } : {}), ...(task ? { taskId: [task] } : {}) }, sort: "startedAt", dir: "desc", pageSize: PICK_ROWS });
-  const picker = <ComparePicker rows={candidates.rows} total={candidates.total} q={q} task={task} picked={episodes.map((d) => d.episode.id)} />;
+  const picker = <ComparePicker rows={await redactSealedRows(candidates.rows)} total={candidates.total} q={q} task={task} picked={episodes.map((d) => d.episode.id)} />;
   return (
     <div className="space-y-3 p-4">
       <h1 className="text-lg font-semibold">Compare</h1>

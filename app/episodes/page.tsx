@@ -8,6 +8,7 @@ import { listEpisodeFacets, listUsedTags } from "@/lib/db/viewer-queries";
 import { LIST_SORTS } from "@/lib/db/episode-filters";
 import { parseListParams, toEpisodeFilters } from "@/lib/viewer/list-params";
 import { BASE_TAXONOMY } from "@/lib/viewer/suggest-tags";
+import { redactSealedRows } from "@/lib/studies/baseline-seal";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Episodes · InterCode Studio" };
@@ -46,7 +47,7 @@ export default async function EpisodesPage({ searchParams }: Props) {
       </div>
       <EpisodeFilters query={query} facets={facets} tags={tags} />
       <ImportExport query={filterOnly} />
-      <EpisodeTable rows={page.rows} query={query} sort={sort} dir={dir} />
+      <EpisodeTable rows={await redactSealedRows(page.rows)} query={query} sort={sort} dir={dir} />
       <nav className="flex items-center gap-3 text-xs text-zinc-400" data-testid="pager">
         {page.page > 1 ? <Link href={`/episodes${qs({ page: String(page.page - 1) })}`} className="text-sky-400">← previous</Link> : <span>← previous</span>}
         <span>page {page.page} of {pages}</span>

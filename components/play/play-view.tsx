@@ -17,6 +17,8 @@ import { EpisodeStatus } from "./episode-status";
 import { ResultPanel } from "./result-panel";
 import { useEpisode, type EpisodeOpenParams } from "./use-episode";
 import { Clock } from "./clock";
+import { useStudyClock } from "./use-study-clock";
+import { formatDuration } from "@/lib/format-date";
 import { EpisodeRecorder } from "./recorder";
 import type { RecordingChunk } from "@/lib/recording/events";
 
@@ -36,6 +38,10 @@ export interface PlayViewProps {
   progress?: { position: number; total: number; studyName: string };
   /** The agent view of this task ("Let a model play"); absent in a study. */
   agentHref?: string;
+  /** A participant's annotator name, given by the Studio (not asked, not remembered in the browser). */
+  annotator?: string;
+  /** In a study: the active-time clock's idle threshold (IC_STUDY_IDLE_MS). */
+  studyIdleMs?: number;
 }
 
 /** The task page: task panel, editor, console, and after submit the reward beside the gold solution. */
@@ -50,9 +56,9 @@ export function PlayView(props: PlayViewProps) {
   const [asking, setAsking] = useState<"skip" | "abandon" | "submit" | null>(null);
 
   useEffect(() => {
-    setAnnotator(window.localStorage.getItem(ANNOTATOR_KEY));
+    setAnnotator(props.annotator ?? window.localStorage.getItem(ANNOTATOR_KEY));
     setAnnotatorLoaded(true);
-  }, []);
+  }, [props.annotator]);
 
   const needsAnnotator = mode === "baseline" && !annotator;
   const params: EpisodeOpenParams | null = useMemo(() => {
@@ -152,6 +158,14 @@ export function PlayView(props: PlayViewProps) {
   useEffect(() => {
     if (skipping.current && ep.episode?.status === "abandoned" && props.nextHref) window.location.assign(props.nextHref);
   }, [ep.episode?.status, props.nextHref]);
+  // A study task's active time: runs only while this page is open and the person active.
+  const clock = useStudyClock({ studyId: props.studyId ?? "", taskId: task.id, annotator: annotator ?? undefined, idleMs: props.studyIdleMs ?? 60_000, enabled: Boolean(props.studyId && annotator && live) });
+  useEffect(() => {
+    // The time limit is up: the task is skipped with that reason, and the study goes on.
+    if (!clock.timeUp || !live || skipping.current) return;
+    skipping.current = true;
+    ep.abandon(skipReason("time limit reached"));
+  }, [clock.timeUp, live, ep]);
   const turnCount = turnsTaken(ep.turns);
 
   const runAction = useCallback(
@@ -209,6 +223,13 @@ export function PlayView(props: PlayViewProps) {
         </span>
         {mode === "baseline" && <Clock startedAt={ep.episode?.firstActionAt ?? null} endedAt={ep.episode?.endedAt ?? null} stopped={!live} />}
         {mode === "baseline" && annotator && <span className="text-xs text-zinc-400">annotator: {annotator}</span>}
+        {props.studyId && (
+          <span className={`font-mono text-xs ${clock.idle ? "text-amber-300" : "text-zinc-300"}`} data-testid="study-clock" data-active-ms={clock.activeMs} data-idle={clock.idle ? "1" : "0"} aria-live="polite">
+            active {formatDuration(clock.activeMs)}
+            {clock.remainingMs !== null && <> · {formatDuration(clock.remainingMs)} left</>}
+            {clock.idle && live && <> · paused (idle)</>}
+          </span>
+        )}
         {props.feedback === "reward" && ep.lastReward !== null && !ep.submitted && (
           <span className="text-xs text-cyan-300" data-testid="feedback-reward">
             reward now {ep.lastReward.toFixed(2)}

@@ -11,6 +11,26 @@ type PythonTest = { test: string; agent: string; gold: string; agree: boolean; d
 /** After submit: the reward and its breakdown in words, then the gold solution and its output beside the player's. */
 export function ResultPanel({ result }: { env: string; result: SubmittedPayload }) {
   const solved = result.reward >= 1;
+  // A study's participant hears only what its feedback setting allows: perhaps nothing, perhaps the gold.
+  if (result.hidden || (!result.gold && !result.goldObservation && !result.agentObservation)) {
+    return (
+      <section className="max-h-[55%] overflow-auto border-b border-zinc-800 p-2 text-xs" aria-label="result" tabIndex={0} data-testid="result-limited">
+        {result.hidden ? (
+          <p className="text-sm text-zinc-200" data-testid="reward-hidden">Submitted. This study does not show scores.</p>
+        ) : (
+          <span data-testid="reward" data-reward={result.reward} className={`text-lg font-semibold ${solved ? "text-emerald-400" : "text-amber-300"}`}>
+            reward {result.reward.toFixed(2)}
+          </span>
+        )}
+        {result.gold && (
+          <div className="mt-2" data-testid="gold">
+            <h4 className="mb-1 font-semibold text-zinc-300">Gold solution</h4>
+            <pre className="whitespace-pre-wrap rounded bg-zinc-900 p-1.5 font-mono text-emerald-300">{result.gold}</pre>
+          </div>
+        )}
+      </section>
+    );
+  }
   return (
     <section className="max-h-[55%] overflow-auto border-b border-zinc-800 p-2 text-xs" aria-label="result" tabIndex={0}>
       <div className="flex items-baseline gap-3">

@@ -167,7 +167,7 @@ export function RunLive({ initial, others }: { initial: RunView; others: { id: s
               <tr key={t.taskId} data-testid="run-task" data-task={t.taskId} data-status={t.status} data-episode={t.episodeId ?? ""} className="border-t border-zinc-900">
                 <td className="pr-3 font-mono">{t.taskId}</td>
                 <td className={`pr-3 ${STATUS_COLOUR[t.status] ?? ""}`} title={t.errorReason ?? undefined}>{t.status}{t.success ? " ✓" : ""}</td>
-                <td className="pr-3">{t.reward === null ? "–" : t.reward.toFixed(2)}</td>
+                <td className="pr-3" data-testid="run-task-reward">{t.sealed ? <span className="text-amber-300" title="sealed by an open study or a baseline episode">sealed</span> : t.reward === null ? "–" : t.reward.toFixed(2)}</td>
                 <td className="pr-3">{t.episodeId ? t.turns : ""}</td>
                 <td className="pr-3">{t.solvedAtTurn ?? ""}</td>
                 {v.groupBy && <td className="pr-3">{t.group ?? ""}</td>}

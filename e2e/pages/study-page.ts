@@ -7,6 +7,8 @@ export interface StudyForm {
   selection: { kind: "slice"; from: number; count: number } | { kind: "random"; count: number; seed: number };
   feedback: "none" | "reward";
   turnLimit: number;
+  /** The gold after each submit (the study's seal hides it otherwise). */
+  showGoldAfterSubmit?: boolean;
 }
 
 /** The studies page (`/play/studies`) and a study's entry point (`/play/study/<id>`), as a test drives them. */
@@ -28,11 +30,18 @@ export class StudyPage {
     await form.locator('input[name="count"]').fill(String(f.selection.count));
     await form.locator('select[name="feedback"]').selectOption(f.feedback);
     await form.locator('input[name="turnLimit"]').fill(String(f.turnLimit));
+    if (f.showGoldAfterSubmit) await form.locator('input[name="showGold"]').check();
     await form.locator('button[type="submit"]').click();
     const link = this.page.locator("tr", { hasText: f.name }).locator('a[href^="/play/study/"]', { hasText: "Work it" });
     await link.waitFor({ timeout: 30_000 });
     const href = (await link.getAttribute("href")) ?? "";
     return decodeURIComponent(href.slice("/play/study/".length));
+  }
+
+  /** Closes a study (its tasks' seal lifts), as the results page's button does. */
+  async close(studyId: string): Promise<void> {
+    const r = await fetch(`${this.baseUrl}/api/studies/${encodeURIComponent(studyId)}/close`, { method: "POST" });
+    if (!r.ok) throw new Error(`closing study ${studyId}: HTTP ${r.status}`);
   }
 
   /** Opens the study's entry point (which sends the annotator on to their next task). */

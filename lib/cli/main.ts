@@ -19,6 +19,7 @@ const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
   recheck: () => import("./commands/recheck"),
   hosts: () => import("./commands/hosts"),
   store: () => import("./commands/store"),
+  studies: () => import("./commands/studies"),
   worker: () => import("./commands/worker"),
 };
 

@@ -27,6 +27,8 @@ export interface EpisodeListRow {
   startedAt: Date;
   parentEpisodeId: string | null;
   runId: string | null;
+  /** The task is sealed (lib/studies/baseline-seal.ts): reward and success are hidden. */
+  sealed?: boolean;
 }
 
 /** One row of the viewer's episode table: the store list's row as plain JSON (dates are Unix milliseconds). */

@@ -51,6 +51,7 @@ export interface StudyEpisodeResult extends StudyEpisodeState {
   reward: number | null;
   success: boolean;
   durationMs: number | null;
+  endedAt: Date | null;
 }
 
 /** Every episode of a study, oldest first (light rows: no text, no turns). */
@@ -58,8 +59,46 @@ export async function listStudyEpisodeResultsByStudy({ studyId }: { studyId: str
   return withPrisma((prisma) =>
     prisma.episode.findMany({
       where: { studyId },
-      select: { id: true, taskId: true, status: true, errorReason: true, startedAt: true, annotator: true, reward: true, success: true, durationMs: true },
+      select: { id: true, taskId: true, status: true, errorReason: true, startedAt: true, annotator: true, reward: true, success: true, durationMs: true, endedAt: true },
       orderBy: [{ startedAt: "asc" }, { id: "asc" }],
     }),
   );
+}
+
+/** Closes a study (its seal lifts); returns whether it was open. */
+export async function closeStudyById({ id }: { id: string }): Promise<boolean> {
+  return withPrisma(async (prisma) => (await prisma.study.updateMany({ where: { id, closedAt: null }, data: { closedAt: new Date() } })).count > 0);
+}
+
+/** Logs the owner's look behind a study's seal. */
+export async function createSealRevealRow({ studyId, what }: { studyId: string; what: string }): Promise<{ id: string; createdAt: Date }> {
+  return withPrisma((prisma) => prisma.sealReveal.create({ data: { studyId, what }, select: { id: true, createdAt: true } }));
+}
+
+/** A study's reveals, newest first. */
+export async function listSealRevealsByStudy({ studyId }: { studyId: string }): Promise<{ id: string; what: string; createdAt: Date }[]> {
+  return withPrisma((prisma) => prisma.sealReveal.findMany({ where: { studyId }, orderBy: { createdAt: "desc" }, select: { id: true, what: true, createdAt: true } }));
+}
+
+/** Adds active time to a study task's clock for an annotator (creating it); returns the new total. */
+export async function addStudyTaskActiveMs({ studyId, annotator, taskId, ms }: { studyId: string; annotator: string; taskId: string; ms: number }): Promise<number> {
+  return withPrisma(async (prisma) => {
+    const now = new Date();
+    const row = await prisma.studyTaskClock.upsert({
+      where: { studyId_annotator_taskId: { studyId, annotator, taskId } },
+      create: { studyId, annotator, taskId, activeMs: ms, firstAt: now, lastAt: now },
+      update: { activeMs: { increment: ms }, lastAt: now },
+    });
+    return row.activeMs;
+  });
+}
+
+/** Every task clock of a study. */
+export async function listStudyTaskClocksByStudy({ studyId }: { studyId: string }): Promise<{ annotator: string; taskId: string; activeMs: number; firstAt: Date; lastAt: Date }[]> {
+  return withPrisma((prisma) => prisma.studyTaskClock.findMany({ where: { studyId }, select: { annotator: true, taskId: true, activeMs: true, firstAt: true, lastAt: true } }));
+}
+
+/** One task clock, or null. */
+export async function getStudyTaskClock({ studyId, annotator, taskId }: { studyId: string; annotator: string; taskId: string }): Promise<{ activeMs: number } | null> {
+  return withPrisma((prisma) => prisma.studyTaskClock.findUnique({ where: { studyId_annotator_taskId: { studyId, annotator, taskId } }, select: { activeMs: true } }));
 }

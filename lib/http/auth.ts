@@ -4,7 +4,9 @@ import type { IncomingMessage } from "node:http";
 import { isIP } from "node:net";
 import os from "node:os";
 import { UnauthorizedError } from "@/lib/errors";
-import { lookupSession, SESSION_COOKIE, type LiveSession, type Principal } from "./sessions";
+import { participantScope, type ParticipantScope } from "@/lib/studies/participants";
+import { participantMayReach } from "./participant-access";
+import { endedParticipantOf, lookupSession, SESSION_COOKIE, type LiveSession, type Principal } from "./sessions";
 
 /**
  * The access rules of the whole app, applied in ONE place (lib/http/studio-server.ts) to every
@@ -194,7 +196,12 @@ export function contentTypeReason(req: Pick<IncomingMessage, "headers" | "method
  * Who a request speaks for. `via` says how it was recognised: its session cookie, the bearer
  * token, or "open" (no token configured, no session: the loopback owner).
  */
-export type Access = Principal & { via: "session" | "bearer" | "open"; sessionId: string | null };
+export type Access = Principal & {
+  via: "session" | "bearer" | "open";
+  sessionId: string | null;
+  /** A participant's study and tasks; null when their access ended (revoked, expired, study closed). */
+  scope?: ParticipantScope | null;
+};
 
 /** What `resolveAccess` found; `failed` counts towards the address's rate limit. */
 export type AccessResult = { access: Access | null; failed: boolean; staleCookie: boolean };
@@ -215,7 +222,13 @@ export async function resolveAccess(req: Pick<IncomingMessage, "headers">, token
   let staleCookie = false;
   if (cookie) {
     const session: LiveSession | null = await lookupSession(cookie);
+    if (session?.role === "participant") {
+      return { access: { ...session, via: "session", scope: await participantScope(session.participantId) }, failed: false, staleCookie: false };
+    }
     if (session) return { access: { ...session, via: "session" }, failed: false, staleCookie: false };
+    // A participant's ended session stays theirs (refused everywhere), even on a server without a token.
+    const ended = await endedParticipantOf(cookie);
+    if (ended) return { access: { role: "participant", participantId: ended, via: "session", sessionId: null, scope: null }, failed: false, staleCookie: true };
     staleCookie = true;
   }
   if (token === null) return { access: { role: "owner", via: "open", sessionId: null }, failed: false, staleCookie };
@@ -228,6 +241,8 @@ export async function resolveAccess(req: Pick<IncomingMessage, "headers">, token
  * `/_next/static/` holds only the compiled JS/CSS bundles (no data), which the login page loads.
  */
 export function isPublicPath(method: string, pathname: string): boolean {
+  // An invite link (lib/studies/participants.ts): studio-server.ts redeems it, rate-limited.
+  if (pathname.startsWith("/invite/")) return method === "GET" || method === "HEAD";
   if (pathname === "/login") return method === "GET" || method === "HEAD" || method === "POST";
   if (pathname === "/logout") return method === "POST";
   if (pathname.startsWith("/_next/static/")) return method === "GET" || method === "HEAD";
@@ -235,20 +250,19 @@ export function isPublicPath(method: string, pathname: string): boolean {
   return false;
 }
 
-/**
- * What a participant may reach besides the public paths. None yet: studies with participants
- * (lib/studies) add their pages and routes here.
- */
-export function participantMayReach(_method: string, _pathname: string): boolean {
-  return false;
-}
+/** The playground websocket's path. */
+export const WS_PATH = "/ws";
 
-/** Whether `access` may make this request. */
-export function mayReach(access: Access | null, method: string, pathname: string): boolean {
-  if (isPublicPath(method, pathname)) return true;
+/**
+ * Whether `access` may make this request: public paths for anyone, everything for the owner, and
+ * for a participant only what lib/http/participant-access.ts opens to them (deny by default).
+ */
+export function mayReach(access: Access | null, method: string, target: string | URL, wsPath = WS_PATH): boolean {
+  const url = typeof target === "string" ? new URL(target, "http://localhost") : target;
+  if (isPublicPath(method, url.pathname)) return true;
   if (!access) return false;
   if (access.role === "owner") return true;
-  return participantMayReach(method, pathname);
+  return access.scope ? participantMayReach(access.scope, method, url, wsPath) : false;
 }
 
 /** Whether a refused request should be sent to /login (a page) rather than answered 401. */
@@ -258,11 +272,12 @@ export function wantsLoginPage(req: Pick<IncomingMessage, "headers" | "method">,
 }
 
 /** Request headers through which the server tells Next.js who is asking (set by it, never by the client). */
-export const ACCESS_HEADERS = { role: "x-ic-role", participant: "x-ic-participant", session: "x-ic-session" } as const;
+export const ACCESS_HEADERS = { role: "x-ic-role", participant: "x-ic-participant", session: "x-ic-session", secure: "x-ic-secure" } as const;
 
-/** Replaces any client-sent access headers with the server's own for `access`. */
-export function stampAccess(req: IncomingMessage, access: Access | null): void {
+/** Replaces any client-sent access headers with the server's own for `access` (and whether it came over TLS). */
+export function stampAccess(req: IncomingMessage, access: Access | null, secure = false): void {
   for (const k of Object.keys(req.headers)) if (k.startsWith("x-ic-")) delete req.headers[k];
+  if (secure) req.headers[ACCESS_HEADERS.secure] = "1";
   if (!access) return;
   req.headers[ACCESS_HEADERS.role] = access.role;
   if (access.role === "participant") req.headers[ACCESS_HEADERS.participant] = access.participantId;

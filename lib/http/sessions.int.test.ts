@@ -36,7 +36,8 @@ describe("sessions (finding 6: revocable, one per login)", () => {
     expect((await resolveAccess(withCookie(p2.secret), null)).access).toMatchObject({ role: "participant", participantId: "p-1" });
     expect(await endParticipantSessions("p-1")).toBe(2);
     expect(await lookupSession(p1.secret)).toBeNull();
-    expect((await resolveAccess(withCookie(p2.secret), null)).access).toMatchObject({ role: "owner", via: "open" });
+    // Withdrawn, the cookie is still theirs: it grants nothing, even on a server without a token.
+    expect((await resolveAccess(withCookie(p2.secret), null)).access).toMatchObject({ role: "participant", participantId: "p-1", scope: null });
     expect(await lookupSession("not-a-secret")).toBeNull();
   });
 });

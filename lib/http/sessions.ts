@@ -42,7 +42,15 @@ export async function startSession(principal: Principal): Promise<{ secret: stri
 /** The live session a cookie's secret names, or null (unknown, revoked or expired). */
 export async function lookupSession(secret: string): Promise<LiveSession | null> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(secret)) return null;
-  const id = sessionIdOf(secret);
+  return lookupSessionById(sessionIdOf(secret));
+}
+
+/**
+ * The live session with this id, or null. Owner sessions are remembered for a few seconds;
+ * participant sessions are read from the store every time, so a revocation (by the page or by
+ * the CLI in another process) ends access at the participant's very next request or message.
+ */
+export async function lookupSessionById(id: string): Promise<LiveSession | null> {
   const now = Date.now();
   const hit = cache.get(id);
   if (hit && hit.until > now) return hit.expiresAt > now ? hit.session : null;
@@ -52,9 +60,17 @@ export async function lookupSession(secret: string): Promise<LiveSession | null>
     if (row.role === "owner") session = { role: "owner", sessionId: id };
     else if (row.role === "participant" && row.participantId) session = { role: "participant", participantId: row.participantId, sessionId: id };
   }
+  if (row?.role === "participant") return session;
   if (cache.size > 10_000) cache.clear();
   cache.set(id, { session, until: now + CACHE_MS, expiresAt: row?.expiresAt.getTime() ?? 0 });
   return session;
+}
+
+/** The participant a cookie's ended (revoked or expired) session belonged to, or null. */
+export async function endedParticipantOf(secret: string): Promise<string | null> {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(secret)) return null;
+  const row = await getSessionById({ id: sessionIdOf(secret) });
+  return row?.role === "participant" ? row.participantId : null;
 }
 
 /** Ends the session a cookie's secret names (logout); true when it was live. */

@@ -8,6 +8,7 @@ import {
   contentTypeReason,
   crossOriginReason,
   hostAllowed,
+  isLoopbackHost,
   isStateChanging,
   mayReach,
   parseCookies,
@@ -21,6 +22,9 @@ import {
 import { FailureLimiter } from "./rate-limit";
 import { clearedSessionCookie, endSession, SESSION_COOKIE, sessionCookie, startSession, type Principal } from "./sessions";
 import type { LiveEpisodeManager } from "@/lib/playground/live-episodes";
+import { participantEpisodes } from "./participant-access";
+import { handleInvite } from "./invite-page";
+import type { Access } from "./auth";
 
 export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void | Promise<void>;
@@ -92,7 +96,16 @@ export function createStudioServer(opts: StudioServerOptions): { server: http.Se
   const limiter = opts.limiter ?? new FailureLimiter();
   const headers = securityHeaders(opts.dev);
   const wss = new WebSocketServer({ noServer: true, maxPayload: WS_MAX_PAYLOAD, perMessageDeflate: false });
-  wss.on("connection", (ws: WebSocket) => handlePlaygroundConnection(ws, opts.manager));
+  // Who opened each websocket (set at the upgrade): a participant's messages pass their rules.
+  const upgradedBy = new WeakMap<IncomingMessage, Access | null>();
+  wss.on("connection", (ws: WebSocket, req: IncomingMessage) => {
+    const access = upgradedBy.get(req) ?? null;
+    if (access?.role === "participant" && access.sessionId) {
+      return handlePlaygroundConnection(ws, participantEpisodes(opts.manager, { sessionId: access.sessionId, participantId: access.participantId }));
+    }
+    if (access?.role === "participant") return ws.close(1008, "access ended");
+    handlePlaygroundConnection(ws, opts.manager);
+  });
 
   // Connections that stop answering pings are closed (their episodes stay live until idle).
   const alive = new WeakMap<WebSocket, boolean>();
@@ -130,7 +143,8 @@ export function createStudioServer(opts: StudioServerOptions): { server: http.Se
       }
     }
     const address = clientAddress(req);
-    const carriesCredentials = req.headers.authorization !== undefined || (url.pathname === "/login" && method === "POST");
+    const isInvite = url.pathname.startsWith("/invite/");
+    const carriesCredentials = req.headers.authorization !== undefined || (url.pathname === "/login" && method === "POST") || isInvite;
     const wait = limiter.retryAfter(address);
     if (wait > 0 && carriesCredentials) {
       return sendJson(res, 429, "limit_reached", `too many failed logins or tokens from ${address}: try again in ${wait} s`, { "retry-after": String(wait) });
@@ -139,7 +153,8 @@ export function createStudioServer(opts: StudioServerOptions): { server: http.Se
     if (failed) limiter.fail(address);
     if (url.pathname === "/login" && method === "POST") return handleLogin(req, res, opts.token, limiter, address);
     if (url.pathname === "/logout" && method === "POST") return handleLogout(req, res, opts.token);
-    if (!mayReach(access, method, url.pathname)) {
+    if (isInvite && (method === "GET" || method === "HEAD")) return handleInvite(req, res, url, { limiter, address, secure: secureRequest(req) });
+    if (!mayReach(access, method, url, wsPath)) {
       if (wantsLoginPage(req, url.pathname) && !access) {
         res.writeHead(303, {
           location: `/login?next=${encodeURIComponent(url.pathname + url.search)}`,
@@ -149,13 +164,17 @@ export function createStudioServer(opts: StudioServerOptions): { server: http.Se
         res.end();
         return;
       }
-      if (access) return sendJson(res, 403, "unauthorized", `${method} ${url.pathname} is not open to a ${access.role}`);
+      if (access?.role === "participant" && !access.scope) {
+        if (wantsLoginPage(req, url.pathname)) return sendAccessEnded(res);
+        return sendJson(res, 401, "unauthorized", "your access to this study has ended (the invite was revoked or expired, or the study closed)");
+      }
+      if (access) return sendJson(res, 403, "forbidden", `${method} ${url.pathname} is not open to a ${access.role}`);
       return sendJson(res, 401, "unauthorized", "a valid token is required: log in at /login or send Authorization: Bearer <token>", { "www-authenticate": "Bearer" });
     }
     // Who may not ask hears 401 first; then a body of the wrong type is refused.
     const type = contentTypeReason(req, url.pathname);
     if (type) return sendJson(res, 415, "bad_input", type);
-    stampAccess(req, access);
+    stampAccess(req, access, secureRequest(req));
     await opts.handle(req, res);
   };
 
@@ -180,8 +199,9 @@ export function createStudioServer(opts: StudioServerOptions): { server: http.Se
       if (limiter.retryAfter(address) > 0 && req.headers.authorization !== undefined) return refuseUpgrade(socket, "429 Too Many Requests");
       const { access, failed } = await resolveAccess(req, opts.token);
       if (failed) limiter.fail(address);
-      if (!mayReach(access, "GET", url.pathname)) return refuseUpgrade(socket, access ? "403 Forbidden" : "401 Unauthorized");
+      if (!mayReach(access, "GET", url, wsPath)) return refuseUpgrade(socket, access?.scope ? "403 Forbidden" : "401 Unauthorized");
       stampAccess(req, access);
+      upgradedBy.set(req, access);
       if (url.pathname === wsPath) {
         wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
         return;
@@ -217,8 +237,23 @@ function bodySizeProblem(req: IncomingMessage, limit: number): { status: 411 | 4
   return null;
 }
 
-function secureRequest(req: IncomingMessage): boolean {
-  return req.headers["x-forwarded-proto"] === "https";
+/** The page a participant whose access ended sees instead of any page. */
+function sendAccessEnded(res: ServerResponse): void {
+  res.writeHead(401, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
+  res.end(
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Access ended · InterCode Studio</title></head><body style="font-family:sans-serif;background:#09090b;color:#e4e4e7;max-width:40rem;margin:4rem auto"><main><h1>Your access has ended</h1><p data-testid="access-ended">The study\'s researcher withdrew this invite, it expired, or the study closed. If you think this is a mistake, ask the researcher for a new link.</p></main></body></html>',
+  );
+}
+
+/**
+ * Whether the browser reached this server over TLS: the socket itself is TLS, or a reverse proxy
+ * on this machine (a loopback peer; docs/reverse-proxy.md) says so in X-Forwarded-Proto. The
+ * header from any other peer is ignored: anyone can send it.
+ */
+export function secureRequest(req: Pick<IncomingMessage, "headers" | "socket">): boolean {
+  if ((req.socket as { encrypted?: boolean }).encrypted) return true;
+  const proto = String(req.headers["x-forwarded-proto"] ?? "").split(",")[0].trim().toLowerCase();
+  return proto === "https" && isLoopbackHost(String(req.socket.remoteAddress ?? "").replace(/^::ffff:/, ""));
 }
 
 async function readBody(req: IncomingMessage, maxBytes: number): Promise<string> {

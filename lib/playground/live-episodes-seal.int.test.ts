@@ -6,7 +6,7 @@ import { closeStore } from "@/lib/db/client";
 import { closeRawDb } from "@/lib/db/sqlite";
 import type { OpenMessage, ServerMessageInput } from "@/lib/ws/protocol";
 import type { LiveEpisodeManager } from "./live-episodes";
-import { createStudyFromSelection } from "@/lib/studies/studies";
+import { closeStudy, createStudyFromSelection } from "@/lib/studies/studies";
 import { createLiveEpisodeManager, prepareStore } from "./wiring";
 
 // The live episode manager with the real store, task sets and local sandboxes: the baseline seal
@@ -31,7 +31,7 @@ const open = (over: Partial<OpenMessage>): OpenMessage => ({ type: "open", env: 
 
 describe("live episodes and the baseline seal", () => {
   it("a study open takes the study's conditions; the sealed task opens no play episode and shows no gold to another submit", async () => {
-    const study = await createStudyFromSelection({ name: "seal test", env: "bash", dataset: "demo-bash", selection: { kind: "slice", from: 3, count: 1 }, feedback: "none", turnLimit: 7 });
+    const study = await createStudyFromSelection({ name: "seal test", env: "bash", dataset: "demo-bash", selection: { kind: "slice", from: 3, count: 1 }, feedback: "none", turnLimit: 7, showGoldAfterSubmit: true });
     const seen: ServerMessageInput[] = [];
     // Asks for play mode and reward feedback: the study's conditions win.
     const a = await manager.open(open({ studyId: study.id, annotator: "ann-a" }), (m) => seen.push(m));
@@ -43,8 +43,8 @@ describe("live episodes and the baseline seal", () => {
     await expect(manager.open(open({ taskRef: "demo-bash:count-errors", studyId: study.id }), () => {})).rejects.toThrow(/not one of study/);
     await expect(manager.open(open({ studyId: "no-such-study" }), () => {})).rejects.toThrow(/study no-such-study/);
 
-    // A play episode on the sealed task is refused, naming the sealing episode.
-    await expect(manager.open(open({}), () => {})).rejects.toThrow(new RegExp(`sealed by the unsubmitted baseline episode ${a.id}`));
+    // A play episode on the sealed task is refused, naming the study that seals it from its creation.
+    await expect(manager.open(open({}), () => {})).rejects.toThrow(/sealed by the open study "seal test"/);
 
     // Another baseline episode may run (another annotator); its submit is scored, its gold withheld.
     const other: ServerMessageInput[] = [];
@@ -52,16 +52,18 @@ describe("live episodes and the baseline seal", () => {
     await manager.submit(b);
     const bSubmitted = other.find((m) => m.type === "submitted");
     expect(bSubmitted).toMatchObject({ gold: "", goldObservation: "" });
-    expect(other.find((m) => m.type === "status")).toMatchObject({ message: expect.stringMatching(/sealed by the unsubmitted baseline episode/) });
+    expect(other.find((m) => m.type === "status")).toMatchObject({ message: expect.stringMatching(/sealed by the open study/) });
     // Resuming that finished episode would show its gold: refused while sealed.
     await expect(manager.resume(b.id, () => {})).rejects.toThrow(/sealed/);
 
-    // The annotator submits: nothing else seals the task, so the gold is shown.
+    // The annotator submits: their study shows the gold after submit and nothing else seals the task.
     await manager.submit(a);
     const aSubmitted = seen.find((m) => m.type === "submitted") as { gold: string; goldObservation: string };
     expect(aSubmitted.gold).toContain("sort");
     expect(aSubmitted.goldObservation.length).toBeGreaterThan(0);
-    // And a play episode opens again.
+    // Still sealed by the open study; closed, a play episode opens again.
+    await expect(manager.open(open({}), () => {})).rejects.toThrow(/open study/);
+    await closeStudy(study.id);
     const c = await manager.open(open({}), () => {});
     await manager.abandon(c);
   }, 120_000);

@@ -37,7 +37,7 @@ export interface LiveEpisodeDeps {
    * The baseline seal (lib/studies/baseline-seal.ts): the refusal message for `what` when the task
    * has an unsubmitted baseline episode other than `exceptId`, else null. Absent: nothing is sealed.
    */
-  sealedBy?(task: Task, what: string, exceptId?: string): Promise<string | null>;
+  sealedBy?(task: Task, what: string, exceptId?: string, studyId?: string | null): Promise<string | null>;
   /** A study's conditions, which override what an open message asks for; null when there is no such study. */
   studyConditions?(studyId: string): Promise<{ env: EnvName; dataset: string; tasks: string[]; feedback: "none" | "reward"; turnLimit: number } | null>;
 }
@@ -201,7 +201,8 @@ export class LiveEpisodeManager {
     const task = await this.deps.resolveTask(stored.env, `${stored.dataset}:${stored.taskId}`);
     const publicView = await this.deps.publicTask(task);
     const open = stored.status === "running" || stored.status === "interrupted";
-    if (stored.mode !== "baseline" || !open) await this.assertUnsealed(task, "resuming this episode", stored.id);
+    // A finished study episode reopens (with its gold) where the study shows the gold after submit.
+    if (stored.mode !== "baseline" || !open) await this.assertUnsealed(task, "resuming this episode", stored.id, open ? null : stored.studyId);
     if (!open) {
       listener({
         type: "opened",
@@ -338,7 +339,8 @@ export class LiveEpisodeManager {
     }
     const { result, forced } = r;
     // Another annotator's baseline episode on this task still runs: its gold stays hidden from everyone.
-    const sealed = (await this.deps.sealedBy?.(ep.task, "showing the gold solution", ep.id)) ?? null;
+    // Within a study that shows the gold after submit, that study's own seal does not hide it.
+    const sealed = (await this.deps.sealedBy?.(ep.task, "showing the gold solution", ep.id, ep.conditions.studyId)) ?? null;
     ep.submitted = {
       reward: result.reward,
       breakdown: result.breakdown as unknown as SubmittedPayload["breakdown"],
@@ -426,8 +428,8 @@ export class LiveEpisodeManager {
     return { ...msg, mode: "baseline", feedback: study.feedback, turnLimit: study.turnLimit };
   }
 
-  private async assertUnsealed(task: Task, what: string, exceptId?: string): Promise<void> {
-    const message = await this.deps.sealedBy?.(task, what, exceptId);
+  private async assertUnsealed(task: Task, what: string, exceptId?: string, studyId?: string | null): Promise<void> {
+    const message = await this.deps.sealedBy?.(task, what, exceptId, studyId);
     if (message) throw new ConflictError(message);
   }
 

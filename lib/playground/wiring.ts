@@ -5,7 +5,7 @@ import { initStore } from "@/lib/db/startup";
 import { findSeal, sealMessage } from "@/lib/studies/baseline-seal";
 import { dbRecorder, readStoredEpisode } from "@/lib/episodes/db-recorder";
 import { LiveEpisodeManager } from "./live-episodes";
-import { getStudy } from "@/lib/studies/studies";
+import { episodeFeedback, getStudy } from "@/lib/studies/studies";
 import { publicTask, resolveTask } from "@/lib/tasks/tasks";
 import { goldShown } from "@/lib/episodes/gold";
 import { appendRecordingChunk } from "@/lib/db/recordings";
@@ -29,14 +29,16 @@ export function createLiveEpisodeManager(config: Pick<Config, "idleMs" | "maxSan
     maxSandboxes: config.maxSandboxes,
     backendName: config.backend,
     appendRecording: (episodeId, chunk) => appendRecordingChunk({ episodeId, chunk, maxBytes: config.recordingMaxBytes ?? DEFAULT_RECORDING_MAX_BYTES }),
-    sealedBy: async (task, what, exceptId) => {
+    sealedBy: async (task, what, exceptId, studyId) => {
       const key = { environment: task.env, dataset: task.dataset, taskId: task.id };
-      const seal = await findSeal(key, exceptId);
+      // Only a submit passes its study: the gold after submit, when that study shows it.
+      const own = studyId ? await getStudy(studyId) : null;
+      const seal = await findSeal(key, exceptId, { exceptStudy: own?.config.showGoldAfterSubmit ? own.id : null });
       return seal ? sealMessage(key, seal, what) : null;
     },
     studyConditions: async (studyId) => {
       const s = await getStudy(studyId);
-      return s ? { env: s.config.env, dataset: s.config.dataset, tasks: s.config.tasks, feedback: s.config.feedback, turnLimit: s.config.turnLimit } : null;
+      return s ? { env: s.config.env, dataset: s.config.dataset, tasks: s.config.tasks, feedback: episodeFeedback(s.config.feedback), turnLimit: s.config.turnLimit } : null;
     },
   });
 }

@@ -7,6 +7,7 @@ import { runEval } from "@/lib/agent/run-eval";
 import { getRunById, getRunByName, isOwnerAlive } from "@/lib/db/runs";
 import type { EnvironmentOptions } from "@/lib/env/types";
 import { BadInputError, ConflictError, NotFoundError } from "@/lib/errors";
+import { assertRunUnsealed } from "@/lib/studies/baseline-seal";
 import { storedRunConfigSchema, type LaunchRunOptions } from "./launch-options";
 import { prepareRun, type PreparedRun } from "./prepare-run";
 
@@ -71,6 +72,7 @@ function checkCapacity(concurrency: number, ctx: RunContext, field: string): voi
 export async function launchRun(input: LaunchRunOptions, ctx: RunContext): Promise<{ id: string; name: string }> {
   const prepared = prepareRun(input, { maxSandboxes: ctx.maxSandboxes, launchedFrom: "server", nameSuffix: stamp(), field: (n) => `body ${n}` });
   checkCapacity(input.concurrency, ctx, "body concurrency");
+  await assertRunUnsealed(input.env, input.dataset, prepared.tasks.map((t) => t.id));
   if (await getRunByName({ name: prepared.runName })) {
     throw new ConflictError(`a run named ${JSON.stringify(prepared.runName)} exists; resume it from its page or pick another name`);
   }
@@ -97,6 +99,7 @@ export async function resumeRun(id: string, ctx: RunContext): Promise<{ id: stri
     { maxSandboxes: ctx.maxSandboxes, launchedFrom: c.launchedFrom ?? "server", field: (n) => `run ${n}` },
   );
   checkCapacity(concurrency, ctx, "run concurrency");
+  await assertRunUnsealed(c.env, c.dataset, c.taskIds);
   // Keep what the run was launched with (the selection as asked, where) in its stored config.
   prepared.config = { ...c, concurrency };
   return start(prepared, concurrency, ctx);

@@ -3,6 +3,7 @@ import { listRunAgents } from "@/lib/agent/live-agents";
 import { listRunEpisodeRows, type RunEpisodeRow } from "@/lib/db/run-episodes";
 import { getRunById, isOwnerAlive, type Run } from "@/lib/db/runs";
 import { computeStats, type StatsGroup } from "@/lib/stats/measures";
+import { listSealedTaskKeys, sealKey } from "@/lib/studies/baseline-seal";
 import { playUrl } from "@/lib/ws/task-ref";
 import { storedRunConfigSchema, type StoredRunConfig } from "./launch-options";
 import { isRunActiveHere } from "./run-manager";
@@ -75,13 +76,18 @@ export async function runView(run: Run): Promise<RunView> {
   const rows = await listRunEpisodeRows({ runId: run.id });
   const here = isRunActiveHere(run.id);
   const watchable = new Set(here ? listRunAgents(run.id).filter((a) => !a.finished && a.episodeId).map((a) => a.episodeId!) : []);
-  const tasks = taskRows(run, config, rows, watchable);
+  // Sealed tasks (an open study's, or one a baseline episode works): no reward, no success, and
+  // no measure that would add them up.
+  const sealed = await listSealedTaskKeys();
+  const isSealed = (taskId: string) => config !== null && sealed.has(sealKey({ environment: config.env, dataset: config.dataset, taskId }));
+  const tasks = taskRows(run, config, rows, watchable).map((t) => (isSealed(t.taskId) ? { ...t, reward: null, success: false, solvedAtTurn: null, sealed: true } : t));
+  const anySealed = tasks.some((t) => t.sealed);
   const finished = tasks.filter((t) => FINISHED.has(t.status));
   const startedAt = run.startedAt?.getTime() ?? null;
   const sum = (f: (r: RunEpisodeRow) => number) => rows.reduce((s, r) => s + f(r), 0);
-  const all = (await computeStats({ filters: { runId: run.id }, groupBy: [] })).groups[0];
+  const all = anySealed ? undefined : (await computeStats({ filters: { runId: run.id }, groupBy: [] })).groups[0];
   const groupBy = config?.env === "sql" ? "hardness" : config?.env === "bash" ? "db" : null;
-  const groups = groupBy
+  const groups = groupBy && !anySealed
     ? (await computeStats({ filters: { runId: run.id }, groupBy: [groupBy] })).groups.map((g) => measures(String(g.key[groupBy] ?? "unknown"), g))
     : [];
   return {

@@ -22,6 +22,8 @@ export interface RunTaskView {
   endedAt: number | null;
   /** Where to watch it live (a running episode of a run in this server), else null. */
   watchHref: string | null;
+  /** The task is sealed (lib/studies/baseline-seal.ts): reward, success and solved-at are hidden. */
+  sealed?: boolean;
 }
 
 /** The paper's measures over a set of finished episodes. */

@@ -18,7 +18,7 @@ describe("the baseline seal", () => {
     await expect(assertTaskUnsealed(task, "x")).resolves.toBeUndefined();
 
     const a = await createEpisode(episode({ mode: "baseline", feedback: "none", annotator: "ann-a" }));
-    expect(await findSeal(task)).toEqual({ episodeId: a.id, annotator: "ann-a" });
+    expect(await findSeal(task)).toEqual({ kind: "baseline", episodeId: a.id, annotator: "ann-a" });
     expect(await findSeal(task, a.id)).toBeNull(); // not sealed against itself
     expect(await findSeal(other)).toBeNull(); // only that task
     expect([...(await listSealedTaskKeys())]).toEqual([sealKey(task)]);
@@ -27,15 +27,15 @@ describe("the baseline seal", () => {
 
     // A server restart marks it interrupted: still sealed (it resumes).
     await markInterruptedEpisodes();
-    expect((await findSeal(task))?.episodeId).toBe(a.id);
+    expect(((await findSeal(task)) as { episodeId?: string } | null)?.episodeId).toBe(a.id);
 
     // A second annotator's episode: each seals the task against the other.
     const b = await createEpisode(episode({ mode: "baseline", feedback: "none", annotator: "ann-b" }));
-    expect((await findSeal(task, a.id))?.episodeId).toBe(b.id);
-    expect((await findSeal(task, b.id))?.episodeId).toBe(a.id);
+    expect(((await findSeal(task, a.id)) as { episodeId?: string } | null)?.episodeId).toBe(b.id);
+    expect(((await findSeal(task, b.id)) as { episodeId?: string } | null)?.episodeId).toBe(a.id);
 
     await finishEpisode({ episodeId: a.id, outcome: { status: "submitted", reward: 1, breakdown: { kind: "bash", fileChanges: 0.33, fileContents: 0.33, output: 0.34 } as never, goldObservation: "o", agentObservation: "o" } });
-    expect((await findSeal(task))?.episodeId).toBe(b.id);
+    expect(((await findSeal(task)) as { episodeId?: string } | null)?.episodeId).toBe(b.id);
     await finishEpisode({ episodeId: b.id, outcome: { status: "abandoned", reason: "skip" } });
     expect(await findSeal(task)).toBeNull();
     expect((await listSealedTaskKeys()).size).toBe(0);

@@ -3,7 +3,7 @@ import { appendTurn, createEpisode, finishEpisode, markInterruptedEpisodes, type
 import { useTempStore } from "@/lib/testing/store";
 import { skipReason } from "@/lib/episodes/rules";
 import { playUrl } from "@/lib/ws/task-ref";
-import { createStudyFromSelection, getStudy, nextStudyTask, summarizeStudyResults, type StudyView } from "./studies";
+import { createStudyFromSelection, episodeFeedback, getStudy, nextStudyTask, type StudyView } from "./studies";
 
 useTempStore("studies");
 
@@ -19,7 +19,7 @@ async function episodeOn(study: StudyView, taskId: string, annotator: string) {
     annotator,
     turnLimit: study.config.turnLimit,
     mode: "baseline",
-    feedback: study.config.feedback,
+    feedback: episodeFeedback(study.config.feedback),
     studyId: study.id,
   };
   return createEpisode(input);
@@ -79,34 +79,5 @@ describe("nextStudyTask", () => {
     const e4 = await episodeOn(study, tasks[4], "ann");
     await finishEpisode({ episodeId: e4.id, outcome: SUBMITTED });
     expect(await nextStudyTask(study.id, "ann")).toEqual({ position: 5, total: 5, done: 5, href: null, resumeEpisodeId: null });
-  });
-});
-
-describe("summarizeStudyResults", () => {
-  it("counts each settled task once per annotator: done, solved, mean reward over submits, time on task", () => {
-    const e = (annotator: string, taskId: string, status: string, reward: number | null, durationMs: number | null, errorReason: string | null = null) => ({
-      annotator,
-      taskId,
-      status,
-      errorReason,
-      reward,
-      success: reward === 1,
-      durationMs,
-    });
-    const rows = summarizeStudyResults(
-      ["a", "b", "c"],
-      [
-        e("ann", "a", "submitted", 1, 30_000),
-        e("ann", "a", "submitted", 0, 5_000), // a second episode of a settled task: not counted
-        e("ann", "b", "abandoned", null, 10_000, skipReason("too hard")),
-        e("ann", "c", "abandoned", null, 99_000, "restart"), // not settled
-        e("bob", "c", "submitted", 0.5, 20_000),
-        e("bob", "z", "submitted", 1, 1_000), // not a study task
-      ],
-    );
-    expect(rows).toEqual([
-      { annotator: "ann", done: 2, submitted: 1, skipped: 1, solved: 1, meanReward: 1, totalMs: 40_000, meanMs: 20_000 },
-      { annotator: "bob", done: 1, submitted: 1, skipped: 0, solved: 0, meanReward: 0.5, totalMs: 20_000, meanMs: 20_000 },
-    ]);
   });
 });

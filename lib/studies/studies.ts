@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import { createStudy, getStudyById, listStudies, listStudyEpisodeResultsByStudy, listStudyEpisodesByAnnotator, type Study } from "@/lib/db/studies";
+import { closeStudyById, createStudy, getStudyById, listStudies, listStudyEpisodesByAnnotator, type Study } from "@/lib/db/studies";
 import { loadDataset } from "@/lib/datasets/registry";
 import { envNameSchema } from "@/lib/datasets/types";
 import { BadInputError, NotFoundError } from "@/lib/errors";
@@ -12,15 +12,40 @@ import { selectTasks } from "@/lib/datasets/selection";
 export const studySelectionSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("slice"), from: z.number().int().min(0).default(0), count: z.number().int().min(1).max(2000) }),
   z.object({ kind: z.literal("random"), count: z.number().int().min(1).max(2000), seed: z.number().int() }),
+  /** Dataset positions (0-based), in the order given. */
+  z.object({ kind: z.literal("indices"), indices: z.array(z.number().int().min(0)).min(1).max(2000) }),
 ]);
+
+/**
+ * What a participant sees of an outcome: none (nothing, not even whether they solved it),
+ * reward (the reward after each turn and after a submit), full (that, and after a submit the
+ * reward's breakdown and their answer as scored). The gold is apart: showGoldAfterSubmit.
+ */
+export const studyFeedbackSchema = z.enum(["none", "reward", "full"]);
+export type StudyFeedback = z.infer<typeof studyFeedbackSchema>;
+
+/** The per-turn feedback of a study's episodes (lib/ws/protocol.ts's Feedback). */
+export function episodeFeedback(f: StudyFeedback): "none" | "reward" {
+  return f === "none" ? "none" : "reward";
+}
+/** How each participant's task order is made: as listed, seeded random, or a Latin square row. */
+export const studyAssignSchema = z.enum(["fixed", "random", "balanced"]);
+export type StudyAssign = z.infer<typeof studyAssignSchema>;
 
 /** What the Study row's `config` JSON holds. */
 export const studyConfigSchema = z.object({
   env: envNameSchema,
   dataset: z.string().min(1),
   selection: studySelectionSchema,
-  feedback: z.enum(["none", "reward"]).default("none"),
+  feedback: studyFeedbackSchema.default("none"),
   turnLimit: z.number().int().min(1).max(100).default(DEFAULT_TURN_LIMIT),
+  assign: studyAssignSchema.default("fixed"),
+  /** Participants see the gold solution after their submit (never before, never of other tasks). */
+  showGoldAfterSubmit: z.boolean().default(false),
+  /** Active time a participant may spend on one task (ms); null: no limit. */
+  timeLimitMs: z.number().int().min(1000).max(24 * 3600_000).nullable().default(null),
+  /** Shown before the consent button. */
+  instructions: z.string().max(20_000).default(""),
   /** Task ids in the order annotators work them. */
   tasks: z.array(z.string().min(1)).min(1),
 });
@@ -34,6 +59,12 @@ export function selectStudyTasks(dataset: string, env: string, selection: z.infe
   const tasks = loadDataset(dataset);
   if (tasks.length && tasks[0].env !== env) throw new BadInputError(`dataset ${dataset} holds ${tasks[0].env} tasks, not ${env}`, "dataset");
   if (selection.kind === "slice" && selection.from >= tasks.length) throw new BadInputError(`the slice starts past the end of ${dataset} (${tasks.length} tasks)`, "selection.from");
+  if (selection.kind === "indices") {
+    const bad = selection.indices.find((i) => i >= tasks.length);
+    if (bad !== undefined) throw new BadInputError(`task index ${bad} is past the end of ${dataset} (${tasks.length} tasks, 0..${tasks.length - 1})`, "tasks");
+    if (new Set(selection.indices).size !== selection.indices.length) throw new BadInputError("a task index is listed twice", "tasks");
+    return selection.indices.map((i) => tasks[i].id);
+  }
   const picked = selectTasks(
     tasks,
     selection.kind === "slice" ? { kind: "slice", offset: selection.from, limit: selection.count } : { kind: "sample", limit: selection.count, seed: selection.seed },
@@ -54,11 +85,13 @@ export interface StudyView {
   name: string;
   config: StudyConfig;
   createdAt: Date;
+  /** Null while the study is open (and its tasks sealed). */
+  closedAt: Date | null;
 }
 
 function view(s: Study): StudyView {
   const config = studyConfigSchema.parse(JSON.parse(s.config));
-  return { id: s.id, name: s.name, config, createdAt: s.createdAt };
+  return { id: s.id, name: s.name, config, createdAt: s.createdAt, closedAt: s.closedAt };
 }
 
 export async function getStudy(id: string): Promise<StudyView | null> {
@@ -77,7 +110,7 @@ export async function getStudyProgress(id: string, position: number) {
   return {
     name: s.name,
     total: s.config.tasks.length,
-    feedback: s.config.feedback,
+    feedback: episodeFeedback(s.config.feedback),
     turnLimit: s.config.turnLimit,
     position,
     nextHref: `/play/study/${encodeURIComponent(id)}`,
@@ -103,6 +136,8 @@ export function settlesStudyTask(e: { status: string; errorReason: string | null
 export async function nextStudyTask(
   id: string,
   annotator: string,
+  /** The participant's own task order (lib/studies/participants.ts); default: the study's. */
+  order?: readonly string[],
 ): Promise<{ position: number; total: number; done: number; href: string | null; resumeEpisodeId: string | null }> {
   const s = await getStudy(id);
   if (!s) throw new NotFoundError(`study ${id}`);
@@ -113,7 +148,7 @@ export async function nextStudyTask(
     // Oldest first: the newest open episode of a task wins.
     else if (e.status === "running" || e.status === "interrupted") unfinished.set(e.taskId, e.id);
   }
-  const tasks = s.config.tasks;
+  const tasks = order ?? s.config.tasks;
   const position = tasks.findIndex((t) => !finished.has(t));
   const done = tasks.filter((t) => finished.has(t)).length;
   if (position < 0) return { position: tasks.length, total: tasks.length, done, href: null, resumeEpisodeId: null };
@@ -123,63 +158,8 @@ export async function nextStudyTask(
   return { position, total: tasks.length, done, href: `${playUrl(s.config.env, s.config.dataset, tasks[position])}?${q}`, resumeEpisodeId };
 }
 
-/** One annotator's results in a study. */
-export interface AnnotatorResult {
-  annotator: string;
-  /** Tasks settled (submitted or skipped), of the study's total. */
-  done: number;
-  submitted: number;
-  skipped: number;
-  /** Submitted tasks with reward 1. */
-  solved: number;
-  /** Mean reward over the submitted tasks; null when none is. */
-  meanReward: number | null;
-  /** Time on task: the settling episodes' durations (first action to end), summed and averaged. */
-  totalMs: number;
-  meanMs: number | null;
-}
-
-/**
- * Per annotator: the study tasks they settled, how many they solved, their mean reward and their
- * time on task. Each task counts once, by the episode that settled it (the first; later
- * episodes of a settled task are not part of the study's order).
- */
-export function summarizeStudyResults(
-  tasks: readonly string[],
-  episodes: readonly { annotator: string | null; taskId: string; status: string; errorReason: string | null; reward: number | null; success: boolean; durationMs: number | null }[],
-): AnnotatorResult[] {
-  const inStudy = new Set(tasks);
-  const settled = new Map<string, Map<string, (typeof episodes)[number]>>();
-  for (const e of episodes) {
-    if (!e.annotator || !inStudy.has(e.taskId) || !settlesStudyTask(e)) continue;
-    const mine = settled.get(e.annotator) ?? new Map();
-    if (!mine.has(e.taskId)) mine.set(e.taskId, e);
-    settled.set(e.annotator, mine);
-  }
-  return [...settled.entries()]
-    .map(([annotator, byTask]) => {
-      const eps = [...byTask.values()];
-      const submitted = eps.filter((e) => e.status === "submitted");
-      const rewards = submitted.map((e) => e.reward ?? 0);
-      const durations = eps.map((e) => e.durationMs).filter((d): d is number => typeof d === "number");
-      const totalMs = durations.reduce((a, b) => a + b, 0);
-      return {
-        annotator,
-        done: eps.length,
-        submitted: submitted.length,
-        skipped: eps.length - submitted.length,
-        solved: submitted.filter((e) => e.success || (e.reward ?? 0) >= 1).length,
-        meanReward: rewards.length ? rewards.reduce((a, b) => a + b, 0) / rewards.length : null,
-        totalMs,
-        meanMs: durations.length ? totalMs / durations.length : null,
-      };
-    })
-    .sort((a, b) => a.annotator.localeCompare(b.annotator));
-}
-
-/** A study's results per annotator (see summarizeStudyResults). */
-export async function getStudyResults(id: string): Promise<{ study: StudyView; annotators: AnnotatorResult[] } | null> {
-  const study = await getStudy(id);
-  if (!study) return null;
-  return { study, annotators: summarizeStudyResults(study.config.tasks, await listStudyEpisodeResultsByStudy({ studyId: id })) };
+/** Closes a study: no participant can go on, and its tasks' seal lifts. @throws NotFoundError */
+export async function closeStudy(id: string): Promise<{ closed: boolean }> {
+  if (!(await getStudyById({ id }))) throw new NotFoundError(`study ${id}`);
+  return { closed: await closeStudyById({ id }) };
 }

@@ -156,6 +156,8 @@ export const submittedPayloadSchema = z.object({
   gold: z.string(),
   goldObservation: episodeEndSchema.shape.goldObservation.unwrap(),
   agentObservation: episodeEndSchema.shape.agentObservation.unwrap(),
+  /** A study that shows participants no outcome: reward and breakdown are placeholders, not the score. */
+  hidden: z.boolean().optional(),
 });
 export type SubmittedPayload = z.infer<typeof submittedPayloadSchema>;
 

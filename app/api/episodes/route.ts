@@ -4,6 +4,7 @@ import { respond, parseInput } from "@/lib/http/respond";
 import { LIST_SORTS } from "@/lib/db/episode-filters";
 import { toEpisodeFilters } from "@/lib/viewer/list-params";
 import { episodesQuerySchema } from "./schema";
+import { redactSealedRows } from "@/lib/studies/baseline-seal";
 
 export const dynamic = "force-dynamic";
 
@@ -18,6 +19,6 @@ export function GET(req: NextRequest) {
       page: q.page ?? 1,
       pageSize: q.size ?? 50,
     });
-    return NextResponse.json(page);
+    return NextResponse.json({ ...page, rows: await redactSealedRows(page.rows) });
   });
 }

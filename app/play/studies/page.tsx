@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { listDatasets } from "@/lib/datasets/registry";
-import { getStudyResults, listStudyViews } from "@/lib/studies/studies";
+import { listStudyViews } from "@/lib/studies/studies";
+import { buildStudyResults } from "@/lib/studies/study-results";
 import { formatDate } from "@/lib/format-date";
 import { NewStudyForm } from "@/components/play/new-study-form";
 
@@ -10,7 +11,7 @@ export const metadata = { title: "Studies · InterCode Studio" };
 /** Human baseline studies: the list with each one's progress, and a form to create one. */
 export default async function StudiesPage() {
   const studies = await listStudyViews();
-  const results = new Map(await Promise.all(studies.map(async (s) => [s.id, (await getStudyResults(s.id))?.annotators ?? []] as const)));
+  const results = new Map(await Promise.all(studies.map(async (s) => [s.id, (await buildStudyResults(s.id))?.annotators.filter((a) => a.done > 0 || a.currentActiveMs > 0) ?? []] as const)));
   const datasets = listDatasets().map((d) => ({ name: d.name, env: d.env, tasks: d.tasks }));
   return (
     <div className="mx-auto max-w-5xl space-y-6 p-4 text-sm">

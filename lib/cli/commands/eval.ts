@@ -143,6 +143,10 @@ export default defineCommand({
       },
     );
 
+    // A task sealed by an open study or an unsubmitted baseline episode: refused before anything starts.
+    const { assertRunUnsealed } = await import("@/lib/studies/baseline-seal");
+    await assertRunUnsealed(f.env, f.dataset ?? `demo-${f.env}`, tasks.map((t) => t.id));
+
     if (f.queue) {
       return queueRun(f, { runName, config, tasks, model });
     }

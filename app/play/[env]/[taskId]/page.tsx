@@ -14,6 +14,9 @@ import { LockIcon } from "@/components/ui/icons";
 import { PlayView } from "@/components/play/play-view";
 import { AgentView } from "@/components/agent/agent-view";
 import { playParamsSchema, playQuery } from "../../search-params";
+import { headers } from "next/headers";
+import { principalOf } from "@/lib/http/principal";
+import { config } from "@/lib/config";
 
 export const dynamic = "force-dynamic";
 
@@ -58,6 +61,11 @@ export default async function TaskPage({ params, searchParams }: Props) {
     return <AgentView task={await publicTask(task)} turnLimit={Number(rawParams.limit) || 10} attachId={agent} />;
   }
 
+  // A participant plays only their own tasks within their study (the server let only those through); their name is the Studio's.
+  const who = await principalOf(await headers());
+  const participant = who.role === "participant" ? who.scope : null;
+  if (participant && play.study !== participant.studyId) notFound();
+
   let nextHref: string | undefined;
   let progress: { position: number; total: number; studyName: string } | undefined;
   let mode = play.mode;
@@ -87,6 +95,8 @@ export default async function TaskPage({ params, searchParams }: Props) {
       studyId={play.study}
       nextHref={nextHref}
       progress={progress}
+      annotator={participant?.label}
+      studyIdleMs={play.study ? config().studyIdleMs : undefined}
       agentHref={play.study ? undefined : agentUrl(task.env, task.dataset, task.id)}
     />
   );
@@ -101,14 +111,21 @@ function SealedTask({ env, refText, query, seal }: { env: string; refText: strin
       </h1>
       <p className="mt-1 font-mono text-xs text-zinc-300">{env} · {refText}</p>
       <p className="mt-3 text-zinc-100">{query}</p>
-      <p className="mt-3 text-zinc-200">
-        A human baseline episode is working this task:{" "}
-        <Link href={`/episodes/${encodeURIComponent(seal.episodeId)}`} className="font-mono text-amber-300 underline" data-testid="sealed-by">
-          {seal.episodeId}
-        </Link>
-        {seal.annotator ? <> (annotator <span className="font-semibold">{seal.annotator}</span>)</> : null}. Until it is submitted or
-        skipped, nobody can play the task, run a model on it or see its gold solution, so the baseline stays blind.
-      </p>
+      {seal.kind === "study" ? (
+        <p className="mt-3 text-zinc-200" data-testid="sealed-by-study">
+          This task belongs to the open study <span className="font-semibold">{seal.studyName}</span>. Until the study is closed, nobody can play
+          the task outside it, run a model on it or see its gold solution, so the study stays blind.
+        </p>
+      ) : (
+        <p className="mt-3 text-zinc-200">
+          A human baseline episode is working this task:{" "}
+          <Link href={`/episodes/${encodeURIComponent(seal.episodeId)}`} className="font-mono text-amber-300 underline" data-testid="sealed-by">
+            {seal.episodeId}
+          </Link>
+          {seal.annotator ? <> (annotator <span className="font-semibold">{seal.annotator}</span>)</> : null}. Until it is submitted or
+          skipped, nobody can play the task, run a model on it or see its gold solution, so the baseline stays blind.
+        </p>
+      )}
       <p className="mt-3 flex gap-4">
         <Link href="/play" className="text-emerald-400 underline">Pick another task</Link>
         <Link href={`/tasks/${env}`} className="text-emerald-400 underline">All {env} tasks</Link>

@@ -6,6 +6,7 @@ import { resolveTask } from "@/lib/tasks/tasks";
 import { parseTaskRef } from "@/lib/ws/task-ref";
 import { playUrl } from "@/lib/ws/task-ref";
 import { formatDate } from "@/lib/format-date";
+import { redactSealedRows } from "@/lib/studies/baseline-seal";
 
 export const dynamic = "force-dynamic";
 
@@ -20,7 +21,8 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 export default async function TaskEpisodesPage({ params }: Props) {
   const { env, taskRef } = await params;
   const { dataset, id } = parseTaskRef(decodeURIComponent(taskRef));
-  const rows = await listViewerEpisodesByTask({ environment: env, dataset: dataset || undefined, taskId: id });
+  // A sealed task's episodes are listed without their rewards (lib/studies/baseline-seal.ts).
+  const rows = await redactSealedRows(await listViewerEpisodesByTask({ environment: env, dataset: dataset || undefined, taskId: id }));
   // No episodes and no such task in the task sets (a mistyped or hostile address): 404, not an empty page.
   if (!rows.length) {
     try {
@@ -52,7 +54,7 @@ export default async function TaskEpisodesPage({ params }: Props) {
             {eps.map((e) => (
               <li key={e.id}>
                 <Link href={`/episodes/${e.id}`} className="text-zinc-200 hover:text-emerald-300">
-                  {formatDate(e.startedAt)} · {e.status} · reward {e.reward === null ? "–" : e.reward.toFixed(2)} · {e.turnCount} turns{e.success ? " · solved" : ""}
+                  {formatDate(e.startedAt)} · {e.status} · reward {e.sealed ? <span data-testid="reward-sealed">sealed</span> : e.reward === null ? "–" : e.reward.toFixed(2)} · {e.turnCount} turns{e.success ? " · solved" : ""}
                   {e.parentEpisodeId ? " · branch" : ""}
                 </Link>
               </li>
