@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { getRecordingByEpisode } from "@/lib/db/recordings";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -226,6 +227,7 @@ describe("a participant session, deny by default", () => {
       { type: "submit" },
       { type: "abandon", reason: "skip: x" },
       { type: "restart" },
+      { type: "record", turnIndex: 0, startedAt: Date.now(), events: [[0, "i", "x"]] },
     ] as ClientMessageInput[])
       await expectRefused(m, /no episode is open/);
     await expectRefused({ type: "open", env: "python", taskRef: `demo-python:${second}`, studyId: study.id }, /not your current task/);
@@ -253,6 +255,16 @@ describe("a participant session, deny by default", () => {
     allowed++;
     walked.add("action");
     expect((await c.ask({ type: "action", text: "print(40 + 2)", source: "console" })).type).toBe("turnEnd");
+    allowed++;
+    // Their own episode's recording is stored (a batch is answered with nothing; wait for it in the store).
+    walked.add("record");
+    c.ws.send(JSON.stringify({ type: "record", turnIndex: 0, startedAt: Date.now(), events: [[0, "i", "p"]] }));
+    let rec = await getRecordingByEpisode({ episodeId: opened.episode.id });
+    for (let i = 0; i < 40 && rec.chunks.length === 0; i++) {
+      await new Promise((ok) => setTimeout(ok, 50));
+      rec = await getRecordingByEpisode({ episodeId: opened.episode.id });
+    }
+    expect(rec.chunks.map((x) => x.events)).toEqual([[[0, "i", "p"]]]);
     allowed++;
     walked.add("interrupt");
     c.ws.send(JSON.stringify({ type: "interrupt" }));
