@@ -57,11 +57,19 @@ export type MeasureSums = Pick<StatsGroupRow, "episodes" | "solved" | "rewardSum
 export function paperMeasures(s: MeasureSums): { successRate: number; meanReward: number; meanTurns: number; errorRate: number | null } {
   const n = s.episodes;
   return {
-    successRate: n ? s.solved / n : 0,
-    meanReward: n ? s.rewardSum / n : 0,
-    meanTurns: n ? s.turnSum / n : 0,
-    errorRate: s.errorEpisodes ? s.errorShareSum / s.errorEpisodes : null,
+    successRate: n ? even(s.solved / n) : 0,
+    meanReward: n ? even(s.rewardSum / n) : 0,
+    meanTurns: n ? even(s.turnSum / n) : 0,
+    errorRate: s.errorEpisodes ? even(s.errorShareSum / s.errorEpisodes) : null,
   };
+}
+
+/**
+ * A mean to 12 significant digits: the stores add a column's floats in their own order (SQLite and
+ * PostgreSQL differed in the last bit of an error rate), and the same episodes must give the same figure.
+ */
+function even(x: number): number {
+  return Number(x.toPrecision(12));
 }
 
 /**
