@@ -81,7 +81,12 @@ describe("launching a run from the browser", () => {
     scripted.setScript({ ...goldScript("try-again", tasks), delayMs: 300 });
     const { id } = await launchRun({ ...base, selection: { kind: "slice", offset: 0, limit: 5 }, policy: "try-again", env: "sql", handicap: false, refineTurns: 0, profile: "studio" }, ctx);
     await expect(resumeRun(id, ctx)).rejects.toBeInstanceOf(ConflictError);
-    await until(async () => (await listRunEpisodeOutcomes({ runId: id })).some((e) => e.status === "submitted"));
+    // Stop while one episode has finished and another is under way (on a loaded machine the run can sit
+    // between two episodes, when there is nothing to interrupt).
+    await until(async () => {
+      const now = await listRunEpisodeOutcomes({ runId: id });
+      return now.some((e) => e.status === "submitted") && now.some((e) => e.status === "running");
+    });
     await stopRun(id);
 
     const run = await getRunById({ id });
