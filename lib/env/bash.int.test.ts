@@ -157,7 +157,7 @@ describe.each(backends)("bash environment on %s", (backend) => {
     };
     try {
       // fs1 44 writes dir1/abc.txt: deterministic. Its first use runs gold in a seat and checks it twice beside.
-      const task = fs1("44");
+      const task = { ...fs1("44"), id: "cache-44" }; // an id of its own: other tests here play fs1 44 too
       const first: { reward?: number } = {};
       expect(await opened(play(task, task.gold as string, first))).toBe(4);
       expect(first.reward).toBe(1);
@@ -174,7 +174,7 @@ describe.each(backends)("bash environment on %s", (backend) => {
         expect(wrong.reward).toBeLessThan(1);
       }
       // A gold that reads the clock in a way no screen names: its two runs differ, so every score runs it.
-      const clock = { ...fs1("0"), gold: "python3 -c 'import datetime as d; print(d.datetime.now().microsecond)'" };
+      const clock = { ...fs1("0"), id: "cache-clock", gold: "python3 -c 'import datetime as d; print(d.datetime.now().microsecond)'" };
       expect(await opened(play(clock, "true", {}))).toBe(4);
       const golds = new Set<string>();
       for (let i = 0; i < 2; i++) {
