@@ -20,6 +20,10 @@ describe("the screen that keeps a gold out of bash's score cache", () => {
       ["mktemp -d", "randomness"],
       ["ls | xargs time wc", "the clock"],
       ["echo $HOSTNAME", "the host or the network"],
+      ["ls -ald `which c++`", "the clock"], // fs4 2: no c++, so it lists "/", made when the sandbox started
+      ["mount -v | grep smbfs | awk '{print $3}' | xargs ls -ls", "the clock"], // fs4 11: likewise
+      ['find /workspace -printf "%T@ %p\\n" | sort -n', "the clock"],
+      ["stat -c %y /testbed", "the clock"],
     ];
     for (const [gold, what] of volatile) expect(volatileReason(gold), gold).toBe(`it reads ${what}`);
   });
@@ -30,7 +34,8 @@ describe("the screen that keeps a gold out of bash's score cache", () => {
       "md5sum /testbed/*.java | awk '{print $1}' | sort | uniq -d",
       'find /testbed -type d -name "dir1" -print |  sed \'s/$/\\/abc.txt/g\' | xargs touch',
       "wc -w /testbed/dir1/*.txt 2>&1 && grep -c time /testbed/notes.txt",
-      "cd /testbed && ls -l | sort -k 5 -n > sizes.txt",
+      "cd /testbed && ls -a | sort > names.txt",
+      "find /workspace -type d -printf '%d\\t%P\\n' | sort -r -nk1 | cut -f2-",
     ];
     for (const gold of stable) expect(volatileReason(gold), gold).toBeNull();
   });

@@ -64,7 +64,9 @@ export async function runGold(task: BashTask, seat: GoldSeat): Promise<GoldResul
  * one second, the load average within its 5 s). Wrong positives cost only a seat at the score.
  */
 const VOLATILE: { what: string; re: RegExp }[] = [
-  { what: "the clock", re: named("date|uptime|timedatectl|hwclock|lastlog|ncal|watch", /\$\{?(SECONDS|EPOCHSECONDS|EPOCHREALTIME)\b|%\(|-[amc](min|time)\b|-newer[amc]t\b/, "cal|last|who|w|time|times") },
+  // Times shown (ls -l, stat, find -printf %t...) are the clock too: "/" and the mount points are
+  // made with the sandbox, so their times are when it started (fs4 2: `ls -ald` of an empty `which` lists "/").
+  { what: "the clock", re: named("date|uptime|timedatectl|hwclock|lastlog|ncal|watch|stat", /\$\{?(SECONDS|EPOCHSECONDS|EPOCHREALTIME)\b|%\(|-[amc](min|time)\b|-newer[amc]t\b|\bls\b[^|;&]*\s(-[a-zA-Z]*[lgot]|--full-time|--time)|-f?printf\b[^|;]*%[aAcCtT]/, "cal|last|who|w|time|times") },
   { what: "the load or the process table", re: named("pstree|pgrep|pidof|htop|vmstat|iostat|mpstat|pkill|killall|lsof|fuser|nproc", /\/proc\b|\$\{?[$!]|\$\{?(BASHPID|PPID)\b/, "ps|top|free|df|jobs|kill") },
   { what: "randomness", re: named("mktemp|shuf|uuidgen|tempfile", /\$\{?S?RANDOM\b|\/dev\/u?random|\brand\b/) },
   { what: "the host or the network", re: named("curl|wget|dig|nslookup|ping|ssh|scp|sftp|rsync|telnet|ifconfig|netstat|hostname|uname|whoami|getent|printenv", /\$\{?HOSTNAME\b|\benv\s*($|[|;&)])/, "host|nc|ncat|ftp|ip|ss|route|arp|tty|id") },
