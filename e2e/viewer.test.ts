@@ -80,7 +80,7 @@ describe("viewer", () => {
     expect((await viewer.goldSource()).replace(/\s+/g, " ")).toContain(gold.replace(/\s+/g, " ").slice(0, 30));
     expect((await viewer.goldOutput()).length).toBeGreaterThan(0);
     // The recorded gold output shows at once; the fresh-sandbox run lands in the gold cache.
-    await expect.poll(() => row<{ n: number }>(`SELECT COUNT(*) AS n FROM "GoldCache"`).n, { timeout: 90_000, interval: 500 }).toBeGreaterThanOrEqual(1);
+    await expect.poll(() => row<{ n: number }>(`SELECT COUNT(*) AS n FROM "GoldCache" WHERE "variant" = ''`).n, { timeout: 90_000, interval: 500 }).toBeGreaterThanOrEqual(1);
     await page.waitForSelector('[data-testid="gold-panel"]:has-text("fresh sandbox"), [data-testid="gold-panel"]:has-text("cached")', { timeout: 30_000 });
 
     // Tag turn 2.

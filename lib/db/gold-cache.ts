@@ -4,19 +4,31 @@ import type { GoldCache } from "./generated/client";
 
 export type { GoldCache } from "./generated/client";
 
+/**
+ * A row's key: the task, and `variant` ("" for gold's output as the replay shows it; bash's score
+ * cache keys its rows by the backend and image gold ran on, lib/env/bash-gold.ts).
+ */
+export interface GoldCacheKey {
+  environment: string;
+  dataset: string;
+  taskId: string;
+  variant?: string;
+}
+
 /** The cached output of a task's gold solution, or null. */
-export async function getGoldCacheByTask({ environment, dataset, taskId }: { environment: string; dataset: string; taskId: string }): Promise<GoldCache | null> {
-  return withPrisma((prisma) => prisma.goldCache.findUnique({ where: { environment_dataset_taskId: { environment, dataset, taskId } } }));
+export async function getGoldCacheByTask({ environment, dataset, taskId, variant = "" }: GoldCacheKey): Promise<GoldCache | null> {
+  return withPrisma((prisma) => prisma.goldCache.findUnique({ where: { environment_dataset_taskId_variant: { environment, dataset, taskId, variant } } }));
 }
 
 /** Stores (or replaces) a task's gold output. */
-export async function putGoldCache(input: { environment: string; dataset: string; taskId: string; observation: string; details?: unknown }): Promise<GoldCache> {
+export async function putGoldCache(input: GoldCacheKey & { observation: string; details?: unknown }): Promise<GoldCache> {
   const details = input.details === undefined ? null : JSON.stringify(input.details);
   const { environment, dataset, taskId, observation } = input;
+  const variant = input.variant ?? "";
   return withPrisma((prisma) =>
     prisma.goldCache.upsert({
-      where: { environment_dataset_taskId: { environment, dataset, taskId } },
-      create: { environment, dataset, taskId, observation, details },
+      where: { environment_dataset_taskId_variant: { environment, dataset, taskId, variant } },
+      create: { environment, dataset, taskId, variant, observation, details },
       update: { observation, details, createdAt: new Date() },
     }),
   );

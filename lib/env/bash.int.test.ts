@@ -3,11 +3,17 @@ import { timeoutNote, truncationNote } from "@/lib/sandbox/limits";
 import type { BashBreakdown } from "@/lib/reward/types";
 import { BashEnvironment } from "./bash";
 import { INTERRUPT_NOTE } from "./shell-episode";
+import { getGoldCacheByTask } from "@/lib/db/gold-cache";
+import { getSandboxBackend } from "@/lib/sandbox";
 import { backendsUnderTest, sharedTask } from "@/lib/testing/backends";
+import { useTempStore } from "@/lib/testing/store";
+import { forgetGoldVerdicts } from "./bash-gold";
 
 // Real sandboxes on a shared machine: allow for a loaded host.
 vi.setConfig({ testTimeout: 240_000 });
 const backends = await backendsUnderTest();
+// Gold's score cache lives in the store (GoldCache): a store of this file's own.
+useTempStore("bash-env");
 const fs1 = (id: string) => sharedTask("nl2bash/nl2bash_fs_1.json", "nl2bash-fs1", id);
 const open: BashEnvironment[] = [];
 function env(options: ConstructorParameters<typeof BashEnvironment>[0] = {}) {
@@ -132,6 +138,60 @@ describe.each(backends)("bash environment on %s", (backend) => {
     const r = await e.submit();
     expect(r.goldObservation).toBe(tree.observation);
     expect(r.reward).toBe(1);
+  });
+
+  it("scores a deterministic gold from its cache with no second sandbox; a nondeterministic one and a changed task run gold at the score", async () => {
+    const sandboxes = vi.spyOn(await getSandboxBackend(backend), "create");
+    const opened = async (play: (e: BashEnvironment) => Promise<void>) => {
+      const e = env({ backend });
+      const before = sandboxes.mock.calls.length;
+      await play(e);
+      await e.close(); // waits for the gold check a first use starts
+      return sandboxes.mock.calls.length - before;
+    };
+    const play = (task: ReturnType<typeof fs1>, action: string, into: { reward?: number; gold?: string }) => async (e: BashEnvironment) => {
+      await e.reset(task);
+      await e.step(action);
+      const r = await e.submit();
+      Object.assign(into, { reward: r.reward, gold: r.goldObservation });
+    };
+    try {
+      // fs1 44 writes dir1/abc.txt: deterministic. Its first use runs gold in a seat and checks it twice beside.
+      const task = { ...fs1("44"), id: "cache-44" }; // an id of its own: other tests here play fs1 44 too
+      const first: { reward?: number } = {};
+      expect(await opened(play(task, task.gold as string, first))).toBe(4);
+      expect(first.reward).toBe(1);
+      const row = await getGoldCacheByTask({ environment: "bash", dataset: task.dataset, taskId: task.id, variant: `score:${backend}:bash` });
+      expect(JSON.parse(row!.details!)).toMatchObject({ deterministic: true });
+      // Later episodes (this process, or another that reads the store) score it with the agent's sandbox alone.
+      for (const forget of [false, true]) {
+        if (forget) forgetGoldVerdicts();
+        const cached: { reward?: number; gold?: string } = {};
+        expect(await opened(play(task, task.gold as string, cached))).toBe(1);
+        expect(cached).toEqual({ reward: 1, gold: row!.observation });
+        const wrong: { reward?: number } = {};
+        expect(await opened(play(task, "echo nothing here", wrong))).toBe(1);
+        expect(wrong.reward).toBeLessThan(1);
+      }
+      // A gold that reads the clock in a way no screen names: its two runs differ, so every score runs it.
+      const clock = { ...fs1("0"), id: "cache-clock", gold: "python3 -c 'import datetime as d; print(d.datetime.now().microsecond)'" };
+      expect(await opened(play(clock, "true", {}))).toBe(4);
+      const golds = new Set<string>();
+      for (let i = 0; i < 2; i++) {
+        const r: { gold?: string } = {};
+        expect(await opened(play(clock, "true", r))).toBe(2);
+        golds.add(r.gold!);
+      }
+      expect(golds.size).toBe(2);
+      // The same task id with another gold (a changed task set) is not read from the cache: the
+      // cached run (empty abc.txt in every dir1) would not match this answer.
+      const changed = { ...task, gold: "mkdir -p /testbed/dir1 && echo changed > /testbed/dir1/abc.txt" };
+      const after: { reward?: number; gold?: string } = {};
+      expect(await opened(play(changed, "echo changed > /testbed/dir1/abc.txt", after))).toBe(4);
+      expect(after.reward).toBe(1);
+    } finally {
+      sandboxes.mockRestore();
+    }
   });
 
   it("isolates episodes: one episode's changes never reach another", async () => {

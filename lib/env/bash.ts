@@ -5,14 +5,16 @@ import type { BashTask, Task } from "@/lib/datasets/types";
 import { BadInputError } from "@/lib/errors";
 import { bashReward } from "@/lib/reward/bash";
 import type { BashBreakdown } from "@/lib/reward/types";
+import { getSandboxBackend } from "@/lib/sandbox";
+import { resolveLimits } from "@/lib/sandbox/limits";
 import type { Sandbox } from "@/lib/sandbox/types";
+import { determineGold, openGoldSeat, planGold, runGold, type GoldPlan, type GoldRunContext, type GoldSeat } from "./bash-gold";
 import { snapshotTestbed, type FsSnapshot } from "./bash-score";
 import { parseSubmit } from "@/lib/env/submit";
 import { intercodeEnv, IntercodeExecutor } from "./intercode-run";
 import { DEFAULT_PROFILE, profileValue } from "./profiles";
 import { openSandbox } from "./sandbox";
-import { observationOf, ShellEpisode } from "./shell-episode";
-import { ShellSession } from "./shell-session";
+import { ShellEpisode } from "./shell-episode";
 import type { Environment, EnvironmentOptions, StepOptions, StepResult, SubmitResult } from "./types";
 
 /**
@@ -26,43 +28,6 @@ export const FS_MOUNT = "/";
 async function openFsSandbox(hostDir: string, options: EnvironmentOptions): Promise<Sandbox> {
   const image = profileValue(options.profile ?? DEFAULT_PROFILE, "bash.image");
   return openSandbox({ image, files: { hostDir, mountAt: FS_MOUNT }, workdir: "/" }, options);
-}
-
-/** What gold printed (as the agent's observation is formed) and changed. */
-interface GoldResult {
-  output: string;
-  snapshot: FsSnapshot;
-}
-
-/**
- * Where gold runs at the next score under row `bash.gold-run` = `fresh-sandbox-each-score`: a
- * fresh sandbox over the task's file system with a shell started as the agent's is, opened ahead
- * of the score so that the score itself only runs gold (as close as can be to the agent's last
- * action: a gold that prints the time or the load reads it within milliseconds of the agent's).
- */
-interface GoldSeat {
-  sandbox: Sandbox;
-  shell: ShellSession;
-}
-
-async function openGoldSeat(hostDir: string, options: EnvironmentOptions): Promise<GoldSeat> {
-  const sandbox = await openFsSandbox(hostDir, options);
-  try {
-    const shell = new ShellSession(sandbox, { cwd: "/" });
-    await shell.ready();
-    return { sandbox, shell };
-  } catch (err) {
-    await sandbox.close().catch(() => undefined);
-    throw err;
-  }
-}
-
-/** Runs gold (InterCode joins a list with ";") in a seat as an agent's action runs, then reads what it changed. */
-async function runGold(task: BashTask, seat: GoldSeat): Promise<GoldResult> {
-  const gold = Array.isArray(task.gold) ? task.gold.join(";") : task.gold;
-  const { limits } = seat.sandbox;
-  const r = await seat.shell.run(gold, { timeoutMs: limits.timeoutMs, maxOutputBytes: limits.outputBytes });
-  return { output: observationOf(r, limits), snapshot: await snapshotTestbed(seat.sandbox) };
 }
 
 /**
@@ -79,8 +44,14 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
   fileSystem: TaskFileSystem | null = null;
   /** `bash.gold-run` = `eval-sandbox-reset-each-score`: the evaluation sandbox kept across episodes, and its root. */
   private evalSandbox: { root: string; ic: IntercodeExecutor } | null = null;
-  /** `bash.gold-run` = `fresh-sandbox-each-score`: where gold runs at the next score (opening). */
+  /** `bash.gold-run` = `cached-if-deterministic-else-fresh-sandbox`: where gold runs at the next score (opening). */
   private goldSeat: Promise<GoldSeat> | null = null;
+  /** How this episode's scores get gold: from the cache, or run in a seat (lib/env/bash-gold.ts). */
+  private goldPlan: Promise<GoldPlan> | null = null;
+  /** Gold checks this environment started (close waits for them). */
+  private readonly checking = new Set<Promise<unknown>>();
+  /** Where the last score's gold came from (benchmarks report it). */
+  lastGoldFrom: "cache" | "seat" | "eval-sandbox" | null = null;
 
   constructor(options: EnvironmentOptions = {}) {
     super(options);
@@ -90,7 +61,7 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
     if (task.env !== "bash") throw new BadInputError(`a ${task.env} task cannot run in the bash environment`, "task");
     this.nowMs = fsClock();
     const fs = taskFileSystem(task);
-    const hostDir = fs.source === "intercode" ? intercodeFsDir(fs.number!) : await fileSystemAt(task.fs, this.nowMs);
+    const hostDir = await hostDirOf(task, fs, this.nowMs);
     this.fileSystem = fs;
     const perAction = profileValue(this.profile, "bash.executor") === "bash-c-shlex-per-action";
     const keep = profileValue(this.profile, "bash.between-episodes") === "git-reset-same-sandbox";
@@ -98,16 +69,11 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
     this.retire();
     this.hostDir = hostDir;
     const executor = perAction ? { env: intercodeEnv(fs.number ?? fsNumberOf(task.fs)), wrap: "bash-c" as const } : undefined;
-    // Gold's seat opens once the agent's sandbox is taken (the warm pool's first sandbox goes to
-    // the agent; begin has retired the last episode's seat by then), beside the agent's shell
-    // starting; the first action waits for it (see step).
-    const openAgent = async () => {
-      const sandbox = await openFsSandbox(this.hostDir, this.options);
-      this.seatGold();
-      return sandbox;
-    };
+    // How the scores get gold is looked up beside the reset; a seat, if gold needs one, opens with
+    // the first action (see step), not here.
+    this.goldPlan = this.seatsGold() ? this.planFor(task, fs, hostDir) : null;
     try {
-      await this.begin(task, openAgent, "/", undefined, executor);
+      await this.begin(task, () => openFsSandbox(this.hostDir, this.options), "/", undefined, executor);
       if (this.ic) await this.ic.prepareAsImage();
       // InterCode reset its container before every episode, the first too.
       if (this.ic && keep) await this.ic.resetContainer();
@@ -161,21 +127,39 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
       const submitted = await this.submit();
       return { observation: submitted.agentObservation, ok: true, done: true, submitted };
     }
-    // The action runs once gold's seat is ready (opened at reset, or after the last score), so a
-    // score right after it runs gold within milliseconds of it.
-    await this.goldSeat?.catch(() => undefined);
+    // A gold that runs at the score gets its seat opened with the first action after reset (or
+    // after a score, if evaluate's is not open), and the action runs once it is ready, so a score
+    // right after it runs gold within milliseconds of it. A cached gold needs no seat.
+    if ((await this.goldPlan)?.kind === "seat") {
+      this.seatGold();
+      await this.goldSeat?.catch(() => undefined);
+    }
     return this.runAction(action, options);
+  }
+
+  /** The plan for `task`'s scores; a gold not checked yet is checked in the background (its first use). */
+  private async planFor(task: BashTask, fs: TaskFileSystem, hostDir: string): Promise<GoldPlan> {
+    try {
+      const ctx = await goldRunContext(fs, hostDir, this.options);
+      return await planGold(task, ctx, (fingerprint) => {
+        const check = determineGold(task, ctx, fingerprint, () => openFsSandbox(hostDir, this.options)).catch(() => undefined);
+        this.checking.add(check);
+        void check.finally(() => this.checking.delete(check));
+      });
+    } catch (err) {
+      return { kind: "seat", reason: `the plan failed: ${(err as Error).message}` };
+    }
   }
 
   /** Whether gold runs in a seat of its own at each score (row `bash.gold-run`, studio side). */
   private seatsGold(): boolean {
-    return profileValue(this.profile, "bash.gold-run") === "fresh-sandbox-each-score";
+    return profileValue(this.profile, "bash.gold-run") === "cached-if-deterministic-else-fresh-sandbox";
   }
 
   /** Opens where gold runs at the next score, unless it is open or opening. */
   private seatGold(): void {
     if (this.goldSeat || !this.seatsGold()) return;
-    const seat = openGoldSeat(this.hostDir, this.options);
+    const seat = openGoldSeat(() => openFsSandbox(this.hostDir, this.options));
     // A failure to open is reported by the score that needs the seat.
     seat.catch(() => undefined);
     this.goldSeat = seat;
@@ -185,7 +169,7 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
   private async takeGoldSeat(): Promise<GoldSeat> {
     const seat = this.goldSeat;
     this.goldSeat = null;
-    return (seat && (await seat.catch(() => null))) || openGoldSeat(this.hostDir, this.options);
+    return (seat && (await seat.catch(() => null))) || openGoldSeat(() => openFsSandbox(this.hostDir, this.options));
   }
 
   /** Closes the seat of an episode that ends without a score (retire goes on without waiting for it). */
@@ -203,13 +187,24 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
   /** Scores the episode as it stands (Try Again scores every turn); the episode goes on. */
   async evaluate(): Promise<SubmitResult> {
     const result = await this.score();
-    this.seatGold();
+    // The episode goes on: a gold run at the score gets its next seat while the agent works on its next action.
+    if ((await this.goldPlan)?.kind === "seat") this.seatGold();
     return result;
   }
 
   private async score(): Promise<SubmitResult> {
     const { sandbox, task } = this.live();
-    if (profileValue(this.profile, "bash.gold-run") === "eval-sandbox-reset-each-score") return this.evaluateAsIntercode(task);
+    if (profileValue(this.profile, "bash.gold-run") === "eval-sandbox-reset-each-score") {
+      this.lastGoldFrom = "eval-sandbox";
+      return this.evaluateAsIntercode(task);
+    }
+    const plan = await this.goldPlan;
+    this.lastGoldFrom = plan?.kind === "cached" ? "cache" : "seat";
+    if (plan?.kind === "cached") {
+      const { output, snapshot } = plan.gold;
+      const { reward, breakdown } = scoreBash(this.lastObservation, output, await snapshotTestbed(sandbox), snapshot);
+      return { reward, breakdown, goldObservation: output, agentObservation: this.lastObservation };
+    }
     const seat = await this.takeGoldSeat();
     try {
       const [gold, agent] = await Promise.all([runGold(task, seat), snapshotTestbed(sandbox)]);
@@ -229,8 +224,46 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
   async close(): Promise<void> {
     const ev = this.evalSandbox;
     this.evalSandbox = null;
-    await Promise.all([this.dropGoldSeat(), super.close(), ev?.ic.sandbox.close().catch(() => undefined)]);
+    await Promise.all([this.dropGoldSeat(), super.close(), ev?.ic.sandbox.close().catch(() => undefined), ...this.checking]);
   }
+}
+
+/** The host tree a task's sandboxes copy (InterCode's own once fetched, else the project's with its times for `nowMs`). */
+function hostDirOf(task: BashTask, fs: TaskFileSystem, nowMs: number): Promise<string> {
+  return fs.source === "intercode" ? Promise.resolve(intercodeFsDir(fs.number!)) : fileSystemAt(task.fs, nowMs);
+}
+
+/** What gold's runs depend on under `options` (the fingerprint of its cache). */
+async function goldRunContext(fs: TaskFileSystem, hostDir: string, options: EnvironmentOptions): Promise<GoldRunContext> {
+  const backend = (await getSandboxBackend(options.backend ?? "auto")).kind;
+  const { timeoutMs, outputBytes } = resolveLimits(options.limits);
+  return { fs, hostDir, backend, image: profileValue(options.profile ?? DEFAULT_PROFILE, "bash.image"), limits: { timeoutMs, outputBytes } };
+}
+
+/**
+ * Checks the golds of bash tasks ahead of their first use (a task set just fetched, a benchmark's
+ * tasks): each gold the screen lets through and no verdict covers yet runs twice (determineGold),
+ * `concurrency` at a time. Returns how many will be read from the cache and how many run at the score.
+ */
+export async function checkBashGolds(tasks: BashTask[], options: EnvironmentOptions = {}, concurrency = 1): Promise<{ cached: number; atScore: number }> {
+  const counts = { cached: 0, atScore: 0 };
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const task = tasks[next++]!;
+      const fs = taskFileSystem(task);
+      const hostDir = await hostDirOf(task, fs, fsClock());
+      const ctx = await goldRunContext(fs, hostDir, options);
+      const started: { check?: Promise<GoldPlan> } = {};
+      let plan = await planGold(task, ctx, (fingerprint) => {
+        started.check = determineGold(task, ctx, fingerprint, () => openFsSandbox(hostDir, options));
+      });
+      if (started.check) plan = await started.check.catch(() => plan);
+      counts[plan.kind === "cached" ? "cached" : "atScore"]++;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+  return counts;
 }
 
 /** The InterCode file system number a task's `fs` names ("fs3" → 3), if any. */

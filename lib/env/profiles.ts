@@ -244,13 +244,13 @@ export const PROFILE_TABLE = {
     intercode: "git-reset-same-sandbox",
     studio: "fresh-sandbox",
   }),
-  "bash.gold-run": row<"eval-sandbox-reset-each-score" | "fresh-sandbox-each-score">({
+  "bash.gold-run": row<"eval-sandbox-reset-each-score" | "cached-if-deterministic-else-fresh-sandbox">({
     env: "bash",
     policy: "any",
     aspect: "scored",
-    what: "Where gold runs for a score. `eval-sandbox-reset-each-score`: in one evaluation sandbox kept for the episodes, reset with git before each score and gold run again (through the same executor, from \"/\", so gold commands are cut by quotes too). `fresh-sandbox-each-score`: at each score, in a fresh sandbox opened ahead of it (at reset, and beside the first action after a score), run as an action in a shell started as the agent's is (same limits; its output formed as an observation), so that a gold that prints the time, the load or the process tree reads them as the agent's last action did, milliseconds apart.",
+    what: "Where gold runs for a score. `eval-sandbox-reset-each-score`: in one evaluation sandbox kept for the episodes, reset with git before each score and gold run again (through the same executor, from \"/\", so gold commands are cut by quotes too). `cached-if-deterministic-else-fresh-sandbox`: gold runs as an action in a fresh sandbox, in a shell started as the agent's is (same limits; its output formed as an observation). A gold shown to be deterministic is read from a cache (checked at its first use: run twice, at least 1.1 s apart, each in a fresh sandbox, with the same output and the same file changes; keyed by the gold command, the built tree, the backend, the image and the limits, so a changed task set or file system checks it again). Any other gold (one that names the clock, the load, process ids, randomness, the host or the network, walks `/`, starts a background job, or is documented nondeterministic in datasets/bash/gold-exceptions.json, or whose two runs differed) runs at each score in a fresh sandbox opened with the first action after reset (and right after a score that does not end the episode), so that it reads the time, the load or the process tree as the agent's last action did, milliseconds apart.",
     intercode: "eval-sandbox-reset-each-score",
-    studio: "fresh-sandbox-each-score",
+    studio: "cached-if-deterministic-else-fresh-sandbox",
   }),
   "bash.reward-status": row<"whitespace-split-md5sum-text" | "parsed-status-content-md5">({
     env: "bash",

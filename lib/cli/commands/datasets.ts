@@ -5,21 +5,24 @@ import { BadInputError } from "@/lib/errors";
 export default defineCommand({
   name: "datasets",
   summary: "List the task sets, or fetch InterCode's published task sets.",
-  usage: "datasets [--json]\n       icstudio datasets fetch intercode [--from DIR]",
+  usage: "datasets [--json]\n       icstudio datasets fetch intercode [--from DIR] [--check-gold [--backend B]]",
   help: [
     "  --json        print the list as JSON on stdout",
     "  --from DIR    fetch: copy from a local directory laid out like InterCode's data/",
     "                (e.g. ../shared/intercode) instead of downloading from GitHub",
+    "  --check-gold  fetch: then check each NL2Bash gold ahead of its first use (two runs each:",
+    "                a deterministic one is scored from the cache, any other runs at the score)",
+    "  --backend B   --check-gold: the sandbox backend the golds run on: local, docker or auto (default auto)",
     "",
     "InterCode's sets are kept under var/datasets/intercode ($IC_DATA_DIR/datasets/intercode when set).",
     "A fetch verifies every file before replacing what is there, then converts the Spider databases.",
   ].join("\n"),
-  options: { json: { type: "boolean" }, from: { type: "string" } },
+  options: { json: { type: "boolean" }, from: { type: "string" }, "check-gold": { type: "boolean" }, backend: { type: "string" } },
   allowPositionals: true,
   async run({ values, positionals }) {
     const { listDatasets } = await import("@/lib/datasets/registry");
     if (positionals.length === 0) {
-      if (values.from) throw new BadInputError("--from only applies to `datasets fetch intercode`", "--from");
+      for (const flag of ["from", "check-gold", "backend"] as const) if (values[flag] !== undefined) throw new BadInputError(`--${flag} only applies to \`datasets fetch intercode\``, `--${flag}`);
       const list = listDatasets();
       if (values.json) {
         printJson(list.map(({ name, env, tasks, source, description }) => ({ name, env, tasks, source, description })));
@@ -33,11 +36,26 @@ export default defineCommand({
     }
     if (positionals[0] !== "fetch") throw new BadInputError(`unknown subcommand ${JSON.stringify(positionals[0])} (expected fetch)`, "arguments");
     if (positionals[1] !== "intercode" || positionals.length > 2) throw new BadInputError("usage: icstudio datasets fetch intercode [--from DIR]", "arguments");
+    if (values.backend !== undefined && !values["check-gold"]) throw new BadInputError("--backend only applies with --check-gold", "--backend");
+    const backend = values.backend ?? "auto";
+    if (backend !== "local" && backend !== "docker" && backend !== "auto") throw new BadInputError(`must be local, docker or auto, got ${JSON.stringify(backend)}`, "--backend");
     const { fetchIntercode } = await import("@/lib/datasets/fetch");
     const converter = await import("@/lib/sql/convert-mysql-dump");
     const report = await fetchIntercode({ from: values.from as string | undefined, log, converter });
+    const goldChecks: { dataset: string; cached: number; atScore: number }[] = [];
+    if (values["check-gold"]) {
+      const { loadDataset } = await import("@/lib/datasets/registry");
+      const { checkBashGolds } = await import("@/lib/env/bash");
+      for (const n of [1, 2, 3, 4]) {
+        const dataset = `nl2bash-fs${n}`;
+        const tasks = loadDataset(dataset).filter((t) => t.env === "bash");
+        const counts = await checkBashGolds(tasks, { backend }, 2);
+        log(`${dataset}: ${counts.cached} golds cached, ${counts.atScore} run at the score`);
+        goldChecks.push({ dataset, ...counts });
+      }
+    }
     if (values.json) {
-      printJson(report);
+      printJson(values["check-gold"] ? { ...report, goldChecks } : report);
       return 0;
     }
     for (const f of report.files) process.stdout.write(`${f.rel}: ${f.bytes} bytes${f.tasks !== undefined ? `, ${f.tasks} tasks` : ""}\n`);

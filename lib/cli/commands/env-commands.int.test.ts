@@ -47,6 +47,12 @@ describe("icstudio datasets", () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--env");
     expect(icstudio(["datasets", "fetch", "elsewhere"]).code).toBe(2);
+    // Checking golds belongs to a fetch, and its backend is named.
+    for (const [args, flag] of [[["datasets", "--check-gold"], "--check-gold"], [["datasets", "fetch", "intercode", "--backend", "docker"], "--backend"], [["datasets", "fetch", "intercode", "--check-gold", "--backend", "vm"], "--backend"]] as const) {
+      const r = icstudio([...args]);
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.stderr).toContain(flag);
+    }
     expect(icstudio(["play", "--env", "python", "--task", "no-such-task"]).code).toBe(3);
   });
 });
