@@ -105,6 +105,7 @@ describe("the last error and its normalised message", () => {
     expect(lastError(e)).toEqual({ turn: 0, line: "Error executing query: no such column: T1.x", message: "error executing query: no such column: <name>" });
     expect(lastError(ep("sql", [t(0, "select 1", "(1,)")]))).toBeNull();
     expect(normaliseError("bash: fnd: command not found")).toBe(normaliseError("bash: grpe: command not found"));
+    expect(normaliseError("/bin/sh: 1: c++: not found")).toBe("<path>: <cmd>: not found");
     expect(normaliseError("cat: /tmp/a.txt: No such file or directory")).toBe(normaliseError("cat: ./b/c.log: No such file or directory"));
     expect(normaliseError("Error 1146: Table 'db.x' doesn't exist")).toBe("error <n>: table <str> doesn't exist");
   });

@@ -87,7 +87,7 @@ export function normaliseError(line: string): string {
   return stripAnsi(line)
     .toLowerCase()
     .trim()
-    .replace(/^(\S*?\b(?:ba|z|da)?sh): (?:line \d+: )?[^:]+:/, "$1: <cmd>:")
+    .replace(/^(\S*?\b(?:ba|z|da)?sh): (?:line \d+: |\d+: )?[^:]+:/, "$1: <cmd>:")
     .replace(/(["'`])(?:(?!\1).){0,200}\1/g, "<str>")
     .replace(/\b0x[0-9a-f]+\b/g, "<hex>")
     .replace(/(^|\s)\.{0,2}\/[\w.\-/]+/g, "$1<path>")

@@ -90,7 +90,7 @@ function buildGroups(episodes: EpisodeAgg[], groupBy: FailureGroupBy): FullGroup
         groups.set(id, (g = { id, key, definition, episodes: 0, byModel: {}, byPolicy: {}, byHardness: {}, byEnvironment: {}, byModelPolicy: [], examples: [], all: [] }));
       }
       g.episodes++;
-      bump(g.byModel, e.row.model ?? (e.row.playerKind === "human" ? `person:${e.row.annotator ?? "?"}` : null));
+      bump(g.byModel, e.row.model ?? (e.row.playerKind === "human" ? (e.row.annotator ? `person:${e.row.annotator}` : "person") : null));
       bump(g.byPolicy, e.row.policy);
       bump(g.byHardness, e.row.hardness);
       bump(g.byEnvironment, e.row.environment);
