@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DETECTORS, lastError, runDetectors, type DetectorEpisode, type DetectorTurn } from "./detectors";
 import { normaliseError } from "./errors";
+import { detectorTagsOf } from "./machine-tags";
 
 const t = (index: number, action: string, observation = "", extra: Partial<DetectorTurn> = {}): DetectorTurn => ({ index, action, observation, ok: true, reward: null, ...extra });
 const ep = (environment: string, turns: DetectorTurn[], extra: Partial<DetectorEpisode> = {}): DetectorEpisode => ({
@@ -120,5 +121,19 @@ describe("docs/failure-detectors.md", () => {
       const envs = d.environments === "all" ? "all" : d.environments.join(", ");
       expect(doc).toContain(`| \`${d.name}\` | ${envs} | ${d.definition} |`);
     }
+  });
+});
+
+describe("the detectors' machine tags of an episode", () => {
+  it("one tag a hit, on its first turn, naming all its turns; the last error of a failing episode", () => {
+    const e = ep("bash", [t(0, "ls"), t(1, "ls"), t(2, "cat x", "cat: x: No such file or directory", { ok: false }), t(3, "cat x", "cat: x: No such file or directory", { ok: false }), t(4, "submit")], { turnLimit: 5 });
+    expect(detectorTagsOf(e).map((x) => [x.tag, x.turnIndex, x.text, x.provenance.version])).toEqual([
+      ["repeated-action", 1, "2 repeat(s), first at turn 2: ls (turns 2, 4)", 1],
+      ["repeated-error", 3, "1 repeat(s) of: cat: x: No such file or directory", 1],
+      ["last-error", 3, "cat: x: no such file or directory", 1],
+    ]);
+    expect(detectorTagsOf({ ...e, success: true, reward: 1 }).map((x) => x.tag)).toEqual(["repeated-action", "repeated-error"]);
+    // Output with terminal colours reads as without them.
+    expect(detectorTagsOf(ep("bash", [t(0, "cat x", "\u001b[31mcat: x: No such file or directory\u001b[0m", { ok: false }), t(1, "submit")], { turnLimit: 2 })).at(-1)!.text).toBe("cat: x: no such file or directory");
   });
 });

@@ -1,6 +1,5 @@
 import { parseSubmit } from "@/lib/env/submit";
-import { stripAnsi } from "@/lib/viewer/ansi";
-import { normaliseError, turnError, turnTimedOut, type TurnError } from "./errors";
+import { normaliseError, plainText, turnError, turnTimedOut, type TurnError } from "./errors";
 
 /**
  * Failure detectors (issue 28): deterministic rules over a stored episode, each with a kebab-case
@@ -237,7 +236,7 @@ const ctfFlagFromElsewhere: Detector = {
     if (at < 0) return null;
     const flag = ep.submits[at]!.arg.trim();
     if (flag.length < 6) return null;
-    const first = ep.turns.findIndex((t, i) => i < at && stripAnsi(t.observation).includes(flag));
+    const first = ep.turns.findIndex((t, i) => i < at && plainText(t.observation).includes(flag));
     if (first < 0) return null;
     const action = ep.turns[first].action;
     if (WHOLE_FS_SEARCH.test(action)) return { turns: [ep.turns[first].index], evidence: `the flag came out of a search of the whole file system: ${clip(action)}` };

@@ -54,6 +54,11 @@ export interface TurnError {
   timeout: boolean;
 }
 
+/** The text without ANSI escapes; most outputs have none, and parsing them costs the import more than the rules. */
+export function plainText(text: string): string {
+  return text.includes("\u001b") ? stripAnsi(text) : text;
+}
+
 const firstLine = (text: string, re: RegExp) => text.split("\n").find((l) => re.test(l))?.trim().slice(0, 200) ?? "";
 
 /** Whether the turn timed out: flagged so, or its output says so and it did not succeed. */
@@ -66,7 +71,7 @@ export function turnTimedOut(t: TurnOutput): boolean {
  * turn the environment marked failed (ok === false), read by its first error-like (else first) line.
  */
 export function turnError(environment: string, t: TurnOutput): TurnError | null {
-  const obs = stripAnsi(t.observation);
+  const obs = plainText(t.observation);
   if (turnTimedOut(t)) return { tag: "timeout", line: firstLine(obs, TIMEOUT_RE) || "the action timed out", timeout: true };
   const rule = (OUTPUT_RULES[environment] ?? []).find((r) => r.re.test(obs));
   if (rule) return { tag: rule.tag, line: firstLine(obs, rule.re) || obs.trim().slice(0, 200), timeout: false };
@@ -84,7 +89,7 @@ export function turnError(environment: string, t: TurnOutput): TurnError | null 
  * "no such column: <name>".
  */
 export function normaliseError(line: string): string {
-  return stripAnsi(line)
+  return plainText(line)
     .toLowerCase()
     .trim()
     .replace(/^(\S*?\b(?:ba|z|da)?sh): (?:line \d+: |\d+: )?[^:]+:/, "$1: <cmd>:")

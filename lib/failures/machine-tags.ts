@@ -1,10 +1,10 @@
 import { DETECTORS, lastError, runDetectors, type DetectorEpisode } from "./detectors";
 
 /**
- * What the detectors store of an episode: a machine tag per detector hit and turn it points at
- * (the hit's evidence as its text), and the episode's last error, normalised (tag `last-error`,
- * the failure groups' cluster). Each tag names its producer (author) and carries its provenance.
- * Client-safe: pure.
+ * What the detectors store of an episode: a machine tag per detector hit, on the first turn it
+ * points at (the hit's evidence and all its turns as its text: one row a hit keeps the import's
+ * writes small), and the episode's last error, normalised (tag `last-error`, the failure groups'
+ * cluster). Each tag names its producer (author) and carries its provenance. Client-safe: pure.
  */
 
 /** The tag holding an ended, failing episode's last error (its text is the normalised message). */
@@ -27,8 +27,8 @@ export interface DetectorTag {
 export function detectorTagsOf(ep: DetectorEpisode): DetectorTag[] {
   const out: DetectorTag[] = [];
   for (const h of runDetectors(ep)) {
-    const provenance = { detector: h.detector, version: h.version };
-    for (const turn of h.turns.length ? h.turns : [null]) out.push({ turnIndex: turn, tag: h.detector, text: h.evidence, author: h.detector, provenance });
+    const turns = h.turns.length > 1 ? ` (turns ${h.turns.map((t) => t + 1).join(", ")})` : "";
+    out.push({ turnIndex: h.turns[0] ?? null, tag: h.detector, text: h.evidence + turns, author: h.detector, provenance: { detector: h.detector, version: h.version } });
   }
   if (ep.status !== "running" && ep.status !== "interrupted" && !ep.success) {
     const e = lastError(ep);
