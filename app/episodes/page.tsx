@@ -7,7 +7,7 @@ import { listViewerEpisodes } from "@/lib/db/episodes";
 import { listEpisodeFacets, listUsedTags } from "@/lib/db/viewer-queries";
 import { LIST_SORTS } from "@/lib/db/episode-filters";
 import { parseListParams, toEpisodeFilters } from "@/lib/viewer/list-params";
-import { BASE_TAXONOMY } from "@/lib/viewer/suggest-tags";
+import { BASE_TAXONOMY } from "@/lib/failures/suggest-tags";
 import { redactSealedRows } from "@/lib/studies/baseline-seal";
 
 export const dynamic = "force-dynamic";

@@ -3,7 +3,7 @@
 import { useEffect, useState } from "react";
 import { Button } from "@/components/ui/button";
 import type { ReplayAnnotation } from "@/lib/db/episode-rows";
-import type { SuggestedTag } from "@/lib/viewer/suggest-tags";
+import type { SuggestedTag } from "@/lib/failures/suggest-tags";
 import { sendJson, useAuthor } from "./use-author";
 import { formatDate } from "@/lib/format-date";
 
@@ -51,7 +51,8 @@ export function AnnotationsPanel({
   const addTag = (name: string, status: "accepted" | "rejected" = "accepted", at: number | null = turnIndex) =>
     act(() => sendJson("/api/annotations", "POST", { kind: "tag", episodeId, turnIndex: at, tag: name, author, status }));
 
-  const shown = annotations.filter((a) => a.status !== "rejected");
+  // A person's tags and notes; the detectors' machine tags feed the failure groups, and reach a person here as suggestions.
+  const shown = annotations.filter((a) => a.source === "person" && a.status !== "rejected");
   return (
     <section className="space-y-2 text-xs" data-testid="annotations">
       <div className="flex items-center gap-2">

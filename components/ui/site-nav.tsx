@@ -10,6 +10,7 @@ export const NAV_LINKS: { href: string; label: string; match: (path: string) => 
   { href: "/play/studies", label: "Studies", match: (p) => p.startsWith("/play/stud") },
   { href: "/episodes/stats", label: "Stats", match: (p) => p.startsWith("/episodes/stats") },
   { href: "/compare", label: "Compare", match: (p) => p.startsWith("/compare") },
+  { href: "/failures", label: "Failures", match: (p) => p.startsWith("/failures") },
   { href: "/models", label: "Models", match: (p) => p.startsWith("/models") },
   { href: "/runs", label: "Runs", match: (p) => p.startsWith("/runs") },
 ];

@@ -10,6 +10,8 @@ const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
   import: () => import("./commands/import"),
   export: () => import("./commands/export"),
   stats: () => import("./commands/stats"),
+  failures: () => import("./commands/failures"),
+  "tasks-qa": () => import("./commands/tasks-qa"),
   datasets: () => import("./commands/datasets"),
   play: () => import("./commands/play"),
   "gold-check": () => import("./commands/gold-check"),

@@ -10,6 +10,7 @@ import type { NewEpisodeInput, NewTurnInput } from "./episodes";
 import { insertTranscriptMessagesRaw, type TranscriptMessageInput } from "./transcripts";
 import { insertRecording, insertRecordingRaw, type ImportedRecording } from "./recordings";
 import { TURN_INSERT_COLUMNS } from "./turn-columns";
+import { insertDetectorTagsRaw, insertDetectorTagsSql, type EpisodeDetectorTag } from "./annotations";
 
 /**
  * A finished episode to store in bulk (imported logs): a new episode's fields (without run or
@@ -47,6 +48,8 @@ export type BulkEpisode = Omit<NewEpisodeInput, "playerKind" | "mode" | "feedbac
   messages?: (TranscriptMessageInput & { turnIndex: number })[];
   /** A person's recorded session (console keys and output, editor changes), as an export carries it. */
   recording?: ImportedRecording;
+  /** The failure detectors' tags (lib/failures/machine-tags.ts), stored with the episode. */
+  detectorTags?: EpisodeDetectorTag[];
 };
 
 /** A turn to store in bulk: a live turn's fields, with the time as Unix milliseconds. */
@@ -179,6 +182,7 @@ export async function insertEpisodesBulk({
           addedIds.push(id);
           if (e.messages?.length) insertTranscriptMessagesRaw(db, id, e.messages);
           if (e.recording?.chunks.length) insertRecordingRaw(db, id, e.recording);
+          if (e.detectorTags?.length) insertDetectorTagsRaw(db, id, e.detectorTags, now);
           let body = "";
           for (const t of e.turns) {
             body += (body ? " " : "") + t.action + " " + t.observation;
@@ -348,6 +352,7 @@ async function insertEpisodesBulkPg(
       const rec = byId.get(r.id)!.recording;
       if (rec?.chunks.length) await insertRecording(sql, r.id, rec);
     }
+    await insertDetectorTagsSql(sql, rows.flatMap((r) => (byId.get(r.id)!.detectorTags ?? []).map((tag) => ({ ...tag, episodeId: r.id }))), now);
   }
   if (file) await sql.run(FILE_RECORD_SQL, [file.contentHash, file.path, file.format, episodes.length, file.rejected, t(now)]);
   return { added: addedIds.length, skipped: episodes.length - addedIds.length, addedIds };

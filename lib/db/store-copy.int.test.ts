@@ -59,6 +59,7 @@ describe("store copy (SQLite to SQLite)", () => {
     await closeStore();
     const report = await copyStore({ from: parseStoreTarget(a), to: parseStoreTarget(b) });
     expect(report.counts).toMatchObject({ Episode: 15, ImportedFile: 1, RecordingChunk: 1 });
+    expect(report.counts.Annotation).toBeGreaterThan(0);
     process.env.IC_DB = b;
     expect((await getRecordingByEpisode({ episodeId: first!.id })).chunks[0]).toMatchObject({ startedAt: 1_764_000_000_123, events: [[0, "i", "x"]] });
     await closeStore();
@@ -66,7 +67,8 @@ describe("store copy (SQLite to SQLite)", () => {
     expect(await statsJson(b)).toBe(await statsJson(a));
     const again = await copyStore({ from: parseStoreTarget(a), to: parseStoreTarget(b) }).catch((e) => e);
     expect(again).toBeInstanceOf(ConflictError);
-    expect(again.message).toMatch(/the target .*b\.db is not empty \(Episode 15, Turn \d+, RecordingChunk 1, ImportedFile 1\): pass --replace to empty it first/);
+    // The import's detector tags (machine annotations) are rows of the store too.
+    expect(again.message).toMatch(/the target .*b\.db is not empty \(Episode 15, Turn \d+, RecordingChunk 1, Annotation \d+, ImportedFile 1\): pass --replace to empty it first/);
     expect((await copyStore({ from: parseStoreTarget(a), to: parseStoreTarget(b), replace: true })).checksum).toBe(report.checksum);
     await expect(copyStore({ from: parseStoreTarget(path.join(dir, "none.db")), to: parseStoreTarget(b) })).rejects.toThrow(StorageError);
     await expect(copyStore({ from: parseStoreTarget(a), to: parseStoreTarget(a) })).rejects.toThrow(/the same store/);

@@ -2,11 +2,25 @@ import "server-only";
 import { appendTurn, createEpisode, finishEpisode, getEpisodeById, resumeEpisode } from "@/lib/db/episodes";
 import { markEpisodeInterruptedById } from "@/lib/db/run-episodes";
 import { appendTranscriptMessages } from "@/lib/db/transcripts";
+import { detectEpisodeById } from "@/lib/failures/record";
 import type { EnvName } from "@/lib/datasets/types";
 import type { RewardBreakdown } from "@/lib/reward/types";
 import { newEpisodeFromTask } from "./gold";
 import type { EpisodeRecorder } from "./recorder";
 import type { StoredEpisode } from "./session";
+
+/**
+ * The failure detectors over an episode that just ended (live play and model runs alike). Its tags
+ * are an analysis of the episode, not part of it: a failure to write them is logged, and the
+ * episode's end stands (`icstudio failures --detect` writes them again).
+ */
+async function detectAtEnd(episodeId: string): Promise<void> {
+  try {
+    await detectEpisodeById({ episodeId });
+  } catch (err) {
+    console.error(`failure detectors on episode ${episodeId}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
 
 /**
  * The recorder on the Studio's store (lib/db): the one place a turn of a played episode is
@@ -75,13 +89,13 @@ export function dbRecorder(): EpisodeRecorder {
               ...(end.turnsTaken !== undefined ? { turnsTaken: end.turnsTaken } : {}),
             },
           });
-          return;
+          return detectAtEnd(episodeId);
         case "abandoned":
           await finishEpisode({ episodeId, outcome: { status: "abandoned", reason: end.errorReason } });
-          return;
+          return detectAtEnd(episodeId);
         case "error":
           await finishEpisode({ episodeId, outcome: { status: "error", reason: end.errorReason ?? "unknown error" } });
-          return;
+          return detectAtEnd(episodeId);
         case "interrupted":
           await markEpisodeInterruptedById({ id: episodeId, reason: end.errorReason });
           return;

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { BulkEpisode } from "@/lib/db/bulk-import";
+import { detectorTagsOf } from "@/lib/failures/machine-tags";
 import { detectRecordFormat, inferMetaFromFileName, metaFromRunMeta, parseInterCodeRecord, readRunLog, RecordError, type LogMeta, type ParsedEpisode } from "./intercode";
 import { jsonlEpisodeSchema } from "./jsonl-schema";
 
@@ -141,7 +142,7 @@ export function parseLogText(name: string, text: string, opts: LogAttribution = 
 /** Converts a parsed episode into the store's bulk row. */
 export function toBulkEpisode(e: ParsedEpisode): BulkEpisode {
   const ms = (s: string | null | undefined) => (s ? Date.parse(s) : null);
-  return {
+  const bulk: BulkEpisode = {
     ...e,
     taskIndex: e.taskIndex ?? null,
     breakdown: e.breakdown === undefined || e.breakdown === null ? null : JSON.stringify(e.breakdown),
@@ -153,6 +154,9 @@ export function toBulkEpisode(e: ParsedEpisode): BulkEpisode {
     turnsTaken: e.turnsTaken ?? null,
     turns: e.turns.map((t) => ({ ...t, ok: t.ok ?? null, startedAt: ms(t.startedAt) })),
   };
+  // The failure detectors run here, where the log is read (the import's reading thread), and their tags go in with the episode.
+  bulk.detectorTags = detectorTagsOf(bulk);
+  return bulk;
 }
 
 /**

@@ -2,7 +2,7 @@ import { NextResponse } from "next/server";
 import { createAnnotation } from "@/lib/db/annotations";
 import { listUsedTags } from "@/lib/db/viewer-queries";
 import { parseJsonBody, respond } from "@/lib/http/respond";
-import { BASE_TAXONOMY } from "@/lib/viewer/suggest-tags";
+import { BASE_TAXONOMY } from "@/lib/failures/suggest-tags";
 import { newAnnotationSchema } from "./schema";
 
 export const dynamic = "force-dynamic";

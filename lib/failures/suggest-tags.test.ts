@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { suggestTags, type TurnForTags } from "@/lib/viewer/suggest-tags";
+import { DETECTORS } from "@/lib/failures/detectors";
+import { BASE_TAXONOMY, suggestTags, type TurnForTags } from "@/lib/failures/suggest-tags";
 
 const t = (index: number, action: string, observation: string, extra: Partial<TurnForTags> = {}): TurnForTags => ({ index, action, observation, ok: true, reward: null, ...extra });
 
@@ -23,11 +24,13 @@ describe("suggestTags", () => {
       "no-such-file@1",
       "no-such-file@2",
       "repeated-action@2",
+      "repeated-error@2",
       "timeout@3",
       "wrong-answer@4",
+      "submit-without-success@4",
     ]);
   });
-  it("tags SQL errors and missing tables, and a solved episode gets no wrong-answer", () => {
+  it("tags SQL errors and missing tables with the detectors' hits, and a solved episode gets no wrong-answer", () => {
     const s = suggestTags({
       environment: "sql",
       status: "submitted",
@@ -35,15 +38,23 @@ describe("suggestTags", () => {
       success: true,
       turns: [t(0, "select * from x", "Error 1146: Table 'db.x' doesn't exist", { ok: false }), t(1, "selct 1", "You have an error in your SQL syntax", { ok: false }), t(2, "submit", "", { reward: 1 })],
     });
-    expect(s.map((x) => `${x.tag}@${x.turnIndex}`)).toEqual(["no-such-table@0", "query-error@1"]);
+    expect(s.map((x) => `${x.tag}@${x.turnIndex}`)).toEqual(["no-such-table@0", "sql-schema-not-inspected@0", "query-error@1", "submit-without-success@2"]);
   });
   it("speaks each environment's words, one error tag a turn", () => {
     const missing = "Error executing query: no such table: flights";
     const sql = suggestTags({ environment: "sql", status: "submitted", reward: 0, success: false, turns: [t(0, "select * from flights", missing, { ok: false }), t(1, "select * from flights", missing, { ok: false }), t(2, "submit", missing, { reward: 0 })] });
-    expect(sql.map((x) => `${x.tag}@${x.turnIndex}`)).toEqual(["no-such-table@0", "no-such-table@1", "repeated-action@1", "wrong-answer@2"]);
+    expect(sql.map((x) => `${x.tag}@${x.turnIndex}`)).toEqual([
+      "no-such-table@0",
+      "sql-schema-not-inspected@0",
+      "no-such-table@1",
+      "repeated-action@1",
+      "repeated-error@1",
+      "wrong-answer@2",
+      "submit-without-success@2",
+    ]);
     expect(sql.some((x) => x.tag === "no-such-file")).toBe(false);
     // InterCode's SQL logs: "submit;" run as a query is an error of its own.
-    const logged = suggestTags({ environment: "sql", status: "submitted", reward: 0, success: false, turns: [t(0, "select 1", "(1,)"), t(1, "submit;", "Error executing query: You have an error in your SQL syntax", { ok: false })] });
+    const logged = suggestTags({ environment: "sql", status: "submitted", reward: 0, success: false, turns: [t(0, "select name from t", "(1,)"), t(1, "submit;", "Error executing query: You have an error in your SQL syntax", { ok: false })] });
     expect(logged.map((x) => `${x.tag}@${x.turnIndex}`)).toEqual(["query-error@1", "wrong-answer@1"]);
     const mysql = suggestTags({ environment: "sql", status: "running", reward: null, success: false, turns: [t(0, "select x from t", "Error executing query: 1054 (42S22): Unknown column 'x' in 'field list'", { ok: false })] });
     expect(mysql.map((x) => x.tag)).toEqual(["no-such-column"]);
@@ -58,9 +69,16 @@ describe("suggestTags", () => {
     const bash = suggestTags({ environment: "bash", status: "running", reward: null, success: false, turns: [t(0, "cat x", "cat: x: No such file or directory", { ok: false })] });
     expect(bash.map((x) => x.tag)).toEqual(["no-such-file"]);
   });
-  it("says gave-up for an abandoned episode and for skip", () => {
-    expect(suggestTags({ environment: "sql", status: "abandoned", reward: null, success: false, turns: [t(0, "skip", "")] }).map((x) => `${x.tag}@${x.turnIndex}`)).toEqual(["gave-up@0"]);
-    expect(suggestTags({ environment: "sql", status: "abandoned", reward: null, success: false, turns: [] }).map((x) => `${x.tag}@${x.turnIndex}`)).toEqual(["gave-up@null"]);
-    expect(suggestTags({ environment: "sql", status: "submitted", reward: 1, success: true, turns: [t(0, "select 1", "(1,)")] })).toEqual([]);
+  it("gives up early where the detector says so: abandoned or submitted with turns left, under the full reward", () => {
+    const abandoned = suggestTags({ environment: "sql", status: "abandoned", reward: null, success: false, turnLimit: 10, turns: [t(0, "skip", "")] });
+    expect(abandoned.map((x) => `${x.tag}@${x.turnIndex}`)).toEqual(["gave-up-early@0"]);
+    expect(abandoned[0].reason).toBe("abandoned after 1 of 10 turns with reward 0");
+    expect(suggestTags({ environment: "sql", status: "abandoned", reward: null, success: false, turnLimit: 10, turns: [] }).map((x) => `${x.tag}@${x.turnIndex}`)).toEqual(["gave-up-early@null"]);
+    // Without a turn limit the detector cannot say turns were left.
+    expect(suggestTags({ environment: "sql", status: "abandoned", reward: null, success: false, turns: [t(0, "skip", "")] })).toEqual([]);
+    expect(suggestTags({ environment: "sql", status: "submitted", reward: 1, success: true, turnLimit: 10, turns: [t(0, "select name from singer", "(1,)")] })).toEqual([]);
+  });
+  it("the taxonomy names every detector with its definition", () => {
+    for (const d of DETECTORS) expect(BASE_TAXONOMY).toContainEqual({ tag: d.name, description: d.definition });
   });
 });
