@@ -10,6 +10,7 @@ const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
   import: () => import("./commands/import"),
   export: () => import("./commands/export"),
   stats: () => import("./commands/stats"),
+  "compare-runs": () => import("./commands/compare-runs"),
   datasets: () => import("./commands/datasets"),
   play: () => import("./commands/play"),
   "gold-check": () => import("./commands/gold-check"),
