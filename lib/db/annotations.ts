@@ -1,16 +1,22 @@
 import "server-only";
+import type Database from "better-sqlite3";
+import { z } from "zod";
+import { config } from "@/lib/config";
 import { BadInputError, NotFoundError } from "@/lib/errors";
 import { withPrisma } from "./client";
 import type { Annotation, PrismaClient } from "./generated/client";
+import { uuidv7 } from "./ids";
 import { withWriteLock } from "./lock";
+import { cachedStatement, pgTransaction, withSql, type Sql } from "./sql";
+import { withRaw } from "./sqlite";
 
 export type { Annotation } from "./generated/client";
 
 type Tx = Omit<PrismaClient, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">;
 
-/** Rewrites Episode.tags (the accepted tag names, for the list) from the episode's annotations. */
+/** Rewrites Episode.tags (the accepted tag names, for the list) from the episode's annotations: a person's, not the machine tags. */
 async function refreshEpisodeTags(tx: Tx, episodeId: string): Promise<void> {
-  const rows = await tx.annotation.findMany({ where: { episodeId, kind: "tag", status: "accepted" }, select: { tag: true } });
+  const rows = await tx.annotation.findMany({ where: { episodeId, kind: "tag", status: "accepted", source: "person" }, select: { tag: true } });
   const tags = [...new Set(rows.map((r) => r.tag).filter((t): t is string => Boolean(t)))].sort();
   await tx.episode.update({ where: { id: episodeId }, data: { tags: tags.join(" ") } });
 }
@@ -81,16 +87,210 @@ export async function deleteAnnotationById({ id }: { id: string }): Promise<void
   );
 }
 
-/** The most used accepted tags, for the failure-analysis view and the tag picker. */
+/** The most used accepted tags (a person's), for the failure-analysis view and the tag picker. */
 export async function countTags({ limit = 50 }: { limit?: number } = {}): Promise<Array<{ tag: string; count: number }>> {
   return withPrisma(async (prisma) => {
     const rows = await prisma.annotation.groupBy({
       by: ["tag"],
-      where: { kind: "tag", status: "accepted", tag: { not: null } },
+      where: { kind: "tag", status: "accepted", source: "person", tag: { not: null } },
       _count: { _all: true },
       orderBy: { _count: { tag: "desc" } },
       take: limit,
     });
     return rows.map((r) => ({ tag: r.tag as string, count: r._count._all }));
   });
+}
+
+/** Who made an annotation: a person, or a machine (a detector's rule or a scanner's model). */
+export const annotationSourceSchema = z.enum(["person", "detector", "scanner"]);
+export type AnnotationSource = z.infer<typeof annotationSourceSchema>;
+export type MachineSource = Exclude<AnnotationSource, "person">;
+
+/** A detector tag's provenance: the rule and its version. */
+export const detectorProvenanceSchema = z.object({ detector: z.string().min(1), version: z.number().int().nonnegative() });
+/** A scanner tag's provenance: the scan, the model asked, the prompt and when (ISO time). */
+export const scannerProvenanceSchema = z.object({ scanId: z.string().min(1), model: z.string().min(1), prompt: z.string(), at: z.string().min(1) });
+export type DetectorProvenance = z.infer<typeof detectorProvenanceSchema>;
+export type ScannerProvenance = z.infer<typeof scannerProvenanceSchema>;
+const PROVENANCE_OF = { detector: detectorProvenanceSchema, scanner: scannerProvenanceSchema } as const;
+
+/** One machine tag to write: on a turn or (turnIndex null) on the episode; `text` is its evidence. */
+export interface MachineTagInput {
+  episodeId: string;
+  turnIndex: number | null;
+  tag: string;
+  text?: string | null;
+  /** The producer: a detector's name, or a scanner's scan id. Re-running it replaces its own tags. */
+  author: string;
+  provenance: DetectorProvenance | ScannerProvenance;
+}
+
+/**
+ * A write of machine tags: for each episode in `episodeIds`, the tags of `source` made by one of
+ * `authors` are replaced by those in `tags` (an episode a producer no longer fires on loses its old
+ * tags). Idempotent: the same write twice leaves the same rows.
+ */
+export interface MachineTagWrite {
+  source: MachineSource;
+  authors: readonly string[];
+  episodeIds: readonly string[];
+  tags: readonly MachineTagInput[];
+}
+
+const MACHINE_COLS = ["id", "episodeId", "turnIndex", "kind", "tag", "text", "author", "status", "source", "provenance", "createdAt", "updatedAt"] as const;
+const MACHINE_INSERT = `INSERT INTO "Annotation" (${MACHINE_COLS.map((c) => `"${c}"`).join(", ")}) VALUES (${MACHINE_COLS.map(() => "?").join(", ")})`;
+const EPISODES_PER_DELETE = 200;
+
+function checkMachineWrite(w: MachineTagWrite): void {
+  const provenance = PROVENANCE_OF[w.source];
+  const ids = new Set(w.episodeIds);
+  const authors = new Set(w.authors);
+  for (const t of w.tags) {
+    if (!TAG_RE.test(t.tag)) throw new BadInputError(`machine tag "${t.tag}": a tag is 1-64 characters of a-z, 0-9, _ . : -`, "tag");
+    if (!ids.has(t.episodeId)) throw new BadInputError(`machine tag ${t.tag} is on episode ${t.episodeId}, which the write does not cover`, "episodeIds");
+    if (!authors.has(t.author)) throw new BadInputError(`machine tag ${t.tag} is by ${t.author}, which the write does not name`, "authors");
+    const p = provenance.safeParse(t.provenance);
+    if (!p.success) throw new BadInputError(`machine tag ${t.tag}: ${w.source} provenance ${JSON.stringify(t.provenance)} is not valid`, "provenance");
+  }
+}
+
+function machineRows(w: MachineTagWrite, time: (ms: number) => unknown): unknown[][] {
+  const now = time(Date.now());
+  return w.tags.map((t) => [uuidv7(), t.episodeId, t.turnIndex, "tag", t.tag, t.text ?? null, t.author, "accepted", w.source, JSON.stringify(t.provenance), now, now]);
+}
+
+function deleteSql(episodes: number, authors: number): string {
+  const marks = (n: number) => Array(n).fill("?").join(", ");
+  return `DELETE FROM "Annotation" WHERE "episodeId" IN (${marks(episodes)}) AND "source" = ? AND "author" IN (${marks(authors)})`;
+}
+
+/** writeMachineTags on a SQLite connection, inside the caller's transaction (the bulk importer). */
+export function writeMachineTagsRaw(db: Database.Database, w: MachineTagWrite): void {
+  checkMachineWrite(w);
+  if (!w.authors.length) return;
+  for (let i = 0; i < w.episodeIds.length; i += EPISODES_PER_DELETE) {
+    const part = w.episodeIds.slice(i, i + EPISODES_PER_DELETE);
+    cachedStatement(db, deleteSql(part.length, w.authors.length)).run(...part, w.source, ...w.authors);
+  }
+  const insert = cachedStatement(db, MACHINE_INSERT);
+  for (const row of machineRows(w, (ms) => ms)) insert.run(...row);
+}
+
+/** writeMachineTags on PostgreSQL, inside the caller's transaction. */
+export async function writeMachineTagsSql(sql: Sql, w: MachineTagWrite): Promise<void> {
+  checkMachineWrite(w);
+  if (!w.authors.length) return;
+  for (let i = 0; i < w.episodeIds.length; i += EPISODES_PER_DELETE) {
+    const part = w.episodeIds.slice(i, i + EPISODES_PER_DELETE);
+    await sql.run(deleteSql(part.length, w.authors.length), [...part, w.source, ...w.authors]);
+  }
+  await insertMachineRows(sql, machineRows(w, sql.dialect.time));
+}
+
+/** Machine tag rows (MACHINE_COLS order) in multi-row INSERTs (PostgreSQL). */
+async function insertMachineRows(sql: Sql, rows: unknown[][]): Promise<void> {
+  const PER = 500;
+  for (let i = 0; i < rows.length; i += PER) {
+    const part = rows.slice(i, i + PER);
+    const values = part.map(() => `(${MACHINE_COLS.map(() => "?").join(", ")})`).join(", ");
+    await sql.run(`INSERT INTO "Annotation" (${MACHINE_COLS.map((c) => `"${c}"`).join(", ")}) VALUES ${values}`, part.flat());
+  }
+}
+
+/**
+ * Writes machine tags in bulk (one transaction): replaces, on each episode the write covers, the
+ * tags its producers made before. Person tags and Episode.tags are left alone.
+ */
+export async function writeMachineTags(w: MachineTagWrite): Promise<void> {
+  checkMachineWrite(w);
+  const store = config().store;
+  if (store.kind === "postgresql") {
+    await pgTransaction(store.url, (sql) => writeMachineTagsSql(sql, w));
+    return;
+  }
+  await withWriteLock(() => withRaw((db) => db.transaction(() => writeMachineTagsRaw(db, w)).immediate()));
+}
+
+/** A stored machine tag, with its provenance parsed. */
+export interface MachineTag {
+  id: string;
+  episodeId: string;
+  turnIndex: number | null;
+  tag: string;
+  text: string | null;
+  author: string;
+  source: MachineSource;
+  provenance: DetectorProvenance | ScannerProvenance | null;
+  createdAt: number;
+}
+
+type MachineTagRow = { id: string; episodeId: string; turnIndex: number | null; tag: string; text: string | null; author: string; source: string; provenance: string | null; createdAt: unknown };
+
+function parseProvenance(source: MachineSource, text: string | null): DetectorProvenance | ScannerProvenance | null {
+  if (!text) return null;
+  try {
+    const p = PROVENANCE_OF[source].safeParse(JSON.parse(text));
+    return p.success ? p.data : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Machine tags of a source, optionally only one tag name, one producer or some episodes; in
+ * episode, turn and tag order.
+ */
+export async function listMachineTagsBySource({
+  source,
+  tag,
+  author,
+  episodeIds,
+}: {
+  source: MachineSource;
+  tag?: string;
+  author?: string;
+  episodeIds?: readonly string[];
+}): Promise<MachineTag[]> {
+  if (episodeIds && !episodeIds.length) return [];
+  return withSql(async (sql) => {
+    const where = [`"source" = ?`, `"kind" = 'tag'`];
+    const params: unknown[] = [source];
+    if (tag !== undefined) {
+      where.push(`"tag" = ?`);
+      params.push(tag);
+    }
+    if (author !== undefined) {
+      where.push(`"author" = ?`);
+      params.push(author);
+    }
+    const out: MachineTag[] = [];
+    const parts = episodeIds ? Array.from({ length: Math.ceil(episodeIds.length / 500) }, (_, i) => episodeIds.slice(i * 500, i * 500 + 500)) : [null];
+    for (const part of parts) {
+      const w = part ? [...where, `"episodeId" IN (${part.map(() => "?").join(", ")})`] : where;
+      const rows = await sql.all<MachineTagRow>(
+        `SELECT "id", "episodeId", "turnIndex", "tag", "text", "author", "source", "provenance", "createdAt" FROM "Annotation" WHERE ${w.join(" AND ")}`,
+        part ? [...params, ...part] : params,
+      );
+      for (const r of rows) {
+        out.push({ ...r, source, provenance: parseProvenance(source, r.provenance), createdAt: typeof r.createdAt === "number" ? r.createdAt : new Date(r.createdAt as string).getTime() });
+      }
+    }
+    return out.sort((a, b) => a.episodeId.localeCompare(b.episodeId) || (a.turnIndex ?? -1) - (b.turnIndex ?? -1) || a.tag.localeCompare(b.tag) || a.author.localeCompare(b.author));
+  });
+}
+
+/** A new episode's detector tag, as the bulk importer stores it with the episode (source detector). */
+export type EpisodeDetectorTag = Omit<MachineTagInput, "episodeId" | "provenance"> & { provenance: DetectorProvenance };
+
+/** Stores a just-inserted episode's detector tags on a SQLite connection, inside the importer's transaction. */
+export function insertDetectorTagsRaw(db: Database.Database, episodeId: string, tags: readonly EpisodeDetectorTag[], now: number): void {
+  if (!tags.length) return;
+  const insert = cachedStatement(db, MACHINE_INSERT);
+  for (const t of tags) insert.run(uuidv7(), episodeId, t.turnIndex, "tag", t.tag, t.text ?? null, t.author, "accepted", "detector", JSON.stringify(t.provenance), now, now);
+}
+
+/** The same on PostgreSQL for many episodes at once, inside the importer's transaction. */
+export async function insertDetectorTagsSql(sql: Sql, tags: readonly (EpisodeDetectorTag & { episodeId: string })[], now: number): Promise<void> {
+  const time = sql.dialect.time(now);
+  await insertMachineRows(sql, tags.map((t) => [uuidv7(), t.episodeId, t.turnIndex, "tag", t.tag, t.text ?? null, t.author, "accepted", "detector", JSON.stringify(t.provenance), time, time]));
 }

@@ -63,6 +63,8 @@ export interface ReplayAnnotation {
   text: string | null;
   author: string;
   status: string;
+  /** person, or a machine's: detector | scanner. */
+  source: "person" | "detector" | "scanner";
   createdAt: number;
 }
 

@@ -102,6 +102,8 @@ const annotationRowSchema = z.object({
   text: text.nullable(),
   author: text,
   status: text,
+  source: z.enum(["person", "detector", "scanner"]),
+  provenance: text.nullable(),
   createdAt: time,
   updatedAt: time,
 });

@@ -45,7 +45,7 @@ const REPLAY_EPISODE = [
   "hardness", "db", "tags", "flags", "turnsTaken", "parentEpisodeId", "branchTurn",
 ] as const;
 const REPLAY_TURN = ["index", "actor", "action", "observation", "ok", "reward", "thought", "tokensIn", "tokensOut", "durationMs", "latencyMs", "costUsd", "timedOut", "aborted", "source"] as const;
-const REPLAY_ANNOTATION = ["id", "turnIndex", "kind", "tag", "text", "author", "status", "createdAt"] as const;
+const REPLAY_ANNOTATION = ["id", "turnIndex", "kind", "tag", "text", "author", "status", "source", "createdAt"] as const;
 const LINEAGE = ["id", "branchTurn", "reward", "success", "status", "annotator", "model", "policy", "playerKind"] as const;
 const select = (cols: readonly string[]) => cols.map((c) => `"${c}"`).join(", ");
 const episodeRow = rowParser("Episode", REPLAY_EPISODE);
@@ -96,7 +96,7 @@ export async function listReplayDataByIds({ ids }: { ids: string[] }): Promise<R
 export async function listUsedTags(): Promise<{ tag: string; accepted: number }[]> {
   return withSql((sql) =>
     sql.all<{ tag: string; accepted: number }>(
-      `SELECT "tag", SUM(CASE WHEN "status" = 'accepted' THEN 1 ELSE 0 END) AS accepted FROM "Annotation" WHERE "kind" = 'tag' AND "tag" IS NOT NULL GROUP BY "tag" ORDER BY accepted DESC, "tag"`,
+      `SELECT "tag", SUM(CASE WHEN "status" = 'accepted' THEN 1 ELSE 0 END) AS accepted FROM "Annotation" WHERE "kind" = 'tag' AND "tag" IS NOT NULL AND "source" = 'person' GROUP BY "tag" ORDER BY accepted DESC, "tag"`,
     ),
   );
 }
@@ -135,7 +135,7 @@ export async function aggregateViewerEpisodes({ filters = {} }: { filters?: Epis
     const invalidByTurn = inv.map((r) => ({ turn: r.turn, checked: r.checked, invalid: r.invalid ?? 0, rate: r.checked ? (r.invalid ?? 0) / r.checked : 0 }));
     const tagRows = await sql.all<{ tag: string; episodes: number }>(
       `${cte} SELECT a."tag" AS tag, COUNT(DISTINCT a."episodeId") AS episodes FROM "Annotation" a
-       WHERE a."kind" = 'tag' AND a."status" = 'accepted' AND a."episodeId" IN (SELECT e."id" FROM ${from} ${where})
+       WHERE a."kind" = 'tag' AND a."status" = 'accepted' AND a."source" = 'person' AND a."episodeId" IN (SELECT e."id" FROM ${from} ${where})
        GROUP BY a."tag" ORDER BY episodes DESC, a."tag" LIMIT 30`,
       params,
     );
