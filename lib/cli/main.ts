@@ -11,6 +11,7 @@ const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
   export: () => import("./commands/export"),
   stats: () => import("./commands/stats"),
   "compare-runs": () => import("./commands/compare-runs"),
+  scan: () => import("./commands/scan"),
   datasets: () => import("./commands/datasets"),
   play: () => import("./commands/play"),
   "gold-check": () => import("./commands/gold-check"),
