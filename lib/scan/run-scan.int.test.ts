@@ -9,7 +9,8 @@ import { runScan, type ScanProgress } from "./run-scan";
 import { getScanById, listScans } from "./scans";
 
 const QUESTION = "Did the agent submit before running any query that worked?";
-const FAST = { baseDelayMs: 5, maxDelayMs: 20, timeoutMs: 3000, attempts: 2 };
+// Quick retries; a long time per attempt, so a loaded machine does not turn a reply into a timeout.
+const FAST = { baseDelayMs: 5, maxDelayMs: 20, timeoutMs: 30_000, attempts: 2 };
 
 /** A finished sql episode whose query names it (the scripted server matches the rule on that text). */
 async function episode(name: string) {
@@ -92,5 +93,16 @@ describe.each(storeEngines())("runScan on %s against the scripted model server",
     expect(r.done).toBe(2);
     expect(await listMachineTagsBySource({ source: "scanner", author: r.scanId })).toHaveLength(2);
     expect(await listScans()).toHaveLength(2);
+  }, 60_000);
+
+  it("shows no sealed task's episode to the model (an unsubmitted baseline episode seals the task)", async () => {
+    server.setScript({ rules: [], fallback: "yes" });
+    const model = resolveModel("scan-model", { adhoc: { baseURL: server.baseURL } });
+    await createEpisode({ environment: "sql", dataset: "spider", taskId: "ep1", query: "list the singers (ep1)", playerKind: "human", annotator: "ann-b", turnLimit: 10, mode: "baseline", feedback: "none" });
+    const before = server.requests.length;
+    const r = await runScan({ question: QUESTION, tag: "submit-blind", model, filters: { taskId: ["ep1", "ep2"] }, retry: FAST });
+    expect(r).toMatchObject({ total: 1, done: 1, sealed: 2, yes: 1 });
+    expect(r.answers.map((a) => a.episodeId)).toEqual([(await listMachineTagsBySource({ source: "scanner", author: r.scanId }))[0]!.episodeId]);
+    expect(server.requests.length - before).toBe(1);
   }, 60_000);
 });

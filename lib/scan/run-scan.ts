@@ -6,6 +6,7 @@ import type { EpisodeFilters } from "@/lib/db/episode-filters";
 import { getEpisodeById, listEpisodes } from "@/lib/db/episodes";
 import { uuidv7 } from "@/lib/db/ids";
 import { BadInputError, ProviderError } from "@/lib/errors";
+import { listSealedTaskKeys, sealKey } from "@/lib/studies/baseline-seal";
 import { SCAN_DEFAULT_CONCURRENCY, SCAN_DEFAULT_EPISODES, SCAN_MAX_CONCURRENCY, SCAN_MAX_EPISODES } from "./scan-options";
 import { answerTags, episodeMessage, parseAnswer, scanPrompt, SCAN_SYSTEM_PROMPT } from "./scan-prompt";
 
@@ -25,6 +26,8 @@ export interface ScanProgress {
   yes: number;
   no: number;
   errors: number;
+  /** Matching episodes left out because their task is sealed (lib/studies/baseline-seal.ts). */
+  sealed: number;
 }
 
 export interface ScanInput {
@@ -69,8 +72,11 @@ export async function runScan(input: ScanInput): Promise<ScanResult> {
   const prompt = scanPrompt(input.question);
   const provenance: ScannerProvenance = { scanId, model: input.model.info.id, prompt, at };
   const tags = answerTags(input.tag);
-  const { rows } = await listEpisodes({ filters: input.filters, pageSize: limit, sort: { key: "startedAt", dir: "desc" } });
-  const progress: ScanProgress = { scanId, total: rows.length, done: 0, yes: 0, no: 0, errors: 0 };
+  const listed = (await listEpisodes({ filters: input.filters, pageSize: limit, sort: { key: "startedAt", dir: "desc" } })).rows;
+  // A sealed task's outcome is hidden from everyone while its study runs: its episodes are not shown to a model either.
+  const sealed = await listSealedTaskKeys();
+  const rows = listed.filter((e) => !sealed.has(sealKey(e)));
+  const progress: ScanProgress = { scanId, total: rows.length, done: 0, yes: 0, no: 0, errors: 0, sealed: listed.length - rows.length };
   const answers: ScanAnswer[] = [];
   input.onProgress?.({ ...progress });
 
