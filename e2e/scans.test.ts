@@ -39,6 +39,7 @@ beforeAll(async () => {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   // The first task's episode: yes; the second's: no; the third's: yes.
   scripted = await startScriptedServer({ rules: tasks.map((t, i) => ({ match: t.query, replies: [i === 1 ? "NO. It ran a query that worked." : "YES: turn 1 failed, then it submitted."] })) });
+  fs.mkdirSync(path.join(ROOT, "var"), { recursive: true });
   const configDir = fs.mkdtempSync(path.join(ROOT, "var", "e2e-models-"));
   const config = path.join(configDir, "models.json");
   fs.writeFileSync(config, JSON.stringify({ models: [{ id: "scripted-scan", provider: "openai-compatible", model: "scripted", baseURL: scripted.baseURL, contextWindow: 32768, price: { inputPerMtok: 0, outputPerMtok: 0 } }] }));
