@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import AxeBuilder from "@axe-core/playwright";
 import Database from "better-sqlite3";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -192,6 +193,13 @@ describe("runs in the browser", () => {
     expect([await count("pair-both"), await count("pair-a-only"), await count("pair-b-only"), await count("pair-neither")]).toEqual([3, 2, 0, 0]);
     const onlyFirst = await page.$$eval('[data-testid="pair-a-only"] [data-testid="pair-row"]', (els) => els.map((e) => e.getAttribute("data-task")));
     expect(onlyFirst).toEqual([runTasks[3]!.id, runTasks[4]!.id]);
+    // Paired statistics: 2 tasks solved by the first run only and none by the second: McNemar's exact p = 0.5,
+    // a difference of +40 points; the per-hardness rows below the overall one.
+    expect(await page.getAttribute('[data-testid="paired-stats-row"][data-group="all"]', "data-p")).toBe("0.5");
+    expect(await page.textContent('[data-testid="paired-mcnemar"]')).toMatch(/on the 2 tasks only one run solved \(2 by .*, 0 by second\): two-sided p = 0\.500/);
+    expect(await page.textContent('[data-testid="paired-ci"]')).toMatch(/on the same 5 tasks: \+40\.0 pp\. 95% bootstrap interval: /);
+    const axe = await new AxeBuilder({ page: page as never }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
+    expect(axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
     await page.screenshot({ path: path.join(ARTIFACTS, "runs-compare.png"), fullPage: true });
     // Each task's two episodes side by side.
     await page.click('[data-testid="pair-a-only"] [data-testid="pair-compare"]');

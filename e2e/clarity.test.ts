@@ -68,6 +68,7 @@ describe("issue 14: the playground, navigation and studies", () => {
       ["Compare", "/compare"],
       ["Models", "/models"],
       ["Runs", "/runs"],
+      ["Scanners", "/scans"],
     ]);
     expect(await page.getAttribute('[data-testid="site-nav"] a[aria-current="page"]', "href")).toBe("/play");
     await site.screenshot(SHOTS, "play-list");

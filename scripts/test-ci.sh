@@ -15,11 +15,12 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   # openssl: the TLS certificates of the second Docker engine (lib/sandbox/docker-hosts.int.test.ts);
   # redis-server: the evaluation queue (lib/queue/queue.int.test.ts);
   # zstd, python3-pydantic: zstd .eval entries and Harbor's ATIF validator (lib/trajectories/ecosystem.int.test.ts;
-  # the validator needs pydantic 2: Debian 13's package, or a python3 on PATH that has it).
+  # the validator needs pydantic 2: Debian 13's package, or a python3 on PATH that has it);
+  # python3-scipy: the oracle of the paired statistics (lib/stats/paired.test.ts: binomtest, bootstrap).
   for pkg in bubblewrap docker.io mariadb-server mmdebstrap chromium git iproute2 procps util-linux \
     tree cpio rename ncal bind9-dnsutils iputils-ping ncompress hashdeep jq psmisc \
     xxd unzip sqlite3 binutils python3 postgresql openssl redis-server \
-    zstd python3-pydantic; do
+    zstd python3-pydantic python3-scipy; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
   done
   if [ "${#need[@]}" -gt 0 ]; then

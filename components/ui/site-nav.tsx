@@ -13,6 +13,7 @@ export const NAV_LINKS: { href: string; label: string; match: (path: string) => 
   { href: "/failures", label: "Failures", match: (p) => p.startsWith("/failures") },
   { href: "/models", label: "Models", match: (p) => p.startsWith("/models") },
   { href: "/runs", label: "Runs", match: (p) => p.startsWith("/runs") },
+  { href: "/scans", label: "Scanners", match: (p) => p.startsWith("/scans") },
 ];
 
 /** The site navigation, with the current section marked (aria-current="page"). */

@@ -12,6 +12,8 @@ const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
   stats: () => import("./commands/stats"),
   failures: () => import("./commands/failures"),
   "tasks-qa": () => import("./commands/tasks-qa"),
+  "compare-runs": () => import("./commands/compare-runs"),
+  scan: () => import("./commands/scan"),
   datasets: () => import("./commands/datasets"),
   play: () => import("./commands/play"),
   "gold-check": () => import("./commands/gold-check"),

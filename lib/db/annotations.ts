@@ -294,3 +294,29 @@ export async function insertDetectorTagsSql(sql: Sql, tags: readonly (EpisodeDet
   const time = sql.dialect.time(now);
   await insertMachineRows(sql, tags.map((t) => [uuidv7(), t.episodeId, t.turnIndex, "tag", t.tag, t.text ?? null, t.author, "accepted", "detector", JSON.stringify(t.provenance), time, time]));
 }
+
+/**
+ * The accepted tags a person gave each of these episodes (on the episode or one of its turns):
+ * episode id → tag names. An episode no person tagged is absent. A scanner's agreement with people
+ * reads it (lib/scan/scans.ts).
+ */
+export async function listPersonTagsByEpisodeIds({ episodeIds }: { episodeIds: readonly string[] }): Promise<Map<string, Set<string>>> {
+  const out = new Map<string, Set<string>>();
+  if (!episodeIds.length) return out;
+  return withSql(async (sql) => {
+    for (let i = 0; i < episodeIds.length; i += 500) {
+      const part = episodeIds.slice(i, i + 500);
+      const rows = await sql.all<{ episodeId: string; tag: string }>(
+        `SELECT "episodeId", "tag" FROM "Annotation"
+         WHERE "source" = 'person' AND "kind" = 'tag' AND "status" = 'accepted' AND "tag" IS NOT NULL AND "episodeId" IN (${part.map(() => "?").join(", ")})`,
+        part,
+      );
+      for (const r of rows) {
+        const set = out.get(r.episodeId) ?? new Set<string>();
+        set.add(r.tag);
+        out.set(r.episodeId, set);
+      }
+    }
+    return out;
+  });
+}

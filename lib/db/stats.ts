@@ -1,5 +1,6 @@
 import "server-only";
 import { buildEpisodeWhere, type EpisodeFilters } from "./episode-filters";
+import { rowParser } from "./rows";
 import { withSql } from "./sql";
 import { STATS_DIMENSIONS, type StatsDimension } from "./stats-dimensions";
 
@@ -75,4 +76,26 @@ export async function aggregateEpisodeStats({ filters = {}, groupBy }: { filters
     if (r.k !== null && Number(r.solved) > 0) g.solvedAt.set(Number(r.k), (g.solvedAt.get(Number(r.k)) ?? 0) + Number(r.solved));
   }
   return [...out.values()];
+}
+
+const outcomeRow = rowParser("Episode", ["id", "environment", "dataset", "taskId", "status", "reward", "success", "hardness", "db"]);
+export type EpisodeOutcomeRow = ReturnType<typeof outcomeRow.one>;
+
+/**
+ * The finished episodes (submitted, abandoned, error) a filter matches, oldest first, with what a
+ * paired comparison needs: the task, the outcome and the task's group (hardness, file system).
+ */
+export async function listEpisodeOutcomesByFilters({ filters }: { filters: EpisodeFilters }): Promise<EpisodeOutcomeRow[]> {
+  const f: EpisodeFilters = { ...filters };
+  if (f.status === undefined) f.status = ["submitted", "abandoned", "error"];
+  return withSql(async (sql) => {
+    const { sql: where, params } = buildEpisodeWhere(f, sql.dialect);
+    return outcomeRow.all(
+      await sql.all(
+        `SELECT e."id", e."environment", e."dataset", e."taskId", e."status", e."reward", e."success", e."hardness", e."db"
+         FROM "Episode" e ${where} ORDER BY e."startedAt", e."id"`,
+        params,
+      ),
+    );
+  });
 }

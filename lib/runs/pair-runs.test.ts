@@ -17,6 +17,6 @@ describe("pairRuns", () => {
     expect(p.neither.map((x) => x.taskId)).toEqual(["t4"]);
     // t5 running in a, t6 not in b: not paired.
     expect(p.unpaired).toBe(2);
-    expect(p.aOnly[0]).toEqual({ taskId: "t2", a: { episodeId: "t2-submitted-true", reward: 1, success: true }, b: { episodeId: "t2-abandoned-false", reward: 0, success: false } });
+    expect(p.aOnly[0]).toEqual({ taskId: "t2", group: null, a: { episodeId: "t2-submitted-true", reward: 1, success: true }, b: { episodeId: "t2-abandoned-false", reward: 0, success: false } });
   });
 });

@@ -58,3 +58,36 @@ export function filtersFromFlags(values: Record<string, unknown>): EpisodeFilter
   }
   return f;
 }
+
+/**
+ * Parses a filter written as one value, `model=gpt-4,policy=try-again,env=sql` (the keys of the
+ * filter flags, without `--`), into store filters. A part without `=` adds a value to the key
+ * before it (`env=sql,bash` matches either). Errors name `where` and the bad key or value
+ * (`--a: unknown filter key "modle"; ...`, `--a env: unknown environment ...`).
+ */
+export function filtersFromSpec(spec: string, where: string): EpisodeFilters {
+  const values: Record<string, string> = {};
+  let key: string | undefined;
+  for (const raw of spec.split(",")) {
+    const part = raw.trim();
+    if (!part) continue;
+    const eq = part.indexOf("=");
+    if (eq < 0) {
+      if (!key) throw new BadInputError(`${JSON.stringify(part)} has no key; write key=value, e.g. model=gpt-4,policy=try-again,env=sql`, where);
+      values[key] += `,${part}`;
+      continue;
+    }
+    key = part.slice(0, eq).trim();
+    const value = part.slice(eq + 1).trim();
+    if (!Object.hasOwn(FILTER_OPTIONS, key)) throw new BadInputError(`unknown filter key ${JSON.stringify(key)}; one of ${Object.keys(FILTER_OPTIONS).join(", ")}`, where);
+    if (!value) throw new BadInputError(`${key} has no value`, where);
+    values[key] = values[key] === undefined ? value : `${values[key]},${value}`;
+  }
+  if (!Object.keys(values).length) throw new BadInputError("an empty filter; write key=value pairs, e.g. model=gpt-4,policy=try-again,env=sql", where);
+  try {
+    return filtersFromFlags(values);
+  } catch (err) {
+    if (err instanceof BadInputError && err.where?.startsWith("--")) throw new BadInputError(err.message.slice(err.where.length + 2), `${where} ${err.where.slice(2)}`);
+    throw err;
+  }
+}

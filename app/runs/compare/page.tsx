@@ -1,6 +1,7 @@
 import Link from "next/link";
 import type { Metadata } from "next";
-import { pairRuns, type PairedTask } from "@/lib/runs/pair-runs";
+import { pairedOutcomes, pairRuns, type PairedTask } from "@/lib/runs/pair-runs";
+import { comparePaired, type PairedSummary } from "@/lib/stats/paired";
 import { buildRunView } from "@/lib/runs/run-view";
 import { pct } from "@/lib/runs/view-types";
 
@@ -31,6 +32,68 @@ function Group({ title, testId, pairs, names }: { title: string; testId: string;
           </tbody>
         </table>
       )}
+    </section>
+  );
+}
+
+const points = (x: number) => `${x > 0 ? "+" : ""}${(x * 100).toFixed(1)} pp`;
+const pValue = (p: number) => (p < 0.0001 ? "< 0.0001" : p.toPrecision(3));
+
+function StatsRow({ label, s }: { label: string; s: PairedSummary }) {
+  return (
+    <tr data-testid="paired-stats-row" data-group={label} data-p={s.mcnemarP} data-low={s.diffCI?.low} data-high={s.diffCI?.high}>
+      <th scope="row" className="pr-4 text-left font-normal">{label}</th>
+      <td className="pr-4 text-right">{s.tasks}</td>
+      <td className="pr-4 text-right">{s.both}</td>
+      <td className="pr-4 text-right">{s.onlyA}</td>
+      <td className="pr-4 text-right">{s.onlyB}</td>
+      <td className="pr-4 text-right">{s.neither}</td>
+      <td className="pr-4 text-right">{s.diffCI ? points(s.diffCI.diff) : "–"}</td>
+      <td className="pr-4 text-right">{s.diffCI ? `${points(s.diffCI.low)} to ${points(s.diffCI.high)}` : "–"}</td>
+      <td className="text-right">{s.onlyA + s.onlyB ? pValue(s.mcnemarP) : "– (none)"}</td>
+    </tr>
+  );
+}
+
+/** The paired statistics: McNemar's exact test and the bootstrap interval, overall and per group, with what they mean. */
+function PairedStats({ stats, names, groupLabel }: { stats: ReturnType<typeof comparePaired>; names: [string, string]; groupLabel: string }) {
+  const { overall } = stats;
+  const ci = overall.diffCI;
+  if (!ci) return null;
+  const discordant = overall.onlyA + overall.onlyB;
+  return (
+    <section className="space-y-2" data-testid="paired-stats" aria-labelledby="paired-stats-title">
+      <h2 id="paired-stats-title" className="text-sm font-semibold text-zinc-300">Is the difference real?</h2>
+      <p className="text-xs text-zinc-300" data-testid="paired-ci">
+        Success rate of {names[0]} minus {names[1]} on the same {overall.tasks} tasks: {points(ci.diff)}. {Math.round(ci.level * 100)}% bootstrap interval: {points(ci.low)} to {points(ci.high)}{" "}
+        ({ci.resamples.toLocaleString("en")} resamples of the tasks, each keeping both runs&apos; outcomes; seed {ci.seed}).
+        {ci.low > 0 ? ` The interval is above zero: ${names[0]} did better.` : ci.high < 0 ? ` The interval is below zero: ${names[1]} did better.` : " The interval includes zero: these tasks do not show either run is better."}
+      </p>
+      <p className="text-xs text-zinc-300" data-testid="paired-mcnemar">
+        {discordant
+          ? `McNemar's exact test on the ${discordant} tasks only one run solved (${overall.onlyA} by ${names[0]}, ${overall.onlyB} by ${names[1]}): two-sided p = ${pValue(overall.mcnemarP)}, the chance of a split at least this uneven if both runs were equally good.`
+          : "No task was solved by one run only, so McNemar's test has nothing to weigh (p = 1)."}
+      </p>
+      <table className="text-xs">
+        <caption className="sr-only">Paired statistics overall and per {groupLabel}</caption>
+        <thead>
+          <tr className="text-left text-zinc-400">
+            <th scope="col" className="pr-4">{groupLabel}</th>
+            <th scope="col" className="pr-4 text-right">tasks</th>
+            <th scope="col" className="pr-4 text-right">both</th>
+            <th scope="col" className="pr-4 text-right">{names[0]} only</th>
+            <th scope="col" className="pr-4 text-right">{names[1]} only</th>
+            <th scope="col" className="pr-4 text-right">neither</th>
+            <th scope="col" className="pr-4 text-right">difference</th>
+            <th scope="col" className="pr-4 text-right">{Math.round(ci.level * 100)}% interval</th>
+            <th scope="col" className="text-right">McNemar p</th>
+          </tr>
+        </thead>
+        <tbody>
+          <StatsRow label="all" s={overall} />
+          {stats.groups.map((g) => <StatsRow key={g.group} label={g.group} s={g} />)}
+        </tbody>
+      </table>
     </section>
   );
 }
@@ -66,6 +129,11 @@ export default async function CompareRunsPage({ searchParams }: Props) {
         {paired} tasks finished by both: {names[0]} solved {rate(p.both.length + p.aOnly.length)}, {names[1]} solved {rate(p.both.length + p.bOnly.length)}.
         {p.unpaired ? ` ${p.unpaired} tasks finished by one run only are left out.` : ""}
       </p>
+      {a.tasks.some((t) => t.sealed) || b.tasks.some((t) => t.sealed) ? (
+        <p className="text-xs text-zinc-400" data-testid="paired-stats-sealed">Some tasks are sealed (an open study&apos;s): no statistics are shown until the seal is lifted.</p>
+      ) : (
+        <PairedStats stats={comparePaired(pairedOutcomes(p))} names={names} groupLabel={a.config?.env === "bash" ? "file system" : a.config?.env === "sql" ? "hardness" : "group"} />
+      )}
       <Group title="Solved by both" testId="pair-both" pairs={p.both} names={names} />
       <Group title={`Solved by ${names[0]} only`} testId="pair-a-only" pairs={p.aOnly} names={names} />
       <Group title={`Solved by ${names[1]} only`} testId="pair-b-only" pairs={p.bOnly} names={names} />
