@@ -66,6 +66,7 @@ describe("issue 14: the playground, navigation and studies", () => {
       ["Studies", "/play/studies"],
       ["Stats", "/episodes/stats"],
       ["Compare", "/compare"],
+      ["Failures", "/failures"],
       ["Models", "/models"],
       ["Runs", "/runs"],
       ["Scanners", "/scans"],
