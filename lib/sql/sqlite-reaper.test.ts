@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { listMachineProcesses } from "@/lib/sandbox/machine-resources";
 import { listLiveResources, onResourceReaped, type LiveResource } from "@/lib/sandbox/reaper";
 import { createSqliteEngine, type SqliteEngine } from "./sqlite-engine";
 
@@ -74,6 +75,21 @@ describe("SQLite helper processes have an owner and an idle deadline", () => {
     const again = await s.query("select count(*) from song");
     expect(again.ok && again.result.rows).toEqual([[8n]]);
     await s.close();
+  });
+
+  it("shows each helper to `icstudio doctor` (read from /proc): owned by this process, with its age and memory", async () => {
+    const s = await engine.open("singer");
+    try {
+      await new Promise((r) => setTimeout(r, 150));
+      const pid = helpers(engine).find((r) => r.owner === "session:singer")!.pid!;
+      const seen = listMachineProcesses().find((r) => r.id === String(pid));
+      expect(seen).toMatchObject({ kind: "sqlite-helper", owner: String(process.pid), ownerAlive: true, host: null });
+      expect(seen!.ageMs).toBeGreaterThanOrEqual(100);
+      expect(seen!.ageMs).toBeLessThan(60_000);
+      expect(seen!.rssBytes).toBeGreaterThan(1_000_000);
+    } finally {
+      await s.close();
+    }
   });
 
   it("never reaps a helper while its query runs", async () => {
