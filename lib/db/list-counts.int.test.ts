@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { insertEpisodesBulk, type BulkEpisode } from "./bulk-import";
 import { COUNT_EXACT_UP_TO } from "./episode-filters";
 import { listEpisodes, listViewerEpisodes } from "./episodes";
+import { listEpisodeFacets } from "./viewer-queries";
 import { storeEngines, useTempStore } from "@/lib/testing/store";
 
 // Enough episodes that a filter matches more than COUNT_EXACT_UP_TO (the list then estimates its
@@ -59,6 +60,16 @@ describe.each(storeEngines())("list counts on %s", (engine) => {
     const manyWant = count((e) => e.environment === "sql");
     expect(many.totalExact).toBe(false);
     expect(Math.abs(many.total - manyWant) / manyWant).toBeLessThan(0.1);
+  });
+
+  it("lists the filter pickers' values as DISTINCT would (each column walked value to value through its index)", async () => {
+    const f = await listEpisodeFacets();
+    expect(f.environment).toEqual(["bash", "sql"]);
+    expect(f.model).toEqual(["m", "rare-model"]);
+    expect(f.dataset).toEqual(["d"]);
+    expect(f.annotator).toEqual([]);
+    expect(f.hardness).toEqual([]);
+    expect(f.status).toEqual(["submitted"]);
   });
 
   it("serves a page past an estimate's end as empty, and a deep page within it", async () => {
