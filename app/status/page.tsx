@@ -16,7 +16,7 @@ export default function StatusPage() {
       <h1 className="text-lg font-semibold">Status</h1>
       <p className="text-xs text-zinc-400">
         Helper processes and warm sandboxes unused for {age(c.helperIdleMs)} are ended (IC_HELPER_IDLE_MS); an episode&apos;s own sandbox closes after {age(c.idleMs)} idle (IC_IDLE_MS).
-        `icstudio doctor` lists every Studio process and container on the machine, orphans included.
+        <code>icstudio doctor</code> lists every Studio process and container on the machine, orphans included.
       </p>
       <h2 className="font-semibold">Live helpers and sandboxes ({live.length})</h2>
       {live.length === 0 ? (
