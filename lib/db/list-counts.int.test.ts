@@ -6,7 +6,7 @@ import { listEpisodeFacets } from "./viewer-queries";
 import { storeEngines, useTempStore } from "@/lib/testing/store";
 
 // Enough episodes that a filter matches more than COUNT_EXACT_UP_TO (the list then estimates its
-// total from a sample) and the store is larger than the sample (16,000 search keys).
+// total from a sample) and the store is larger than the sample (8,000 search keys).
 const N = 30_000;
 const eps: BulkEpisode[] = Array.from({ length: N }, (_, i) => ({
   sourceKey: `count-${i}`,
