@@ -99,6 +99,13 @@ describe("accessibility (axe-core): no serious or critical violations", () => {
     expect(await audit("/episodes/stats")).toEqual([]);
   });
 
+  it("/status (live helpers and sandboxes)", async () => {
+    await page.goto(`${baseUrl}/status`);
+    await page.waitForSelector("h1");
+    expect(await page.textContent("h1")).toBe("Status");
+    expect(await audit("/status")).toEqual([]);
+  });
+
   it("/models and /runs", async () => {
     await page.goto(`${baseUrl}/models`);
     await page.waitForSelector('[data-testid="model-add"]');

@@ -175,6 +175,7 @@ const envSchema = z
     IC_TOKEN: text(),
     IC_ALLOWED_HOSTS: text(),
     IC_IDLE_MS: positiveInt(),
+    IC_HELPER_IDLE_MS: positiveInt(),
     IC_STUDY_IDLE_MS: positiveInt(),
     IC_MAX_SANDBOXES: positiveInt(),
     IC_RECORDING_MAX_BYTES: positiveInt(),
@@ -256,6 +257,8 @@ const envSchema = z
       allowedHosts: (e.IC_ALLOWED_HOSTS ?? "").split(/[\s,]+/).filter(Boolean),
       /** An idle episode's sandbox is closed after this (IC_IDLE_MS). */
       idleMs: e.IC_IDLE_MS ?? 10 * 60_000,
+      /** A helper process (a SQLite engine's) or a warm sandbox unused this long is ended by the reaper (IC_HELPER_IDLE_MS; default IC_IDLE_MS). */
+      helperIdleMs: e.IC_HELPER_IDLE_MS ?? e.IC_IDLE_MS ?? 10 * 60_000,
       /** A study participant with no input or focus for this long has their task's clock paused (IC_STUDY_IDLE_MS). */
       studyIdleMs: e.IC_STUDY_IDLE_MS ?? 60_000,
       /** Live sandboxes at once (IC_MAX_SANDBOXES). */

@@ -22,6 +22,7 @@ const COMMANDS: Record<string, () => Promise<{ default: Command }>> = {
   "scripted-server": () => import("./commands/scripted-server"),
   recheck: () => import("./commands/recheck"),
   hosts: () => import("./commands/hosts"),
+  doctor: () => import("./commands/doctor"),
   store: () => import("./commands/store"),
   studies: () => import("./commands/studies"),
   worker: () => import("./commands/worker"),

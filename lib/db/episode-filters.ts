@@ -188,8 +188,61 @@ export interface EpisodeSortSpec {
 
 /** One page of the episode list, planned: the matching total and the page's rows. */
 export interface EpisodePagePlan {
+  /** Matching episodes: exact, or estimated when `totalExact` is false. */
   total: number;
+  /** False when `total` is an estimate (more than COUNT_EXACT_UP_TO matched and no exact count was asked). */
+  totalExact: boolean;
   rows: Array<Record<string, unknown>>;
+}
+
+/**
+ * Up to this many matching episodes the list counts them exactly; past it (unless an exact count
+ * is asked for) it stops counting and estimates the total from a sample, so a page's cost does not
+ * grow with the store. The count stops at COUNT_EXACT_UP_TO + 1 rows read through the filter.
+ */
+export const COUNT_EXACT_UP_TO = 10_000;
+/** The estimate's sample: this many windows of consecutive search keys, spread over the key range. */
+const SAMPLE_WINDOWS = 16;
+/** Keys per window. */
+const SAMPLE_WINDOW_KEYS = 500;
+
+/** Rounds an estimate to two significant digits (what a sample can say). */
+function roundEstimate(n: number): number {
+  if (n < 100) return Math.round(n);
+  const p = 10 ** (Math.floor(Math.log10(n)) - 1);
+  return Math.round(n / p) * p;
+}
+
+/**
+ * The matching total past COUNT_EXACT_UP_TO, estimated: the matches among the episodes of
+ * SAMPLE_WINDOWS windows of consecutive search keys (indexed range reads, one statement), scaled
+ * to the whole key range. Search keys follow insertion, so the windows sample every period of the
+ * store. At least COUNT_EXACT_UP_TO + 1, which the capped count proved. Null when the store is
+ * no larger than the sample (then the caller counts).
+ */
+async function estimateMatches(sql: Sql, conds: string[], params: Record<string, unknown>, hits: string | null): Promise<number | null> {
+  const floor = COUNT_EXACT_UP_TO + 1;
+  // Two subqueries: MIN and MAX together in one SELECT make SQLite scan the index instead of reading its two ends.
+  const range = await sql.get<{ lo: number | null; hi: number | null }>(`SELECT (SELECT MIN("searchKey") FROM "Episode") AS lo, (SELECT MAX("searchKey") FROM "Episode") AS hi`);
+  const lo = Number(range?.lo ?? 0);
+  const span = Number(range?.hi ?? 0) - lo + 1;
+  const sampled = SAMPLE_WINDOWS * SAMPLE_WINDOW_KEYS;
+  // A sample as large as the store: counting is as cheap, and exact.
+  if (span <= sampled) return null;
+  const step = Math.floor(span / SAMPLE_WINDOWS);
+  // One range read of the search-key index per window: the filters are tested on the window's rows
+  // (in the CASE), so neither engine drives the read from a filter's index instead; ORed ranges
+  // made SQLite scan the table. A search's hits are read for the window's keys only (a rowid range
+  // of FTS5, a key range beside the GIN index): the whole hit set once per window made a common
+  // word's estimate cost 16 searches.
+  const windows = Array.from({ length: SAMPLE_WINDOWS }, (_, i) => {
+    const a = lo + i * step;
+    const b = a + SAMPLE_WINDOW_KEYS - 1;
+    const all = [...conds, ...(hits ? [`e."searchKey" IN (SELECT h."k" FROM (${hits}) h WHERE h."k" BETWEEN ${a} AND ${b})`] : [])];
+    return `SELECT SUM(CASE WHEN ${all.length ? all.join(" AND ") : "1 = 1"} THEN 1 ELSE 0 END) AS "m" FROM "Episode" e WHERE e."searchKey" BETWEEN ${a} AND ${b}`;
+  });
+  const r = await sql.get<{ m: number | null }>(`SELECT SUM(w."m") AS "m" FROM (${windows.join(" UNION ALL ")}) w`, params);
+  return Math.max(floor, roundEstimate((Number(r?.m ?? 0) / sampled) * span));
 }
 
 /**
@@ -221,6 +274,7 @@ export async function readEpisodePage(
     columns,
     correlated = false,
     countIndex,
+    exactCount = false,
   }: {
     parts: string[];
     params: Record<string, unknown>;
@@ -234,6 +288,8 @@ export async function readEpisodePage(
     correlated?: boolean;
     /** An index that covers every condition, for counting without table rows (see statsIndexCovers). */
     countIndex?: string;
+    /** Count every match, however many (else past COUNT_EXACT_UP_TO the total is estimated). */
+    exactCount?: boolean;
   },
 ): Promise<EpisodePagePlan> {
   const d = sql.dialect;
@@ -241,12 +297,13 @@ export async function readEpisodePage(
   const conds = [...parts];
   let from = `"Episode" e`;
   let total: number | undefined;
+  let totalExact = true;
   let fewHits = false;
   if (fts) {
     p.fts = fts;
     const hits = await countSearchHits(sql, fts);
     if (!conds.length) total = hits;
-    if (hits === 0) return { total: 0, rows: [] };
+    if (hits === 0) return { total: 0, totalExact: true, rows: [] };
     if (hits <= SEARCH_DRIVE_LIMIT) {
       fewHits = true;
       from = `(${d.searchHits("@fts")}) h ${d.drivingJoin} "Episode" e ON e."searchKey" = h."k"`;
@@ -258,10 +315,22 @@ export async function readEpisodePage(
   const where = conds.length ? `WHERE ${conds.join(" AND ")}` : "";
   if (total === undefined) {
     const countFrom = countIndex && !fewHits ? `"Episode" e${d.indexedBy(countIndex)}` : from;
-    total = Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${countFrom} ${where}`, p))!.n);
+    if (exactCount || fewHits) total = Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${countFrom} ${where}`, p))!.n);
+    else {
+      // Counting stops past COUNT_EXACT_UP_TO: a filter matching most of a million episodes costs what one matching ten thousand does.
+      total = Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${countFrom} ${where} LIMIT ${COUNT_EXACT_UP_TO + 1}) c`, p))!.n);
+      if (total > COUNT_EXACT_UP_TO) {
+        const estimate = await estimateMatches(sql, parts, p, fts ? d.searchHits("@fts") : null);
+        if (estimate === null) total = Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${countFrom} ${where}`, p))!.n);
+        else {
+          total = estimate;
+          totalExact = false;
+        }
+      }
+    }
   }
   const offset = (page - 1) * pageSize;
-  if (total <= offset) return { total, rows: [] };
+  if (totalExact && total <= offset) return { total, totalExact, rows: [] };
   if (d.name === "sqlite" && !fewHits && conds.length && sort.index && (!sort.nullable || dir === "DESC") && !correlated) {
     const episodes = Number((await sql.get<{ n: number }>(`SELECT COALESCE(MAX("searchKey"), 0) AS n FROM "Episode"`))!.n);
     if ((page * pageSize * episodes) / total < total) from = `"Episode" e${d.indexedBy(sort.index)}`;
@@ -273,5 +342,5 @@ export async function readEpisodePage(
     limit: pageSize,
     offset,
   });
-  return { total, rows };
+  return { total, totalExact, rows };
 }

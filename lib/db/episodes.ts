@@ -329,11 +329,16 @@ export interface ListEpisodesInput {
   pageSize?: number;
   /** Full-text search (also accepted inside filters). */
   search?: string;
+  /** Count every match (else past COUNT_EXACT_UP_TO the total is estimated). */
+  exactCount?: boolean;
 }
 
 export interface EpisodePage<Row = EpisodeListRow> {
   rows: Row[];
+  /** Matching episodes; an estimate when totalExact is false. */
   total: number;
+  /** False when `total` is estimated (many matches and no exact count asked for). */
+  totalExact: boolean;
   page: number;
   pageSize: number;
 }
@@ -363,13 +368,27 @@ function toViewerRow({ hardness: _h, runId: _r, ...r }: ListRow): ViewerRow {
  * full-text search), sorted on any key of EPISODE_SORTS, counted and paged by the planner
  * (readEpisodePage). Ties break on id so paging is stable.
  */
-async function readEpisodeList({ filters, key, dir, page, pageSize }: { filters: EpisodeFilters; key: string; dir: "asc" | "desc"; page: number; pageSize: number }) {
+async function readEpisodeList({
+  filters,
+  key,
+  dir,
+  page,
+  pageSize,
+  exactCount = false,
+}: {
+  filters: EpisodeFilters;
+  key: string;
+  dir: "asc" | "desc";
+  page: number;
+  pageSize: number;
+  exactCount?: boolean;
+}) {
   if (!Number.isInteger(page) || page < 1) throw new BadInputError("must be a positive integer", "page");
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) throw new BadInputError(`must be 1..${MAX_PAGE_SIZE}`, "pageSize");
   if (!isEpisodeSortKey(key)) throw new BadInputError(`unknown sort key; one of ${Object.keys(EPISODE_SORTS).join(", ")}`, "sort");
   return withSql(async (sql) => {
     const { parts, params, fts } = listConditions(filters, sql.dialect);
-    const { total, rows } = await readEpisodePage(sql, {
+    const { total, totalExact, rows } = await readEpisodePage(sql, {
       parts,
       params,
       fts,
@@ -381,8 +400,9 @@ async function readEpisodeList({ filters, key, dir, page, pageSize }: { filters:
       // Success is reward 1.0: those two are not independent, so the walk estimate does not hold.
       correlated: key === "reward" && filters.success !== undefined,
       countIndex: statsIndexCovers(filters),
+      exactCount,
     });
-    return { total, rows: listRow.all(rows) };
+    return { total, totalExact, rows: listRow.all(rows) };
   });
 }
 
@@ -394,8 +414,15 @@ export async function listEpisodes(input: ListEpisodesInput = {}): Promise<Episo
   const page = input.page ?? 1;
   const pageSize = input.pageSize ?? 50;
   const search = input.search ?? input.filters?.search;
-  const { total, rows } = await readEpisodeList({ filters: { ...input.filters, search }, key: input.sort?.key ?? "startedAt", dir: input.sort?.dir ?? "desc", page, pageSize });
-  return { total, page, pageSize, rows: rows.map(toListRow) };
+  const { total, totalExact, rows } = await readEpisodeList({
+    filters: { ...input.filters, search },
+    key: input.sort?.key ?? "startedAt",
+    dir: input.sort?.dir ?? "desc",
+    page,
+    pageSize,
+    exactCount: input.exactCount,
+  });
+  return { total, totalExact, page, pageSize, rows: rows.map(toListRow) };
 }
 
 /** The same page as the viewer's table shows it (plain JSON: times in Unix milliseconds). */
@@ -405,15 +432,18 @@ export async function listViewerEpisodes({
   dir = "desc",
   page = 1,
   pageSize = 50,
+  exactCount = false,
 }: {
   filters?: EpisodeFilters;
   sort?: EpisodeSortKey;
   dir?: "asc" | "desc";
   page?: number;
   pageSize?: number;
+  /** Count every match (else past COUNT_EXACT_UP_TO the total is estimated). */
+  exactCount?: boolean;
 }): Promise<EpisodePage<ViewerRow>> {
-  const { total, rows } = await readEpisodeList({ filters, key: sort, dir, page, pageSize });
-  return { total, page, pageSize, rows: rows.map(toViewerRow) };
+  const { total, totalExact, rows } = await readEpisodeList({ filters, key: sort, dir, page, pageSize, exactCount });
+  return { total, totalExact, page, pageSize, rows: rows.map(toViewerRow) };
 }
 
 /** Every episode of one task (any dataset of that environment when dataset is omitted), for the task page. */

@@ -1,5 +1,7 @@
 import "server-only";
+import { config } from "@/lib/config";
 import type { Limits } from "./limits";
+import { registerResource, type ResourceHandle } from "./reaper";
 import type { SandboxSpec } from "./types";
 
 /**
@@ -60,19 +62,26 @@ export interface Poolable {
 /**
  * Started sandboxes kept ready per key (image, files, limits), so a reset takes one instead of
  * starting one. `take` hands out a ready one (or starts one when none is) and refills in the
- * background; a sandbox that died while waiting is dropped.
+ * background; a sandbox that died while waiting is dropped. A waiting sandbox is in the resource
+ * registry (lib/sandbox/reaper.ts), owned by the pool: unused past `idleMs` (IC_HELPER_IDLE_MS),
+ * the reaper closes it and takes it out of the pool (the next take starts one and refills).
  */
 export class WarmPool<T extends Poolable> {
   private readonly pools = new Map<string, Promise<T>[]>();
+  private readonly waiting = new Map<T, ResourceHandle>();
   private stopped = false;
 
-  constructor(private readonly size: number) {}
+  constructor(
+    private readonly size: number,
+    private readonly idleMs: number = config().helperIdleMs,
+  ) {}
 
   async take(key: string, start: () => Promise<T>): Promise<T> {
     this.stopped = false;
     const pool = this.pools.get(key);
     while (pool?.length) {
       const candidate = await pool.shift()!.catch(() => null);
+      if (candidate) this.unregister(candidate);
       if (candidate && !candidate.broken) {
         candidate.hold(true);
         this.fill(key, start);
@@ -89,9 +98,19 @@ export class WarmPool<T extends Poolable> {
     if (this.stopped || this.size <= 0) return;
     const pool = this.pools.get(key) ?? [];
     this.pools.set(key, pool);
+    const owner = `pool:${poolLabel(key)}`;
     while (pool.length < this.size) {
-      const p = start().then((s) => {
+      const p: Promise<T> = start().then((s) => {
         s.hold(false);
+        const end = async () => {
+          this.waiting.delete(s);
+          const i = pool.indexOf(p);
+          // Already taken (take shifted it out before the reaper ran): its taker owns it now.
+          if (i < 0) return;
+          pool.splice(i, 1);
+          await s.close();
+        };
+        this.waiting.set(s, registerResource({ kind: "sandbox", owner, idleMs: this.idleMs, end }));
         return s;
       });
       p.catch(() => {
@@ -102,9 +121,16 @@ export class WarmPool<T extends Poolable> {
     }
   }
 
+  private unregister(s: T): void {
+    this.waiting.get(s)?.release();
+    this.waiting.delete(s);
+  }
+
   /** Forgets every waiting sandbox without closing it (its engine is gone). */
   forget(): void {
     this.pools.clear();
+    for (const r of this.waiting.values()) r.release();
+    this.waiting.clear();
   }
 
   /** Closes every waiting sandbox; later `take`s start filling again. */
@@ -112,6 +138,25 @@ export class WarmPool<T extends Poolable> {
     this.stopped = true;
     const all = [...this.pools.values()].flat();
     this.pools.clear();
-    await Promise.all(all.map((p) => p.then((s) => s.close()).catch(() => undefined)));
+    await Promise.all(
+      all.map((p) =>
+        p
+          .then((s) => {
+            this.unregister(s);
+            return s.close();
+          })
+          .catch(() => undefined),
+      ),
+    );
+  }
+}
+
+/** A pool key (poolKey) in words: its image and root file system. */
+function poolLabel(key: string): string {
+  try {
+    const [image, root] = JSON.parse(key) as [unknown, unknown];
+    return root ? `${String(image)} ${String(root)}` : String(image);
+  } catch {
+    return key;
   }
 }

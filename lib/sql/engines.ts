@@ -5,10 +5,11 @@ import type { SqlEngine } from "./types";
 
 /**
  * Process-wide SQL engines, one per kind and server, so episodes share warm processes, database
- * images, connections and gold caches.
+ * images, connections and gold caches. The map lives on globalThis: Next.js bundles and server.ts
+ * each load their own copy of this file, and each copy kept its own engine and warm pool of
+ * helper processes (issue 26: 11 helpers under one server).
  */
-
-const engines = new Map<string, Promise<SqlEngine>>();
+const engines: Map<string, Promise<SqlEngine>> = ((globalThis as Record<string, unknown>).__icStudioSqlEngines ??= new Map()) as Map<string, Promise<SqlEngine>>;
 
 /** The engine for `url` (mysql://...), else IC_SQL_URL, else embedded SQLite. */
 export function getSqlEngine(url: string | undefined = config().sqlUrl): Promise<SqlEngine> {

@@ -3,9 +3,11 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { fork, type ChildProcess } from "node:child_process";
+import { config } from "@/lib/config";
 import { REPO_ROOT } from "@/lib/datasets/paths";
 import { SandboxError } from "@/lib/errors";
 import { ACTION_TIMEOUT_MS } from "@/lib/sandbox/limits";
+import { registerResource, type ResourceHandle } from "@/lib/sandbox/reaper";
 import type { CatalogTable } from "./convert-mysql-dump";
 import { mysqlStyleError, planForSqlite, type PlannedStatement } from "./mysql-to-sqlite";
 import { SqliteSources, type SqliteImage, type SqliteSourceOptions } from "./sqlite-sources";
@@ -17,6 +19,10 @@ import { MAX_RESULT_BYTES, MAX_RESULT_ROWS, type QueryOptions, type QueryOutcome
  * milliseconds); a query past its time limit is stopped by killing the process (a query looping
  * inside SQLite never returns to JavaScript, so a worker thread could not be stopped), and the
  * session continues on a fresh copy. Idle processes are kept warm in a small pool.
+ *
+ * Every process is in the resource registry (lib/sandbox/reaper.ts) with its owner (the pool, or
+ * the session using it) and an idle deadline (IC_HELPER_IDLE_MS): one unused that long is killed,
+ * warm or not (a session whose process was reaped starts over on a fresh copy, as after a timeout).
  */
 
 /** Message MySQL 8 gives for a statement stopped at max_execution_time. */
@@ -60,14 +66,19 @@ class WorkerHandle {
   private readonly pending = new Map<number, { resolve: (r: Reply) => void; reject: (e: Error) => void }>();
   private dead = false;
   readonly ready: Promise<void>;
+  /** Its entry in the resource registry (owner, last use, idle deadline). */
+  readonly resource: ResourceHandle;
 
-  constructor(file: string) {
+  constructor(file: string, owner: string, idleMs: number) {
     this.child = fork(file, [String(SQLITE_HEAP_BYTES)], {
       execArgv: ["--max-old-space-size=256"],
       serialization: "advanced",
       stdio: ["ignore", "ignore", "ignore", "ipc"],
       env: { PATH: process.env.PATH ?? "" } as unknown as NodeJS.ProcessEnv,
     });
+    this.resource = registerResource({ kind: "sqlite-helper", owner, pid: this.child.pid ?? null, idleMs, end: () => this.kill() });
+    // Busy until it says it is ready (a slow start on a loaded machine is not idleness).
+    this.resource.setBusy(true);
     this.hold(true);
     this.ready = new Promise((resolve, reject) => {
       this.pending.set(0, { resolve: () => resolve(), reject });
@@ -77,11 +88,15 @@ class WorkerHandle {
       const p = this.pending.get(m.id);
       if (!p) return;
       this.pending.delete(m.id);
-      if (this.pending.size === 0) this.hold(false);
+      if (this.pending.size === 0) {
+        this.hold(false);
+        this.resource.setBusy(false);
+      }
       p.resolve(m);
     });
     const fail = (err: Error) => {
       this.dead = true;
+      this.resource.release();
       for (const p of this.pending.values()) p.reject(err);
       this.pending.clear();
     };
@@ -111,6 +126,7 @@ class WorkerHandle {
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.hold(true);
+      this.resource.setBusy(true);
       this.child.send({ ...msg, id }, (err) => {
         if (err) {
           this.pending.delete(id);
@@ -123,6 +139,7 @@ class WorkerHandle {
   async kill(): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     this.dead = true;
+    this.resource.release();
     this.hold(true);
     const exited = new Promise<void>((resolve) => this.child.once("exit", () => resolve()));
     this.child.kill("SIGKILL");
@@ -135,6 +152,8 @@ export interface SqliteEngineOptions extends SqliteSourceOptions {
   poolSize?: number;
   /** Default time limit per action. */
   timeoutMs?: number;
+  /** A process unused this long is killed by the reaper (default IC_HELPER_IDLE_MS). */
+  idleMs?: number;
   /** Share database images (and conversions) with other engines. */
   sources?: SqliteSources;
 }
@@ -152,6 +171,7 @@ export class SqliteEngine implements SqlEngine {
   private readonly poolSize: number;
   private readonly file = workerPath();
   readonly timeoutMs: number;
+  private readonly idleMs: number;
   private closed = false;
 
   constructor(options: SqliteEngineOptions = {}) {
@@ -159,13 +179,26 @@ export class SqliteEngine implements SqlEngine {
     this.id = `sqlite:${this.sources.collation}`;
     this.poolSize = options.poolSize ?? 4;
     this.timeoutMs = options.timeoutMs ?? ACTION_TIMEOUT_MS;
+    this.idleMs = options.idleMs ?? config().helperIdleMs;
+  }
+
+  /** A new process, registered as this engine's warm pool's. */
+  private spawn(): WorkerHandle {
+    return new WorkerHandle(this.file, `pool:${this.id}`, this.idleMs);
+  }
+
+  /** Idle processes still alive (the reaper may have ended some while they waited). */
+  private liveIdle(): WorkerHandle[] {
+    for (let i = this.idle.length - 1; i >= 0; i--) if (!this.idle[i]!.alive) this.idle.splice(i, 1);
+    return this.idle;
   }
 
   /** A ready worker: a warm one from the pool, else a new one. Tops the pool up in the background. */
-  async acquire(): Promise<WorkerHandle> {
+  async acquire(owner: string): Promise<WorkerHandle> {
     let h = this.idle.pop();
     while (h && !h.alive) h = this.idle.pop();
-    if (!h) h = new WorkerHandle(this.file);
+    if (!h) h = this.spawn();
+    h.resource.setOwner(owner);
     this.refill();
     await h.ready;
     return h;
@@ -174,7 +207,7 @@ export class SqliteEngine implements SqlEngine {
   /** Keeps one spare process starting when the pool runs dry (released processes refill it otherwise). */
   private refill(): void {
     if (this.closed || this.poolSize === 0) return;
-    if (this.idle.length === 0) this.idle.push(new WorkerHandle(this.file));
+    if (this.liveIdle().length === 0) this.idle.push(this.spawn());
   }
 
   /** Returns a process to the pool; the most recently used ones (holding images) are kept. */
@@ -183,19 +216,20 @@ export class SqliteEngine implements SqlEngine {
       void h.kill();
       return;
     }
-    this.idle.push(h);
+    h.resource.setOwner(`pool:${this.id}`);
+    this.liveIdle().push(h);
     while (this.idle.length > this.poolSize) void this.idle.shift()!.kill();
   }
 
   /** Warms the pool and loads `db`'s image (conversion included) without opening a session. */
   prepare(db: string): void {
     this.sources.get(db);
-    while (!this.closed && this.idle.length < this.poolSize) this.idle.push(new WorkerHandle(this.file));
+    while (!this.closed && this.liveIdle().length < this.poolSize) this.idle.push(this.spawn());
   }
 
   async open(db: string): Promise<SqlSession> {
     const image = this.sources.get(db);
-    const handle = await this.acquire();
+    const handle = await this.acquire(`session:${image.name}`);
     await loadInto(handle, image);
     return new SqliteSession(this, image, handle);
   }
@@ -342,6 +376,11 @@ class SqliteSession implements SqlSession {
     const handle = this.handle;
     if (!handle) return { ok: false, error: "the session is closed" };
     if (signal?.aborted) return { ok: false, error: "Query execution was interrupted", aborted: true };
+    if (!handle.alive) {
+      // The reaper ended it (idle past IC_HELPER_IDLE_MS): the episode's changes are gone, so say so rather than run on a fresh copy unnoticed.
+      await this.restart();
+      return { ok: false, error: "the session was idle too long and its database process was ended; the query did not run", reset: true };
+    }
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     const stop = new Promise<"timeout" | "abort">((resolve) => {
@@ -384,7 +423,7 @@ class SqliteSession implements SqlSession {
     const old = this.handle;
     this.handle = null;
     if (old) await old.kill();
-    const h = await this.engine.acquire();
+    const h = await this.engine.acquire(`session:${this.image.name}`);
     await loadInto(h, this.image);
     this.handle = h;
   }

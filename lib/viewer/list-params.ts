@@ -46,6 +46,8 @@ export const listParamsSchema = z.object({
   sort: text.pipe(z.enum(Object.keys(LIST_SORTS) as [ListSort, ...ListSort[]]).optional()).catch(undefined),
   dir: text.pipe(z.enum(["asc", "desc"]).optional()).catch(undefined),
   page: int.transform((v) => (v && v >= 1 ? v : undefined)),
+  /** `exact`: count every match; else past COUNT_EXACT_UP_TO the total is an estimate. */
+  count: text.pipe(z.enum(["exact"]).optional()).catch(undefined),
 });
 export type ListParams = z.infer<typeof listParamsSchema>;
 

@@ -7,9 +7,11 @@ import type { RewardBreakdown } from "@/lib/reward/types";
 /** The failure-analysis view's aggregates (lib/stats/aggregates.ts computes them). */
 export interface ViewerStats {
   groupBy: StatsDimension[];
-  /** Success rate, mean reward and error rate per group. */
+  /** Success rate, mean reward and error rate per group (the first groups: see groupsTotal). */
   success: { group: string; episodes: number; solved: number; successRate: number; meanReward: number; meanTurns: number; errorRate: number | null }[];
-  /** Per group, the share solved within k turns (k = 1..turn limit): the paper's success-vs-turn-limit curve. */
+  /** How many groups there are (`success` may hold fewer; the CSV holds all). */
+  groupsTotal: number;
+  /** Per charted group, the share solved within k turns: the paper's success-vs-turn-limit curve (the k where it steps; every k in the CSV). */
   successAtK: { k: number; [group: string]: number }[];
   groups: string[];
   rewardHistogram: { bin: string; episodes: number }[];

@@ -8,7 +8,7 @@ import { redactSealedRows } from "@/lib/studies/baseline-seal";
 
 export const dynamic = "force-dynamic";
 
-/** GET /api/episodes: one page of the filtered, searched and sorted episode list. */
+/** GET /api/episodes: one page of the filtered, searched and sorted episode list; `total` is estimated past COUNT_EXACT_UP_TO matches (`totalExact: false`) unless `?count=exact`. */
 export function GET(req: NextRequest) {
   return respond(async () => {
     const q = parseInput(episodesQuerySchema, Object.fromEntries(req.nextUrl.searchParams), "query parameter");
@@ -18,6 +18,7 @@ export function GET(req: NextRequest) {
       dir: q.dir ?? "desc",
       page: q.page ?? 1,
       pageSize: q.size ?? 50,
+      exactCount: q.count === "exact",
     });
     return NextResponse.json({ ...page, rows: await redactSealedRows(page.rows) });
   });

@@ -60,6 +60,12 @@ export default async function StatsPage({ searchParams }: Props) {
           ))}
         </tbody>
       </table>
+      {stats.groupsTotal > stats.success.length ? (
+        <p className="text-xs text-zinc-400" data-testid="more-groups">
+          the first {stats.success.length} of {stats.groupsTotal.toLocaleString("en")} groups; every group is in the{" "}
+          <a className="text-sky-400 underline" href={`/api/stats?${new URLSearchParams([...q, ["csv", "success"]])}`} download>CSV</a>
+        </p>
+      ) : null}
       <AggregateCharts stats={stats} csvBase={`/api/stats?${q}`} />
     </div>
   );
