@@ -7,7 +7,10 @@
  *   - the list query under filters, full-text search and sorts (target < 100 ms), and
  *   - the replay data of a 10-turn episode (target < 50 ms);
  * and, unless --no-browser, starts the real server on that store and measures in chromium the time
- * until the episode page is interactive (a key press moves the replay; target < 1 s).
+ * until the episode page is interactive (a key press moves the replay; target < 1 s); then, unless
+ * --no-browser or --no-replay, the replay at any size (bench/viewer-replay.ts: 10, 2,000 and 20,000
+ * turns, ratios against the 10-turn episode; `--against DIR` measures a built checkout of another
+ * commit in the same run).
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -91,6 +94,11 @@ export async function fill(n: number): Promise<void> {
 }
 
 export default async function viewerBench(args: string[]): Promise<number> {
+  // The replay part alone, on its own store: `npm run bench -- viewer --replay-only [--against DIR]`.
+  if (args.includes("--replay-only")) {
+    const { default: viewerReplayBench } = await import("./viewer-replay");
+    return viewerReplayBench(args.filter((a) => a !== "--replay-only"));
+  }
   const nIdx = args.indexOf("--episodes");
   const n = nIdx >= 0 ? Number(args[nIdx + 1]) : 100_000;
   const browser = !args.includes("--no-browser");
@@ -143,12 +151,15 @@ export default async function viewerBench(args: string[]): Promise<number> {
     }
     console.log(`\nreplay data of a 10-turn episode: median ${median(rt).toFixed(2)} ms over ${ids.length} episodes; target < 50 ms`);
     if (browser) await browserBench(ids[0]);
-    return 0;
   } finally {
     const { closeStore } = await import("@/lib/db/client");
     await closeStore();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+  if (!browser || args.includes("--no-replay")) return 0;
+  const aIdx = args.indexOf("--against");
+  const { replayBench } = await import("./viewer-replay");
+  return replayBench({ against: aIdx >= 0 ? args[aIdx + 1] : undefined });
 }
 
 /**
