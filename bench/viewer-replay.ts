@@ -108,18 +108,22 @@ const INTERACTIVE_PROBE = `
 `;
 
 /**
- * In the page: `n` steps with `j`, each timed from the key press until the position says the next
- * turn and the current turn's output is in the DOM, then a frame drawn. A string, so that no bundler
- * helper leaks into the page.
+ * In the page: `n` steps with `j` (`Home` at the last turn, so a short episode steps as often),
+ * each timed from the key press until the position says the new turn and its output is in the
+ * DOM, then a frame drawn; stops early past `budget` ms (the steps done are printed). A string, so
+ * that no bundler helper leaks into the page.
  */
-const STEPS = `async (n) => {
+const STEPS = `async ([n, budget]) => {
+  const start = performance.now();
   const times = [];
   let maxTurns = 0;
   const pos = () => (document.querySelector('[data-testid="position"]') || {}).textContent || "";
   for (let i = 0; i < n; i++) {
     const before = pos();
     const t0 = performance.now();
-    window.dispatchEvent(new KeyboardEvent("keydown", { key: "j" }));
+    const m = /turn (\\d+) \\/ (\\d+)/.exec(before);
+    const last = m && m[1] === m[2];
+    window.dispatchEvent(new KeyboardEvent("keydown", { key: last ? "Home" : "j" }));
     for (;;) {
       await new Promise((r) => requestAnimationFrame(() => r()));
       const now = pos();
@@ -128,9 +132,13 @@ const STEPS = `async (n) => {
     }
     times.push(performance.now() - t0);
     maxTurns = Math.max(maxTurns, document.querySelectorAll('[data-testid="turn"]').length);
+    if (performance.now() - start > budget) break;
   }
   return { times, maxTurns };
 }`;
+
+/** Wall time one episode's steps may take before they stop (the code before this change needs seconds a step). */
+const STEP_BUDGET_MS = 120_000;
 
 interface Figures {
   htmlBytes: number;
@@ -163,7 +171,7 @@ async function measure(ctx: Ctx, base: string, id: string, loads: number, steps:
       await plain.goto(`${base}/episodes/${id}?turn=1`, { timeout: 180_000 });
       await plain.waitForSelector('[data-testid="replay"][data-ready="1"]', { timeout: 180_000 });
       await plain.waitForTimeout(500);
-      const { times, maxTurns } = (await plain.evaluate(`(${STEPS})(${steps})`)) as { times: number[]; maxTurns: number };
+      const { times, maxTurns } = (await plain.evaluate(`(${STEPS})([${steps}, ${STEP_BUDGET_MS}])`)) as { times: number[]; maxTurns: number };
       const cdp = await plain.context().newCDPSession(plain);
       await cdp.send("HeapProfiler.collectGarbage");
       const heap = (await cdp.send("Runtime.getHeapUsage")) as { usedSize: number };
@@ -238,7 +246,7 @@ const ratio = (a: number, b: number) => (Number.isFinite(a) && Number.isFinite(b
 
 function report(label: string, figs: Record<string, Figures>): void {
   console.log(`\n${label}:`);
-  console.log(`  ${"episode".padEnd(24)} ${"HTML".padStart(11)} ${"first step".padStart(11)} ${"step median".padStart(12)} ${"step p90".padStart(10)} ${"DOM".padStart(7)} ${"turns in DOM".padStart(13)} ${"JS heap".padStart(10)}`);
+  console.log(`  ${"episode".padEnd(24)} ${"HTML".padStart(11)} ${"first step".padStart(11)} ${"step median".padStart(12)} ${"step p90".padStart(10)} ${"steps".padStart(6)} ${"DOM".padStart(7)} ${"turns in DOM".padStart(13)} ${"JS heap".padStart(10)}`);
   for (const e of EPISODES) {
     const f = figs[e.key];
     if (!f) continue;
@@ -248,7 +256,7 @@ function report(label: string, figs: Record<string, Figures>): void {
       continue;
     }
     console.log(
-      `  ${name.padEnd(24)} ${kb(f.htmlBytes).padStart(11)} ${ms(median(f.firstStep)).padStart(11)} ${ms(median(f.steps)).padStart(12)} ${ms(pct(f.steps, 0.9)).padStart(10)} ${String(f.domElements).padStart(7)} ${String(f.maxTurnsInDom).padStart(13)} ${`${(f.heapBytes / 1e6).toFixed(1)} MB`.padStart(10)}`,
+      `  ${name.padEnd(24)} ${kb(f.htmlBytes).padStart(11)} ${ms(median(f.firstStep)).padStart(11)} ${ms(median(f.steps)).padStart(12)} ${ms(pct(f.steps, 0.9)).padStart(10)} ${String(f.steps.length).padStart(6)} ${String(f.domElements).padStart(7)} ${String(f.maxTurnsInDom).padStart(13)} ${`${(f.heapBytes / 1e6).toFixed(1)} MB`.padStart(10)}`,
     );
   }
   const a = figs["10"];

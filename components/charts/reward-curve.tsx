@@ -51,7 +51,7 @@ export function RewardCurve({
           {series.length > 1 && <Legend wrapperStyle={{ fontSize: 10 }} />}
           {marker !== undefined && <ReferenceLine x={marker} stroke="#a1a1aa" strokeDasharray="3 3" />}
           {series.map((s, j) => (
-            <Line key={j} type="monotone" dataKey={`s${j}`} name={s.name} stroke={COLOURS[j % COLOURS.length]} dot={{ r: 2 }} connectNulls isAnimationActive={false} />
+            <Line key={j} type="monotone" dataKey={`s${j}`} name={s.name} stroke={COLOURS[j % COLOURS.length]} dot={data.length <= 100 ? { r: 2 } : false} connectNulls isAnimationActive={false} />
           ))}
         </LineChart>
       </ResponsiveContainer>

@@ -5,7 +5,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { LazyRewardCurve } from "@/components/charts/lazy-reward-curve";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import type { ReplayHeader, WindowTurn } from "@/lib/db/episode-rows";
+import type { ReplayAnnotation, ReplayHeader, WindowTurn } from "@/lib/db/episode-rows";
 import { playerLabel } from "@/lib/viewer/player";
 import type { EpisodeCheck, TurnScores } from "@/lib/viewer/view-types";
 import { AnnotationsPanel } from "./annotations-panel";
@@ -23,6 +23,7 @@ import { isSubmit } from "@/lib/env/submit";
 const SPEEDS = [0.5, 1, 2, 4] as const;
 
 const fmtReward = (r: number | null) => (r === null ? "–" : r.toFixed(2));
+const NO_TAGS: ReplayAnnotation[] = [];
 
 /**
  * One episode's replay: the timeline of turns (step with buttons or j/k and arrow keys, Home/End,
@@ -191,7 +192,12 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayHeader; in
   useEffect(() => {
     if (comparedAt >= 0 && comparedAt !== current) detail(comparedAt);
   }, [detail, comparedAt, current]);
-  const turnTags = (i: number) => data.annotations.filter((a) => a.turnIndex === i && a.kind === "tag" && a.status === "accepted");
+  const tagsByTurn = useMemo(() => {
+    const m = new Map<number, ReplayAnnotation[]>();
+    for (const a of data.annotations) if (a.turnIndex !== null && a.kind === "tag" && a.status === "accepted") m.set(a.turnIndex, [...(m.get(a.turnIndex) ?? []), a]);
+    return m;
+  }, [data.annotations]);
+  const { loadWhole } = win;
 
   return (
     <div className="grid gap-4 p-4 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]" data-testid="replay" data-ready="1">
@@ -274,7 +280,7 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayHeader; in
                 <TurnRow
                   key={v.key}
                   rowRef={list.measureElement}
-                  style={{ transform: `translateY(${v.start}px)` }}
+                  start={v.start}
                   i={v.index}
                   turn={t}
                   current={v.index === current}
@@ -284,12 +290,12 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayHeader; in
                   reward={rewardOf(v.index, t)}
                   score={scoreByIndex.get(t?.index ?? v.index)}
                   check={checkByIndex.get(t?.index ?? v.index)}
-                  tags={turnTags(v.index)}
+                  tags={tagsByTurn.get(v.index) ?? NO_TAGS}
                   sqlView={sqlView}
                   onSqlView={setSqlView}
                   whole={win.whole(v.index)}
-                  onWhole={() => win.loadWhole(v.index)}
-                  onPick={() => setCurrent(v.index)}
+                  onWhole={loadWhole}
+                  onPick={setCurrent}
                 />
               );
             })}

@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { memo, useState } from "react";
 import type { ReplayAnnotation, WindowTurn } from "@/lib/db/episode-rows";
 import { isSubmit } from "@/lib/env/submit";
 import type { EpisodeCheck, TurnScore } from "@/lib/viewer/view-types";
@@ -41,8 +41,9 @@ function ShowWhole({ turn, onLoad }: { turn: WindowTurn; onLoad: () => Promise<v
 /**
  * One item of the replay's timeline: a held turn (its actor, reward, action; the current one with
  * its output, "show all" when the server cut it), or a placeholder while its page is fetched.
+ * Memoised: a step redraws the two items whose "current" changed, not every item in view.
  */
-export function TurnRow({
+export const TurnRow = memo(function TurnRow({
   i,
   turn,
   current,
@@ -58,10 +59,11 @@ export function TurnRow({
   whole,
   onWhole,
   onPick,
-  style,
+  start,
   rowRef,
 }: {
-  style?: React.CSSProperties;
+  /** Its offset in the virtualised list, px. */
+  start: number;
   rowRef?: (el: HTMLLIElement | null) => void;
   i: number;
   turn: WindowTurn | undefined;
@@ -76,22 +78,22 @@ export function TurnRow({
   sqlView: SqlResultView;
   onSqlView: (v: SqlResultView) => void;
   whole: boolean;
-  onWhole: () => Promise<void>;
-  onPick: () => void;
+  onWhole: (i: number) => Promise<void>;
+  onPick: (i: number) => void;
 }) {
   const differs = check && (!check.observationAgrees || check.rewardAgrees === false);
   const t = turn;
   return (
     <li
       ref={rowRef}
-      style={style}
+      style={{ transform: `translateY(${start}px)` }}
       data-index={i}
       data-testid="turn"
       data-current={current ? "1" : undefined}
       aria-current={current ? "step" : undefined}
       data-differs={differs ? "1" : undefined}
       data-loaded={t ? "1" : undefined}
-      onClick={onPick}
+      onClick={() => onPick(i)}
       className={`absolute left-0 top-0 w-full cursor-pointer rounded border p-2 ${current ? "border-emerald-600 bg-zinc-900" : "border-zinc-800 hover:border-zinc-600"} ${differs ? "ring-1 ring-amber-500" : ""}`}
     >
       <div className="flex items-center gap-2 text-xs text-zinc-400">
@@ -122,7 +124,7 @@ export function TurnRow({
           ) : (
             <AnsiOutput text={t.observation} className="mt-1 max-h-72" testId="observation" limit={whole ? Infinity : undefined} />
           )}
-          {!whole && <ShowWhole turn={t} onLoad={onWhole} />}
+          {!whole && <ShowWhole turn={t} onLoad={() => onWhole(i)} />}
           {differs && check && !check.observationAgrees && (
             <details className="mt-1 text-xs text-zinc-400">
               <summary>output on replay</summary>
@@ -133,4 +135,4 @@ export function TurnRow({
       )}
     </li>
   );
-}
+});
