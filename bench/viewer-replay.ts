@@ -170,6 +170,19 @@ async function measure(ctx: Ctx, base: string, id: string, loads: number, steps:
     try {
       await plain.goto(`${base}/episodes/${id}?turn=1`, { timeout: 180_000 });
       await plain.waitForSelector('[data-testid="replay"][data-ready="1"]', { timeout: 180_000 });
+      // The server's HTML is there before React hydrated it: press j until the replay moves, then Home.
+      await plain.waitForFunction(
+        () => {
+          const pos = document.querySelector('[data-testid="position"]')?.textContent ?? "";
+          if (!pos.startsWith("turn 1 ")) return true;
+          window.dispatchEvent(new KeyboardEvent("keydown", { key: "j" }));
+          return false;
+        },
+        undefined,
+        { polling: 50, timeout: 180_000 },
+      );
+      await plain.evaluate(() => window.dispatchEvent(new KeyboardEvent("keydown", { key: "Home" })));
+      await plain.waitForFunction(() => (document.querySelector('[data-testid="position"]')?.textContent ?? "").startsWith("turn 1 "), undefined, { timeout: 60_000 });
       await plain.waitForTimeout(500);
       const { times, maxTurns } = (await plain.evaluate(`(${STEPS})([${steps}, ${STEP_BUDGET_MS}])`)) as { times: number[]; maxTurns: number };
       const cdp = await plain.context().newCDPSession(plain);
