@@ -22,14 +22,17 @@ export interface TurnWindowState {
   error: string | null;
 }
 
+/** Whether a held turn's observation is there up to TURN_CUT characters (all of it, when shorter). */
+const detailed = (t: WindowTurn | undefined) => !!t && t.observation.length >= Math.min(t.observationChars, TURN_CUT);
+
 const url = (episodeId: string, q: Record<string, number | string>) =>
   `/api/episodes/${encodeURIComponent(episodeId)}/turns?${new URLSearchParams(Object.entries(q).map(([k, v]) => [k, String(v)]))}`;
 
 /**
- * A cursor over an episode's turns (/api/episodes/:id/turns): starts from the page's window, fetches
- * the pages around `current` and the ranges the list shows, the current turn's observation at
- * `TURN_CUT` characters (the others travel cut shorter), and drops the turns far from `current`, so
- * what the tab holds does not grow with the episode.
+ * A cursor over an episode's turns (/api/episodes/:id/turns): starts from the page's window (its
+ * observations cut short), fetches the pages around `current` and the ranges the list shows with
+ * observations at `TURN_CUT` characters, and drops the turns far from `current`, so what the tab
+ * holds does not grow with the episode.
  */
 export function useTurnWindow(episodeId: string, turnCount: number, initial: TurnWindow, current: number): TurnWindowState {
   const turns = useRef(new Map<number, WindowTurn>(initial.turns.map((t, k) => [initial.from + k, t])));
@@ -65,10 +68,11 @@ export function useTurnWindow(episodeId: string, turnCount: number, initial: Tur
       const lo = Math.max(0, from);
       const hi = Math.min(turnCount - 1, to);
       for (let i = lo; i <= hi; i++) {
-        if (turns.current.has(i)) continue;
-        // A page aligned on WINDOW_TURNS, so that neighbouring asks share it.
+        if (detailed(turns.current.get(i))) continue;
+        // A page aligned on WINDOW_TURNS, so that neighbouring asks share it; its observations at
+        // TURN_CUT, so that a step within it needs no request (the page's own window came cut shorter).
         const page = Math.floor(i / WINDOW_TURNS) * WINDOW_TURNS;
-        fetchPage(page, Math.min(WINDOW_TURNS, turnCount - page));
+        fetchPage(page, Math.min(WINDOW_TURNS, turnCount - page), TURN_CUT);
         i = page + WINDOW_TURNS - 1;
       }
     },
@@ -78,7 +82,7 @@ export function useTurnWindow(episodeId: string, turnCount: number, initial: Tur
   const detail = useCallback(
     (i: number) => {
       const t = turns.current.get(i);
-      if (t && t.observation.length < Math.min(t.observationChars, TURN_CUT)) fetchPage(i, 1, TURN_CUT);
+      if (t && !detailed(t)) fetchPage(i, 1, TURN_CUT);
     },
     [fetchPage],
   );
