@@ -10,7 +10,10 @@
  *     an exact count (as before issue 26) and as now (estimated past COUNT_EXACT_UP_TO), and
  *   - the replay data of a 10-turn episode (target < 50 ms);
  * and, unless --no-browser, starts the real server on that store and measures in chromium the time
- * until the episode page is interactive (a key press moves the replay; target < 1 s).
+ * until the episode page is interactive (a key press moves the replay; target < 1 s); then, unless
+ * --no-browser or --no-replay, the replay at any size (bench/viewer-replay.ts: 10, 2,000 and 20,000
+ * turns, ratios against the 10-turn episode; `--against DIR` measures a built checkout of another
+ * commit in the same run).
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -169,6 +172,11 @@ async function pgList(pgUrl: string, n: number, runs: number): Promise<{ times: 
 }
 
 export default async function viewerBench(args: string[]): Promise<number> {
+  // The replay part alone, on its own store: `npm run bench -- viewer --replay-only [--against DIR]`.
+  if (args.includes("--replay-only")) {
+    const { default: viewerReplayBench } = await import("./viewer-replay");
+    return viewerReplayBench(args.filter((a) => a !== "--replay-only"));
+  }
   const nIdx = args.indexOf("--episodes");
   const n = nIdx >= 0 ? Number(args[nIdx + 1]) : 1_000_000;
   const pgIdx = args.indexOf("--pg-url");
@@ -220,12 +228,15 @@ export default async function viewerBench(args: string[]): Promise<number> {
     }
     console.log(`\nreplay data of a 10-turn episode: median ${median(rt).toFixed(2)} ms over ${ids.length} episodes; target < 50 ms`);
     if (browser) await browserBench(ids[0]);
-    return 0;
   } finally {
     const { closeStore } = await import("@/lib/db/client");
     await closeStore();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+  if (!browser || args.includes("--no-replay")) return 0;
+  const aIdx = args.indexOf("--against");
+  const { replayBench } = await import("./viewer-replay");
+  return replayBench({ against: aIdx >= 0 ? args[aIdx + 1] : undefined });
 }
 
 /**

@@ -3,7 +3,8 @@ import { ComparePicker } from "@/components/replay/compare-picker";
 import { CompareView } from "@/components/replay/compare-view";
 import { listTurnReplaysByEpisodes } from "@/lib/db/turn-replays";
 import { listViewerEpisodes } from "@/lib/db/episodes";
-import { listReplayDataByIds } from "@/lib/db/viewer-queries";
+import { listReplayHeadersByIds } from "@/lib/db/viewer-queries";
+import { COMPARE_CUT } from "@/lib/db/replay-window";
 import { listSealedTaskKeys, redactSealedRows, sealKey } from "@/lib/studies/baseline-seal";
 
 export const dynamic = "force-dynamic";
@@ -17,7 +18,8 @@ const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v
 /**
  * /compare?ids=a,b,... (or ids=a&ids=b): episodes side by side, aligned by turn. Without two
  * episodes it opens on the picker (search the store, tick episodes); with them the picker is
- * folded below.
+ * folded below. Each episode comes as its header and first window of turns (observations cut to
+ * COMPARE_CUT characters); the view fetches further turns and whole observations on demand.
  */
 export default async function ComparePage({ searchParams }: Props) {
   const sp = await searchParams;
@@ -26,7 +28,7 @@ export default async function ComparePage({ searchParams }: Props) {
   const q = first(sp.q);
   const task = first(sp.task);
   const sealed = await listSealedTaskKeys();
-  const found = await listReplayDataByIds({ ids });
+  const found = await listReplayHeadersByIds({ ids, cut: COMPARE_CUT });
   // Episodes of a task sealed by an unsubmitted baseline episode are left out (lib/studies/baseline-seal.ts).
   const episodes = found.filter((d) => !sealed.has(sealKey(d.episode)));
   const tasks = new Set(episodes.map((d) => `${d.episode.environment}/${d.episode.dataset}/${d.episode.taskId}`));

@@ -4,24 +4,35 @@ import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContai
 
 const COLOURS = ["#34d399", "#60a5fa", "#f472b6", "#fbbf24", "#a78bfa", "#f87171", "#2dd4bf", "#e5e7eb"];
 
-/** Reward over turns for one or more episodes on one chart (turns are 1-based on the axis). */
+/**
+ * Reward over turns for one or more episodes on one chart (turns are 1-based on the axis). A series
+ * gives a reward per turn, or per point with `turns` (each point's 0-based turn index: the store's
+ * aggregate of a long episode, one point per bucket of turns).
+ */
 export function RewardCurve({
   series,
   current,
   onPick,
   height = 160,
 }: {
-  series: { name: string; rewards: (number | null)[] }[];
+  series: { name: string; rewards: (number | null)[]; turns?: number[] }[];
   current?: number;
   onPick?: (turnIndex: number) => void;
   height?: number;
 }) {
-  const n = Math.max(0, ...series.map((s) => s.rewards.length));
-  const data = Array.from({ length: n }, (_, i) => {
-    const row: Record<string, number | null> = { turn: i + 1 };
-    series.forEach((s, j) => (row[`s${j}`] = s.rewards[i] ?? null));
-    return row;
-  });
+  const rows = new Map<number, Record<string, number | null>>();
+  series.forEach((s, j) =>
+    s.rewards.forEach((r, i) => {
+      const turn = (s.turns?.[i] ?? i) + 1;
+      let row = rows.get(turn);
+      if (!row) rows.set(turn, (row = { turn }));
+      row[`s${j}`] = r ?? null;
+    }),
+  );
+  const data = [...rows.values()].sort((a, b) => a.turn! - b.turn!);
+  // The reference line sits on a point of the axis: the last one at or before the current turn.
+  let marker: number | undefined;
+  if (current !== undefined) for (const row of data) if (row.turn! <= current + 1) marker = row.turn!;
   return (
     <div data-testid="reward-curve" style={{ height }}>
       <ResponsiveContainer width="100%" height="100%">
@@ -38,9 +49,9 @@ export function RewardCurve({
           <YAxis domain={[0, 1]} stroke="#71717a" fontSize={10} />
           <Tooltip contentStyle={{ background: "#18181b", border: "1px solid #3f3f46", fontSize: 11 }} />
           {series.length > 1 && <Legend wrapperStyle={{ fontSize: 10 }} />}
-          {current !== undefined && <ReferenceLine x={current + 1} stroke="#a1a1aa" strokeDasharray="3 3" />}
+          {marker !== undefined && <ReferenceLine x={marker} stroke="#a1a1aa" strokeDasharray="3 3" />}
           {series.map((s, j) => (
-            <Line key={j} type="monotone" dataKey={`s${j}`} name={s.name} stroke={COLOURS[j % COLOURS.length]} dot={{ r: 2 }} connectNulls isAnimationActive={false} />
+            <Line key={j} type="monotone" dataKey={`s${j}`} name={s.name} stroke={COLOURS[j % COLOURS.length]} dot={data.length <= 100 ? { r: 2 } : false} connectNulls isAnimationActive={false} />
           ))}
         </LineChart>
       </ResponsiveContainer>

@@ -4,9 +4,9 @@ import { useMemo } from "react";
 import { parseAnsi, spanStyle } from "@/lib/viewer/ansi";
 import { useCutText } from "./cut-text";
 
-/** Terminal output with its ANSI colours kept, in a terminal-styled block. */
-export function AnsiOutput({ text, className = "", testId }: { text: string; className?: string; testId?: string }) {
-  const { shown, more } = useCutText(text);
+/** Terminal output with its ANSI colours kept, in a terminal-styled block (cut at `limit` characters until "show all"). */
+export function AnsiOutput({ text, className = "", testId, limit }: { text: string; className?: string; testId?: string; limit?: number }) {
+  const { shown, more } = useCutText(text, limit);
   const spans = useMemo(() => parseAnsi(shown), [shown]);
   return (
     <>

@@ -4,37 +4,40 @@ import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { LazyRewardCurve } from "@/components/charts/lazy-reward-curve";
-import type { ReplayData } from "@/lib/db/episode-rows";
+import { useVirtualizer } from "@tanstack/react-virtual";
+import type { ReplayAnnotation, ReplayHeader, WindowTurn } from "@/lib/db/episode-rows";
 import { playerLabel } from "@/lib/viewer/player";
 import type { EpisodeCheck, TurnScores } from "@/lib/viewer/view-types";
 import { AnnotationsPanel } from "./annotations-panel";
-import { AnsiOutput } from "./ansi-output";
 import { EpisodeFailure } from "./episode-failure";
 import { GoldPanel } from "./gold-panel";
-import { Highlight } from "./highlight";
-import { SqlResult, type SqlResultView } from "./sql-result";
-import { TurnActor } from "./turn-actor";
+import type { SqlResultView } from "./sql-result";
 import { RecordingPlayer } from "./recording-player";
+import { TurnRow } from "./turn-row";
 import { TurnTranscript } from "./turn-transcript";
 import { sendJson, useAuthor } from "./use-author";
+import { useTurnWindow } from "./use-turn-window";
 import { FlagChips } from "@/components/episodes/flag-chips";
 import { isSubmit } from "@/lib/env/submit";
 
 const SPEEDS = [0.5, 1, 2, 4] as const;
 
 const fmtReward = (r: number | null) => (r === null ? "–" : r.toFixed(2));
+const NO_TAGS: ReplayAnnotation[] = [];
 
 /**
  * One episode's replay: the timeline of turns (step with buttons or j/k and arrow keys, Home/End,
  * play at a speed, click to jump; the selected turn is `?turn=N` in the URL), gold beside it with
  * the selected turn's output against gold's, the reward curve of every turn's would-be reward (the
  * recorded one, else replayed in a sandbox on the server and cached), tags and notes, the replay
- * check and "continue from turn k".
+ * check and "continue from turn k". The page hands it the episode's header and one window of turns;
+ * the timeline is virtualised and the other turns come from /api/episodes/:id/turns as the reader
+ * moves (use-turn-window.ts), so its cost does not grow with the episode.
  */
-export function ReplayView({ initial, initialTurn }: { initial: ReplayData; initialTurn?: number }) {
+export function ReplayView({ initial, initialTurn }: { initial: ReplayHeader; initialTurn?: number }) {
   const [data, setData] = useState(initial);
-  const { episode: ep, turns } = data;
-  const [current, setCurrent] = useState(turns.length ? Math.max(0, Math.min(turns.length - 1, (initialTurn ?? 1) - 1)) : -1);
+  const { episode: ep, turnCount, curve } = data;
+  const [current, setCurrent] = useState(turnCount ? Math.max(0, Math.min(turnCount - 1, (initialTurn ?? 1) - 1)) : -1);
   const [playing, setPlaying] = useState(false);
   const [speed, setSpeed] = useState<(typeof SPEEDS)[number]>(1);
   const [check, setCheck] = useState<EpisodeCheck | null>(null);
@@ -44,10 +47,11 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayData; init
   const [scoring, setScoring] = useState(false);
   const [sqlView, setSqlView] = useState<SqlResultView>("table");
   const [author] = useAuthor();
-  const listRef = useRef<HTMLOListElement>(null);
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const win = useTurnWindow(ep.id, turnCount, initial.window, current);
 
-  const step = useCallback((d: number) => setCurrent((c) => Math.max(0, Math.min(turns.length - 1, c + d))), [turns.length]);
-  const jump = useCallback((i: number) => setCurrent(Math.max(0, Math.min(turns.length - 1, i))), [turns.length]);
+  const step = useCallback((d: number) => setCurrent((c) => Math.max(0, Math.min(turnCount - 1, c + d))), [turnCount]);
+  const jump = useCallback((i: number) => setCurrent(Math.max(0, Math.min(turnCount - 1, i))), [turnCount]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -64,7 +68,7 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayData; init
         jump(0);
       } else if (e.key === "End") {
         e.preventDefault();
-        jump(turns.length - 1);
+        jump(turnCount - 1);
       } else if (e.key === " ") {
         e.preventDefault();
         setPlaying((p) => !p);
@@ -72,7 +76,7 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayData; init
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [step, jump, turns.length]);
+  }, [step, jump, turnCount]);
 
   // The selected turn lives in the URL (1-based), so a link or a reload opens the same turn.
   useEffect(() => {
@@ -85,7 +89,7 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayData; init
 
   // Every turn's would-be reward, whether its output is gold's, and SQL column names.
   useEffect(() => {
-    if (!turns.length) return;
+    if (!turnCount) return;
     let live = true;
     setScoring(true);
     sendJson<TurnScores>(`/api/episodes/${encodeURIComponent(ep.id)}/turn-scores`, "POST")
@@ -95,24 +99,34 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayData; init
     return () => {
       live = false;
     };
-  }, [ep.id, turns.length]);
+  }, [ep.id, turnCount]);
 
   useEffect(() => {
     if (!playing) return;
-    if (current >= turns.length - 1) {
+    if (current >= turnCount - 1) {
       setPlaying(false);
       return;
     }
     const t = setTimeout(() => step(1), 1000 / speed);
     return () => clearTimeout(t);
-  }, [playing, current, speed, step, turns.length]);
+  }, [playing, current, speed, step, turnCount]);
 
+  // Only the items in view (and a few around) are in the DOM, whatever the episode's length.
+  const list = useVirtualizer({ count: turnCount, getScrollElement: () => scrollRef.current, estimateSize: () => 64, gap: 4, overscan: 8, initialRect: { width: 800, height: 600 } });
+  const items = list.getVirtualItems();
+  const firstShown = items[0]?.index ?? 0;
+  const lastShown = items.at(-1)?.index ?? 0;
+  const { ensure } = win;
   useEffect(() => {
-    listRef.current?.querySelector(`[data-index="${current}"]`)?.scrollIntoView({ block: "nearest" });
-  }, [current]);
+    if (turnCount) ensure(firstShown, lastShown);
+  }, [ensure, firstShown, lastShown, turnCount]);
+  useEffect(() => {
+    if (current >= 0) list.scrollToIndex(current, { align: "auto" });
+  }, [current, list]);
 
   const refresh = useCallback(async () => {
-    setData(await sendJson<ReplayData>(`/api/episodes/${encodeURIComponent(ep.id)}`, "GET"));
+    const fresh = await sendJson<ReplayHeader>(`/api/episodes/${encodeURIComponent(ep.id)}`, "GET");
+    setData((d) => ({ ...fresh, window: d.window }));
   }, [ep.id]);
 
   const runCheck = async () => {
@@ -139,12 +153,51 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayData; init
 
   const checkByIndex = useMemo(() => new Map(check?.turns.map((t) => [t.index, t]) ?? []), [check]);
   const scoreByIndex = useMemo(() => new Map(scores?.turns.map((t) => [t.index, t]) ?? []), [scores]);
-  const rewards = turns.map((t) => t.reward ?? scoreByIndex.get(t.index)?.reward ?? null);
-  const turn = current >= 0 ? turns[current] : undefined;
+  const rewardOf = (i: number, t: WindowTurn | undefined) => t?.reward ?? scoreByIndex.get(t?.index ?? i)?.reward ?? null;
+  // The curve from the store's aggregate (one point per bucket of turns), with the would-be rewards
+  // of the turns that recorded none filled in from the scores.
+  const curveSeries = useMemo(() => {
+    const { bucket, points } = curve;
+    return {
+      name: playerLabel(ep),
+      turns: points.map((p) => p.turn),
+      rewards: points.map((p) => {
+        if (p.reward !== null) return p.reward;
+        let best: number | null = null;
+        for (let i = p.turn; i < p.turn + bucket; i++) {
+          const r = scoreByIndex.get(i)?.reward;
+          if (r !== undefined && r !== null && (best === null || r > best)) best = r;
+        }
+        return best;
+      }),
+    };
+  }, [curve, ep, scoreByIndex]);
+  const turn = current >= 0 ? win.turnAt(current) : undefined;
   const isSubmitTurn = (t: { action: string }) => isSubmit(t.action);
   // A submit turn's output is the scored answer; the output compared with gold's is the last one before it.
-  const compared = turn && isSubmitTurn(turn) ? turns.slice(0, current).filter((t) => !isSubmitTurn(t)).at(-1) : turn;
-  const turnTags = (i: number) => data.annotations.filter((a) => a.turnIndex === i && a.kind === "tag" && a.status === "accepted");
+  let comparedAt = current;
+  if (turn && isSubmitTurn(turn)) {
+    comparedAt = -1;
+    for (let i = current - 1; i >= 0; i--) {
+      const t = win.turnAt(i);
+      if (!t) break;
+      if (!isSubmitTurn(t)) {
+        comparedAt = i;
+        break;
+      }
+    }
+  }
+  const compared = comparedAt >= 0 ? win.turnAt(comparedAt) : undefined;
+  const { detail } = win;
+  useEffect(() => {
+    if (comparedAt >= 0 && comparedAt !== current) detail(comparedAt);
+  }, [detail, comparedAt, current]);
+  const tagsByTurn = useMemo(() => {
+    const m = new Map<number, ReplayAnnotation[]>();
+    for (const a of data.annotations) if (a.turnIndex !== null && a.kind === "tag" && a.status === "accepted") m.set(a.turnIndex, [...(m.get(a.turnIndex) ?? []), a]);
+    return m;
+  }, [data.annotations]);
+  const { loadWhole } = win;
 
   return (
     <div className="grid gap-4 p-4 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]" data-testid="replay" data-ready="1">
@@ -162,7 +215,7 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayData; init
           </div>
           <p className="text-sm text-zinc-100">{ep.query}</p>
           <EpisodeFailure status={ep.status} errorReason={ep.errorReason} />
-          {ep.status === "error" && ep.playerKind === "model" && <TurnTranscript episodeId={ep.id} turnIndex={turns.length} label="the failed model call" />}
+          {ep.status === "error" && ep.playerKind === "model" && <TurnTranscript episodeId={ep.id} turnIndex={turnCount} label="the failed model call" />}
           <div className="flex flex-wrap gap-3 text-xs text-zinc-400" data-testid="lineage">
             {data.parent && (
               <span>
@@ -184,14 +237,14 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayData; init
 
         <div className="flex flex-wrap items-center gap-2 text-xs">
           <Button onClick={() => step(-1)} disabled={current <= 0} data-testid="prev">◀ prev (k)</Button>
-          <Button onClick={() => step(1)} disabled={current >= turns.length - 1} data-testid="next">next (j) ▶</Button>
-          <Button onClick={() => setPlaying((p) => !p)} disabled={turns.length < 2} data-testid="play">{playing ? "pause" : "play"}</Button>
+          <Button onClick={() => step(1)} disabled={current >= turnCount - 1} data-testid="next">next (j) ▶</Button>
+          <Button onClick={() => setPlaying((p) => !p)} disabled={turnCount < 2} data-testid="play">{playing ? "pause" : "play"}</Button>
           <select className="rounded border border-zinc-700 bg-zinc-900 px-1" value={speed} onChange={(e) => setSpeed(Number(e.target.value) as (typeof SPEEDS)[number])} aria-label="speed">
             {SPEEDS.map((s) => <option key={s} value={s}>{s}× </option>)}
           </select>
-          <span className="text-zinc-400" data-testid="position">turn {current + 1} / {turns.length}</span>
+          <span className="text-zinc-400" data-testid="position">turn {current + 1} / {turnCount}</span>
           <span className="ml-auto flex gap-2">
-            <Button onClick={runCheck} disabled={checking || !turns.length} data-testid="recheck">{checking ? "replaying…" : "replay check"}</Button>
+            <Button onClick={runCheck} disabled={checking || !turnCount} data-testid="recheck">{checking ? "replaying…" : "replay check"}</Button>
             <Button onClick={() => void branch(current + 1)} disabled={current < 0} data-testid="branch" title="a new episode with the first turns replayed, opened in the playground">
               continue from turn {current + 1}
             </Button>
@@ -205,7 +258,8 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayData; init
           </p>
         )}
         {message && <p className="text-xs text-red-400">{message}</p>}
-        {ep.playerKind === "human" && <RecordingPlayer episodeId={ep.id} current={current} turnCount={turns.length} onTurn={jump} />}
+        {win.error && <p className="text-xs text-red-400" role="alert">{win.error}</p>}
+        {ep.playerKind === "human" && <RecordingPlayer episodeId={ep.id} current={current} turnCount={turnCount} onTurn={jump} />}
 
         <p className="text-xs text-zinc-400" data-testid="scores-status">
           {scoring
@@ -216,63 +270,39 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayData; init
                 ? `rewards marked "would be" are what a submit would have scored after that turn (replayed in a sandbox${scores.source === "cached" ? ", cached" : ""}).`
                 : null}
         </p>
-        <LazyRewardCurve series={[{ name: playerLabel(ep), rewards }]} current={current} onPick={jump} />
+        <LazyRewardCurve series={[curveSeries]} current={current} onPick={jump} />
 
-        <ol ref={listRef} className="max-h-[60vh] space-y-1 overflow-auto pr-1" data-testid="timeline">
-          {turns.map((t, i) => {
-            const c = checkByIndex.get(t.index);
-            const differs = c && (!c.observationAgrees || c.rewardAgrees === false);
-            const sc = scoreByIndex.get(t.index);
-            return (
-              <li
-                key={t.index}
-                data-index={i}
-                data-testid="turn"
-                data-current={i === current ? "1" : undefined}
-                aria-current={i === current ? "step" : undefined}
-                data-differs={differs ? "1" : undefined}
-                onClick={() => setCurrent(i)}
-                className={`cursor-pointer rounded border p-2 ${i === current ? "border-emerald-600 bg-zinc-900" : "border-zinc-800 hover:border-zinc-600"} ${differs ? "ring-1 ring-amber-500" : ""}`}
-              >
-                <div className="flex items-center gap-2 text-xs text-zinc-400">
-                  <span className="font-semibold text-zinc-300">#{i + 1}</span>
-                  <span className={t.ok === false ? "text-red-400" : t.ok ? "text-emerald-400" : ""}>{t.ok === null ? "?" : t.ok ? "ok" : "invalid"}</span>
-                  <TurnActor turn={t} playerKind={ep.playerKind} />
-                  <span data-testid="turn-reward" title={sc?.rewardFrom === "replay" ? "what a submit would have scored after this turn (replayed in a sandbox)" : undefined}>
-                    {sc?.rewardFrom === "replay" ? "would be" : "reward"} {fmtReward(rewards[i])}
-                  </span>
-                  {sc?.matchesGold && <span className="rounded bg-emerald-900/60 px-1 text-emerald-200" data-testid="matches-gold">output = gold&apos;s</span>}
-                  {t.timedOut && <span className="text-amber-400">timed out</span>}
-                  {(t.tokensIn !== null || t.tokensOut !== null) && <span>tokens {t.tokensIn ?? "?"}→{t.tokensOut ?? "?"}</span>}
-                  {t.latencyMs !== null && <span title="model reply latency">model {t.latencyMs} ms</span>}
-                  {t.durationMs !== null && <span title="time in the environment">{t.latencyMs !== null ? "env " : ""}{t.durationMs} ms</span>}
-                  {turnTags(i).map((a) => <span key={a.id} className="rounded bg-zinc-800 px-1 text-emerald-300">{a.tag}</span>)}
-                  {differs && <span className="text-amber-400" data-testid="differs">replay differs{c.rewardAgrees === false ? ` (reward ${fmtReward(c.replayedReward)})` : ""}{c.category ? `: ${c.category}` : ""}{c.evidence ? ` (${c.evidence})` : ""}</span>}
-                </div>
-                {t.thought && <p className="mt-1 text-xs italic text-zinc-400">{t.thought}</p>}
-                <div className="mt-1"><Highlight code={t.action} env={ep.environment} /></div>
-                {t.actor === "model" && ep.playerKind === "model" && <TurnTranscript episodeId={ep.id} turnIndex={t.index} tokensIn={t.tokensIn} tokensOut={t.tokensOut} latencyMs={t.latencyMs} costUsd={t.costUsd} />}
-                {i === current && (
-                  <>
-                    {ep.environment === "sql" && !isSubmitTurn(t) ? (
-                      <SqlResult observation={t.observation} query={t.action} columns={sc?.columns ?? null} view={sqlView} onView={setSqlView} testId="observation" />
-                    ) : (
-                      <AnsiOutput text={t.observation} className="mt-1 max-h-72" testId="observation" />
-                    )}
-                    {differs && c && !c.observationAgrees && (
-                      <details className="mt-1 text-xs text-zinc-400">
-                        <summary>output on replay</summary>
-                        <AnsiOutput text={c.replayedObservation} className="max-h-48" />
-                      </details>
-                    )}
-                  </>
-                )}
-              </li>
-            );
-          })}
-          {!turns.length && <li className="text-xs text-zinc-400">no turns</li>}
-        </ol>
-        {turn && <p className="text-xs text-zinc-400">j / k or the arrow keys step; Home / End go to the first / last turn; space plays.</p>}
+        <div ref={scrollRef} className="max-h-[60vh] overflow-auto pr-1" data-testid="timeline-scroll">
+          <ol className="relative" style={{ height: turnCount ? list.getTotalSize() : undefined }} data-testid="timeline" data-count={turnCount}>
+            {items.map((v) => {
+              const t = win.turnAt(v.index);
+              return (
+                <TurnRow
+                  key={v.key}
+                  rowRef={list.measureElement}
+                  start={v.start}
+                  i={v.index}
+                  turn={t}
+                  current={v.index === current}
+                  env={ep.environment}
+                  playerKind={ep.playerKind}
+                  episodeId={ep.id}
+                  reward={rewardOf(v.index, t)}
+                  score={scoreByIndex.get(t?.index ?? v.index)}
+                  check={checkByIndex.get(t?.index ?? v.index)}
+                  tags={tagsByTurn.get(v.index) ?? NO_TAGS}
+                  sqlView={sqlView}
+                  onSqlView={setSqlView}
+                  whole={win.whole(v.index)}
+                  onWhole={loadWhole}
+                  onPick={setCurrent}
+                />
+              );
+            })}
+            {!turnCount && <li className="text-xs text-zinc-400">no turns</li>}
+          </ol>
+        </div>
+        {turnCount > 0 && <p className="text-xs text-zinc-400">j / k or the arrow keys step; Home / End go to the first / last turn; space plays.</p>}
       </div>
 
       <aside className="min-w-0 space-y-4">
@@ -282,7 +312,7 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayData; init
           breakdown={ep.breakdown}
           recordedGold={ep.gold}
           recordedGoldObservation={ep.goldObservation}
-          compared={compared ? { turn: turns.indexOf(compared) + 1, output: compared.observation, matchesGold: scoreByIndex.get(compared.index)?.matchesGold ?? null } : null}
+          compared={compared ? { turn: comparedAt + 1, output: compared.observation, matchesGold: scoreByIndex.get(compared.index)?.matchesGold ?? null } : null}
         />
         <AnnotationsPanel episodeId={ep.id} current={current >= 0 ? current : null} annotations={data.annotations} onChange={refresh} />
       </aside>

@@ -90,3 +90,35 @@ export interface ReplayData {
   parent: { id: string; reward: number | null; success: boolean; player: string } | null;
   children: { id: string; branchTurn: number | null; reward: number | null; status: string; player: string }[];
 }
+
+/** A turn as a window of the replay carries it: the observation cut to the window's size, with its whole length. */
+export interface WindowTurn extends ReplayTurn {
+  /** Characters of the whole observation; more than `observation.length` when it was cut. */
+  observationChars: number;
+}
+
+/** Consecutive turns of an episode from turn index `from` (0-based), as the paged API hands them out. */
+export interface TurnWindow {
+  from: number;
+  turns: WindowTurn[];
+}
+
+/**
+ * The reward curve as the store aggregates it: one point per `bucket` turns (1 while the episode is
+ * short), at the bucket's first turn index, with the highest recorded reward in the bucket.
+ */
+export interface RewardCurvePoints {
+  bucket: number;
+  points: { turn: number; reward: number | null }[];
+}
+
+/**
+ * What the replay, compare and branch pages receive of an episode whatever its length: the header
+ * (episode, annotations, lineage), its turn count, the reward curve's aggregate and one window of
+ * turns; the other turns come from /api/episodes/:id/turns as the reader moves.
+ */
+export interface ReplayHeader extends Omit<ReplayData, "turns"> {
+  turnCount: number;
+  curve: RewardCurvePoints;
+  window: TurnWindow;
+}

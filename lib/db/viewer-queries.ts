@@ -1,7 +1,9 @@
 import "server-only";
 import type { Dialect } from "./dialect";
 import { listConditions, type EpisodeFilters } from "./episode-filters";
-import type { ReplayAnnotation, ReplayData, ReplayTurn } from "./episode-rows";
+import { z } from "zod";
+import { curveBucket, TURN_CUT, WINDOW_CUT, WINDOW_TURNS, windowStart } from "./replay-window";
+import type { ReplayAnnotation, ReplayData, ReplayHeader, ReplayTurn, RewardCurvePoints, TurnWindow, WindowTurn } from "./episode-rows";
 import { rowParser, words } from "./rows";
 import { withSql } from "./sql";
 
@@ -61,40 +63,102 @@ const turnRow = rowParser("Turn", REPLAY_TURN);
 const annotationRow = rowParser("Annotation", REPLAY_ANNOTATION);
 const lineageRow = rowParser("Episode", LINEAGE);
 
-/** One episode with its turns, annotations and lineage, or null. Indexed lookups only. */
+type Conn = Parameters<Parameters<typeof withSql>[0]>[0];
+
+/** The episode row, annotations and lineage (no turns), or null. Indexed lookups only. */
+async function readHeader(sql: Conn, id: string): Promise<Omit<ReplayData, "turns"> | null> {
+  const found = await sql.get(`SELECT ${select(REPLAY_EPISODE)} FROM "Episode" WHERE "id" = ?`, [id]);
+  if (!found) return null;
+  const e = episodeRow.one(found);
+  const annotations: ReplayAnnotation[] = annotationRow.all(await sql.all(`SELECT ${select(REPLAY_ANNOTATION)} FROM "Annotation" WHERE "episodeId" = ? ORDER BY "createdAt"`, [id]));
+  const parentFound = e.parentEpisodeId ? await sql.get(`SELECT ${select(LINEAGE)} FROM "Episode" WHERE "id" = ?`, [e.parentEpisodeId]) : undefined;
+  const parentRow = parentFound ? lineageRow.one(parentFound) : undefined;
+  const children = lineageRow.all(await sql.all(`SELECT ${select(LINEAGE)} FROM "Episode" WHERE "parentEpisodeId" = ? ORDER BY "startedAt"`, [id]));
+  let breakdown: unknown = null;
+  if (e.breakdown) {
+    try {
+      breakdown = JSON.parse(e.breakdown);
+    } catch {
+      breakdown = null;
+    }
+  }
+  return {
+    episode: { ...e, breakdown, tags: words(e.tags), flags: words(e.flags) },
+    annotations,
+    parent: parentRow ? { id: parentRow.id, reward: parentRow.reward, success: parentRow.success, player: player(parentRow) } : null,
+    children: children.map((c) => ({ id: c.id, branchTurn: c.branchTurn, reward: c.reward, status: c.status, player: player(c) })),
+  };
+}
+
+/** One episode with all its turns, annotations and lineage, or null (the server jobs that replay every turn). */
 export async function getReplayDataById({ id }: { id: string }): Promise<ReplayData | null> {
   return withSql(async (sql) => {
-    const found = await sql.get(`SELECT ${select(REPLAY_EPISODE)} FROM "Episode" WHERE "id" = ?`, [id]);
-    if (!found) return null;
-    const e = episodeRow.one(found);
+    const header = await readHeader(sql, id);
+    if (!header) return null;
     const turns: ReplayTurn[] = turnRow.all(await sql.all(`SELECT ${select(REPLAY_TURN)} FROM "Turn" WHERE "episodeId" = ? ORDER BY "index"`, [id]));
-    const annotations: ReplayAnnotation[] = annotationRow.all(await sql.all(`SELECT ${select(REPLAY_ANNOTATION)} FROM "Annotation" WHERE "episodeId" = ? ORDER BY "createdAt"`, [id]));
-    const parentFound = e.parentEpisodeId ? await sql.get(`SELECT ${select(LINEAGE)} FROM "Episode" WHERE "id" = ?`, [e.parentEpisodeId]) : undefined;
-    const parentRow = parentFound ? lineageRow.one(parentFound) : undefined;
-    const children = lineageRow.all(await sql.all(`SELECT ${select(LINEAGE)} FROM "Episode" WHERE "parentEpisodeId" = ? ORDER BY "startedAt"`, [id]));
-    let breakdown: unknown = null;
-    if (e.breakdown) {
-      try {
-        breakdown = JSON.parse(e.breakdown);
-      } catch {
-        breakdown = null;
-      }
-    }
-    return {
-      episode: { ...e, breakdown, tags: words(e.tags), flags: words(e.flags) },
-      turns,
-      annotations,
-      parent: parentRow ? { id: parentRow.id, reward: parentRow.reward, success: parentRow.success, player: player(parentRow) } : null,
-      children: children.map((c) => ({ id: c.id, branchTurn: c.branchTurn, reward: c.reward, status: c.status, player: player(c) })),
-    };
+    return { ...header, turns };
   });
 }
 
-/** Several episodes for the compare view, in the order asked; unknown ids are left out. */
-export async function listReplayDataByIds({ ids }: { ids: string[] }): Promise<ReplayData[]> {
-  const out: ReplayData[] = [];
+const WINDOW_COLS = REPLAY_TURN.filter((c) => c !== "observation");
+const windowRow = rowParser("Turn", REPLAY_TURN, { observationChars: z.coerce.number().int().nonnegative() });
+
+/** Turns `from`..`from + limit - 1` of an episode, each observation cut to `cut` characters (null: whole). */
+async function readWindow(sql: Conn, episodeId: string, from: number, limit: number, cut: number | null): Promise<WindowTurn[]> {
+  const obs = cut === null ? `"observation"` : `substr("observation", 1, ${Math.floor(cut)}) AS "observation"`;
+  return windowRow.all(
+    await sql.all(
+      `SELECT ${select(WINDOW_COLS)}, ${obs}, length("observation") AS "observationChars" FROM "Turn" WHERE "episodeId" = ? AND "index" >= ? ORDER BY "index" LIMIT ?`,
+      [episodeId, from, limit],
+    ),
+  );
+}
+
+/**
+ * The turn count and the reward curve's points: one per `curveBucket(count)` turns, the highest
+ * recorded reward in the bucket. Read from the (episodeId, index, reward) index, never the turns' text.
+ */
+async function readCurve(sql: Conn, episodeId: string, withPoints: boolean): Promise<{ turnCount: number; curve: RewardCurvePoints }> {
+  const n = (await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM "Turn" WHERE "episodeId" = ?`, [episodeId]))?.n ?? 0;
+  const turnCount = Number(n);
+  const bucket = curveBucket(turnCount);
+  if (!withPoints) return { turnCount, curve: { bucket, points: [] } };
+  const rows = await sql.all<{ turn: number; reward: number | null }>(
+    `SELECT MIN("index") AS turn, MAX("reward") AS reward FROM "Turn" WHERE "episodeId" = ? GROUP BY "index" / ${bucket} ORDER BY 1`,
+    [episodeId],
+  );
+  return { turnCount, curve: { bucket, points: rows.map((r) => ({ turn: Number(r.turn), reward: r.reward === null ? null : Number(r.reward) })) } };
+}
+
+/**
+ * What the replay page receives of an episode, or null: its header, turn count, the reward curve's
+ * aggregate and the window of turns around `turn` (0-based), observations cut to `WINDOW_CUT`
+ * characters except the turn's own (`TURN_CUT`); `size` 0 reads no turns and no curve. Its cost does not grow
+ * with the episode.
+ */
+export async function getReplayHeaderById({ id, turn = 0, size = WINDOW_TURNS, cut = WINDOW_CUT }: { id: string; turn?: number; size?: number; cut?: number }): Promise<ReplayHeader | null> {
+  return withSql(async (sql) => {
+    const header = await readHeader(sql, id);
+    if (!header) return null;
+    const { turnCount, curve } = await readCurve(sql, id, size > 0);
+    const at = Math.max(0, Math.min(turnCount - 1, turn));
+    const from = windowStart(at, turnCount, size);
+    const turns = size > 0 ? await readWindow(sql, id, from, size, cut) : [];
+    const own = turnCount && size > 0 ? (await readWindow(sql, id, at, 1, TURN_CUT))[0] : undefined;
+    return { ...header, turnCount, curve, window: { from, turns: turns.map((t) => (own && t.index === own.index ? own : t)) } };
+  });
+}
+
+/** Turns `from`.. of an episode (at most `limit`), observations cut to `cut` characters or whole (null). */
+export async function listTurnWindowByEpisode({ episodeId, from, limit, cut }: { episodeId: string; from: number; limit: number; cut: number | null }): Promise<TurnWindow> {
+  return withSql(async (sql) => ({ from, turns: await readWindow(sql, episodeId, from, limit, cut) }));
+}
+
+/** Several episodes' headers and first windows for the compare view, in the order asked; unknown ids are left out. */
+export async function listReplayHeadersByIds({ ids, cut }: { ids: string[]; cut?: number }): Promise<ReplayHeader[]> {
+  const out: ReplayHeader[] = [];
   for (const id of ids) {
-    const d = await getReplayDataById({ id });
+    const d = await getReplayHeaderById({ id, cut });
     if (d) out.push(d);
   }
   return out;

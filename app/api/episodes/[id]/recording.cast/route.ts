@@ -1,6 +1,6 @@
 import { getRecordingByEpisode } from "@/lib/db/recordings";
 import { NotFoundError } from "@/lib/errors";
-import { type EpisodeRouteContext, withEpisode } from "@/lib/http/episode-route";
+import { type EpisodeRouteContext, withEpisodeHeader } from "@/lib/http/episode-route";
 import { toAsciicast } from "@/lib/recording/events";
 import { episodeParamsSchema } from "./schema";
 
@@ -12,7 +12,7 @@ export const dynamic = "force-dynamic";
  * nothing was recorded, 409 while the task is sealed.
  */
 export function GET(_req: Request, ctx: EpisodeRouteContext) {
-  return withEpisode(ctx, episodeParamsSchema, "the recording", async (data) => {
+  return withEpisodeHeader(ctx, episodeParamsSchema, "the recording", async (data) => {
     const recording = await getRecordingByEpisode({ episodeId: data.episode.id });
     if (recording.chunks.length === 0) throw new NotFoundError(`a recording of episode ${data.episode.id}`);
     const e = data.episode;

@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { getRecordingByEpisode } from "@/lib/db/recordings";
-import { type EpisodeRouteContext, withEpisode } from "@/lib/http/episode-route";
+import { type EpisodeRouteContext, withEpisodeHeader } from "@/lib/http/episode-route";
 import { episodeParamsSchema } from "./schema";
 
 export const dynamic = "force-dynamic";
@@ -11,5 +11,5 @@ export const dynamic = "force-dynamic";
  * so the replay page's cost does not grow with it; 409 while the task is sealed.
  */
 export function GET(_req: Request, ctx: EpisodeRouteContext) {
-  return withEpisode(ctx, episodeParamsSchema, "the recording", async (data) => NextResponse.json(await getRecordingByEpisode({ episodeId: data.episode.id })));
+  return withEpisodeHeader(ctx, episodeParamsSchema, "the recording", async (data) => NextResponse.json(await getRecordingByEpisode({ episodeId: data.episode.id })));
 }

@@ -1,8 +1,9 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { turnTranscript } from "@/lib/agent/transcript";
 import { listTranscriptMessagesByEpisode } from "@/lib/db/transcripts";
+import { listTurnWindowByEpisode } from "@/lib/db/viewer-queries";
 import { NotFoundError } from "@/lib/errors";
-import { type EpisodeRouteContext, withEpisode } from "@/lib/http/episode-route";
+import { type EpisodeRouteContext, withEpisodeHeader } from "@/lib/http/episode-route";
 import { parseInput } from "@/lib/http/respond";
 import { episodeParamsSchema, transcriptQuerySchema } from "./schema";
 
@@ -14,11 +15,11 @@ export const dynamic = "force-dynamic";
  * and cost; 409 while the task is sealed.
  */
 export function GET(req: NextRequest, ctx: EpisodeRouteContext) {
-  return withEpisode(ctx, episodeParamsSchema, "the transcript", async (data) => {
+  return withEpisodeHeader(ctx, episodeParamsSchema, "the transcript", async (data) => {
     const { turn } = parseInput(transcriptQuerySchema, Object.fromEntries(req.nextUrl.searchParams), "query parameter");
-    const t = data.turns.find((x) => x.index === turn);
+    const t = turn < data.turnCount ? (await listTurnWindowByEpisode({ episodeId: data.episode.id, from: turn, limit: 1, cut: 0 })).turns[0] : undefined;
     // Messages no turn claimed (a call that failed) sit under the index after the last turn.
-    if (!t && turn !== data.turns.length) throw new NotFoundError(`turn ${turn} of episode ${data.episode.id}`);
+    if (!t && turn !== data.turnCount) throw new NotFoundError(`turn ${turn} of episode ${data.episode.id}`);
     return NextResponse.json({
       ...turnTranscript(await listTranscriptMessagesByEpisode({ episodeId: data.episode.id }), turn),
       tokensIn: t?.tokensIn ?? null,
