@@ -168,9 +168,11 @@ describe.skipIf(reason !== null)("sandboxes on two Docker engines (IC_DOCKER_HOS
   it("ends an episode on a stopped engine with an error naming the host, and puts new episodes on the other", async () => {
     // The Studio's own path: IC_DOCKER_HOSTS read by config(), the docker backend from getSandboxBackend,
     // a bash episode (task file system, warm pool) through the environment. The second engine gets
-    // the episode (its sandbox and its gold's): the first one's cap leaves it two free slots.
-    const [a, b] = await hostsWithRoom(2);
-    process.env.IC_DOCKER_HOSTS = `${a!.name}#max=${a!.max},${engine.tcpHost}?tls=${engine.tlsDir}#max=4`;
+    // the episode (its sandbox, its gold's seat and, at a gold's first use, the sandboxes that check
+    // the gold is deterministic: up to four at once): the first one's cap leaves it four free slots,
+    // the second has eight, so it stays the one with the most free slots.
+    const [a, b] = await hostsWithRoom(4);
+    process.env.IC_DOCKER_HOSTS = `${a!.name}#max=${a!.max},${engine.tcpHost}?tls=${engine.tlsDir}#max=8`;
     const { createEnvironment } = await import("@/lib/env");
     const { getSandboxBackend, shutdownSandboxBackends } = await import("./index");
     const backend = (await getSandboxBackend("docker")) as DockerBackend;
