@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { LazyRewardCurve } from "@/components/charts/lazy-reward-curve";
-import { useVirtualizer } from "@tanstack/react-virtual";
+import { defaultRangeExtractor, type Range, useVirtualizer } from "@tanstack/react-virtual";
 import type { ReplayAnnotation, ReplayHeader, WindowTurn } from "@/lib/db/episode-rows";
 import { playerLabel } from "@/lib/viewer/player";
 import type { EpisodeCheck, TurnScores } from "@/lib/viewer/view-types";
@@ -112,10 +112,22 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayHeader; in
   }, [playing, current, speed, step, turnCount]);
 
   // Only the items in view (and a few around) are in the DOM, whatever the episode's length.
-  const list = useVirtualizer({ count: turnCount, getScrollElement: () => scrollRef.current, estimateSize: () => 64, gap: 4, overscan: 8, initialRect: { width: 800, height: 600 } });
+  // The current turn is always among them, even while a re-measure moves the scroll range away
+  // from it (rows change height as their outputs arrive).
+  const withCurrent = useCallback(
+    (range: Range) => {
+      const shown = defaultRangeExtractor(range);
+      if (current < 0 || current >= range.count || shown.includes(current)) return shown;
+      return [...shown, current].sort((a, b) => a - b);
+    },
+    [current],
+  );
+  const list = useVirtualizer({ count: turnCount, getScrollElement: () => scrollRef.current, estimateSize: () => 64, gap: 4, overscan: 8, initialRect: { width: 800, height: 600 }, rangeExtractor: withCurrent });
   const items = list.getVirtualItems();
-  const firstShown = items[0]?.index ?? 0;
-  const lastShown = items.at(-1)?.index ?? 0;
+  // The rows in view (the current one apart: its page is fetched by the turn window itself).
+  const inView = items.filter((v) => v.index !== current);
+  const firstShown = inView[0]?.index ?? Math.max(0, current);
+  const lastShown = inView.at(-1)?.index ?? Math.max(0, current);
   const { ensure } = win;
   useEffect(() => {
     if (turnCount) ensure(firstShown, lastShown);
