@@ -94,8 +94,8 @@ async function fillEpisodes(): Promise<Record<string, string>> {
   return ids;
 }
 
-/** In the page from its first script on: presses `j` every 5 ms until the replay moved (as bench/viewer.ts's probe). */
-const INTERACTIVE_PROBE = `
+/** In the page from its first script on: presses `j` every 5 ms until the replay moved (bench/viewer.ts's probe too). */
+export const INTERACTIVE_PROBE = `
   window.__icProbe = {};
   function __icTick() {
     var el = document.querySelector('[data-testid="position"]');

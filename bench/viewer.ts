@@ -239,23 +239,6 @@ export default async function viewerBench(args: string[]): Promise<number> {
   return replayBench({ against: aIdx >= 0 ? args[aIdx + 1] : undefined });
 }
 
-/**
- * In the page from its first script on: every 5 ms, once the timeline is there, a "j" key press;
- * records (ms since navigation start) when the first press moved the replay past turn 1, i.e.
- * React had attached its key handler. A string, so that no bundler helper leaks into the page.
- */
-const INTERACTIVE_PROBE = `
-  window.__icProbe = {};
-  function __icTick() {
-    var el = document.querySelector('[data-testid="position"]');
-    var pos = el ? el.textContent || "" : "";
-    if (pos && pos.indexOf("turn 1 ") !== 0) { window.__icProbe.interactive = performance.now(); return; }
-    if (el) window.dispatchEvent(new KeyboardEvent("keydown", { key: "j" }));
-    setTimeout(__icTick, 5);
-  }
-  setTimeout(__icTick, 0);
-`;
-
 /** The real server on the bench store; chromium opens the episode page and the list. */
 async function browserBench(id: string): Promise<void> {
   const { ensureBuild, startServer } = await import("@/lib/testing/studio-server");
@@ -266,7 +249,7 @@ async function browserBench(id: string): Promise<void> {
   const b = await launchBrowser();
   try {
     const page = await b.browser.newPage();
-    await page.addInitScript(INTERACTIVE_PROBE);
+    await page.addInitScript((await import("./viewer-replay")).INTERACTIVE_PROBE);
     // Warm the server (first request compiles nothing in production, but loads modules).
     await page.goto(`${server.url}/episodes/${id}`);
     /** In the page: navigation start → a key press moved the replay. */
