@@ -1,7 +1,7 @@
 import "server-only";
-import type { Dialect } from "./dialect";
-import { listConditions, type EpisodeFilters } from "./episode-filters";
+import type { EpisodeFilters } from "./episode-filters";
 import { withSql } from "./sql";
+import { whereOf } from "./viewer-queries";
 
 /** The statuses of an episode that ended (an episode still running has not failed yet). */
 export const ENDED_STATUSES = ["submitted", "abandoned", "error"] as const;
@@ -23,26 +23,13 @@ export interface FailureTagRow {
   text: string | null;
 }
 
-/** Episodes matching the filters, as a FROM over `Episode e` (a full-text search driven from its hits) and a WHERE. */
-function filtered(f: EpisodeFilters, dialect: Dialect) {
-  const { parts, params, fts } = listConditions(f, dialect);
-  let cte = "";
-  let from = `"Episode" e`;
-  if (fts) {
-    params.fts = fts;
-    cte = `WITH hits("k") AS (${dialect.searchHits("@fts")})`;
-    from = `hits h ${dialect.drivingJoin} "Episode" e ON e."searchKey" = h."k"`;
-  }
-  return { cte, from, where: parts.length ? `WHERE ${parts.join(" AND ")}` : "", params };
-}
-
 /**
  * Every episode matching `filters` that ended without success, once per detector tag it carries
  * (machine tags of source detector; `tag` null for an episode with none), in episode, turn and tag order.
  */
 export async function listFailureTagsByFilters({ filters = {} }: { filters?: EpisodeFilters }): Promise<FailureTagRow[]> {
   return withSql(async (sql) => {
-    const { cte, from, where, params } = filtered({ ...filters, success: false, status: filters.status ?? [...ENDED_STATUSES] }, sql.dialect);
+    const { cte, from, sql: where, params } = whereOf({ ...filters, success: false, status: filters.status ?? [...ENDED_STATUSES] }, sql.dialect);
     const rows = await sql.all<FailureTagRow>(
       `${cte} SELECT e."id", e."environment", e."dataset", e."taskId", e."model", e."policy", e."hardness", e."playerKind", e."annotator", e."reward",
          a."tag", a."turnIndex", a."text"
@@ -77,7 +64,7 @@ export interface FinalAnswerRow {
 /** Submitted episodes matching `filters`, with their final answers, in task order. */
 export async function listFinalAnswersByFilters({ filters = {} }: { filters?: EpisodeFilters }): Promise<FinalAnswerRow[]> {
   return withSql(async (sql) => {
-    const { cte, from, where, params } = filtered({ ...filters, status: "submitted" }, sql.dialect);
+    const { cte, from, sql: where, params } = whereOf({ ...filters, status: "submitted" }, sql.dialect);
     const rows = await sql.all<Omit<FinalAnswerRow, "success"> & { success: unknown }>(
       `${cte} SELECT e."id", e."environment", e."dataset", e."taskId", e."model", e."policy", e."playerKind", e."success", e."reward", e."gold",
          e."goldObservation", e."agentObservation", t."action" AS "submitAction", t."index" AS "submitTurn"
@@ -108,7 +95,7 @@ export interface DetectorTagRow {
 export async function listDetectorTagsByFilters({ filters = {}, tags }: { filters?: EpisodeFilters; tags: readonly string[] }): Promise<DetectorTagRow[]> {
   if (!tags.length) return [];
   return withSql(async (sql) => {
-    const { cte, from, where, params } = filtered(filters, sql.dialect);
+    const { cte, from, sql: where, params } = whereOf(filters, sql.dialect);
     tags.forEach((t, i) => (params[`tag${i}`] = t));
     const tagIn = tags.map((_, i) => `@tag${i}`).join(", ");
     const rows = await sql.all<Omit<DetectorTagRow, "success"> & { success: unknown }>(

@@ -12,7 +12,7 @@ import { withSql } from "./sql";
  * search drives it from the matching episodes' keys (a CTE joined to Episode) rather than testing
  * every episode against that set, which SQLite plans poorly.
  */
-function whereOf(f: EpisodeFilters, d: Dialect): { cte: string; from: string; sql: string; params: Record<string, unknown> } {
+export function whereOf(f: EpisodeFilters, d: Dialect): { cte: string; from: string; sql: string; params: Record<string, unknown> } {
   const { parts, params, fts } = listConditions(f, d);
   let cte = "";
   let from = `"Episode" e`;
