@@ -93,10 +93,20 @@ export class ReplayPage {
     await this.page.locator("body").press(key);
   }
 
-  /** The current turn's observation text as stored (a SQL result is switched to its raw text first). */
+  /**
+   * The current turn's observation text as stored. A SQL result shows as a table first: it is switched
+   * to its raw text, and read only once the raw view is the one drawn (a read between the click and
+   * React's commit would see the table's cells).
+   */
   async observation(): Promise<string> {
-    const raw = this.page.locator('[data-testid="turn"][data-current="1"] [data-testid="sql-view-raw"]');
-    if (await raw.count()) await raw.click();
+    const current = '[data-testid="turn"][data-current="1"]';
+    await this.page.waitForSelector(`${current} [data-testid="observation"]`);
+    const raw = this.page.locator(`${current} [data-testid="sql-view-raw"]`);
+    if (await raw.count()) {
+      await raw.click();
+      await this.page.waitForSelector(`${current} [data-testid="sql-view-raw"][aria-pressed="true"]`);
+      await this.page.waitForFunction((sel) => !document.querySelector(`${sel} [data-testid="sql-table"]`), current);
+    }
     return (await this.page.textContent('[data-testid="turn"][data-current="1"] [data-testid="observation"]')) ?? "";
   }
 
