@@ -90,11 +90,11 @@ function publishedShape(): FileSpec[] {
   for (const m of ["gpt-4", "gpt-3.5", "text-bison-001"]) files.push({ name: `ic_python_multiturn_${m}_7_turns.json`, env: "python", kind: "try-again", count: 974 });
   const fsSizes = [60, 53, 60, 27];
   for (const m of ["gpt-4", "gpt-3.5", "text-bison-001", "chat-bison-001", "starchat", "vicuna-13b"]) {
-    fsSizes.forEach((n, i) => files.push({ name: `ic_bash_multiturn_${m}_10_turns_fs_${i + 1}.json`, env: "bash", kind: "try-again", count: n }));
+    for (const [i, n] of fsSizes.entries()) files.push({ name: `ic_bash_multiturn_${m}_10_turns_fs_${i + 1}.json`, env: "bash", kind: "try-again", count: n });
   }
-  fsSizes.forEach((n, i) => files.push({ name: `ic_bash_multiturn_gpt-4_1_turns_fs_${i + 1}.json`, env: "bash", kind: "try-again", count: n }));
-  fsSizes.forEach((n, i) => files.push({ name: `gpt-3.5/ic_bash_react_10_turns_fs_${i + 1}.json`, env: "bash", kind: "react", count: n, forced: 5 }));
-  fsSizes.forEach((n, i) => files.push({ name: `gpt-3.5/ic_bash_plan_solve_fs_${i + 1}.json`, env: "bash", kind: "plan-solve", count: n }));
+  for (const [i, n] of fsSizes.entries()) files.push({ name: `ic_bash_multiturn_gpt-4_1_turns_fs_${i + 1}.json`, env: "bash", kind: "try-again", count: n });
+  for (const [i, n] of fsSizes.entries()) files.push({ name: `gpt-3.5/ic_bash_react_10_turns_fs_${i + 1}.json`, env: "bash", kind: "react", count: n, forced: 5 });
+  for (const [i, n] of fsSizes.entries()) files.push({ name: `gpt-3.5/ic_bash_plan_solve_fs_${i + 1}.json`, env: "bash", kind: "plan-solve", count: n });
   for (const t of [5, 10, 15, 20, 25]) files.push({ name: `ic_ctf_gpt-4_${t}_turns.json`, env: "ctf", kind: "try-again", count: 100 });
   files.push({ name: "ic_sql_multiturn_human_10_turns.json", env: "sql", kind: "envlog", count: 0 });
   // Oddities where the published logs have them: below-0 rewards in SQL, blocked replies across models.

@@ -25,7 +25,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`bench: unknown benchmark ${JSON.stringify(name)} (available: ${available().join(", ")})\n`);
     return 2;
   }
-  const mod = (await import(pathToFileURL(path.join(here, `${name}.ts`)).href)) as { default: (args: string[]) => Promise<number | void> };
+  const mod = (await import(pathToFileURL(path.join(here, `${name}.ts`)).href)) as { default: (args: string[]) => Promise<number | undefined> };
   return (await mod.default(rest)) ?? 0;
 }
 

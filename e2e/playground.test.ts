@@ -117,7 +117,7 @@ describe("playground", () => {
   it("captures a CTF flag: finds it in the console, submits it in the flag box, reward 1.0", async () => {
     const { page, play, foreign } = await newPage();
     const task = loadDataset("demo-ctf").find((t) => t.env === "ctf" && t.files && t.solution && !t.solution.includes("\n"));
-    if (!task || task.env !== "ctf") throw new Error("demo-ctf has no task with files and a one-line solution");
+    if (task?.env !== "ctf") throw new Error("demo-ctf has no task with files and a one-line solution");
     const flag = task.gold as string;
     await play.open("ctf", task.dataset, task.id);
     // The flag is nowhere on the page before the player finds it.

@@ -80,7 +80,7 @@ const timedOut = (o: AttackOutcome, c: AttackContext): string | null => {
 };
 const failed = (re?: RegExp) => (o: AttackOutcome): string | null => {
   if (o.error) return null;
-  if (o.result?.ok && !(re && re.test(obs(o)))) return `action succeeded: ${obs(o).slice(0, 160)}`;
+  if (o.result?.ok && !(re?.test(obs(o)))) return `action succeeded: ${obs(o).slice(0, 160)}`;
   if (re && !re.test(obs(o))) return `observation does not say why (${re}): ${obs(o).slice(0, 160)}`;
   return null;
 };
@@ -92,9 +92,6 @@ const all = (...fs: ((o: AttackOutcome, c: AttackContext) => string | null)[]) =
   }
   return null;
 };
-
-/** Runs a shell command from python and prints what it printed. */
-const pySh = (cmd: string) => `import subprocess\nprint(subprocess.run(${JSON.stringify(cmd)}, shell=True, capture_output=True, text=True, errors='replace', timeout=30).stdout)`;
 
 /** Shell actions (bash and ctf run a shell; python gets the python form where given). */
 const sh = (bash: (c: AttackContext) => string, python?: (c: AttackContext) => string): Attack["actions"] => ({ bash, ctf: bash, ...(python ? { python } : {}) });

@@ -18,7 +18,7 @@ import type { Task } from "@/lib/datasets/types";
 import { StudioError } from "@/lib/errors";
 import { createEnvironment } from "@/lib/env";
 import { backendsUnderTest } from "@/lib/testing/backends";
-import type { Environment, StepResult } from "@/lib/env/types";
+import type { StepResult } from "@/lib/env/types";
 import { shutdownSandboxBackends } from "@/lib/sandbox";
 import type { Limits } from "@/lib/sandbox/limits";
 import { type Attack, type AttackContext, type AttackEnv, type AttackOutcome, attacksFor } from "./attacks";

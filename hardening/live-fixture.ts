@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { afterAll, beforeAll } from "vitest";
 import { recordFigure } from "./figures";
 import { appAvailable, ensureApp } from "./studio-process";
-import { type StudioProcess } from "@/lib/testing/studio-server";
+import type { StudioProcess } from "@/lib/testing/studio-server";
 import { tempDb, type WsClient } from "@/lib/testing/ws-client";
 
 /** The common frame of a hardening test against a live Studio server. */

@@ -98,7 +98,7 @@ export default async function PlayPage({ searchParams }: { searchParams: Promise
         <label className="flex flex-col text-xs text-zinc-400">Turns
           <input name="limit" type="number" min={1} max={100} defaultValue={play.limit} className="w-16 rounded border border-zinc-700 bg-zinc-900 px-1 py-0.5 text-zinc-100" />
         </label>
-        <button className="rounded bg-emerald-700 px-3 py-1 text-xs font-medium text-white hover:bg-emerald-600">Apply</button>
+        <button type="submit" className="rounded bg-emerald-700 px-3 py-1 text-xs font-medium text-white hover:bg-emerald-600">Apply</button>
       </form>
 
       <p className="mb-1 text-xs text-zinc-400">{result.total} task(s){datasets.length === 0 ? ` — no ${env} dataset is installed (run \`npm run icstudio -- datasets fetch intercode\`)` : ""}</p>

@@ -3,7 +3,7 @@ import { envNameSchema } from "@/lib/datasets/types";
 import { DEFAULT_TURN_LIMIT } from "@/lib/episodes/rules";
 
 const one = z.preprocess((v) => (Array.isArray(v) ? v[0] : v), z.string().optional());
-const optionalText = one.transform((v) => (v && v.trim() ? v.trim() : undefined));
+const optionalText = one.transform((v) => (v?.trim() ? v.trim() : undefined));
 
 /** The picker's query string (shared with the random-task route). */
 export const pickerParamsSchema = z.object({

@@ -60,6 +60,7 @@ export function useEpisode(params: EpisodeOpenParams | null, handlers: EpisodeSt
 
   const paramsKey = params ? JSON.stringify(params) : null;
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the connection follows the parameters' value (paramsKey), not the object's identity on each render.
   useEffect(() => {
     if (!params) return;
     let stopped = false;
@@ -192,7 +193,6 @@ export function useEpisode(params: EpisodeOpenParams | null, handlers: EpisodeSt
       setConnection("closed");
     };
     // paramsKey stands for params.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [paramsKey]);
 
   const act = useCallback((text: string, source: "console" | "editor") => send({ type: "action", text, source }), [send]);

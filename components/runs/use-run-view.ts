@@ -11,6 +11,7 @@ export function useRunView(initial: RunView): { view: RunView; refresh: () => Pr
   const [view, setView] = useState(initial);
   const [generation, setGeneration] = useState(0);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reconnect only when asked (a stop or resume from this page), not on every snapshot.
   useEffect(() => {
     if (!view.live && generation === 0) return;
     const es = new EventSource(`/api/runs/${encodeURIComponent(initial.id)}/events`);
@@ -21,8 +22,6 @@ export function useRunView(initial: RunView): { view: RunView; refresh: () => Pr
     };
     es.addEventListener("failed", () => es.close());
     return () => es.close();
-    // Reconnect only when asked (a stop or resume from this page), not on every snapshot.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [initial.id, generation]);
 
   const refresh = async () => {

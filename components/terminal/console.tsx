@@ -21,6 +21,8 @@ export function Console({ prompt, onLine, onInterrupt, onRecord, onReady }: Cons
     onReady(api);
   }, [api, onReady]);
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: a click on the padding focuses the terminal, which takes the keys itself.
+    // biome-ignore lint/a11y/useKeyWithClickEvents: as above; the keyboard reaches the terminal by Tab or Escape from the editor.
     <div
       data-testid="terminal"
       data-ready={api ? "1" : "0"}

@@ -42,6 +42,7 @@ export function useTerminal(prompt: string, handlers: TerminalHandlers) {
   handlersRef.current = handlers;
   const [api, setApi] = useState<TerminalApi | null>(null);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the terminal is made once per mount; a new prompt is written by the line editor, not by a new terminal.
   useEffect(() => {
     const el = containerRef.current;
     if (!el) return;
@@ -152,7 +153,6 @@ export function useTerminal(prompt: string, handlers: TerminalHandlers) {
       setApi(null);
     };
     // The prompt is fixed per page (environment); handlers go through a ref.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
 
   return { containerRef, api };

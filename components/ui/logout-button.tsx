@@ -11,7 +11,7 @@ export function LogoutButton() {
   if (!signedIn) return null;
   return (
     <form method="post" action="/logout" className="ml-auto">
-      <button className="rounded px-2 py-1 text-zinc-300 hover:bg-zinc-900 hover:text-zinc-50" data-testid="logout">
+      <button type="submit" className="rounded px-2 py-1 text-zinc-300 hover:bg-zinc-900 hover:text-zinc-50" data-testid="logout">
         Log out
       </button>
     </form>

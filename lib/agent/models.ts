@@ -302,7 +302,6 @@ export function addModel(input: AddModelInput, sources: ModelSources = {}): Mode
  * @throws ConflictError for a configured model; NotFoundError for an unknown id.
  */
 export function removeModel(id: string, sources: ModelSources = {}): void {
-  const env = sources.env ?? process.env;
   const dir = sources.dir ?? storeDir();
   if (loadModelsConfig(sources.file ?? modelsConfigPath()).some((m) => m.id === id)) {
     throw new ConflictError(`model ${JSON.stringify(id)} is configured in ${modelsConfigPath()}; remove it there`);

@@ -9,7 +9,7 @@ import { getEpisodeById } from "@/lib/db/episodes";
 import { EpisodeController } from "@/lib/episodes/controller";
 import { dbRecorder } from "@/lib/episodes/db-recorder";
 import { resolveModel, type ResolvedModel } from "./models";
-import { POLICY_NAMES, type PolicyName } from "./policies/types";
+import { POLICY_NAMES, } from "./policies/types";
 import { runEpisode } from "./run-episode";
 import type { AgentEvent } from "@/lib/episodes/agent-event";
 import { goldAction, ruleFor, scriptedReplies, wrongAction } from "./scripts";

@@ -3,7 +3,7 @@ import { ConflictError } from "@/lib/errors";
 import { createRun, getRunByName, updateRunStatus } from "@/lib/db/runs";
 import { listRunEpisodeOutcomes, markRunEpisodesInterrupted, setRunCounts } from "@/lib/db/run-episodes";
 import { computeStats } from "@/lib/stats/measures";
-import type { EvalConfig, EvalSummary, RunStore } from "./run-eval";
+import type { EvalConfig, RunStore } from "./run-eval";
 
 const FINISHED = new Set(["submitted", "abandoned", "error"]);
 const CONFIG_KEYS: (keyof EvalConfig)[] = ["env", "dataset", "model", "policy", "turns", "handicap", "refineTurns", "profile"];

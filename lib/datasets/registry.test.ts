@@ -25,8 +25,8 @@ describe("dataset registry", () => {
     const byName = Object.fromEntries(listDatasets().map((d) => [d.name, d]));
     expect(byName["nl2bash-fs1"]).toMatchObject({ env: "bash", tasks: 60, source: "intercode" });
     expect(byName["spider-dev"]).toMatchObject({ env: "sql", tasks: 1034 });
-    expect(byName["mbpp"]).toMatchObject({ env: "python", tasks: 974 });
-    expect(byName["ctf"]).toMatchObject({ env: "ctf", tasks: 100 });
+    expect(byName.mbpp).toMatchObject({ env: "python", tasks: 974 });
+    expect(byName.ctf).toMatchObject({ env: "ctf", tasks: 100 });
     expect(byName["demo-python"]!.tasks).toBeGreaterThanOrEqual(20);
   });
 

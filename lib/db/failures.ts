@@ -96,7 +96,7 @@ export async function listDetectorTagsByFilters({ filters = {}, tags }: { filter
   if (!tags.length) return [];
   return withSql(async (sql) => {
     const { cte, from, sql: where, params } = whereOf(filters, sql.dialect);
-    tags.forEach((t, i) => (params[`tag${i}`] = t));
+    for (const [i, t] of tags.entries()) params[`tag${i}`] = t;
     const tagIn = tags.map((_, i) => `@tag${i}`).join(", ");
     const rows = await sql.all<Omit<DetectorTagRow, "success"> & { success: unknown }>(
       `${cte} SELECT e."id", e."environment", e."dataset", e."taskId", e."model", e."policy", e."success", a."tag", a."turnIndex", a."text"

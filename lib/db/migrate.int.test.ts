@@ -91,7 +91,7 @@ describe("episode_flags migration", () => {
     const turn = db.prepare(`INSERT INTO "Turn" ("episodeId", "index", "actor", "action", "observation", "createdAt") VALUES (?, ?, 'model', ?, '', 0)`);
     const add = (id: string, policy: string, mode: string, actions: string[]) => {
       episode.run(id, id, policy, mode, actions.length);
-      actions.forEach((a, i) => turn.run(id, i, a));
+      for (const [i, a] of actions.entries()) turn.run(id, i, a);
     };
     add("forced", "react", "import", ["execute[a]", "execute[b]", "execute[c]", "submit"]);
     add("submitted", "react", "import", ["execute[a]", "submit"]);

@@ -25,7 +25,7 @@ type Totals = { next: number; bytes: number; truncated: boolean };
  * Decides what of a chunk fits under the cap: all of it, the events before the cap (the chunk
  * is then marked truncated), or nothing (the cap was reached before).
  */
-function fit(chunk: RecordingChunk, totals: Totals, maxBytes: number): { events: RecordingEvent[]; truncated: boolean } | null {
+function fitChunk(chunk: RecordingChunk, totals: Totals, maxBytes: number): { events: RecordingEvent[]; truncated: boolean } | null {
   if (totals.truncated) return null;
   const room = maxBytes - totals.bytes;
   if (chunkBytes(chunk.events) <= room) return { events: chunk.events, truncated: false };
@@ -55,7 +55,7 @@ export async function appendRecordingChunk({ episodeId, chunk, maxBytes }: { epi
       await sql.get(`SELECT "id" FROM "Episode" WHERE "id" = ? FOR UPDATE`, [episodeId]);
       const r = (await sql.get<{ next: unknown; bytes: unknown; truncated: unknown }>(PG_TOTALS_SQL, [episodeId]))!;
       const t: Totals = { next: Number(r.next), bytes: Number(r.bytes), truncated: r.truncated === true || r.truncated === 1 };
-      const f = fit(chunk, t, maxBytes);
+      const f = fitChunk(chunk, t, maxBytes);
       if (!f) return { stored: false, truncated: true, bytes: t.bytes };
       await sql.run(INSERT_SQL, [...row(t, f), f.truncated]);
       return { stored: true, truncated: f.truncated, bytes: t.bytes + chunkBytes(f.events) };
@@ -67,7 +67,7 @@ export async function appendRecordingChunk({ episodeId, chunk, maxBytes }: { epi
         .transaction((): AppendRecordingResult => {
           const r = cachedStatement(db, TOTALS_SQL).get(episodeId) as { next: number; bytes: number; truncated: number };
           const t: Totals = { next: r.next, bytes: r.bytes, truncated: r.truncated === 1 };
-          const f = fit(chunk, t, maxBytes);
+          const f = fitChunk(chunk, t, maxBytes);
           if (!f) return { stored: false, truncated: true, bytes: t.bytes };
           cachedStatement(db, INSERT_SQL).run(...row(t, f), f.truncated ? 1 : 0);
           return { stored: true, truncated: f.truncated, bytes: t.bytes + chunkBytes(f.events) };

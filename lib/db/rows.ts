@@ -131,7 +131,7 @@ type Tables = typeof ROW_SCHEMAS;
 /** A parsed row of a table. */
 export type RowOf<T extends keyof Tables> = z.infer<Tables[T]>;
 
-export function rowParser<T extends keyof Tables, K extends keyof RowOf<T> & string, X extends z.ZodRawShape = {}>(
+export function rowParser<T extends keyof Tables, K extends keyof RowOf<T> & string, X extends z.ZodRawShape = Record<never, never>>(
   table: T,
   columns: readonly K[],
   extra?: X,

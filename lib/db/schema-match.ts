@@ -197,7 +197,7 @@ async function postgresShape(sql: { all<T>(q: string, p?: readonly unknown[]): P
   for (const c of cols) {
     const list = shape.columns.get(c.t) ?? [];
     // SERIAL's sequence default is Prisma's autoincrement(), which the schema counts as no default.
-    const serial = c.def !== null && c.def.startsWith("nextval(");
+    const serial = c.def?.startsWith("nextval(");
     list.push({ name: c.name, type: serial && c.type === "INTEGER" ? "INTEGER" : c.type, notNull: Boolean(c.notnull), hasDefault: c.def !== null && !serial, pk: Boolean(c.pk) });
     shape.columns.set(c.t, list);
   }

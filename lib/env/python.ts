@@ -101,7 +101,6 @@ export class PythonEnvironment implements Environment {
   private marks: FrameMarks | null = null;
   /** Cells that ran without error, replayed before the hidden tests. */
   private cells: string[] = [];
-  private lastObservation = "";
   /** The last action run (profile intercode scores the function it defined). */
   private lastAction = "";
   private done = false;
@@ -117,7 +116,6 @@ export class PythonEnvironment implements Environment {
     this.task = task;
     this.done = false;
     this.cells = [];
-    this.lastObservation = "";
     this.lastAction = "";
     this.sandbox = await openSandbox({ image: "python", workdir: PYTHON_WORKDIR }, this.options);
     this.startDriver();
@@ -185,7 +183,6 @@ export class PythonEnvironment implements Environment {
     }
     const ok = Boolean(r.result?.ok) && !r.timedOut && !r.aborted;
     if (ok) this.cells.push(action);
-    this.lastObservation = observation;
     return { observation, ok, done: false, ...(r.timedOut ? { timedOut: true } : {}), ...(r.truncated ? { truncated: true } : {}), ...(r.aborted ? { aborted: true } : {}) };
   }
 
@@ -197,7 +194,6 @@ export class PythonEnvironment implements Environment {
     const result = r.result as { ok: boolean; observation?: string } | null;
     let observation = result?.observation ?? observationOf(r, sandbox.limits);
     if (r.died) observation += RESTART_NOTE;
-    this.lastObservation = observation;
     const ok = Boolean(result?.ok) && !r.timedOut && !r.aborted;
     return { observation, ok, done: false, ...(r.timedOut ? { timedOut: true } : {}), ...(r.aborted ? { aborted: true } : {}) };
   }

@@ -201,7 +201,7 @@ const sqlHardcodedAnswer: Detector = {
 /** The commands of a shell line, split on ;, &&, || and | (not inside quotes: a rough split is enough for echo). */
 const commandsOf = (line: string) => line.split(/\s*(?:;|&&|\|\||\n)\s*/).filter((c) => c.trim());
 /** An echo or printf whose text has no substitution ($, backticks) and is not written to a file. */
-const LITERAL_PRINT = /^\s*(echo(\s+-[neE]+)*|printf)\s+(?![^]*[$`])(?![^]*>)[^|<]+$/;
+const LITERAL_PRINT = /^\s*(echo(\s+-[neE]+)*|printf)\s+(?![\s\S]*[$`])(?![\s\S]*>)[^|<]+$/;
 
 const bashEchoedOutput: Detector = {
   name: "bash-echoed-output",
@@ -222,7 +222,7 @@ const CTF_WORKDIR = "/ctf";
 /** A search of the whole file system: find /, grep -r ... /, locate. */
 const WHOLE_FS_SEARCH = /\b(find\s+\/(\s|$)|grep\s+(-\w*[rR]\w*\s+)+.*\s\/(\s|"|'|$)|locate\s)/;
 /** Absolute paths an action names (outside quotes' first character). */
-const ABS_PATH = /(?:^|[\s"'=(])(\/(?:[\w.\-]+\/?)+)/g;
+const ABS_PATH = /(?:^|[\s"'=(])(\/(?:[\w.-]+\/?)+)/g;
 /** System paths a command is run from, not data it reads. */
 const BIN_PATH = /^\/(usr\/)?(s?bin|lib\w*|dev\/null|tmp\/?$|proc\/self)/;
 

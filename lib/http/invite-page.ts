@@ -38,15 +38,15 @@ export async function handleInvite(
   return page(res, 403, "This invite can no longer be used", `${why} Ask the researcher for a new link if you should still take part.`, found.kind);
 }
 
-function escape(s: string): string {
+function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string);
 }
 
 function page(res: ServerResponse, status: number, title: string, text: string, kind: string): void {
   res.writeHead(status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
   res.end(
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)} · InterCode Studio</title></head>` +
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · InterCode Studio</title></head>` +
       `<body style="font-family:sans-serif;background:#09090b;color:#e4e4e7;max-width:40rem;margin:4rem auto"><main>` +
-      `<h1>${escape(title)}</h1><p data-testid="invite-problem" data-kind="${kind}">${escape(text)}</p></main></body></html>`,
+      `<h1>${escapeHtml(title)}</h1><p data-testid="invite-problem" data-kind="${kind}">${escapeHtml(text)}</p></main></body></html>`,
   );
 }

@@ -64,7 +64,7 @@ describe("python repr", () => {
     expect(observations.length).toBeGreaterThan(50);
     // Python parses each logged observation back into typed values; we print them again.
     const typed = runPython<unknown[][][]>(
-      String.raw`
+      `
 import datetime, io, tokenize
 from decimal import Decimal
 def split_tuples(text):

@@ -33,5 +33,5 @@ export function pyRound(x: number, ndigits = 2): number {
 /** Keeps a reward in [0, 1]; NaN becomes 0. */
 export function clamp01(x: number): number {
   if (!(x > 0)) return 0;
-  return x > 1 ? 1 : x;
+  return Math.min(x, 1);
 }

@@ -72,7 +72,7 @@ describe("sqlReward", () => {
       return { agent, gold };
     });
     const want = runPython<number[]>(
-      String.raw`
+      `
 from collections import Counter
 from decimal import Decimal
 from scipy.stats import kendalltau

@@ -28,7 +28,7 @@ function measures(label: string, g: StatsGroup): RunMeasures {
  * One row per task: its finished episode when it has one (a run never finishes a task twice),
  * else its latest; tasks of the stored task list with no episode yet are pending.
  */
-function taskRows(run: Run, config: StoredRunConfig | null, rows: RunEpisodeRow[], watchable: Set<string>): RunTaskView[] {
+function taskRows(config: StoredRunConfig | null, rows: RunEpisodeRow[], watchable: Set<string>): RunTaskView[] {
   const byTask = new Map<string, RunEpisodeRow>();
   for (const r of rows) {
     const prev = byTask.get(r.taskId);
@@ -80,7 +80,7 @@ export async function runView(run: Run): Promise<RunView> {
   // no measure that would add them up.
   const sealed = await listSealedTaskKeys();
   const isSealed = (taskId: string) => config !== null && sealed.has(sealKey({ environment: config.env, dataset: config.dataset, taskId }));
-  const tasks = taskRows(run, config, rows, watchable).map((t) => (isSealed(t.taskId) ? { ...t, reward: null, success: false, solvedAtTurn: null, sealed: true } : t));
+  const tasks = taskRows(config, rows, watchable).map((t) => (isSealed(t.taskId) ? { ...t, reward: null, success: false, solvedAtTurn: null, sealed: true } : t));
   const anySealed = tasks.some((t) => t.sealed);
   const finished = tasks.filter((t) => FINISHED.has(t.status));
   const startedAt = run.startedAt?.getTime() ?? null;

@@ -69,7 +69,7 @@ async function runScript(conn: Connection, script: string, wanted: Set<string> |
     if (!current || (wanted !== null && !wanted.has(current))) continue;
     const sql = sanitizeForMariadb(s.text);
     // Skip what is only plain comments; executable comments (/*!40014 SET ... */) run.
-    if (!sql || !sql.replace(/\/\*(?!!)[\s\S]*?\*\//g, "").trim()) continue;
+    if (!sql?.replace(/\/\*(?!!)[\s\S]*?\*\//g, "").trim()) continue;
     await conn.query(sql);
   }
   await conn.query("SET FOREIGN_KEY_CHECKS = 1");

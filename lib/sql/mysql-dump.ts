@@ -165,7 +165,7 @@ function parseCreateTable(toks: Token[], line: number): MysqlTable {
       const refOpen = part.findIndex((t, k) => k > ref && t.text === "(");
       table.foreignKeys.push({ columns: cols.names, table: identName(part[ref + 1]), refColumns: columnList(part, refOpen, line).names });
     } else if (part[0].kind === "word" && (head === "FULLTEXT" || head === "SPATIAL" || head === "CHECK")) {
-      continue;
+      // Full-text and spatial indexes and checks do not change what a query returns: not modelled.
     } else {
       table.columns.push(parseColumn(part, table, line));
     }
@@ -244,7 +244,7 @@ function parseInsert(db: MysqlDatabase, toks: Token[], line: number): void {
     const values = parts.map((p) => dumpValue(p, name, line));
     if (order) {
       const row: DumpValue[] = table.columns.map(() => null);
-      order.forEach((idx, j) => (row[idx] = values[j]));
+      for (const [j, idx] of order.entries()) row[idx] = values[j];
       table.rows.push(row);
     } else {
       if (values.length !== table.columns.length) fail(`INSERT into ${name}: ${values.length} values for ${table.columns.length} columns`, line);

@@ -75,7 +75,7 @@ process.on("message", (msg) => {
       send({ id: msg.id, ok: false, error: `unknown message ${msg.type}` });
     }
   } catch (err) {
-    send({ id: msg.id, ok: false, error: err instanceof Error ? err.message : String(err), code: err && err.code });
+    send({ id: msg.id, ok: false, error: err instanceof Error ? err.message : String(err), code: err?.code });
   }
 });
 // Caps the native memory of this process (SQLite's own allocations): a runaway query fails

@@ -53,8 +53,8 @@ describe.each(storeEngines())("stats aggregates on %s", (engine) => {
     const stats = await computeViewerStats({ filters: { environment: "sql" }, groupBy: ["env"] });
     const full = await computeViewerStats({ filters: { environment: "sql" }, groupBy: ["env"], full: true });
     expect(full.successAtK).toHaveLength(2000);
-    const curve = full.successAtK.map((r) => r["sql"]!);
-    const shown = new Map(stats.successAtK.map((r) => [r.k, r["sql"]!]));
+    const curve = full.successAtK.map((r) => r.sql!);
+    const shown = new Map(stats.successAtK.map((r) => [r.k, r.sql!]));
     expect(shown.get(2000)).toBe(curve[1999]);
     for (let k = 2; k <= 2000; k++) if (curve[k - 1] !== curve[k - 2]) expect(shown.get(k), `k=${k}`).toBe(curve[k - 1]);
     const csv = chartCsv(full, "success-at-k").trim().split("\n");

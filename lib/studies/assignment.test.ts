@@ -13,7 +13,7 @@ describe("taskOrderFor", () => {
     for (let p = 0; p < 6; p++) {
       const order = taskOrderFor(TASKS, "balanced", p, "s");
       expect([...order].sort()).toEqual(TASKS);
-      order.forEach((t, pos) => counts.set(`${t}@${pos}`, (counts.get(`${t}@${pos}`) ?? 0) + 1));
+      for (const [pos, t] of order.entries()) counts.set(`${t}@${pos}`, (counts.get(`${t}@${pos}`) ?? 0) + 1);
     }
     expect(counts.size).toBe(9);
     for (const c of counts.values()) expect(c).toBe(2);

@@ -97,7 +97,7 @@ function failed(file: string, format: EcosystemFormat | "unknown", error: string
 
 async function seen(file: string, format: EcosystemFormat, contentHash: string): Promise<FileReport | null> {
   const s = await getImportedFileByHash({ contentHash });
-  if (!s || s.rejected !== 0) return null;
+  if (s?.rejected !== 0) return null;
   return { file, format, episodes: s.episodes, added: 0, skipped: s.episodes, rejected: [], flagged: 0, flags: {} };
 }
 

@@ -35,7 +35,7 @@ export interface ImportReport {
 /** The report of a file stored before (same content, same attribution): nothing new to add. */
 async function seenReport(file: string, contentHash: string): Promise<FileReport | null> {
   const seen = await getImportedFileByHash({ contentHash });
-  if (!seen || seen.rejected !== 0) return null;
+  if (seen?.rejected !== 0) return null;
   return { file, format: "unknown", episodes: seen.episodes, added: 0, skipped: seen.episodes, rejected: [], flagged: 0, flags: {} };
 }
 

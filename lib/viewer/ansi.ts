@@ -70,7 +70,6 @@ function applySgr(state: State, params: number[]): void {
 }
 
 // CSI sequences (ESC [ ... final byte), OSC (ESC ] ... BEL or ESC \) and other two-byte escapes.
-// eslint-disable-next-line no-control-regex
 const ESCAPE = /\x1b\[([0-9;?]*)([@-~])|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/g;
 
 /**

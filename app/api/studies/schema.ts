@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { newStudySchema } from "@/lib/studies/studies";
 
 /** POST /api/studies body: a study's name, dataset, task selection and conditions. */
