@@ -4,8 +4,8 @@ import { createRun, getRunByName, updateRunStatus } from "@/lib/db/runs";
 import { listRunEpisodeOutcomes, markRunEpisodesInterrupted, setRunCounts } from "@/lib/db/run-episodes";
 import { computeStats } from "@/lib/stats/measures";
 import type { EvalConfig, RunStore } from "./run-eval";
+import { isFinishedStatus } from "@/lib/db/episode-status";
 
-const FINISHED = new Set(["submitted", "abandoned", "error"]);
 const CONFIG_KEYS: (keyof EvalConfig)[] = ["env", "dataset", "model", "policy", "turns", "handicap", "refineTurns", "profile"];
 
 /** Batch runs on the Studio's store. */
@@ -28,7 +28,7 @@ export function dbRunStore(): RunStore {
     },
     async finishedTaskIds(runId) {
       const eps = await listRunEpisodeOutcomes({ runId });
-      return new Set(eps.filter((e) => FINISHED.has(e.status)).map((e) => e.taskId));
+      return new Set(eps.filter((e) => isFinishedStatus(e.status)).map((e) => e.taskId));
     },
     async updateRun(runId, patch) {
       if (patch.status) await updateRunStatus({ id: runId, status: patch.status });

@@ -2,9 +2,9 @@ import "server-only";
 import type { EpisodeFilters } from "./episode-filters";
 import { withSql } from "./sql";
 import { whereOf } from "./viewer-queries";
+import { FINISHED_STATUSES } from "./episode-status";
 
 /** The statuses of an episode that ended (an episode still running has not failed yet). */
-export const ENDED_STATUSES = ["submitted", "abandoned", "error"] as const;
 
 /** A failing episode with one of its detector tags (or none: tag null), as the failure groups read it. */
 export interface FailureTagRow {
@@ -29,7 +29,7 @@ export interface FailureTagRow {
  */
 export async function listFailureTagsByFilters({ filters = {} }: { filters?: EpisodeFilters }): Promise<FailureTagRow[]> {
   return withSql(async (sql) => {
-    const { cte, from, sql: where, params } = whereOf({ ...filters, success: false, status: filters.status ?? [...ENDED_STATUSES] }, sql.dialect);
+    const { cte, from, sql: where, params } = whereOf({ ...filters, success: false, status: filters.status ?? [...FINISHED_STATUSES] }, sql.dialect);
     const rows = await sql.all<FailureTagRow>(
       `${cte} SELECT e."id", e."environment", e."dataset", e."taskId", e."model", e."policy", e."hardness", e."playerKind", e."annotator", e."reward",
          a."tag", a."turnIndex", a."text"

@@ -3,6 +3,7 @@ import { buildEpisodeWhere, type EpisodeFilters } from "./episode-filters";
 import { rowParser } from "./rows";
 import { withSql } from "./sql";
 import { STATS_DIMENSIONS, type StatsDimension } from "./stats-dimensions";
+import { FINISHED_STATUSES } from "./episode-status";
 
 /** Aggregates of one group, straight from SQL. */
 export interface StatsGroupRow {
@@ -26,7 +27,7 @@ export interface StatsGroupRow {
  */
 export async function aggregateEpisodeStats({ filters = {}, groupBy }: { filters?: EpisodeFilters; groupBy: StatsDimension[] }): Promise<StatsGroupRow[]> {
   const f: EpisodeFilters = { ...filters };
-  if (f.status === undefined) f.status = ["submitted", "abandoned", "error"];
+  if (f.status === undefined) f.status = [...FINISHED_STATUSES];
   const cols = groupBy.map((d) => `e."${STATS_DIMENSIONS[d]}"`);
   const sel = cols.map((c, i) => `${c} AS g${i}`).join(", ");
   // One pass, grouped by the requested columns and the turn at which each episode was solved
@@ -87,7 +88,7 @@ export type EpisodeOutcomeRow = ReturnType<typeof outcomeRow.one>;
  */
 export async function listEpisodeOutcomesByFilters({ filters }: { filters: EpisodeFilters }): Promise<EpisodeOutcomeRow[]> {
   const f: EpisodeFilters = { ...filters };
-  if (f.status === undefined) f.status = ["submitted", "abandoned", "error"];
+  if (f.status === undefined) f.status = [...FINISHED_STATUSES];
   return withSql(async (sql) => {
     const { sql: where, params } = buildEpisodeWhere(f, sql.dialect);
     return outcomeRow.all(

@@ -5,7 +5,8 @@
  * Client-safe: no server code.
  */
 import { z } from "zod";
-import { EPISODE_END_STATUSES, agentTurnViewSchema, episodeStartSchema, turnSchema } from "./turn";
+import { END_STATUSES } from "@/lib/db/episode-status";
+import { agentTurnViewSchema, episodeStartSchema, turnSchema } from "./turn";
 
 /** How a running model episode is driven (lib/episodes/controller.ts). */
 export const CONTROLLER_MODES = ["running", "paused", "human", "stopped"] as const;
@@ -17,7 +18,7 @@ const ms = z.number();
 /** How a model episode ended, with its totals (what runEpisode resolves to). */
 export const episodeOutcomeSchema = z.object({
   episodeId: z.string(),
-  status: z.enum(EPISODE_END_STATUSES),
+  status: z.enum(END_STATUSES),
   reward: z.number().nullable(),
   success: z.boolean(),
   turns: z.number().int().nonnegative(),

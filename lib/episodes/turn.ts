@@ -5,6 +5,7 @@
  * recorder's input. Client-safe: no server code.
  */
 import { z } from "zod";
+import { END_STATUSES } from "@/lib/db/episode-status";
 import { envNameSchema } from "@/lib/datasets/types";
 import { TURN_SOURCES } from "./rules";
 
@@ -104,8 +105,6 @@ export const agentTurnViewSchema = turnSchema.pick({
 });
 export type AgentTurnView = z.infer<typeof agentTurnViewSchema>;
 
-export const EPISODE_END_STATUSES = ["submitted", "abandoned", "error", "interrupted"] as const;
-
 /** Who plays an episode: a person (with the annotator's name) or a model under a policy. */
 export const playerSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("human"), annotator: z.string().nullable() }),
@@ -136,7 +135,7 @@ export type EpisodeStartFields = z.infer<typeof episodeStartSchema>;
 
 /** How an episode ended, as recorded. */
 export const episodeEndSchema = z.object({
-  status: z.enum(EPISODE_END_STATUSES),
+  status: z.enum(END_STATUSES),
   reward: z.number().nullable(),
   /** The reward's breakdown (lib/reward/types.ts RewardBreakdown), on a submit. */
   breakdown: z.unknown().optional(),

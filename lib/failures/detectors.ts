@@ -1,5 +1,6 @@
 import { parseSubmit } from "@/lib/env/submit";
 import { normaliseError, plainText, turnError, turnTimedOut, type TurnError } from "./errors";
+import { isFinishedStatus } from "@/lib/db/episode-status";
 
 /**
  * Failure detectors (issue 28): deterministic rules over a stored episode, each with a kebab-case
@@ -63,9 +64,6 @@ const clip = (s: string, n = 100) => {
   const one = s.trim().replace(/\s+/g, " ");
   return one.length > n ? `${one.slice(0, n - 1)}…` : one;
 };
-
-/** The finished statuses: an episode still running or interrupted is not judged. */
-const ENDED = new Set(["submitted", "abandoned", "error"]);
 
 const repeatedAction: Detector = {
   name: "repeated-action",
@@ -281,7 +279,7 @@ function read(ep: DetectorEpisode): ReadEpisode {
 
 /** Runs the detectors of the episode's environment over a finished episode (none on one still running). */
 export function runDetectors(ep: DetectorEpisode): DetectorHit[] {
-  if (!ENDED.has(ep.status)) return [];
+  if (!isFinishedStatus(ep.status)) return [];
   const r = read(ep);
   const hits: DetectorHit[] = [];
   for (const d of detectorsFor(ep.environment)) {

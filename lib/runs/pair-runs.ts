@@ -1,5 +1,6 @@
 import type { PairedOutcome } from "@/lib/stats/paired";
 import type { RunTaskView } from "./view-types";
+import { isFinishedStatus } from "@/lib/db/episode-status";
 
 /** What pairing reads of a task row: a run's task view, or an episode matched by a filter (lib/runs/compare-filters.ts). */
 export type PairableRow = Pick<RunTaskView, "taskId" | "episodeId" | "status" | "reward" | "success" | "group">;
@@ -23,8 +24,6 @@ export interface RunPairing {
   unpaired: number;
 }
 
-const FINISHED = new Set(["submitted", "abandoned", "error"]);
-
 /**
  * Pairs two runs task by task (each task's finished episode in each run) and splits the tasks
  * both finished into solved by both, by one only, by neither. Pure: the runs' task rows in, the
@@ -32,7 +31,7 @@ const FINISHED = new Set(["submitted", "abandoned", "error"]);
  * paired on its last one.
  */
 export function pairRuns(a: readonly PairableRow[], b: readonly PairableRow[]): RunPairing {
-  const done = (rows: readonly PairableRow[]) => new Map(rows.filter((r) => r.episodeId && FINISHED.has(r.status)).map((r) => [r.taskId, r]));
+  const done = (rows: readonly PairableRow[]) => new Map(rows.filter((r) => r.episodeId && isFinishedStatus(r.status)).map((r) => [r.taskId, r]));
   const da = done(a);
   const db = done(b);
   const out: RunPairing = { both: [], aOnly: [], bOnly: [], neither: [], unpaired: 0 };

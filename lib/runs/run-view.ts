@@ -8,8 +8,7 @@ import { playUrl } from "@/lib/ws/task-ref";
 import { storedRunConfigSchema, type StoredRunConfig } from "./launch-options";
 import { isRunActiveHere } from "./run-manager";
 import type { RunMeasures, RunTaskView, RunView } from "./view-types";
-
-const FINISHED = new Set(["submitted", "abandoned", "error"]);
+import { isFinishedStatus } from "@/lib/db/episode-status";
 
 function readConfig(run: Run): StoredRunConfig | null {
   try {
@@ -32,7 +31,7 @@ function taskRows(config: StoredRunConfig | null, rows: RunEpisodeRow[], watchab
   const byTask = new Map<string, RunEpisodeRow>();
   for (const r of rows) {
     const prev = byTask.get(r.taskId);
-    if (!prev || !FINISHED.has(prev.status)) byTask.set(r.taskId, r);
+    if (!prev || !isFinishedStatus(prev.status)) byTask.set(r.taskId, r);
   }
   const order = config?.taskIds ?? [...byTask.keys()];
   const extra = [...byTask.keys()].filter((id) => !order.includes(id));
@@ -82,7 +81,7 @@ export async function runView(run: Run): Promise<RunView> {
   const isSealed = (taskId: string) => config !== null && sealed.has(sealKey({ environment: config.env, dataset: config.dataset, taskId }));
   const tasks = taskRows(config, rows, watchable).map((t) => (isSealed(t.taskId) ? { ...t, reward: null, success: false, solvedAtTurn: null, sealed: true } : t));
   const anySealed = tasks.some((t) => t.sealed);
-  const finished = tasks.filter((t) => FINISHED.has(t.status));
+  const finished = tasks.filter((t) => isFinishedStatus(t.status));
   const startedAt = run.startedAt?.getTime() ?? null;
   const sum = (f: (r: RunEpisodeRow) => number) => rows.reduce((s, r) => s + f(r), 0);
   const all = anySealed ? undefined : (await computeStats({ filters: { runId: run.id }, groupBy: [] })).groups[0];

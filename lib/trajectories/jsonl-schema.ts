@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { recordingEventSchema } from "@/lib/recording/events";
+import { EPISODE_STATUSES } from "@/lib/db/episode-status";
 
 /**
  * The project's own trajectory format: one episode per line of a JSONL file (`icstudio export
@@ -67,7 +68,7 @@ export const jsonlEpisodeSchema = z
     turnLimit: z.number().int().positive(),
     mode: z.enum(["play", "baseline", "eval", "import"]).optional(),
     feedback: z.enum(["none", "reward"]).optional(),
-    status: z.enum(["running", "submitted", "abandoned", "error", "interrupted"]),
+    status: z.enum(EPISODE_STATUSES),
     errorReason: nullableString,
     reward: z
       .number()

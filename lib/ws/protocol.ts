@@ -14,7 +14,8 @@
 import { z } from "zod";
 import { envNameSchema } from "@/lib/datasets/types";
 import { recordingChunkSchema } from "@/lib/recording/events";
-import { EPISODE_END_STATUSES, episodeEndSchema, episodeStartSchema, idSchema, playerSchema, turnSchema, turnViewSchema, type TurnView } from "@/lib/episodes/turn";
+import { EPISODE_STATUSES } from "@/lib/db/episode-status";
+import { episodeEndSchema, episodeStartSchema, idSchema, playerSchema, turnSchema, turnViewSchema, type TurnView } from "@/lib/episodes/turn";
 
 /** Largest action accepted (bytes of UTF-8). */
 export const MAX_ACTION_BYTES = 64 * 1024;
@@ -122,7 +123,7 @@ export { turnViewSchema, type TurnView };
 export const episodeViewSchema = z.object({
   id: idSchema,
   /** "running" until it ends in one of the end statuses. */
-  status: z.enum(["running", ...EPISODE_END_STATUSES]),
+  status: z.enum(EPISODE_STATUSES),
   mode: playModeSchema,
   feedback: feedbackSchema,
   turnLimit: episodeStartSchema.shape.turnLimit,
