@@ -21,7 +21,7 @@ const { getRawDb, closeRawDb } = await import("@/lib/db/sqlite");
 const { closeStore } = await import("@/lib/db/client");
 const { parseAction } = await import("@/lib/agent/parse-action");
 const { parseClientMessage, MAX_ACTION_BYTES } = await import("@/lib/ws/protocol");
-const { parseTaskRef } = await import("@/lib/ws/task-ref");
+const { parseTaskRef } = await import("@/lib/tasks/task-ref");
 const { createEnvironment } = await import("@/lib/env");
 const { StudioError } = await import("@/lib/errors");
 

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { ENV_NAMES } from "@/lib/datasets/types";
 import { datasetsFor, searchTasks } from "@/lib/tasks/tasks";
-import { playUrl } from "@/lib/ws/task-ref";
+import { playUrl } from "@/lib/tasks/task-ref";
 import { OpenTaskBox } from "@/components/play/open-task-box";
 import { DiceIcon } from "@/components/ui/icons";
 import { pickerParamsSchema, playParamsSchema, playQuery } from "./search-params";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useRef, useState } from "react";
-import type { PublicTask } from "@/lib/ws/protocol";
+import type { PublicTask } from "@/lib/tasks/public-task";
 import { CodeEditor } from "@/components/editor/code-editor";
 import { Console } from "@/components/terminal/console";
 import type { TerminalApi } from "@/components/terminal/use-terminal";

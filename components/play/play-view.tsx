@@ -2,7 +2,8 @@
 
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { skipReason, turnsTaken } from "@/lib/episodes/rules";
-import type { Feedback, PlayMode, PublicTask, ServerMessage } from "@/lib/ws/protocol";
+import type { Feedback, PlayMode, ServerMessage } from "@/lib/ws/protocol";
+import type { PublicTask } from "@/lib/tasks/public-task";
 
 type OpenedMessage = Extract<ServerMessage, { type: "opened" }>;
 import { CodeEditor } from "@/components/editor/code-editor";

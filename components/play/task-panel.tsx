@@ -1,4 +1,4 @@
-import type { PublicTask } from "@/lib/ws/protocol";
+import type { PublicTask } from "@/lib/tasks/public-task";
 import { SCORING_RULE } from "@/lib/reward/explain";
 
 /** The task: its query, and what the environment lets a player know up front. */

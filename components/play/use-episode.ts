@@ -6,11 +6,11 @@ import {
   type ClientMessageInput,
   type EpisodeView,
   type OpenMessage,
-  type PublicTask,
   type ServerMessage,
   type SubmittedPayload,
   type TurnView,
 } from "@/lib/ws/protocol";
+import type { PublicTask } from "@/lib/tasks/public-task";
 import type { RecordingChunk } from "@/lib/recording/events";
 
 /** What the page opens an episode with: the open message (lib/ws/protocol.ts) without its tag. */

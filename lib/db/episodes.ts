@@ -10,7 +10,7 @@ import { rowParser, words } from "./rows";
 import type { Annotation, Episode, Turn } from "./generated/client";
 import { withWriteLock } from "./lock";
 import { cachedStatement, pgTransaction, withSql, type Sql } from "./sql";
-import { QUEUE_OWNER_PREFIX } from "./runs";
+import { NOT_QUEUED_EPISODE } from "./runs";
 import { withRaw } from "./sqlite";
 import { insertTranscriptMessages, insertTranscriptMessagesRaw, type TranscriptMessageInput } from "./transcripts";
 import { TURN_INSERT_COLUMNS } from "./turn-columns";
@@ -290,8 +290,7 @@ export async function getEpisodeById({ id }: { id: string }): Promise<EpisodeWit
 export async function markInterruptedEpisodes(): Promise<number> {
   return withWriteLock(() =>
     withPrisma(async (prisma) => {
-      const notQueued = { OR: [{ runId: null }, { run: { owner: null } }, { run: { NOT: { owner: { startsWith: QUEUE_OWNER_PREFIX } } } }] };
-      return (await prisma.episode.updateMany({ where: { status: "running", ...notQueued }, data: { status: "interrupted" } })).count;
+      return (await prisma.episode.updateMany({ where: { status: "running", ...NOT_QUEUED_EPISODE }, data: { status: "interrupted" } })).count;
     }),
   );
 }

@@ -1,7 +1,7 @@
 import os from "node:os";
 import { afterAll, describe, expect, it } from "vitest";
 import { closeStore, withPrisma } from "./client";
-import { createRun, getRunById, markInterruptedRuns, QUEUE_OWNER_PREFIX } from "./runs";
+import { createRun, getRunById, markInterruptedRuns, queueOwnerOf } from "./runs";
 import { initStore } from "./startup";
 import { useFreshDb } from "@/lib/testing/store";
 
@@ -17,7 +17,7 @@ describe("runs a dead process left running (finding 10)", () => {
     const owners: Array<[string, string]> = [
       [dead.id, `${os.hostname()}:2147483646`],
       [mine.id, `${os.hostname()}:${process.pid}`],
-      [queued.id, `${QUEUE_OWNER_PREFIX}redis://x#q`],
+      [queued.id, queueOwnerOf("redis://x#q")],
       [remote.id, "another-machine:1"],
     ];
     for (const [id, owner] of owners) await withPrisma((p) => p.run.update({ where: { id }, data: { status: "running", owner } }));

@@ -36,7 +36,22 @@ export async function listRuns({ limit = 100 }: { limit?: number } = {}): Promis
 const THIS_PROCESS = `${os.hostname()}:${process.pid}`;
 
 /** The owner of a run handed to a queue's workers: `queue <redacted url>#<queue name>`. */
-export const QUEUE_OWNER_PREFIX = "queue ";
+const QUEUE_OWNER_PREFIX = "queue ";
+
+/** The `owner` of a run handed to a queue, from the queue's (redacted) address and name. */
+export function queueOwnerOf(queue: string): string {
+  return `${QUEUE_OWNER_PREFIX}${queue}`;
+}
+
+/** Whether a run's owner is a queue (its workers play its episodes, not this process). */
+export function isQueueOwner(owner: string | null | undefined): boolean {
+  return Boolean(owner?.startsWith(QUEUE_OWNER_PREFIX));
+}
+
+/** A Prisma filter on episodes: not part of a run handed to a queue. */
+export const NOT_QUEUED_EPISODE = {
+  OR: [{ runId: null }, { run: { owner: null } }, { run: { NOT: { owner: { startsWith: QUEUE_OWNER_PREFIX } } } }],
+};
 
 /**
  * Whether the process named by a run's `owner` is alive (a run left "running" by a crash has an
@@ -45,7 +60,7 @@ export const QUEUE_OWNER_PREFIX = "queue ";
  */
 export function isOwnerAlive(owner: string | null): boolean {
   if (!owner) return false;
-  if (owner.startsWith(QUEUE_OWNER_PREFIX)) return true;
+  if (isQueueOwner(owner)) return true;
   const i = owner.lastIndexOf(":");
   const host = owner.slice(0, i);
   const pid = Number(owner.slice(i + 1));

@@ -4,7 +4,6 @@ import type { Environment, StepResult, SubmitResult } from "@/lib/env/types";
 import { EpisodeController } from "./controller";
 import { memoryRecorder } from "./memory-recorder";
 import { EpisodeSession, type SessionOptions, type StoredEpisode } from "./session";
-import { SessionPool, type PooledSession } from "./session-pool";
 
 // The session state machine with a fake environment and an in-memory recorder: no sandbox, no
 // database. The integration tiers (lib/playground/*.int.test.ts, lib/agent/run-episode.int.test.ts, e2e)
@@ -173,41 +172,5 @@ describe("EpisodeSession", () => {
     expect(await done).toMatchObject({ actor: "human", source: "editor", action: "ls -la" });
     controller.handBack();
     expect((await controller.next()).kind).toBe("model");
-  });
-});
-
-describe("SessionPool", () => {
-  const session = (id: string, over: Partial<{ watched: boolean; busy: boolean }> = {}) => {
-    const s = { id, watched: over.watched ?? false, busy: over.busy ?? false, closed: 0, closeSandbox: async () => void s.closed++ };
-    return s satisfies PooledSession;
-  };
-
-  it("caps live sandboxes, evicting the longest-idle unwatched one, and refuses when all are in use", async () => {
-    const pool = new SessionPool<ReturnType<typeof session>>({ max: 2, idleMs: 60_000, capName: "IC_MAX_SANDBOXES" });
-    const a = await pool.admit(async () => session("a"));
-    await new Promise((r) => setTimeout(r, 5));
-    const b = await pool.admit(async () => session("b", { watched: true }));
-    const c = await pool.admit(async () => session("c", { watched: true }));
-    expect(a.closed).toBe(1);
-    expect(pool.get("a")).toBeUndefined();
-    expect(pool.size).toBe(2);
-    await expect(pool.admit(async () => session("d"))).rejects.toThrow(/all 2 sandboxes are in use.*IC_MAX_SANDBOXES/);
-    await pool.release(b);
-    expect(b.closed).toBe(1);
-    await pool.shutdown();
-    expect(c.closed).toBe(1);
-    await expect(pool.admit(async () => session("e"))).rejects.toThrow(/shutting down/);
-  });
-
-  it("closes a session idle for idleMs (not while it is busy) and says so", async () => {
-    const told: string[] = [];
-    const pool = new SessionPool<ReturnType<typeof session>>({ max: 2, idleMs: 20, onIdleClose: (s) => told.push(s.id) });
-    const busy = await pool.admit(async () => session("busy", { busy: true }));
-    const idle = await pool.admit(async () => session("idle"));
-    await new Promise((r) => setTimeout(r, 80));
-    expect(told).toEqual(["idle"]);
-    expect(idle.closed).toBe(1);
-    expect(pool.get("busy")).toBe(busy);
-    await pool.shutdown();
   });
 });

@@ -11,7 +11,7 @@
  *
  * Pause, take over and hand back are the controller's (lib/episodes/controller.ts): they decide
  * whose turn is next, between turns. The sandbox cap and idle close are the pool's
- * (lib/episodes/session-pool.ts). Client-safe: no server code (the recorder and the environment
+ * (lib/playground/session-pool.ts). Client-safe: no server code (the recorder and the environment
  * are given to it).
  */
 import type { EnvName, Task } from "@/lib/datasets/types";

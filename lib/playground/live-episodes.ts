@@ -4,11 +4,12 @@ import type { Environment } from "@/lib/env/types";
 import type { EpisodeRecorder } from "@/lib/episodes/recorder";
 import { DEFAULT_TURN_LIMIT, isSkipReason } from "@/lib/episodes/rules";
 import { EpisodeSession, type StoredEpisode } from "@/lib/episodes/session";
-import { SessionPool } from "@/lib/episodes/session-pool";
+import { SessionPool } from "./session-pool";
 import { parseSubmit } from "@/lib/env/submit";
 import { asStudioError, BadInputError, ConflictError, NotFoundError } from "@/lib/errors";
 import { uuidv7 } from "@/lib/db/ids";
-import type { EpisodeView, Feedback, OpenMessage, PlayMode, PublicTask, RecordMessage, ServerMessageInput, SubmittedPayload, TurnView } from "@/lib/ws/protocol";
+import type { EpisodeView, Feedback, OpenMessage, PlayMode, RecordMessage, ServerMessageInput, SubmittedPayload, TurnView } from "@/lib/ws/protocol";
+import type { PublicTask } from "@/lib/tasks/public-task";
 import type { RecordingChunk } from "@/lib/recording/events";
 import type { EpisodeListener } from "@/lib/ws/server";
 
@@ -129,7 +130,7 @@ export class LiveEpisode {
 
 /**
  * The playground's live episodes: one session per episode in a pool (the sandbox cap and the idle
- * close, lib/episodes/session-pool.ts), opened, resumed (re-attached, or replayed into a fresh
+ * close, lib/playground/session-pool.ts), opened, resumed (re-attached, or replayed into a fresh
  * sandbox after a restart or an idle close) and driven from the websocket. Every turn is written
  * to the store before the player hears of its end.
  */

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { dbRunStore } from "@/lib/agent/run-store";
 import type { RunStore } from "@/lib/agent/run-eval";
 import { config } from "@/lib/config";
-import { getRunById, getRunByName, markRunQueued, QUEUE_OWNER_PREFIX, type Run } from "@/lib/db/runs";
+import { getRunById, getRunByName, markRunQueued, isQueueOwner, queueOwnerOf, type Run } from "@/lib/db/runs";
 import { ConflictError } from "@/lib/errors";
 import type { PreparedRun } from "@/lib/runs/prepare-run";
 import { openRedis, redactQueueUrl } from "./connection";
@@ -39,7 +39,7 @@ export function evalJobId(runId: string, taskId: string): string {
 
 /** The owner a queued run's row carries (the runs page says where the run is). */
 export function queueOwner(url: string, name = config().queueName): string {
-  return `${QUEUE_OWNER_PREFIX}${redactQueueUrl(url)}#${name}`;
+  return queueOwnerOf(`${redactQueueUrl(url)}#${name}`);
 }
 
 /**
@@ -53,7 +53,7 @@ export function settledKey(queueName: string, runId: string): string {
 
 /** Whether a run is handed to a queue and not over. */
 export function isQueuedRun(run: Pick<Run, "status" | "owner">): boolean {
-  return run.status === "running" && Boolean(run.owner?.startsWith(QUEUE_OWNER_PREFIX));
+  return run.status === "running" && isQueueOwner(run.owner);
 }
 
 export interface EnqueueResult {

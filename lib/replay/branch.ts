@@ -4,7 +4,7 @@ import { MODEL_FIELDS_EMPTY } from "@/lib/episodes/turn";
 import { getReplayDataById } from "@/lib/db/viewer-queries";
 import { BadInputError, NotFoundError } from "@/lib/errors";
 import { isSubmit } from "@/lib/env/submit";
-import { playUrl } from "@/lib/ws/task-ref";
+import { playUrl } from "@/lib/tasks/task-ref";
 import { taskForEpisode } from "./episode-task";
 
 /**

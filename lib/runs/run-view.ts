@@ -4,7 +4,7 @@ import { listRunEpisodeRows, type RunEpisodeRow } from "@/lib/db/run-episodes";
 import { getRunById, isOwnerAlive, type Run } from "@/lib/db/runs";
 import { computeStats, type StatsGroup } from "@/lib/stats/measures";
 import { listSealedTaskKeys, sealKey } from "@/lib/studies/baseline-seal";
-import { playUrl } from "@/lib/ws/task-ref";
+import { playUrl } from "@/lib/tasks/task-ref";
 import { storedRunConfigSchema, type StoredRunConfig } from "./launch-options";
 import { isRunActiveHere } from "./run-manager";
 import type { RunMeasures, RunTaskView, RunView } from "./view-types";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { appendTurn, createEpisode, finishEpisode, markInterruptedEpisodes, type NewEpisodeInput } from "@/lib/db/episodes";
 import { useTempStore } from "@/lib/testing/store";
 import { skipReason } from "@/lib/episodes/rules";
-import { playUrl } from "@/lib/ws/task-ref";
+import { playUrl } from "@/lib/tasks/task-ref";
 import { createStudyFromSelection, episodeFeedback, getStudy, nextStudyTask, type StudyView } from "./studies";
 
 useTempStore("studies");

@@ -5,7 +5,7 @@ import { loadDataset } from "@/lib/datasets/registry";
 import { envNameSchema } from "@/lib/datasets/types";
 import { BadInputError, NotFoundError } from "@/lib/errors";
 import { DEFAULT_TURN_LIMIT, isSkipReason } from "@/lib/episodes/rules";
-import { playUrl } from "@/lib/ws/task-ref";
+import { playUrl } from "@/lib/tasks/task-ref";
 import { selectTasks } from "@/lib/datasets/selection";
 
 /** How a study picks its tasks: a slice of a dataset, or a seeded random sample of it. */

@@ -8,8 +8,8 @@ import { findTask, getTask, listDatasets, loadDataset } from "@/lib/datasets/reg
 import type { DatasetInfo, EnvName, Task } from "@/lib/datasets/types";
 import { BadInputError } from "@/lib/errors";
 import { mulberry32 } from "@/lib/seeded-random";
-import type { PublicTask } from "@/lib/ws/protocol";
-import { formatTaskRef, parseTaskRef } from "@/lib/ws/task-ref";
+import type { PublicTask } from "@/lib/tasks/public-task";
+import { formatTaskRef, parseTaskRef } from "@/lib/tasks/task-ref";
 
 /** Resolves `<dataset>:<id>` (or a bare id in the environment's datasets) to a task of `env`. */
 export function resolveTask(env: EnvName, ref: string): Task {

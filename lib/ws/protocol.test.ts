@@ -11,7 +11,7 @@ import {
   serverMessageSchema,
   submittedPayloadSchema,
 } from "./protocol";
-import { parseTaskRef, playUrl } from "./task-ref";
+import { parseTaskRef, playUrl } from "@/lib/tasks/task-ref";
 
 describe("protocol", () => {
   it("accepts each client message and fills defaults", () => {

@@ -13,6 +13,7 @@
  */
 import { z } from "zod";
 import { envNameSchema } from "@/lib/datasets/types";
+import { publicTaskSchema } from "@/lib/tasks/public-task";
 import { recordingChunkSchema } from "@/lib/recording/events";
 import { EPISODE_STATUSES } from "@/lib/db/episode-status";
 import { episodeEndSchema, episodeStartSchema, idSchema, playerSchema, turnSchema, turnViewSchema, type TurnView } from "@/lib/episodes/turn";
@@ -32,7 +33,7 @@ export type Feedback = z.infer<typeof feedbackSchema>;
 /** The annotator's name as a person's episode records it. */
 const annotatorSchema = playerSchema.options[0].shape.annotator;
 
-/** `<dataset>:<id>` (see lib/ws/task-ref.ts). */
+/** `<dataset>:<id>` (see lib/tasks/task-ref.ts). */
 export const taskRefSchema = z.string().min(1).max(300);
 
 const actionText = z
@@ -89,33 +90,6 @@ export type OpenMessage = z.infer<typeof openMessageSchema>;
 export type ActionMessage = z.infer<typeof actionMessageSchema>;
 
 // ---------- shared shapes ----------
-
-/** What a player may see of a task: never the gold solution, never python's tests. */
-export const publicTaskSchema = z.object({
-  env: envNameSchema,
-  dataset: z.string(),
-  id: z.string(),
-  index: z.number().int(),
-  /** `<dataset>:<id>`, the task's address in URLs and messages. */
-  ref: z.string(),
-  query: z.string(),
-  /** sql */
-  db: z.string().optional(),
-  hardness: z.string().optional(),
-  tables: z.record(z.string(), z.array(z.string())).optional(),
-  /** bash: file system name and a listing of its working directory (paths, "/" ending directories). */
-  fs: z.string().optional(),
-  /** bash: whose file system that is: InterCode's own (built by the fetch) or the project's (demo tasks, or before a fetch). */
-  fsSource: z.enum(["intercode", "studio"]).optional(),
-  tree: z.array(z.string()).optional(),
-  /** python: the function the hidden tests call. */
-  functionName: z.string().optional(),
-  /** ctf */
-  tags: z.array(z.string()).optional(),
-  /** ctf: why the task's files are not here (absent from the published data), when they are not. */
-  filesMissing: z.string().optional(),
-});
-export type PublicTask = z.infer<typeof publicTaskSchema>;
 
 /** A turn as the player's view shows it: derived from the one Turn schema (lib/episodes/turn.ts). */
 export { turnViewSchema, type TurnView };

@@ -1,7 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { toHttp } from "@/lib/errors";
 import { randomTask } from "@/lib/tasks/tasks";
-import { playUrl } from "@/lib/ws/task-ref";
+import { playUrl } from "@/lib/tasks/task-ref";
 import { pickerParamsSchema, playParamsSchema, playQuery } from "../search-params";
 
 export const dynamic = "force-dynamic";

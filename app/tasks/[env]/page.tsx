@@ -4,7 +4,7 @@ import { notFound } from "next/navigation";
 import { z } from "zod";
 import { envNameSchema } from "@/lib/datasets/types";
 import { datasetsFor, searchTasks } from "@/lib/tasks/tasks";
-import { formatTaskRef, playUrl } from "@/lib/ws/task-ref";
+import { formatTaskRef, playUrl } from "@/lib/tasks/task-ref";
 
 export const dynamic = "force-dynamic";
 

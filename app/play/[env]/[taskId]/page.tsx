@@ -9,7 +9,7 @@ import { StudioError } from "@/lib/errors";
 import { publicTask, resolveTask } from "@/lib/tasks/tasks";
 import { getStudyProgress } from "@/lib/studies/studies";
 import { findSeal, type Seal } from "@/lib/studies/baseline-seal";
-import { agentUrl, playUrl } from "@/lib/ws/task-ref";
+import { agentUrl, playUrl } from "@/lib/tasks/task-ref";
 import { LockIcon } from "@/components/ui/icons";
 import { PlayView } from "@/components/play/play-view";
 import { AgentView } from "@/components/agent/agent-view";
@@ -27,7 +27,7 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
   return { title: `${decodeURIComponent(taskId)} (${env}) · InterCode Studio` };
 }
 
-/** A task in the playground: /play/<env>/<dataset>:<id> (see lib/ws/task-ref.ts). */
+/** A task in the playground: /play/<env>/<dataset>:<id> (see lib/tasks/task-ref.ts). */
 export default async function TaskPage({ params, searchParams }: Props) {
   const { env: rawEnv, taskId } = await params;
   const env = envNameSchema.safeParse(rawEnv);

@@ -3,8 +3,8 @@ import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { listViewerEpisodesByTask } from "@/lib/db/episodes";
 import { resolveTask } from "@/lib/tasks/tasks";
-import { parseTaskRef } from "@/lib/ws/task-ref";
-import { playUrl } from "@/lib/ws/task-ref";
+import { parseTaskRef } from "@/lib/tasks/task-ref";
+import { playUrl } from "@/lib/tasks/task-ref";
 import { formatDate } from "@/lib/format-date";
 import { redactSealedRows } from "@/lib/studies/baseline-seal";
 
