@@ -30,9 +30,9 @@ export default async function main(argv: string[] = []): Promise<void> {
   const { startScriptedServer } = await import("@/lib/agent/scripted-server");
   const { goldScript } = await import("@/lib/agent/scripts");
   const { resolveModel } = await import("@/lib/agent/models");
-  const { runEval } = await import("@/lib/agent/run-eval");
+  const { runEval } = await import("@/lib/runs/run-eval");
   const { dbRecorder } = await import("@/lib/episodes/db-recorder");
-    const { dbRunStore } = await import("@/lib/agent/run-store");
+    const { dbRunStore } = await import("@/lib/runs/run-store");
   const { closeStore } = await import("@/lib/db/client");
   const { shutdownSandboxBackends } = await import("@/lib/sandbox");
 

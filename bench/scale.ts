@@ -190,7 +190,7 @@ async function withSetup<T>(o: ScaleOptions, fn: (s: Setup) => Promise<T>): Prom
 /** Prepares a run as `icstudio eval` would and enqueues it; resolves with its id. */
 async function enqueue(s: Setup, name: string, baseURL: string, tasks?: string[]): Promise<string> {
   const { prepareRun } = await import("@/lib/runs/prepare-run");
-  const { enqueueRun } = await import("@/lib/queue/eval-queue");
+  const { enqueueRun } = await import("@/lib/runs/queue/eval-queue");
   const p = prepareRun(
     { env: "bash", dataset: s.taskFile, selection: tasks ? { kind: "list", tasks } : { kind: "slice", offset: 0 }, model: "bench", policy: "try-again", turns: 10, concurrency: 1, handicap: false, refineTurns: 0, profile: "studio", name },
     { maxSandboxes: 16, launchedFrom: "cli", adhoc: { baseURL, model: "bench" } },
@@ -267,7 +267,7 @@ async function latencySection(o: ScaleOptions): Promise<Table> {
   const { startScriptedServer } = await import("@/lib/agent/scripted-server");
   const { goldScript } = await import("@/lib/agent/scripts");
   const { loadDataset } = await import("@/lib/datasets/registry");
-  const { startWorker } = await import("@/lib/queue/worker");
+  const { startWorker } = await import("@/lib/runs/queue/worker");
   return withSetup(o, async (s) => {
     const tasks = loadDataset(s.taskFile);
     const server = await startScriptedServer(goldScript("try-again", tasks));

@@ -213,7 +213,7 @@ const envSchema = z
     IC_MODEL_ATTEMPTS: positiveInt(),
     IC_MODEL_TIMEOUT_MS: positiveInt(),
     IC_MODEL_KEY_ENV: text(),
-    // The evaluation queue (lib/queue, `icstudio worker`)
+    // The evaluation queue (lib/runs/queue, `icstudio worker`)
     IC_QUEUE: text(),
     IC_QUEUE_NAME: z
       .string()

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Starts a Redis server for the evaluation queue (lib/queue, `icstudio worker`) on 127.0.0.1, with
+# Starts a Redis server for the evaluation queue (lib/runs/queue, `icstudio worker`) on 127.0.0.1, with
 # no persistence: the queue's tests and the bench need a real server, not a durable one.
 #
 # Idempotent: a server it started before (same port) is reused. Logs go to stderr; stdout holds

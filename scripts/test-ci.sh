@@ -13,7 +13,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   # tree..psmisc: tools the NL2Bash gold commands call (lib/datasets/fs-check.int.test.ts);
   # xxd..python3: tools the demo CTF solutions use (lib/datasets/demo-ctf.int.test.ts);
   # openssl: the TLS certificates of the second Docker engine (lib/sandbox/docker-hosts.int.test.ts);
-  # redis-server: the evaluation queue (lib/queue/queue.int.test.ts);
+  # redis-server: the evaluation queue (lib/runs/queue/queue.int.test.ts);
   # zstd, python3-pydantic: zstd .eval entries and Harbor's ATIF validator (lib/trajectories/ecosystem.int.test.ts;
   # the validator needs pydantic 2: Debian 13's package, or a python3 on PATH that has it);
   # python3-scipy: the oracle of the paired statistics (lib/stats/paired.test.ts: binomtest, bootstrap).
@@ -47,7 +47,7 @@ step "PostgreSQL (the store suite runs on SQLite and on PostgreSQL)"
 eval "$(bash scripts/start-postgres.sh)"
 export IC_REQUIRE_PG=1
 
-step "Redis (the evaluation queue: lib/queue, icstudio worker)"
+step "Redis (the evaluation queue: lib/runs/queue, icstudio worker)"
 eval "$(bash scripts/start-redis.sh)"
 export IC_REQUIRE_REDIS=1
 

@@ -1,9 +1,9 @@
 import "server-only";
 import { EventEmitter } from "node:events";
 import { dbRecorder } from "@/lib/episodes/db-recorder";
-import { dbRunStore } from "@/lib/agent/run-store";
+import { dbRunStore } from "./run-store";
 import { trackAgent } from "@/lib/agent/live-agents";
-import { runEval } from "@/lib/agent/run-eval";
+import { runEval } from "./run-eval";
 import { getRunById, getRunByName, isOwnerAlive } from "@/lib/db/runs";
 import type { EnvironmentOptions } from "@/lib/env/types";
 import { BadInputError, ConflictError, NotFoundError } from "@/lib/errors";

@@ -101,9 +101,9 @@ export default defineCommand({
     const f = parseFlags(flagsSchema, values);
     const { prepareRun } = await import("@/lib/runs/prepare-run");
     const { config: settings } = await import("@/lib/config");
-    const { runEval } = await import("@/lib/agent/run-eval");
+    const { runEval } = await import("@/lib/runs/run-eval");
     const { dbRecorder } = await import("@/lib/episodes/db-recorder");
-    const { dbRunStore } = await import("@/lib/agent/run-store");
+    const { dbRunStore } = await import("@/lib/runs/run-store");
 
     if (f["api-key"] && !f["base-url"]) throw new BadInputError("--api-key needs --base-url", "--api-key");
     if (!f.queue && (f.watch || f.rate)) throw new BadInputError("needs --queue", f.watch ? "--watch" : "--rate");
@@ -111,7 +111,7 @@ export default defineCommand({
       throw new BadInputError("a key is not sent through the queue: give the workers the model in models.config.json (apiKeyEnv) or the models page", "--api-key");
     }
     if (f.queue) {
-      const { assertQueueReachable } = await import("@/lib/queue/connection");
+      const { assertQueueReachable } = await import("@/lib/runs/queue/connection");
       await assertQueueReachable(f.queue, "--queue");
     }
     if ([f.tasks, f.sample].filter((x) => x !== undefined).length > 1) throw new BadInputError("give --sample or --tasks, not both", "--tasks");
@@ -190,7 +190,7 @@ export default defineCommand({
 });
 
 type Flags = z.infer<typeof flagsSchema>;
-type Summary = import("@/lib/agent/run-eval").EvalSummary & { providerErrors: number };
+type Summary = import("@/lib/runs/run-eval").EvalSummary & { providerErrors: number };
 type StoredConfig = import("@/lib/runs/launch-options").StoredRunConfig;
 
 /** The run's measures: JSON on stdout with --json, else a two-column table. */
@@ -224,10 +224,10 @@ function duration(ms: number): string {
  * done; 1 when the run failed; 130 when the watch was stopped (the run goes on).
  */
 async function queueRun(f: Flags, p: import("@/lib/runs/prepare-run").PreparedRun): Promise<number> {
-  const { enqueueRun, watchRun, isQueuedRun } = await import("@/lib/queue/eval-queue");
-  const { redactQueueUrl } = await import("@/lib/queue/connection");
+  const { enqueueRun, watchRun, isQueuedRun } = await import("@/lib/runs/queue/eval-queue");
+  const { redactQueueUrl } = await import("@/lib/runs/queue/connection");
   const { getRunByName } = await import("@/lib/db/runs");
-  const { dbRunStore } = await import("@/lib/agent/run-store");
+  const { dbRunStore } = await import("@/lib/runs/run-store");
   const { closeStore } = await import("@/lib/db/client");
   try {
     const existing = await getRunByName({ name: p.runName });

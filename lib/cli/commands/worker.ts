@@ -38,9 +38,9 @@ export default defineCommand({
     if (f.concurrency > settings.maxSandboxes) {
       throw new BadInputError(`${f.concurrency} episodes at once is more than the sandbox cap of ${settings.maxSandboxes} (IC_MAX_SANDBOXES)`, "--concurrency");
     }
-    const { assertQueueReachable, redactQueueUrl } = await import("@/lib/queue/connection");
+    const { assertQueueReachable, redactQueueUrl } = await import("@/lib/runs/queue/connection");
     await assertQueueReachable(url, where);
-    const { startWorker } = await import("@/lib/queue/worker");
+    const { startWorker } = await import("@/lib/runs/queue/worker");
     const { closeStore } = await import("@/lib/db/client");
     const { shutdownSandboxBackends } = await import("@/lib/sandbox");
 

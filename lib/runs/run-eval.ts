@@ -2,12 +2,12 @@ import "server-only";
 import type { EnvName, Task } from "@/lib/datasets/types";
 import type { ProfileName } from "@/lib/env/profiles";
 import type { EnvironmentOptions } from "@/lib/env/types";
-import type { RetryPolicy } from "./call-model";
+import type { RetryPolicy } from "@/lib/agent/call-model";
 import { EpisodeController } from "@/lib/episodes/controller";
-import type { ResolvedModel } from "./models";
-import type { PolicyName } from "./policies/types";
+import type { ResolvedModel } from "@/lib/agent/models";
+import type { PolicyName } from "@/lib/agent/policies/types";
 import type { EpisodeRecorder } from "@/lib/episodes/recorder";
-import { runEpisode } from "./run-episode";
+import { runEpisode } from "@/lib/agent/run-episode";
 import type { AgentEvent, EpisodeOutcome } from "@/lib/episodes/agent-event";
 
 /** A batch run's configuration, stored with the Run; resuming requires the same one. */

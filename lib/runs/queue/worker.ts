@@ -1,6 +1,6 @@
 import "server-only";
 import { UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
-import { dbRunStore } from "@/lib/agent/run-store";
+import { dbRunStore } from "@/lib/runs/run-store";
 import { classifyProviderError } from "@/lib/agent/call-model";
 import { resolveModel, type ResolvedModel } from "@/lib/agent/models";
 import { runEpisode } from "@/lib/agent/run-episode";
@@ -34,7 +34,7 @@ import { limitedModel, modelRateLimiter, type CallErrors } from "./rate-limit";
  * An episode that failed on a provider error that may pass (rate limit, 5xx, timeout, nothing
  * listening) is kept as interrupted and the job is tried again with exponential back-off; on its
  * last try the error stands. Model calls take tokens from the per-model limiter shared by all
- * workers (lib/queue/rate-limit.ts).
+ * workers (lib/runs/queue/rate-limit.ts).
  */
 
 export interface WorkerOptions {

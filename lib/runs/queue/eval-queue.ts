@@ -1,8 +1,8 @@
 import "server-only";
 import { Queue } from "bullmq";
 import { z } from "zod";
-import { dbRunStore } from "@/lib/agent/run-store";
-import type { RunStore } from "@/lib/agent/run-eval";
+import { dbRunStore } from "@/lib/runs/run-store";
+import type { RunStore } from "@/lib/runs/run-eval";
 import { config } from "@/lib/config";
 import { getRunById, getRunByName, markRunQueued, isQueueOwner, queueOwnerOf, type Run } from "@/lib/db/runs";
 import { ConflictError } from "@/lib/errors";
@@ -12,7 +12,7 @@ import { modelRateLimiter } from "./rate-limit";
 
 /**
  * The evaluation queue: `icstudio eval --queue` puts one BullMQ job per task of a Run here, and
- * `icstudio worker` (lib/queue/worker.ts) takes them. The Run row in the store is the record of
+ * `icstudio worker` (lib/runs/queue/worker.ts) takes them. The Run row in the store is the record of
  * progress (workers add each finished episode to its counts), so the runs page follows a queued
  * run as it follows a run of another process, and `--watch` reads the same row.
  */

@@ -24,7 +24,7 @@ import { modelRateLimiter } from "./rate-limit";
  * local (bubblewrap) sandbox, the scripted OpenAI-compatible server as the model.
  */
 
-const REPO = path.resolve(__dirname, "../..");
+const REPO = path.resolve(__dirname, "../../..");
 const REDIS = config().testRedisUrl;
 const TASKS = 40;
 /** A worker's lease: short, so that a killed worker's job comes back within seconds. */
