@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { BadInputError } from "@/lib/errors";
+import type { BackendChoice } from "@/lib/sandbox";
 
 /**
  * A command's flags: one zod object, the only place a flag is stated. Each field's zod type gives
@@ -9,6 +10,9 @@ import { BadInputError } from "@/lib/errors";
  * `.meta({ value: "N", short: "x" })` the value's name in the help and a one-letter alias.
  */
 export type FlagsSchema = z.ZodObject;
+
+/** The `--backend` flag's values: the sandbox backend a command runs on. */
+export const backendSchema: z.ZodEnum<{ [K in BackendChoice]: K }> = z.enum(["local", "docker", "auto"]);
 
 /** A positional argument, stated beside the flags. A variadic one takes the rest and comes last. */
 export interface Positional {

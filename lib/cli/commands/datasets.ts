@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineCommand, log, printJson } from "../command";
+import { backendSchema, defineCommand, log, printJson } from "../command";
 import { BadInputError } from "@/lib/errors";
 
 /** `icstudio datasets`: lists task sets; `icstudio datasets fetch intercode` brings InterCode's. */
@@ -21,7 +21,7 @@ export default defineCommand({
       .boolean()
       .default(false)
       .describe("fetch: then check each NL2Bash gold ahead of its first use (two runs each:\na deterministic one is scored from the cache, any other runs at the score)"),
-    backend: z.enum(["local", "docker", "auto"]).optional().describe("--check-gold: the sandbox backend the golds run on (default auto)"),
+    backend: backendSchema.optional().describe("--check-gold: the sandbox backend the golds run on (default auto)"),
   }),
   help: [
     "InterCode's sets are kept under var/datasets/intercode ($IC_DATA_DIR/datasets/intercode when set).",

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineCommand, log, printJson } from "../command";
+import { backendSchema, defineCommand, log, printJson } from "../command";
 import { ProgressBar } from "../progress";
 import { BadInputError } from "@/lib/errors";
 import { envNameSchema } from "@/lib/datasets/types";
@@ -29,7 +29,7 @@ const flagsSchema = z.object({
   "api-key": z.string().optional().describe("its key").meta({ value: "KEY" }),
   handicap: z.boolean().default(false).describe("give the SQL schema up front"),
   refine: z.coerce.number().int().min(0).max(20).default(0).describe("plan-solve: refine turns after the plan"),
-  backend: z.enum(["docker", "local", "auto"]).optional().describe("sandbox backend"),
+  backend: backendSchema.optional().describe("sandbox backend"),
   profile: profileNameSchema
     .default("studio")
     .describe("intercode: InterCode's loop as it ran, what its models were shown and how it scored\n(docs/profiles.md); the run's default name gains .intercode"),

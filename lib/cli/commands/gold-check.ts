@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineCommand, log, printJson } from "../command";
+import { backendSchema, defineCommand, log, printJson } from "../command";
 import { ProgressBar } from "../progress";
 import { BadInputError } from "@/lib/errors";
 import { envNameSchema, type Task } from "@/lib/datasets/types";
@@ -159,7 +159,7 @@ export default defineCommand({
   flags: z.object({
     env: envNameSchema.describe("the environment"),
     dataset: z.string().optional().describe("a dataset name (see `icstudio datasets`) or a task file path; default demo-<env>").meta({ value: "D" }),
-    backend: z.enum(["local", "docker", "auto"]).default("auto").describe("sandbox backend"),
+    backend: backendSchema.default("auto").describe("sandbox backend"),
     profile: profileNameSchema.default(DEFAULT_PROFILE).describe("the episode engine's semantics the gold plays under (docs/profiles.md)"),
     "sql-url": z.string().optional().describe("sql: a MySQL-compatible server (default: $IC_SQL_URL, else embedded SQLite)").meta({ value: "URL" }),
     limit: z.coerce.number().int().min(1).optional().describe("only the first N tasks"),

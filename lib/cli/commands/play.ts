@@ -1,6 +1,6 @@
 import { createInterface } from "node:readline";
 import { z } from "zod";
-import { defineCommand, log, printJson } from "../command";
+import { backendSchema, defineCommand, log, printJson } from "../command";
 import { BadInputError } from "@/lib/errors";
 import { envNameSchema } from "@/lib/datasets/types";
 import type { SubmitResult } from "@/lib/env/types";
@@ -21,7 +21,7 @@ export default defineCommand({
     env: envNameSchema.describe("the environment"),
     task: z.string().min(1).describe("the task: an id in --dataset (default demo-<env>), or dataset/id").meta({ value: "ID" }),
     dataset: z.string().optional().describe("the dataset the id belongs to").meta({ value: "D" }),
-    backend: z.enum(["local", "docker", "auto"]).default("auto").describe("sandbox backend"),
+    backend: backendSchema.default("auto").describe("sandbox backend"),
     "sql-url": z.string().optional().describe("sql: a MySQL-compatible server (default: $IC_SQL_URL, else embedded SQLite)").meta({ value: "URL" }),
     json: z.boolean().default(false).describe("print each step and the submit result as one JSON line"),
   }),

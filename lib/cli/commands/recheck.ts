@@ -1,7 +1,7 @@
 import "server-only";
 import fs from "node:fs";
 import { z } from "zod";
-import { defineCommand, log, printJson } from "../command";
+import { backendSchema, defineCommand, log, printJson } from "../command";
 import { getReplayDataById } from "@/lib/db/viewer-queries";
 import { loadDataset } from "@/lib/datasets/registry";
 import type { Task } from "@/lib/datasets/types";
@@ -67,7 +67,7 @@ export default defineCommand({
   flags: z.object({
     dataset: z.string().optional().describe("dataset of the log files' tasks (nl2bash-fs4, spider-dev, mbpp, ...); required for files").meta({ value: "NAME" }),
     profile: profileNameSchema.optional().describe("replay every episode under this profile instead"),
-    backend: z.enum(["local", "docker", "auto"]).optional().describe("sandbox backend (default IC_SANDBOX, else auto)"),
+    backend: backendSchema.optional().describe("sandbox backend (default IC_SANDBOX, else auto)"),
     limit: z.coerce.number().int().min(1).optional().describe("check at most N episodes per file"),
     json: z
       .boolean()

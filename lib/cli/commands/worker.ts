@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineCommand, log } from "../command";
+import { backendSchema, defineCommand, log } from "../command";
 import { BadInputError } from "@/lib/errors";
 
 export default defineCommand({
@@ -8,7 +8,7 @@ export default defineCommand({
   flags: z.object({
     queue: z.string().min(1).optional().describe("the Redis server of the queue, redis://host:6379 (default IC_QUEUE); the queue's name is IC_QUEUE_NAME").meta({ value: "URL" }),
     concurrency: z.coerce.number().int().min(1).default(4).describe("episodes at once, at most IC_MAX_SANDBOXES (16 unless set)"),
-    backend: z.enum(["docker", "local", "auto"]).optional().describe("sandbox backend (default IC_SANDBOX)"),
+    backend: backendSchema.optional().describe("sandbox backend (default IC_SANDBOX)"),
     quiet: z.boolean().default(false).describe("no line per episode"),
   }),
   help: [
