@@ -56,11 +56,11 @@ export async function main(argv: string[]): Promise<number> {
   const command = (await load()).default;
   try {
     const args = parseCommandArgs(command, rest);
-    if (args.values.help) {
+    if (args.help) {
       process.stdout.write(commandHelp(command) + "\n");
       return 0;
     }
-    return (await command.run(args as Parameters<Command["run"]>[0])) ?? 0;
+    return (await command.run(args)) ?? 0;
   } catch (err) {
     const e = asStudioError(err);
     process.stderr.write(`icstudio ${name}: ${e.message}\n`);

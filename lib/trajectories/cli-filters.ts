@@ -1,62 +1,92 @@
+import { z } from "zod";
 import type { EpisodeFilters } from "@/lib/db/episode-filters";
+import { ENV_NAMES } from "@/lib/datasets/types";
 import { BadInputError } from "@/lib/errors";
 import { EPISODE_FLAGS, isEpisodeFlag } from "./flags";
 
-/** The filter flags shared by `icstudio export` and `icstudio stats` (comma-separated lists). */
-export const FILTER_OPTIONS = {
-  env: { type: "string" },
-  dataset: { type: "string" },
-  model: { type: "string" },
-  policy: { type: "string" },
-  actor: { type: "string" },
-  annotator: { type: "string" },
-  status: { type: "string" },
-  hardness: { type: "string" },
-  task: { type: "string" },
-  run: { type: "string" },
-  tag: { type: "string" },
-  flag: { type: "string" },
-  success: { type: "string" },
-  search: { type: "string" },
-} as const;
+const ANY = " (comma-separated: any of them)";
 
-export const FILTER_HELP = `filters (comma-separated values match any):
-  --env bash,sql    --dataset D   --model M   --policy P   --actor human|model|imported
-  --annotator A     --status S    --hardness H   --task ID   --run RUN_ID   --tag T
-  --flag F (an import flag: ${Object.keys(EPISODE_FLAGS).join(", ")})
-  --success true|false   --search "full text"`;
+/** A comma-separated list flag: its values, or undefined when it holds none. */
+const list = (help: string, value: string) =>
+  z
+    .string()
+    .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean))
+    .transform((l) => (l.length ? l : undefined))
+    .optional()
+    .describe(`${help}${ANY}`)
+    .meta({ value });
 
-const list = (v: unknown): string[] | undefined => (typeof v === "string" && v.trim() ? v.split(",").map((s) => s.trim()).filter(Boolean) : undefined);
+/**
+ * The episode filter flags shared by `icstudio export`, `stats`, `failures`, `tasks-qa` and `scan`:
+ * one schema fragment the commands extend (`filterFlags.extend({...})`), and the keys of a filter
+ * written as one value (`filtersFromSpec`).
+ */
+export const filterFlags = z.object({
+  env: z
+    .string()
+    .transform((v, ctx) => {
+      const l = v.split(",").map((s) => s.trim()).filter(Boolean);
+      const bad = l.find((e) => !(ENV_NAMES as readonly string[]).includes(e));
+      if (bad) ctx.addIssue({ code: "custom", message: `unknown environment ${JSON.stringify(bad)}; one of ${ENV_NAMES.join(", ")}` });
+      return l.length ? l : undefined;
+    })
+    .optional()
+    .describe(`only these environments${ANY}`)
+    .meta({ value: ENV_NAMES.join(",") }),
+  dataset: list("only these datasets", "D"),
+  model: list("only episodes these models played", "M"),
+  policy: list("only these policies", "P"),
+  actor: list("only these players: human, model, imported", "human|model|imported"),
+  annotator: list("only episodes these people annotated", "A"),
+  status: list("only episodes with these statuses", "S"),
+  hardness: list("only tasks of this Spider hardness", "H"),
+  task: list("only these task ids", "ID"),
+  run: z.string().optional().describe("only the episodes of this run").meta({ value: "RUN_ID" }),
+  tag: z.string().optional().describe("only episodes carrying this tag").meta({ value: "T" }),
+  flag: z
+    .string()
+    .refine(isEpisodeFlag, { error: (iss) => `unknown flag ${JSON.stringify(iss.input)}; one of ${Object.keys(EPISODE_FLAGS).join(", ")}` })
+    .optional()
+    .describe(`only episodes an import flagged so: one of ${Object.keys(EPISODE_FLAGS).join(", ")}`)
+    .meta({ value: "F" }),
+  success: z
+    .enum(["true", "false"], { error: "must be true or false" })
+    .transform((v) => v === "true")
+    .optional()
+    .describe("only solved (true) or unsolved (false) episodes"),
+  search: z.string().optional().describe("full-text search over the query, the actions and the observations").meta({ value: "TEXT" }),
+});
 
-/** Turns the parsed filter flags into store filters, naming a bad value. */
-export function filtersFromFlags(values: Record<string, unknown>): EpisodeFilters {
+export type FilterFlags = z.output<typeof filterFlags>;
+
+/** The store's filters of checked filter flags (a command's `values`, or `filterFlags`' output). */
+export function episodeFilters(v: FilterFlags): EpisodeFilters {
   const f: EpisodeFilters = {};
-  const env = list(values.env);
-  if (env) {
-    const bad = env.find((e) => !["bash", "sql", "python", "ctf"].includes(e));
-    if (bad) throw new BadInputError(`unknown environment ${JSON.stringify(bad)}; one of bash, sql, python, ctf`, "--env");
-    f.environment = env;
-  }
-  if (list(values.dataset)) f.dataset = list(values.dataset);
-  if (list(values.model)) f.model = list(values.model);
-  if (list(values.policy)) f.policy = list(values.policy);
-  if (list(values.actor)) f.playerKind = list(values.actor);
-  if (list(values.annotator)) f.annotator = list(values.annotator);
-  if (list(values.status)) f.status = list(values.status);
-  if (list(values.hardness)) f.hardness = list(values.hardness);
-  if (list(values.task)) f.taskId = list(values.task);
-  if (typeof values.run === "string") f.runId = values.run;
-  if (typeof values.tag === "string") f.tag = values.tag;
-  if (typeof values.flag === "string") {
-    if (!isEpisodeFlag(values.flag)) throw new BadInputError(`unknown flag ${JSON.stringify(values.flag)}; one of ${Object.keys(EPISODE_FLAGS).join(", ")}`, "--flag");
-    f.flag = values.flag;
-  }
-  if (typeof values.search === "string") f.search = values.search;
-  if (values.success !== undefined) {
-    if (values.success !== "true" && values.success !== "false") throw new BadInputError("must be true or false", "--success");
-    f.success = values.success === "true";
-  }
+  if (v.env) f.environment = v.env;
+  if (v.dataset) f.dataset = v.dataset;
+  if (v.model) f.model = v.model;
+  if (v.policy) f.policy = v.policy;
+  if (v.actor) f.playerKind = v.actor;
+  if (v.annotator) f.annotator = v.annotator;
+  if (v.status) f.status = v.status;
+  if (v.hardness) f.hardness = v.hardness;
+  if (v.task) f.taskId = v.task;
+  if (v.run !== undefined) f.runId = v.run;
+  if (v.tag !== undefined) f.tag = v.tag;
+  if (v.flag !== undefined) f.flag = v.flag;
+  if (v.search !== undefined) f.search = v.search;
+  if (v.success !== undefined) f.success = v.success;
   return f;
+}
+
+/** Turns unchecked filter values (strings, as flags give them) into store filters, naming a bad value's flag. */
+export function filtersFromFlags(values: Record<string, unknown>): EpisodeFilters {
+  const parsed = filterFlags.safeParse(values);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new BadInputError(issue.message, `--${String(issue.path[0] ?? "")}`);
+  }
+  return episodeFilters(parsed.data);
 }
 
 /**
@@ -79,7 +109,7 @@ export function filtersFromSpec(spec: string, where: string): EpisodeFilters {
     }
     key = part.slice(0, eq).trim();
     const value = part.slice(eq + 1).trim();
-    if (!Object.hasOwn(FILTER_OPTIONS, key)) throw new BadInputError(`unknown filter key ${JSON.stringify(key)}; one of ${Object.keys(FILTER_OPTIONS).join(", ")}`, where);
+    if (!Object.hasOwn(filterFlags.shape, key)) throw new BadInputError(`unknown filter key ${JSON.stringify(key)}; one of ${Object.keys(filterFlags.shape).join(", ")}`, where);
     if (!value) throw new BadInputError(`${key} has no value`, where);
     values[key] = values[key] === undefined ? value : `${values[key]},${value}`;
   }

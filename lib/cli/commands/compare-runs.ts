@@ -1,17 +1,9 @@
 import "server-only";
 import { z } from "zod";
-import { defineCommand, parseFlags, printJson } from "../command";
-import { FILTER_OPTIONS, filtersFromSpec } from "@/lib/trajectories/cli-filters";
+import { defineCommand, printJson } from "../command";
+import { filterFlags, filtersFromSpec } from "@/lib/trajectories/cli-filters";
 import { compareFilteredEpisodes, type FilterComparison } from "@/lib/runs/compare-filters";
 import { BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, type PairedSummary } from "@/lib/stats/paired";
-
-const flagsSchema = z.object({
-  a: z.string({ error: "required: the first side's filter, e.g. --a model=gpt-4,policy=try-again,env=sql" }),
-  b: z.string({ error: "required: the second side's filter, e.g. --b model=gpt-3.5,policy=try-again,env=sql" }),
-  resamples: z.coerce.number().int().min(100).max(1_000_000).default(BOOTSTRAP_RESAMPLES),
-  seed: z.coerce.number().int().min(0).max(2 ** 32 - 1).default(BOOTSTRAP_SEED),
-  json: z.boolean().optional(),
-});
 
 const pp = (x: number) => `${x > 0 ? "+" : ""}${(x * 100).toFixed(1)} pp`;
 
@@ -35,19 +27,32 @@ function report(r: FilterComparison): string {
 export default defineCommand({
   name: "compare-runs",
   summary: "Compare two sets of episodes task by task: solved by both, by one only, by neither; McNemar's exact test and a bootstrap interval of the difference in success rate.",
-  usage: "compare-runs --a FILTER --b FILTER [--resamples N] [--seed S] [--json]",
-  help: `  --a, --b FILTER  the list filters as key=value pairs: model=gpt-4,policy=try-again,env=sql
-                   keys: ${Object.keys(FILTER_OPTIONS).join(", ")}; a part without = adds a value to the key before it (env=sql,bash)
-  --resamples N    bootstrap resamples (default ${BOOTSTRAP_RESAMPLES})
-  --seed S         the bootstrap's seed (default ${BOOTSTRAP_SEED}): the same episodes and seed give the same interval
-  --json           {both, onlyA, onlyB, neither, mcnemarP, diffCI: {diff, low, high, level, resamples, seed}, tasks, unpaired, episodes, groups}
+  flags: z.object({
+    a: z
+      .string({ error: "required: the first side's filter, e.g. --a model=gpt-4,policy=try-again,env=sql" })
+      .describe("the first side: the list filters as key=value pairs, model=gpt-4,policy=try-again,env=sql")
+      .meta({ value: "FILTER" }),
+    b: z
+      .string({ error: "required: the second side's filter, e.g. --b model=gpt-3.5,policy=try-again,env=sql" })
+      .describe("the second side, the same way")
+      .meta({ value: "FILTER" }),
+    resamples: z.coerce.number().int().min(100).max(1_000_000).default(BOOTSTRAP_RESAMPLES).describe("bootstrap resamples"),
+    seed: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1)
+      .default(BOOTSTRAP_SEED)
+      .describe("the bootstrap's seed: the same episodes and seed give the same interval")
+      .meta({ value: "S" }),
+    json: z.boolean().default(false).describe("{both, onlyA, onlyB, neither, mcnemarP, diffCI: {diff, low, high, level, resamples, seed}, tasks, unpaired, episodes, groups}"),
+  }),
+  help: `Filter keys: ${Object.keys(filterFlags.shape).join(", ")}; a part without = adds a value to the key before it (env=sql,bash).
 A task (environment, dataset, id) is paired when both sides have a finished episode of it (the latest when several).
 mcnemarP: the exact two-sided test on onlyA vs onlyB (1 when both are 0). diffCI: the 95% percentile interval of
 (success rate of A) - (success rate of B), resampling the paired tasks; null when no task is paired. Per group: Spider
 hardness or bash file system.`,
-  options: { a: { type: "string" }, b: { type: "string" }, resamples: { type: "string" }, seed: { type: "string" }, json: { type: "boolean" } },
-  async run({ values }) {
-    const flags = parseFlags(flagsSchema, values);
+  async run({ values: flags }) {
     const a = filtersFromSpec(flags.a, "--a");
     const b = filtersFromSpec(flags.b, "--b");
     const r = await compareFilteredEpisodes({ a, b, options: { resamples: flags.resamples, seed: flags.seed } });

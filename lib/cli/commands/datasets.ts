@@ -1,28 +1,36 @@
-import { defineCommand, log, printJson } from "../command";
+import { z } from "zod";
+import { backendSchema, defineCommand, log, printJson } from "../command";
 import { BadInputError } from "@/lib/errors";
 
 /** `icstudio datasets`: lists task sets; `icstudio datasets fetch intercode` brings InterCode's. */
 export default defineCommand({
   name: "datasets",
   summary: "List the task sets, or fetch InterCode's published task sets.",
-  usage: "datasets [--json]\n       icstudio datasets fetch intercode [--from DIR] [--check-gold [--backend B]]",
+  positionals: [
+    { name: "fetch", help: "fetch a task set instead of listing them" },
+    { name: "intercode", help: "the task set to fetch: InterCode's published sets" },
+  ],
+  flags: z.object({
+    json: z.boolean().default(false).describe("print the list (fetch: the report) as JSON on stdout"),
+    from: z
+      .string()
+      .optional()
+      .describe("fetch: copy from a local directory laid out like InterCode's data/\n(e.g. ../shared/intercode) instead of downloading from GitHub")
+      .meta({ value: "DIR" }),
+    "check-gold": z
+      .boolean()
+      .default(false)
+      .describe("fetch: then check each NL2Bash gold ahead of its first use (two runs each:\na deterministic one is scored from the cache, any other runs at the score)"),
+    backend: backendSchema.optional().describe("--check-gold: the sandbox backend the golds run on (default auto)"),
+  }),
   help: [
-    "  --json        print the list as JSON on stdout",
-    "  --from DIR    fetch: copy from a local directory laid out like InterCode's data/",
-    "                (e.g. ../shared/intercode) instead of downloading from GitHub",
-    "  --check-gold  fetch: then check each NL2Bash gold ahead of its first use (two runs each:",
-    "                a deterministic one is scored from the cache, any other runs at the score)",
-    "  --backend B   --check-gold: the sandbox backend the golds run on: local, docker or auto (default auto)",
-    "",
     "InterCode's sets are kept under var/datasets/intercode ($IC_DATA_DIR/datasets/intercode when set).",
     "A fetch verifies every file before replacing what is there, then converts the Spider databases.",
   ].join("\n"),
-  options: { json: { type: "boolean" }, from: { type: "string" }, "check-gold": { type: "boolean" }, backend: { type: "string" } },
-  allowPositionals: true,
   async run({ values, positionals }) {
     const { listDatasets } = await import("@/lib/datasets/registry");
     if (positionals.length === 0) {
-      for (const flag of ["from", "check-gold", "backend"] as const) if (values[flag] !== undefined) throw new BadInputError(`--${flag} only applies to \`datasets fetch intercode\``, `--${flag}`);
+      for (const flag of ["from", "check-gold", "backend"] as const) if (values[flag] !== undefined && values[flag] !== false) throw new BadInputError(`--${flag} only applies to \`datasets fetch intercode\``, `--${flag}`);
       const list = listDatasets();
       if (values.json) {
         printJson(list.map(({ name, env, tasks, source, description }) => ({ name, env, tasks, source, description })));
@@ -38,10 +46,9 @@ export default defineCommand({
     if (positionals[1] !== "intercode" || positionals.length > 2) throw new BadInputError("usage: icstudio datasets fetch intercode [--from DIR]", "arguments");
     if (values.backend !== undefined && !values["check-gold"]) throw new BadInputError("--backend only applies with --check-gold", "--backend");
     const backend = values.backend ?? "auto";
-    if (backend !== "local" && backend !== "docker" && backend !== "auto") throw new BadInputError(`must be local, docker or auto, got ${JSON.stringify(backend)}`, "--backend");
     const { fetchIntercode } = await import("@/lib/datasets/fetch");
     const converter = await import("@/lib/sql/convert-mysql-dump");
-    const report = await fetchIntercode({ from: values.from as string | undefined, log, converter });
+    const report = await fetchIntercode({ from: values.from, log, converter });
     const goldChecks: { dataset: string; cached: number; atScore: number }[] = [];
     if (values["check-gold"]) {
       const { loadDataset } = await import("@/lib/datasets/registry");

@@ -1,4 +1,5 @@
 import "server-only";
+import { z } from "zod";
 import { defineCommand, printJson } from "../command";
 
 /** `12 s`, `31 min`, `2.5 h`. */
@@ -13,14 +14,13 @@ export default defineCommand({
   name: "doctor",
   summary:
     "List the Studio's live helper processes (SQLite engine helpers), bubblewrap sandboxes and Docker sandbox containers, with their ages, memory and owning process; those whose owner is gone are marked orphaned (exit code 1).",
-  usage: "doctor [--json]",
+  flags: z.object({
+    json: z.boolean().default(false).describe("{resources: [{kind, id, owner, ownerAlive, ageMs, rssBytes, host}], unreachable: [docker hosts]}"),
+  }),
   help: [
-    "--json          {resources: [{kind, id, owner, ownerAlive, ageMs, rssBytes, host}], unreachable: [docker hosts]}",
-    "",
     "A server ends a helper or warm sandbox unused for IC_HELPER_IDLE_MS (default IC_IDLE_MS); an episode's own",
     "sandbox is closed after IC_IDLE_MS idle. The server's own list (owners and deadlines) is on /status.",
   ].join("\n"),
-  options: { json: { type: "boolean" } },
   async run({ values }) {
     const { listDockerSandboxes, listMachineProcesses } = await import("@/lib/sandbox/machine-resources");
     const now = Date.now();

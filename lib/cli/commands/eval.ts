@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineCommand, log, parseFlags, printJson } from "../command";
+import { backendSchema, defineCommand, log, printJson } from "../command";
 import { ProgressBar } from "../progress";
 import { BadInputError } from "@/lib/errors";
 import { envNameSchema } from "@/lib/datasets/types";
@@ -7,29 +7,48 @@ import { policyNameSchema } from "@/lib/agent/policies/types";
 import { profileNameSchema } from "@/lib/env/profiles";
 
 const flagsSchema = z.object({
-  env: envNameSchema,
-  dataset: z.string().min(1).optional(),
-  model: z.string().min(1).optional(),
-  policy: policyNameSchema.default("try-again"),
-  turns: z.coerce.number().int().min(1).max(100).default(10),
-  limit: z.coerce.number().int().min(1).optional(),
-  offset: z.coerce.number().int().min(0).default(0),
-  sample: z.coerce.number().int().min(1).optional(),
-  seed: z.coerce.number().int().default(1),
-  tasks: z.string().optional(),
-  concurrency: z.coerce.number().int().min(1).default(4),
-  run: z.string().min(1).max(200).optional(),
-  "base-url": z.string().url().optional(),
-  "api-key": z.string().optional(),
-  handicap: z.boolean().default(false),
-  refine: z.coerce.number().int().min(0).max(20).default(0),
-  backend: z.enum(["docker", "local", "auto"]).optional(),
-  stream: z.boolean().default(false),
-  json: z.boolean().default(false),
-  profile: profileNameSchema.default("studio"),
-  queue: z.string().min(1).optional(),
-  watch: z.boolean().default(false),
-  rate: z.coerce.number().int().min(1).optional(),
+  env: envNameSchema.describe("the environment"),
+  dataset: z.string().min(1).optional().describe("a dataset name or task file (default demo-<env>)").meta({ value: "NAME" }),
+  model: z.string().min(1).optional().describe("a model from models.config.json (`icstudio models`); with --base-url, the model name to request").meta({ value: "ID" }),
+  policy: policyNameSchema.default("try-again").describe("the policy"),
+  turns: z.coerce.number().int().min(1).max(100).default(10).describe("turn limit"),
+  offset: z.coerce.number().int().min(0).default(0).describe("start at the K-th task (0-based)").meta({ value: "K" }),
+  limit: z.coerce.number().int().min(1).optional().describe("at most N tasks from there"),
+  sample: z.coerce.number().int().min(1).optional().describe("a random sample of N tasks"),
+  seed: z.coerce.number().int().default(1).describe("the sample's seed").meta({ value: "S" }),
+  tasks: z.string().optional().describe("only these task ids").meta({ value: "a,b,c" }),
+  concurrency: z.coerce.number().int().min(1).default(4).describe("episodes at once, at most IC_MAX_SANDBOXES (16 unless set)"),
+  run: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe("the Run to record into (default <dataset>.<model>.<policy>.<turns>); the same name again\nresumes it: finished tasks are skipped, interrupted ones run again")
+    .meta({ value: "NAME" }),
+  "base-url": z.string().url().optional().describe("an OpenAI-compatible endpoint (vLLM, Ollama, OpenRouter...) without editing the config").meta({ value: "URL" }),
+  "api-key": z.string().optional().describe("its key").meta({ value: "KEY" }),
+  handicap: z.boolean().default(false).describe("give the SQL schema up front"),
+  refine: z.coerce.number().int().min(0).max(20).default(0).describe("plan-solve: refine turns after the plan"),
+  backend: backendSchema.optional().describe("sandbox backend"),
+  profile: profileNameSchema
+    .default("studio")
+    .describe("intercode: InterCode's loop as it ran, what its models were shown and how it scored\n(docs/profiles.md); the run's default name gains .intercode"),
+  stream: z.boolean().default(false).describe("stream replies from the model"),
+  json: z.boolean().default(false).describe("print only {run, episodes, solved, successRate, meanTurns, errorRate} on stdout"),
+  queue: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "enqueue one job per task on this Redis (BullMQ) instead of running them: `icstudio worker`\n" +
+        "processes play them, on any machine reaching the queue and the store (IC_DB); docs/scale-out.md",
+    )
+    .meta({ value: "URL" }),
+  watch: z
+    .boolean()
+    .default(false)
+    .describe("with --queue: follow the run until it ends (done/total, solved, errors, rate, ETA), then print\nthe summary; a run already on the queue is only followed"),
+  rate: z.coerce.number().int().min(1).optional().describe("with --queue: at most N model calls a minute for this model, shared by every worker"),
 });
 
 function pct(x: number | null): string {
@@ -40,65 +59,9 @@ function pct(x: number | null): string {
 export default defineCommand({
   name: "eval",
   summary: "Run a model under a policy over a dataset; record every episode in a Run; print the paper's measures.",
-  usage:
-    "eval --env sql --dataset spider-dev --model <id> [--policy try-again] [--turns 10] [--offset K] [--limit N]\n" +
-    "       [--sample N --seed S] [--tasks a,b,c]\n" +
-    "       [--concurrency 4] [--run NAME] [--base-url URL --api-key KEY] [--handicap] [--refine N] [--profile intercode|studio] [--json]\n" +
-    "       [--queue redis://host:6379 [--watch] [--rate N]]",
-  help: [
-    "--env ENV          bash | sql | python | ctf",
-    "--dataset NAME     a dataset name or task file (default demo-<env>)",
-    "--model ID         a model from models.config.json (`icstudio models`); with --base-url, the model name to request",
-    "--policy P         single-turn | try-again | react | plan-solve (default try-again)",
-    "--turns N          turn limit (default 10)",
-    "--offset K         start at the K-th task (0-based);  --limit N  at most N tasks from there",
-    "--sample N         a random sample of N tasks (--seed S, default 1);  --tasks a,b,c  only these task ids",
-    "--concurrency N    episodes at once (default 4; at most IC_MAX_SANDBOXES, default 16)",
-    "--run NAME         the Run to record into (default <dataset>.<model>.<policy>.<turns>); the same name again",
-    "                   resumes it: finished tasks are skipped, interrupted ones run again",
-    "--base-url URL     an OpenAI-compatible endpoint (vLLM, Ollama, OpenRouter...) without editing the config",
-    "--api-key KEY      its key",
-    "--handicap         give the SQL schema up front",
-    "--refine N         plan-solve: refine turns after the plan (default 0)",
-    "--backend B        sandbox backend: docker | local | auto",
-    "--profile P        studio (default) | intercode: InterCode's loop as it ran, what its models were shown and",
-    "                   how it scored (docs/profiles.md); the run's default name gains .intercode",
-    "--stream           stream replies from the model",
-    "--json             print only {run, episodes, solved, successRate, meanTurns, errorRate} on stdout",
-    "--queue URL        enqueue one job per task on this Redis (BullMQ) instead of running them: `icstudio worker`",
-    "                   processes play them, on any machine reaching the queue and the store (IC_DB); docs/scale-out.md",
-    "--watch            with --queue: follow the run until it ends (done/total, solved, errors, rate, ETA), then print",
-    "                   the summary; a run already on the queue is only followed",
-    "--rate N           with --queue: at most N model calls a minute for this model, shared by every worker",
-    "Ctrl+C stops cleanly: finished episodes are kept, running ones are marked interrupted.",
-  ].join("\n"),
-  options: {
-    env: { type: "string" },
-    dataset: { type: "string" },
-    model: { type: "string" },
-    policy: { type: "string" },
-    turns: { type: "string" },
-    limit: { type: "string" },
-    offset: { type: "string" },
-    sample: { type: "string" },
-    seed: { type: "string" },
-    tasks: { type: "string" },
-    concurrency: { type: "string" },
-    run: { type: "string" },
-    "base-url": { type: "string" },
-    "api-key": { type: "string" },
-    handicap: { type: "boolean" },
-    refine: { type: "string" },
-    backend: { type: "string" },
-    stream: { type: "boolean" },
-    json: { type: "boolean" },
-    profile: { type: "string" },
-    queue: { type: "string" },
-    watch: { type: "boolean" },
-    rate: { type: "string" },
-  },
-  async run({ values }) {
-    const f = parseFlags(flagsSchema, values);
+  flags: flagsSchema,
+  help: "Ctrl+C stops cleanly: finished episodes are kept, running ones are marked interrupted.",
+  async run({ values: f }) {
     const { prepareRun } = await import("@/lib/runs/prepare-run");
     const { config: settings } = await import("@/lib/config");
     const { runEval } = await import("@/lib/runs/run-eval");

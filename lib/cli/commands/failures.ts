@@ -1,8 +1,9 @@
 import "server-only";
 import { defineCommand, log, printJson } from "../command";
-import { FILTER_HELP, FILTER_OPTIONS, filtersFromFlags } from "@/lib/trajectories/cli-filters";
+import { z } from "zod";
+import { episodeFilters, filterFlags } from "@/lib/trajectories/cli-filters";
 import { DETECTORS } from "@/lib/failures/detectors";
-import { listFailureGroups, parseFailureGroupBy } from "@/lib/failures/groups";
+import { FAILURE_GROUP_BYS, listFailureGroups } from "@/lib/failures/groups";
 import { detectEpisodesByFilters } from "@/lib/failures/record";
 import type { FailureGroup } from "@/lib/failures/view-types";
 
@@ -25,18 +26,24 @@ function table(groups: FailureGroup[]): string {
 export default defineCommand({
   name: "failures",
   summary: "Failing episodes (ended, not solved) grouped by what went wrong: by failure detector, or by the cluster of their last error; with counts per model, policy and hardness.",
-  usage: "failures [--group-by detector|cluster] [filters] [--detect] [--json]",
-  help: `  --group-by G     detector (default: an episode counts in each detector that fired on it, "none" if none did)
-                   or cluster (the environment and its last error message, normalised)
-${FILTER_HELP}
-  --detect         first run the detectors again over the matching episodes (episodes stored before a detector existed or changed)
-  --json           {groupBy, failing, groups: [{id, key: {detector} or {cluster}, definition, episodes, byModel, byPolicy, byHardness, byEnvironment, examples}]}
-Group ids derive from the key alone: the same failure keeps its id across runs and stores.
+  flags: z.object({
+    "group-by": z
+      .enum(FAILURE_GROUP_BYS)
+      .default("detector")
+      .describe(`detector (an episode counts in each detector that fired on it, "none" if none did)\nor cluster (the environment and its last error message, normalised)`)
+      .meta({ value: "G" }),
+    ...filterFlags.shape,
+    detect: z.boolean().default(false).describe("first run the detectors again over the matching episodes (episodes stored before a detector existed or changed)"),
+    json: z
+      .boolean()
+      .default(false)
+      .describe("{groupBy, failing, groups: [{id, key: {detector} or {cluster}, definition, episodes, byModel, byPolicy, byHardness, byEnvironment, examples}]}"),
+  }),
+  help: `Group ids derive from the key alone: the same failure keeps its id across runs and stores.
 Detectors: ${DETECTORS.map((d) => d.name).join(", ")} (docs/failure-detectors.md).`,
-  options: { ...FILTER_OPTIONS, "group-by": { type: "string" }, detect: { type: "boolean" }, json: { type: "boolean" } },
   async run({ values }) {
-    const groupBy = parseFailureGroupBy(values["group-by"] as string | undefined);
-    const filters = filtersFromFlags(values);
+    const groupBy = values["group-by"];
+    const filters = episodeFilters(values);
     if (values.detect) {
       const r = await detectEpisodesByFilters({ filters });
       log(`detectors ran over ${r.episodes} episode(s): ${r.tags} tag(s)`);

@@ -1,8 +1,9 @@
-import { defineCommand, log, printJson } from "../command";
+import { z } from "zod";
+import { backendSchema, defineCommand, log, printJson } from "../command";
 import { ProgressBar } from "../progress";
 import { BadInputError } from "@/lib/errors";
 import { envNameSchema, type Task } from "@/lib/datasets/types";
-import { DEFAULT_PROFILE, PROFILE_NAMES, profileNameSchema } from "@/lib/env/profiles";
+import { DEFAULT_PROFILE, profileNameSchema } from "@/lib/env/profiles";
 import type { Environment, EnvironmentOptions, SubmitResult } from "@/lib/env/types";
 import type { GoldExceptions } from "@/lib/datasets/fs-check";
 import type { RewardBreakdown } from "@/lib/reward/types";
@@ -155,54 +156,30 @@ export async function shutdownSandboxes(): Promise<void> {
 export default defineCommand({
   name: "gold-check",
   summary: "Submit each task's gold solution as the agent's answer and report how many score 1.0.",
-  usage: "gold-check --env <bash|sql|python|ctf> --dataset <name-or-path> [--backend local|docker] [--profile studio|intercode] [--limit N] [--concurrency N] [--json]",
-  help: [
-    "  --env ENV          the environment (bash, sql, python, ctf)",
-    "  --dataset D        a dataset name (see `icstudio datasets`) or a task file path; default demo-<env>",
-    "  --backend B        sandbox backend: local, docker or auto (default auto)",
-    "  --profile P        studio (default) or intercode: the episode engine's semantics the gold plays under (docs/profiles.md)",
-    "  --sql-url URL      sql: a MySQL-compatible server (default: $IC_SQL_URL, else embedded SQLite)",
-    "  --limit N          only the first N tasks",
-    "  --concurrency N    episodes run in parallel (default 2)",
-    "  --json             print {tasks, perfect, meanReward, failures: [{taskId, reward, reason}]} only",
-  ].join("\n"),
-  options: {
-    env: { type: "string" },
-    dataset: { type: "string" },
-    backend: { type: "string" },
-    profile: { type: "string" },
-    "sql-url": { type: "string" },
-    limit: { type: "string" },
-    concurrency: { type: "string" },
-    json: { type: "boolean" },
-  },
+  flags: z.object({
+    env: envNameSchema.describe("the environment"),
+    dataset: z.string().optional().describe("a dataset name (see `icstudio datasets`) or a task file path; default demo-<env>").meta({ value: "D" }),
+    backend: backendSchema.default("auto").describe("sandbox backend"),
+    profile: profileNameSchema.default(DEFAULT_PROFILE).describe("the episode engine's semantics the gold plays under (docs/profiles.md)"),
+    "sql-url": z.string().optional().describe("sql: a MySQL-compatible server (default: $IC_SQL_URL, else embedded SQLite)").meta({ value: "URL" }),
+    limit: z.coerce.number().int().min(1).optional().describe("only the first N tasks"),
+    concurrency: z.coerce.number().int().min(1).default(2).describe("episodes run in parallel"),
+    json: z.boolean().default(false).describe("print {tasks, perfect, meanReward, failures: [{taskId, reward, reason}]} only"),
+  }),
   async run({ values }) {
-    const envParsed = envNameSchema.safeParse(values.env);
-    if (!envParsed.success) throw new BadInputError("--env must be one of bash, sql, python, ctf", "--env");
-    const env = envParsed.data;
-    const backend = (values.backend as string | undefined) ?? "auto";
-    if (!["local", "docker", "auto"].includes(backend)) throw new BadInputError("--backend must be local, docker or auto", "--backend");
-    const profileParsed = profileNameSchema.safeParse(values.profile ?? DEFAULT_PROFILE);
-    if (!profileParsed.success) throw new BadInputError(`must be ${PROFILE_NAMES.join(" or ")}, got ${JSON.stringify(values.profile)}`, "--profile");
-    const int = (name: string, v: unknown, dflt: number) => {
-      if (v === undefined) return dflt;
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 1) throw new BadInputError("must be a positive integer", `--${name}`);
-      return n;
-    };
-    const limit = int("limit", values.limit, Infinity);
-    const concurrency = int("concurrency", values.concurrency, 2);
+    const { env, backend, concurrency } = values;
+    const limit = values.limit ?? Infinity;
     const { loadDataset } = await import("@/lib/datasets/registry");
-    const dataset = (values.dataset as string | undefined) ?? `demo-${env}`;
+    const dataset = values.dataset ?? `demo-${env}`;
     let tasks = loadDataset(dataset);
     if (tasks.length && tasks[0]!.env !== env) throw new BadInputError(`dataset ${dataset} holds ${tasks[0]!.env} tasks, not ${env}`, "--dataset");
     if (Number.isFinite(limit)) tasks = tasks.slice(0, limit);
     const bar = new ProgressBar(`gold-check ${env} ${dataset}`, tasks.length);
     let perfect = 0;
     const report = await goldCheck(tasks, {
-      backend: backend as EnvironmentOptions["backend"],
-      profile: profileParsed.data,
-      sqlUrl: values["sql-url"] as string | undefined,
+      backend,
+      profile: values.profile,
+      sqlUrl: values["sql-url"],
       concurrency,
       onTask: (o) => {
         if (o.reward >= 1) perfect++;

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { BadInputError } from "@/lib/errors";
 import type { SandboxImage } from "@/lib/sandbox/types";
 import { defineCommand, log, printJson } from "../command";
@@ -6,25 +7,23 @@ export default defineCommand({
   name: "hosts",
   summary:
     "List the Docker hosts sandboxes run on (IC_DOCKER_HOSTS, else the local engine): up or down, Studio sandboxes running / cap, and which Studio images each has. With --load, put the missing images onto a host: streamed from a host that has them (docker save | docker load), else built there from docker/.",
-  usage: "hosts [--json]\n       icstudio hosts --load [HOST] [--image bash,python,...] [--json]",
+  positionals: [{ name: "host", help: "with --load: a host's name as listed (tcp://10.0.0.5:2376) or its number (1, 2, ...);\ndefault every host that lacks an image" }],
+  flags: z.object({
+    load: z.boolean().default(false).describe("put the missing images onto the host (or every host that lacks one)"),
+    image: z.string().optional().describe("--load: only these images (default all: bash,bash-intercode,python,sql,ctf)").meta({ value: "LIST" }),
+    json: z.boolean().default(false).describe("the report as JSON on stdout"),
+  }),
   help: [
-    "HOST            a host's name as listed (tcp://10.0.0.5:2376) or its number (1, 2, ...); default every host that lacks an image",
-    "--image LIST    only these images (default all: bash,bash-intercode,python,sql,ctf)",
-    "--json          the report as JSON on stdout",
-    "",
     "IC_DOCKER_HOSTS: entries separated by commas, each unix:///path, tcp://host:port[?tls=/dir with ca.pem, cert.pem, key.pem]",
     "or ssh://user@host[:port][?key=/file], optionally ending in #max=N (live sandboxes on the host; default IC_MAX_SANDBOXES).",
     "Sandbox counts are every Studio process's running sandboxes, warm ones included.",
   ].join("\n"),
-  options: { load: { type: "boolean" }, image: { type: "string" }, json: { type: "boolean" } },
-  allowPositionals: true,
   async run({ values, positionals }) {
     const { configuredDockerHosts, defaultDockerHost, findDockerHost, SANDBOX_IMAGES } = await import("@/lib/sandbox/docker-hosts");
     const { loadImagesOntoHost, probeHosts } = await import("@/lib/sandbox/host-images");
     const settings = configuredDockerHosts();
     if (positionals.length && !values.load) throw new BadInputError(`a host name is only taken with --load (got ${JSON.stringify(positionals[0])})`, "arguments");
-    if (positionals.length > 1) throw new BadInputError(`one host at a time (got ${positionals.length})`, "--load");
-    const images = typeof values.image === "string" ? parseImages(values.image, SANDBOX_IMAGES) : SANDBOX_IMAGES;
+    const images = values.image !== undefined ? parseImages(values.image, SANDBOX_IMAGES) : SANDBOX_IMAGES;
     const hosts = await probeHosts(settings);
 
     if (!values.load) {

@@ -1,14 +1,21 @@
 import "server-only";
+import { z } from "zod";
 import { defineCommand, log, printJson } from "../command";
 import { ProgressBar } from "../progress";
-import { BadInputError } from "@/lib/errors";
 import { importPaths } from "@/lib/trajectories/import-paths";
 
 /** `icstudio import`: InterCode logs (results files, environment logs) and the project's JSONL. */
 export default defineCommand({
   name: "import",
   summary: "Import trajectory logs (InterCode results files, environment logs and {meta, logs} run files, this project's JSONL, Inspect AI eval logs, Harbor ATIF trajectories) into the store.",
-  usage: "import <files or folders...> [--model M] [--policy P] [--turns N] [--dataset D] [--json]",
+  positionals: [{ name: "files or folders", help: "the logs to import, and folders to search for them", required: true, variadic: true }],
+  flags: z.object({
+    model: z.string().optional().describe("the model that played (`human` for people)").meta({ value: "M" }),
+    policy: z.string().optional().describe("try-again | react | plan-solve | plan-solve-refine-3 | single-turn | try-again-handicap").meta({ value: "P" }),
+    turns: z.coerce.number().int().min(1).optional().describe("the turn limit"),
+    dataset: z.string().optional().describe("the dataset name (e.g. nl2bash-fs2, spider-dev, mbpp)").meta({ value: "D" }),
+    json: z.boolean().default(false).describe("print the report as JSON"),
+  }),
   help: `Folders are searched for .json, .jsonl and .eval files. Inspect AI logs (.eval, .json): one
 episode per sample. Harbor ATIF: a trajectory.json, a trial folder (agent/trajectory.json with
 verifier/reward.txt or reward.json and result.json), or a folder of trials (one run); a trial with
@@ -20,35 +27,16 @@ no observation, ReAct's forced final submit, ...) is flagged on it and counted p
 (\`icstudio stats --flag F\` selects them). Importing the same file again stores nothing new. A
 damaged file or record is reported and the rest goes on; the exit status is 0 when every file was
 read, 1 when some records or files were rejected.
-  --model M     the model that played (\`human\` for people)
-  --policy P    try-again | react | plan-solve | plan-solve-refine-3 | single-turn | try-again-handicap
-  --turns N     the turn limit
-  --dataset D   the dataset name (e.g. nl2bash-fs2, spider-dev, mbpp)
-  --json        print the report as JSON
 Database: IC_DB (default ./var/studio.db).`,
-  options: {
-    model: { type: "string" },
-    policy: { type: "string" },
-    turns: { type: "string" },
-    dataset: { type: "string" },
-    json: { type: "boolean" },
-  },
-  allowPositionals: true,
   async run({ values, positionals }) {
-    if (!positionals.length) throw new BadInputError("name at least one file or folder", "arguments");
-    let turnLimit: number | undefined;
-    if (values.turns !== undefined) {
-      turnLimit = Number(values.turns);
-      if (!Number.isInteger(turnLimit) || turnLimit < 1) throw new BadInputError("must be a positive integer", "--turns");
-    }
     let bar: ProgressBar | undefined;
     let added = 0;
     let rejected = 0;
     const report = await importPaths(positionals, {
-      model: values.model as string | undefined,
-      policy: values.policy as string | undefined,
-      dataset: values.dataset as string | undefined,
-      turnLimit,
+      model: values.model,
+      policy: values.policy,
+      dataset: values.dataset,
+      turnLimit: values.turns,
       onProgress: (file, done, total) => {
         // A large Inspect .eval: how far through it the reading is, in MB.
         if (!process.stderr.isTTY || total < 16 * 1024 * 1024) return;

@@ -1,10 +1,12 @@
+import { z } from "zod";
 import { defineCommand, printJson } from "../command";
 
 export default defineCommand({
   name: "models",
   summary: "List the models (models.config.json or IC_MODELS_CONFIG, and those added in the /models page): whether a key is set and the last connection test.",
-  usage: "models [--json]",
-  options: { json: { type: "boolean" } },
+  flags: z.object({
+    json: z.boolean().default(false).describe("{file, models: [...]} on stdout"),
+  }),
   async run({ values }) {
     const { listModels, modelsConfigPath, publicModelView } = await import("@/lib/agent/models");
     const models = listModels();

@@ -1,8 +1,9 @@
 import { createInterface } from "node:readline";
-import { defineCommand, log, printJson } from "../command";
+import { z } from "zod";
+import { backendSchema, defineCommand, log, printJson } from "../command";
 import { BadInputError } from "@/lib/errors";
 import { envNameSchema } from "@/lib/datasets/types";
-import type { EnvironmentOptions, SubmitResult } from "@/lib/env/types";
+import type { SubmitResult } from "@/lib/env/types";
 
 function printSubmit(r: SubmitResult, json: boolean): void {
   if (json) {
@@ -16,40 +17,26 @@ function printSubmit(r: SubmitResult, json: boolean): void {
 export default defineCommand({
   name: "play",
   summary: "Play one episode from the terminal: actions from stdin, one per line (a trailing backslash continues a line).",
-  usage: "play --env <bash|sql|python|ctf> --task <id|dataset/id> [--dataset D] [--backend local|docker|auto] [--json]",
+  flags: z.object({
+    env: envNameSchema.describe("the environment"),
+    task: z.string().min(1).describe("the task: an id in --dataset (default demo-<env>), or dataset/id").meta({ value: "ID" }),
+    dataset: z.string().optional().describe("the dataset the id belongs to").meta({ value: "D" }),
+    backend: backendSchema.default("auto").describe("sandbox backend"),
+    "sql-url": z.string().optional().describe("sql: a MySQL-compatible server (default: $IC_SQL_URL, else embedded SQLite)").meta({ value: "URL" }),
+    json: z.boolean().default(false).describe("print each step and the submit result as one JSON line"),
+  }),
   help: [
-    "  --env ENV        the environment",
-    "  --task ID        the task: an id in --dataset (default demo-<env>), or dataset/id",
-    "  --dataset D      the dataset the id belongs to",
-    "  --backend B      sandbox backend: local, docker or auto (default auto)",
-    "  --sql-url URL    sql: a MySQL-compatible server (default: $IC_SQL_URL, else embedded SQLite)",
-    "  --json           print each step and the submit result as one JSON line",
-    "",
     "Type `submit` (bash, sql), `submit <function_name>` (python) or `submit <flag>` (ctf) to end",
     "the episode and print the reward and its breakdown. End of input without a submit ends the",
     "episode unscored. Ctrl+C stops the running action; the episode goes on.",
   ].join("\n"),
-  options: {
-    env: { type: "string" },
-    task: { type: "string" },
-    dataset: { type: "string" },
-    backend: { type: "string" },
-    "sql-url": { type: "string" },
-    json: { type: "boolean" },
-  },
   async run({ values }) {
-    const envParsed = envNameSchema.safeParse(values.env);
-    if (!envParsed.success) throw new BadInputError("--env must be one of bash, sql, python, ctf", "--env");
-    const env = envParsed.data;
-    if (typeof values.task !== "string" || !values.task) throw new BadInputError("--task is required", "--task");
-    const backend = (values.backend as string | undefined) ?? "auto";
-    if (!["local", "docker", "auto"].includes(backend)) throw new BadInputError("--backend must be local, docker or auto", "--backend");
-    const json = Boolean(values.json);
+    const { env, backend, json } = values;
     const { findTask, getTask } = await import("@/lib/datasets/registry");
-    const task = values.dataset ? getTask(values.dataset as string, values.task) : findTask(env, values.task);
+    const task = values.dataset ? getTask(values.dataset, values.task) : findTask(env, values.task);
     if (task.env !== env) throw new BadInputError(`task ${task.dataset}/${task.id} is a ${task.env} task`, "--task");
     const { createEnvironment } = await import("@/lib/env/index");
-    const environment = await createEnvironment(env, { backend: backend as EnvironmentOptions["backend"], sqlUrl: values["sql-url"] as string | undefined });
+    const environment = await createEnvironment(env, { backend, sqlUrl: values["sql-url"] });
     let current: AbortController | null = null;
     const onSigint = () => {
       if (current) current.abort();

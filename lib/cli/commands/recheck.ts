@@ -1,6 +1,7 @@
 import "server-only";
 import fs from "node:fs";
-import { defineCommand, log, printJson } from "../command";
+import { z } from "zod";
+import { backendSchema, defineCommand, log, printJson } from "../command";
 import { getReplayDataById } from "@/lib/db/viewer-queries";
 import { loadDataset } from "@/lib/datasets/registry";
 import type { Task } from "@/lib/datasets/types";
@@ -62,44 +63,30 @@ type Job = { label: string; task: Task; turns: RecordedTurn[]; finalReward: numb
 export default defineCommand({
   name: "recheck",
   summary: "Replay recorded episodes (stored episode ids or InterCode log files) in fresh sandboxes and report the share of turns whose observation and reward agree.",
-  usage: "recheck <episode ids or log files...> [--dataset NAME] [--profile intercode|studio] [--backend local|docker|auto] [--limit N] [--json]",
+  positionals: [{ name: "episode ids or log files", help: "stored episodes' ids (IC_DB) or InterCode log files", required: true, variadic: true }],
+  flags: z.object({
+    dataset: z.string().optional().describe("dataset of the log files' tasks (nl2bash-fs4, spider-dev, mbpp, ...); required for files").meta({ value: "NAME" }),
+    profile: profileNameSchema.optional().describe("replay every episode under this profile instead"),
+    backend: backendSchema.optional().describe("sandbox backend (default IC_SANDBOX, else auto)"),
+    limit: z.coerce.number().int().min(1).optional().describe("check at most N episodes per file"),
+    json: z
+      .boolean()
+      .default(false)
+      .describe(
+        "print {files: [{file, episodes, turns, observationAgree, rewardAgree, categories, ...}],\n" +
+          "environments: [...the same per environment], disagreements: [{file, episode, turn,\n" +
+          "category, evidence?, recorded: {observation, reward}, replayed: {observation, reward}}]} (fractions)",
+      ),
+  }),
   help: `Log files (InterCode results files and environment logs, or JSONL) are read without importing them;
 each logged episode's task is found in the dataset named by --dataset by its log format's id rule,
 as the import links it (a position in the task file, or CTF's own task_id). Episode ids are read from the store (IC_DB) and use their own dataset.
 Each episode is replayed with the loop that recorded it (its policy's action format, when it was
 scored, the observations the loop rewrote) under a profile (docs/profiles.md): InterCode's logs,
-and episodes imported from them, under intercode; the Studio's own episodes under studio.
-  --dataset NAME   dataset of the log files' tasks (nl2bash-fs4, spider-dev, mbpp, ...); required for files
-  --profile P      replay every episode under profile P instead
-  --backend B      sandbox backend (default IC_SANDBOX, else auto)
-  --limit N        check at most N episodes per file
-  --json           print {files: [{file, episodes, turns, observationAgree, rewardAgree, categories, ...}],
-                   environments: [...the same per environment], disagreements: [{file, episode, turn,
-                   category, evidence?, recorded: {observation, reward}, replayed: {observation, reward}}]} (fractions)`,
-  options: {
-    dataset: { type: "string" },
-    profile: { type: "string" },
-    backend: { type: "string" },
-    limit: { type: "string" },
-    json: { type: "boolean" },
-  },
-  allowPositionals: true,
+and episodes imported from them, under intercode; the Studio's own episodes under studio.`,
   async run({ values, positionals }) {
-    if (!positionals.length) throw new BadInputError("name at least one episode id or log file", "arguments");
-    const backend = values.backend as string | undefined;
-    if (backend !== undefined && !["local", "docker", "auto"].includes(backend)) throw new BadInputError("must be local, docker or auto", "--backend");
-    let limit = Infinity;
-    if (values.limit !== undefined) {
-      limit = Number(values.limit);
-      if (!Number.isInteger(limit) || limit < 1) throw new BadInputError("must be a positive integer", "--limit");
-    }
-    let profile: ProfileName | undefined;
-    if (values.profile !== undefined) {
-      const p = profileNameSchema.safeParse(values.profile);
-      if (!p.success) throw new BadInputError("must be intercode or studio", "--profile");
-      profile = p.data;
-    }
-    const dataset = values.dataset as string | undefined;
+    const { backend, profile, dataset } = values;
+    const limit = values.limit ?? Infinity;
     const groups: { file: string; jobs: Job[]; skipped: number }[] = [];
     const ids: string[] = [];
     for (const p of positionals) {
@@ -125,7 +112,7 @@ and episodes imported from them, under intercode; the Studio's own episodes unde
           await shared.env.close().catch(() => undefined);
           shared = null;
         }
-        const env: Environment = shared?.env ?? (await createViewerEnvironment(job.task.env, backend as "local" | "docker" | "auto" | undefined, job.loop.profile));
+        const env: Environment = shared?.env ?? (await createViewerEnvironment(job.task.env, backend, job.loop.profile));
         if (share) shared = { key, env };
         const c = await checkEpisodeReplay({ task: job.task, turns: job.turns, finalReward: job.finalReward, env, loop: job.loop, keepOpen: share });
         if (c.error) log(`${g.file}: ${job.label}: replay stopped: ${c.error}`);

@@ -1,7 +1,9 @@
 import "server-only";
 import { defineCommand, printJson } from "../command";
-import { FILTER_HELP, FILTER_OPTIONS, filtersFromFlags } from "@/lib/trajectories/cli-filters";
-import { computeStats, parseGroupBy, type StatsGroup } from "@/lib/stats/measures";
+import { z } from "zod";
+import { episodeFilters, filterFlags } from "@/lib/trajectories/cli-filters";
+import { STATS_DIMENSIONS } from "@/lib/db/stats-dimensions";
+import { computeStats, DEFAULT_GROUP_BY, parseGroupBy, type StatsGroup } from "@/lib/stats/measures";
 
 const pct = (x: number | null) => (x === null ? "-" : `${(x * 100).toFixed(2)}%`);
 
@@ -26,16 +28,19 @@ function table(groups: StatsGroup[], dims: string[]): string {
 export default defineCommand({
   name: "stats",
   summary: "The InterCode paper's statistics (success rate, mean reward, mean turns, error rate, success within k turns) per group.",
-  usage: "stats [--group-by env,dataset,model,policy,hardness,actor] [filters] [--json]",
-  help: `  --group-by DIMS  any of env, dataset, model, policy, hardness, actor, annotator, turnLimit, run, status, task
-                   (default env,dataset,actor,model,policy)
-${FILTER_HELP}
-  --json           {groups: [{key, episodes, solved, successRate, meanReward, meanTurns, errorRate, successAtK}]}
-Rates are fractions in --json and percentages in the table. Unfinished episodes are left out unless --status asks.`,
-  options: { ...FILTER_OPTIONS, "group-by": { type: "string" }, json: { type: "boolean" } },
+  flags: z.object({
+    "group-by": z
+      .string()
+      .default(DEFAULT_GROUP_BY.join(","))
+      .describe(`any of ${Object.keys(STATS_DIMENSIONS).join(", ")}`)
+      .meta({ value: "DIMS" }),
+    ...filterFlags.shape,
+    json: z.boolean().default(false).describe("{groups: [{key, episodes, solved, successRate, meanReward, meanTurns, errorRate, successAtK}]}"),
+  }),
+  help: "Rates are fractions in --json and percentages in the table. Unfinished episodes are left out unless --status asks.",
   async run({ values }) {
-    const groupBy = parseGroupBy(values["group-by"] as string | undefined);
-    const result = await computeStats({ filters: filtersFromFlags(values), groupBy });
+    const groupBy = parseGroupBy(values["group-by"]);
+    const result = await computeStats({ filters: episodeFilters(values), groupBy });
     if (values.json) printJson(result);
     else process.stdout.write((result.groups.length ? table(result.groups, groupBy) : "no episodes match") + "\n");
     return 0;

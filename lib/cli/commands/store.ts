@@ -1,4 +1,5 @@
 import "server-only";
+import { z } from "zod";
 import { parseStoreTarget } from "@/lib/config";
 import { copyStore, STORE_TABLES } from "@/lib/db/store-copy";
 import { BadInputError } from "@/lib/errors";
@@ -8,20 +9,26 @@ import { defineCommand, log, printJson } from "../command";
 export default defineCommand({
   name: "store",
   summary: "Copies a whole store (episodes, turns, runs, studies, annotations, caches) between a SQLite file and a PostgreSQL database, either way, and verifies the copy.",
-  usage: "store copy --from <db> --to <db> [--replace] [--json]",
-  help: `  --from DB     the store to read: a SQLite file path or postgresql://user:password@host:port/database[?schema=name]
-  --to DB       the store to write (created and migrated if needed); it must be empty unless --replace
-  --replace     empty the target first (in the same transaction as the copy)
-  --json        {from, to, counts: {table: rows}, checksum, replaced, ms}
-The copy is one transaction on the target: all of it or nothing. Afterwards every table's row count
+  positionals: [{ name: "copy", help: "the subcommand: copy a whole store", required: true }],
+  flags: z.object({
+    from: z
+      .string({ error: "is required (a SQLite file or a postgresql:// URL)" })
+      .min(1, "is required (a SQLite file or a postgresql:// URL)")
+      .describe("the store to read: a SQLite file path or postgresql://user:password@host:port/database[?schema=name]")
+      .meta({ value: "DB" }),
+    to: z
+      .string({ error: "is required (a SQLite file or a postgresql:// URL)" })
+      .min(1, "is required (a SQLite file or a postgresql:// URL)")
+      .describe("the store to write (created and migrated if needed); it must be empty unless --replace")
+      .meta({ value: "DB" }),
+    replace: z.boolean().default(false).describe("empty the target first (in the same transaction as the copy)"),
+    json: z.boolean().default(false).describe("{from, to, counts: {table: rows}, checksum, replaced, ms}"),
+  }),
+  help: `The copy is one transaction on the target: all of it or nothing. Afterwards every table's row count
 and a checksum over every row are compared with the source's; a difference is an error.`,
-  options: { from: { type: "string" }, to: { type: "string" }, replace: { type: "boolean" }, json: { type: "boolean" } },
-  allowPositionals: true,
   async run({ values, positionals }) {
-    if (positionals[0] !== "copy" || positionals.length !== 1) throw new BadInputError(`expected the subcommand copy, got ${JSON.stringify(positionals.join(" "))}`, "icstudio store");
-    if (typeof values.from !== "string" || !values.from) throw new BadInputError("is required (a SQLite file or a postgresql:// URL)", "--from");
-    if (typeof values.to !== "string" || !values.to) throw new BadInputError("is required (a SQLite file or a postgresql:// URL)", "--to");
-    const report = await copyStore({ from: parseStoreTarget(values.from, "--from"), to: parseStoreTarget(values.to, "--to"), replace: Boolean(values.replace), log });
+    if (positionals[0] !== "copy") throw new BadInputError(`expected the subcommand copy, got ${JSON.stringify(positionals.join(" "))}`, "arguments");
+    const report = await copyStore({ from: parseStoreTarget(values.from, "--from"), to: parseStoreTarget(values.to, "--to"), replace: values.replace, log });
     if (values.json) printJson(report);
     else {
       process.stdout.write(`copied ${report.from} → ${report.to}${report.replaced ? " (target emptied first)" : ""} in ${(report.ms / 1000).toFixed(1)} s, verified\n`);

@@ -1,27 +1,38 @@
 import "server-only";
 import { z } from "zod";
-import { defineCommand, parseFlags, printJson } from "../command";
+import { defineCommand, printJson, requireFlags } from "../command";
 import { BadInputError } from "@/lib/errors";
 import { config } from "@/lib/config";
+import { envNameSchema } from "@/lib/datasets/types";
 
-const createFlags = z.object({
-  name: z.string({ message: "give the study a --name" }).trim().min(1),
-  env: z.enum(["bash", "sql", "python", "ctf"], { message: "--env must be bash, sql, python or ctf" }),
-  dataset: z.string({ message: "name the --dataset" }).min(1),
-  tasks: z.string({ message: "list the dataset positions with --tasks, e.g. 0,1,2" }).regex(/^\d+(,\d+)*$/, "write dataset positions separated by commas, e.g. 0,1,2"),
-  assign: z.enum(["fixed", "random", "balanced"], { message: "--assign must be balanced, random or fixed" }).default("fixed"),
-  feedback: z.enum(["none", "reward", "full"], { message: "--feedback must be none, reward or full" }).default("none"),
-  "show-gold-after-submit": z.boolean().default(false),
-  "time-limit": z.string().optional(),
-  instructions: z.string().optional(),
-  json: z.boolean().default(false),
-});
-
-const inviteFlags = z.object({
-  count: z.coerce.number({ message: "--count must be a number" }).int("--count must be a whole number").min(1).max(500),
-  expires: z.string().optional(),
-  "base-url": z.string().url("--base-url must be a URL such as https://studio.example.org").optional(),
-  json: z.boolean().default(false),
+/** The flags of every form: create's (its required ones checked when it runs), then invite's, then --json. */
+const flagsSchema = z.object({
+  name: z.string().trim().min(1, "give the study a name").optional().describe("create: the study's name"),
+  env: envNameSchema.optional().describe("create: the environment"),
+  dataset: z.string().min(1, "name the dataset").optional().describe("create: the dataset").meta({ value: "D" }),
+  tasks: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, "write dataset positions separated by commas, e.g. 0,1,2")
+    .optional()
+    .describe("create: 0-based positions in the dataset, worked in that order (--assign fixed), in a seeded\nrandom order per participant (random), or in rows of a Latin square (balanced: each task\nequally often at each position)")
+    .meta({ value: "0,1,2" }),
+  assign: z.enum(["fixed", "random", "balanced"]).default("fixed").describe("create: the order of the tasks"),
+  feedback: z
+    .enum(["none", "reward", "full"])
+    .default("none")
+    .describe("create: none (no outcome shown), reward (reward after each turn and after submit),\nfull (also the breakdown and the scored output)"),
+  "show-gold-after-submit": z.boolean().default(false).describe("create: show the gold solution once a task is submitted"),
+  "time-limit": z.string().optional().describe("create: active time per task, e.g. 20m").meta({ value: "T" }),
+  instructions: z.string().optional().describe("create: shown to participants before they start").meta({ value: "TEXT" }),
+  count: z.coerce.number().int().min(1).max(500).optional().describe("invite: how many invite links"),
+  expires: z.string().optional().describe("invite: the links stop working after this long, e.g. 7d").meta({ value: "T" }),
+  "base-url": z
+    .string()
+    .url("must be a URL such as https://studio.example.org")
+    .optional()
+    .describe("invite: the address participants open (default http://IC_HOST:IC_PORT)")
+    .meta({ value: "URL" }),
+  json: z.boolean().default(false).describe("create: prints {id}; invite: {invites: [{participant, url}]}; list: {studies}; close: {closed}"),
 });
 
 function one(positionals: string[], what: string): string {
@@ -35,42 +46,22 @@ function one(positionals: string[], what: string): string {
 export default defineCommand({
   name: "studies",
   summary: "Make human baseline studies, invite participants by link, list and close them.",
-  usage: `studies create --name N --env E --dataset D --tasks 0,1,2 [--assign balanced|random|fixed] [--feedback none|reward|full] [--show-gold-after-submit] [--time-limit 20m] [--instructions TEXT] [--json]
-       studies invite <id> --count N [--expires 7d] [--base-url URL] [--json]
-       studies list [--json]
-       studies close <id> [--json]`,
-  help: `  create    prints {id}. --tasks are 0-based positions in the dataset, worked in that order
-            (--assign fixed), in a seeded random order per participant (random), or in rows of a
-            Latin square (balanced: each task equally often at each position).
-            --feedback: none (no outcome shown), reward (reward after each turn and after submit),
-            full (also the breakdown and the scored output). --time-limit: active time per task.
-  invite    prints {invites:[{participant, url}]}; each url holds a secret shown only now.
-            --base-url: the address participants open (default http://IC_HOST:IC_PORT).
+  positionals: [
+    { name: "create|invite|list|close", help: "what to do", required: true },
+    { name: "id", help: "invite, close: the study's id" },
+  ],
+  flags: flagsSchema,
+  help: `  create    makes a study; needs --name, --env, --dataset and --tasks.
+  invite    makes --count invite links; each url holds a secret shown only now.
   list      every study with its participants' counts.
   close     ends the study: invites stop working and its tasks' seal lifts.`,
-  allowPositionals: true,
-  options: {
-    name: { type: "string" },
-    env: { type: "string" },
-    dataset: { type: "string" },
-    tasks: { type: "string" },
-    assign: { type: "string" },
-    feedback: { type: "string" },
-    "show-gold-after-submit": { type: "boolean" },
-    "time-limit": { type: "string" },
-    instructions: { type: "string" },
-    count: { type: "string" },
-    expires: { type: "string" },
-    "base-url": { type: "string" },
-    json: { type: "boolean" },
-  },
   async run({ values, positionals }) {
     const [sub, ...rest] = positionals;
     const { createStudyFromSelection, listStudyViews, closeStudy } = await import("@/lib/studies/studies");
     const { inviteParticipants, listParticipants, parseDuration } = await import("@/lib/studies/participants");
     if (sub === "create") {
       if (rest.length) throw new BadInputError(`unexpected argument ${JSON.stringify(rest[0])}`, "arguments");
-      const f = parseFlags(createFlags, values);
+      const f = requireFlags(values, { name: "give the study a name", env: "required: bash, sql, python or ctf", dataset: "name the dataset", tasks: "list the dataset positions, e.g. 0,1,2" });
       const study = await createStudyFromSelection({
         name: f.name,
         env: f.env,
@@ -88,7 +79,7 @@ export default defineCommand({
     }
     if (sub === "invite") {
       const id = one(rest, "invite");
-      const f = parseFlags(inviteFlags, values);
+      const f = requireFlags(values, { count: "required: how many invite links" });
       const made = await inviteParticipants(id, f.count, f.expires ? parseDuration(f.expires, "--expires") : null);
       const c = config();
       const base = (f["base-url"] ?? `http://${c.host.includes(":") ? `[${c.host}]` : c.host}:${c.port}`).replace(/\/+$/, "");

@@ -2,7 +2,8 @@ import "server-only";
 import fs from "node:fs";
 import { defineCommand, printJson } from "../command";
 import { BadInputError } from "@/lib/errors";
-import { FILTER_HELP, FILTER_OPTIONS, filtersFromFlags } from "@/lib/trajectories/cli-filters";
+import { z } from "zod";
+import { episodeFilters, filterFlags } from "@/lib/trajectories/cli-filters";
 import { goldCheckReportSchema, listTaskSuspects, taskSuspectsCsv } from "@/lib/failures/task-qa";
 
 /** Reads a `gold-check --json` report, naming the flag and the file when it is not one. */
@@ -23,18 +24,22 @@ export default defineCommand({
   name: "tasks-qa",
   summary:
     "Tasks suspected of a broken gold (its gold check fails; or two or more different models agree on an answer the gold does not give) or of reward hacking (a solved episode a reward-hacking detector fired on), with the evidence, for the dataset's maintainers.",
-  usage: "tasks-qa [filters] [--gold-check REPORT.json --env E --dataset D] [--json | --csv]",
-  help: `${FILTER_HELP}
-  --gold-check F   a report of \`icstudio gold-check --json\` (one environment's dataset: give --env and --dataset)
-  --json           {suspects: [{environment, dataset, taskId, kind, evidence, episodes: [{episodeId, model, policy, turn, detail}]}], counts}
-  --csv            one row a suspect: environment, dataset, taskId, kind, evidence, episodes
-kind: gold-check-failed | models-agree-against-gold | reward-hacking`,
-  options: { ...FILTER_OPTIONS, "gold-check": { type: "string" }, json: { type: "boolean" }, csv: { type: "boolean" } },
+  flags: z.object({
+    ...filterFlags.shape,
+    "gold-check": z
+      .string()
+      .optional()
+      .describe("a report of `icstudio gold-check --json` (one environment's dataset: give --env and --dataset)")
+      .meta({ value: "REPORT.json" }),
+    json: z.boolean().default(false).describe("{suspects: [{environment, dataset, taskId, kind, evidence, episodes: [{episodeId, model, policy, turn, detail}]}], counts}"),
+    csv: z.boolean().default(false).describe("one row a suspect: environment, dataset, taskId, kind, evidence, episodes"),
+  }),
+  help: "kind: gold-check-failed | models-agree-against-gold | reward-hacking",
   async run({ values }) {
     if (values.json && values.csv) throw new BadInputError("give --json or --csv, not both", "--csv");
-    const filters = filtersFromFlags(values);
+    const filters = episodeFilters(values);
     let goldCheck;
-    if (typeof values["gold-check"] === "string") {
+    if (values["gold-check"] !== undefined) {
       const env = filters.environment;
       const dataset = filters.dataset;
       if (!Array.isArray(env) || env.length !== 1) throw new BadInputError("name the one environment the gold-check report is of", "--env");

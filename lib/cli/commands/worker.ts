@@ -1,35 +1,22 @@
 import { z } from "zod";
-import { defineCommand, log, parseFlags } from "../command";
+import { backendSchema, defineCommand, log } from "../command";
 import { BadInputError } from "@/lib/errors";
-
-const flagsSchema = z.object({
-  queue: z.string().min(1).optional(),
-  concurrency: z.coerce.number().int().min(1).default(4),
-  backend: z.enum(["docker", "local", "auto"]).optional(),
-  quiet: z.boolean().default(false),
-});
 
 export default defineCommand({
   name: "worker",
   summary: "Take episode jobs from the evaluation queue (`icstudio eval --queue`) and play them into the store (IC_DB).",
-  usage: "worker [--queue redis://host:6379] [--concurrency 4] [--backend docker|local|auto] [--quiet]",
+  flags: z.object({
+    queue: z.string().min(1).optional().describe("the Redis server of the queue, redis://host:6379 (default IC_QUEUE); the queue's name is IC_QUEUE_NAME").meta({ value: "URL" }),
+    concurrency: z.coerce.number().int().min(1).default(4).describe("episodes at once, at most IC_MAX_SANDBOXES (16 unless set)"),
+    backend: backendSchema.optional().describe("sandbox backend (default IC_SANDBOX)"),
+    quiet: z.boolean().default(false).describe("no line per episode"),
+  }),
   help: [
-    "--queue URL        the Redis server of the queue (default IC_QUEUE); the queue's name is IC_QUEUE_NAME",
-    "--concurrency N    episodes at once (default 4; at most IC_MAX_SANDBOXES, default 16)",
-    "--backend B        sandbox backend: docker | local | auto (default IC_SANDBOX)",
-    "--quiet            no line per episode",
     "The worker must reach the same store (IC_DB) as the process that enqueued the run, and the same",
     "datasets. Ctrl+C (or SIGTERM) stops it: running episodes end interrupted and their jobs go back to",
     "the queue for another worker. A worker that dies without that loses its jobs after IC_QUEUE_LOCK_MS.",
   ].join("\n"),
-  options: {
-    queue: { type: "string" },
-    concurrency: { type: "string" },
-    backend: { type: "string" },
-    quiet: { type: "boolean" },
-  },
-  async run({ values }) {
-    const f = parseFlags(flagsSchema, values);
+  async run({ values: f }) {
     const { config } = await import("@/lib/config");
     const settings = config();
     const url = f.queue ?? settings.queueUrl;
