@@ -93,7 +93,6 @@ export default async function storeBench(argv: string[]): Promise<number> {
   // --- import ---
   log(`generating ${nFiles} files × ${per} episodes of the InterCode results shape...`);
   const loadAtStart = os.loadavg()[0];
-  let importMs = 0;
   let imported = 0;
   let turnsTotal = 0;
   const perFileRate: number[] = [];
@@ -117,7 +116,6 @@ export default async function storeBench(argv: string[]): Promise<number> {
     const cpuMs = (cpu.user + cpu.system) / 1000;
     perFileCpuRate.push((rep.added / cpuMs) * 1000);
     if (rep.error || rep.rejected.length) throw new Error(`bench import failed: ${rep.error ?? rep.rejected[0].reason}`);
-    importMs += ms;
     imported += rep.added;
     perFileRate.push((rep.added / ms) * 1000);
     if (f < 3) {

@@ -31,6 +31,7 @@ export interface Command<S extends FlagsSchema = FlagsSchema> {
   /** Prose shown by --help after the flags (how the command works, what --json prints). */
   help?: string;
   /** Runs the command on flags the schema has checked, with its defaults filled in. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a run() that returns nothing (exit 0) is an async function without a return, typed Promise<void>
   run(args: { values: z.output<S>; positionals: string[] }): Promise<number | void>;
 }
 

@@ -26,7 +26,7 @@ function ownPath(controller: string): string {
   // /proc/self/cgroup lines: "hierarchy-id:controllers:path"; v2 is "0::path".
   for (const line of readFileSync("/proc/self/cgroup", "utf8").split("\n")) {
     const [, ctrls, p] = line.split(":");
-    if (ctrls !== undefined && ctrls.split(",").includes(controller)) return p ?? "/";
+    if (ctrls?.split(",").includes(controller)) return p ?? "/";
   }
   return "/";
 }

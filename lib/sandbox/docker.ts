@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import os from "node:os";
 import { PassThrough, type Duplex } from "node:stream";
 
-import Docker from "dockerode";
+import type Docker from "dockerode";
 
 import { config, type DockerHostSetting } from "@/lib/config";
 import { LimitReachedError, SandboxError, SandboxUnavailableError } from "@/lib/errors";

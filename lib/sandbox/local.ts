@@ -167,6 +167,7 @@ class LocalSandbox extends SupervisorSandbox {
  */
 async function copyFiles(hostDir: string, root: string): Promise<void> {
   const dest = path.join(root, "files");
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: "${@:3}" is bash's, expanded by the shell this runs
   const cp = await run("bash", ["-c", 'set -o pipefail; tar -C "$1" "${@:3}" -cf - . | tar -C "$2" --numeric-owner -xpf -', "bash", hostDir, dest, ...TASK_TAR_ARGS]);
   if (!cp.ok) throw new SandboxError(`could not copy ${hostDir} into the sandbox: ${cp.out}`);
   // GNU tar gives extracted entries the time of extraction as their access time; put the host copy's back.
