@@ -37,8 +37,11 @@ export const launchRunSchema = z.object({
 export type LaunchRunInput = z.input<typeof launchRunSchema>;
 export type LaunchRunOptions = z.infer<typeof launchRunSchema>;
 
-/** What a Run row's `config` JSON holds: the identity a resume must match, and how to redo it. */
-export const storedRunConfigSchema = z.object({
+/**
+ * A run's identity: what a resume must match (the same environment, dataset, model, policy, turn
+ * limit, handicap, refine turns and profile), stored in the Run row's `config` JSON.
+ */
+export const runIdentitySchema = z.object({
   env: envNameSchema,
   dataset: z.string(),
   model: z.string(),
@@ -48,6 +51,13 @@ export const storedRunConfigSchema = z.object({
   refineTurns: z.number().int(),
   /** Absent means studio (runs made before profiles). */
   profile: profileNameSchema.optional(),
+});
+export type RunIdentity = z.infer<typeof runIdentitySchema>;
+/** The keys a resume compares, read off the schema. */
+export const RUN_IDENTITY_KEYS = Object.keys(runIdentitySchema.shape) as (keyof RunIdentity)[];
+
+/** What a Run row's `config` JSON holds: the run's identity, and how to redo it. */
+export const storedRunConfigSchema = runIdentitySchema.extend({
   /** The selected task ids in order (absent in runs stored before the runs page). */
   taskIds: z.array(z.string()).optional(),
   selection: taskSelectionSchema.optional(),

@@ -1,27 +1,13 @@
 import "server-only";
-import type { EnvName, Task } from "@/lib/datasets/types";
-import type { ProfileName } from "@/lib/env/profiles";
+import type { RunIdentity } from "./launch-options";
+import type { Task } from "@/lib/datasets/types";
 import type { EnvironmentOptions } from "@/lib/env/types";
 import type { RetryPolicy } from "@/lib/agent/call-model";
 import { EpisodeController } from "@/lib/episodes/controller";
 import type { ResolvedModel } from "@/lib/agent/models";
-import type { PolicyName } from "@/lib/agent/policies/types";
 import type { EpisodeRecorder } from "@/lib/episodes/recorder";
 import { runEpisode } from "@/lib/agent/run-episode";
 import type { AgentEvent, EpisodeOutcome } from "@/lib/episodes/agent-event";
-
-/** A batch run's configuration, stored with the Run; resuming requires the same one. */
-export interface EvalConfig {
-  env: EnvName;
-  dataset: string;
-  model: string;
-  policy: PolicyName;
-  turns: number;
-  handicap: boolean;
-  refineTurns: number;
-  /** The engine's profile (lib/env/profiles.ts); absent means studio (runs made before profiles). */
-  profile?: ProfileName;
-}
 
 /** The paper's measures over a run's finished episodes (lib/stats/measures.ts paperMeasures). */
 export interface EvalSummary {
@@ -40,7 +26,7 @@ export interface RunStore {
    * The run with this name, created when new. An existing run with another configuration is a
    * ConflictError. Episodes it left running (a crash) are marked interrupted.
    */
-  openRun(name: string, config: EvalConfig, total: number): Promise<{ id: string; resumed: boolean }>;
+  openRun(name: string, config: RunIdentity, total: number): Promise<{ id: string; resumed: boolean }>;
   /** Ids of the tasks that already have a finished episode (submitted, abandoned or error) in the run. */
   finishedTaskIds(runId: string): Promise<Set<string>>;
   updateRun(runId: string, patch: { status?: "running" | "done" | "cancelled" | "failed"; total?: number; done?: number; solved?: number; errors?: number }): Promise<void>;
@@ -49,7 +35,7 @@ export interface RunStore {
 
 export interface RunEvalOptions {
   runName: string;
-  config: EvalConfig;
+  config: RunIdentity;
   tasks: Task[];
   model: ResolvedModel;
   recorder: EpisodeRecorder;

@@ -3,10 +3,9 @@ import { ConflictError } from "@/lib/errors";
 import { createRun, getRunByName, updateRunStatus } from "@/lib/db/runs";
 import { listRunEpisodeOutcomes, markRunEpisodesInterrupted, setRunCounts } from "@/lib/db/run-episodes";
 import { computeStats } from "@/lib/stats/measures";
-import type { EvalConfig, RunStore } from "./run-eval";
+import type { RunStore } from "./run-eval";
+import { RUN_IDENTITY_KEYS, type RunIdentity } from "./launch-options";
 import { isFinishedStatus } from "@/lib/db/episode-status";
-
-const CONFIG_KEYS: (keyof EvalConfig)[] = ["env", "dataset", "model", "policy", "turns", "handicap", "refineTurns", "profile"];
 
 /** Batch runs on the Studio's store. */
 export function dbRunStore(): RunStore {
@@ -17,8 +16,8 @@ export function dbRunStore(): RunStore {
         const run = await createRun({ name, config, total });
         return { id: run.id, resumed: false };
       }
-      const stored = JSON.parse(existing.config) as Partial<EvalConfig>;
-      const diff = CONFIG_KEYS.filter((k) => stored[k] !== config[k]);
+      const stored = JSON.parse(existing.config) as Partial<RunIdentity>;
+      const diff = RUN_IDENTITY_KEYS.filter((k) => stored[k] !== config[k]);
       if (diff.length > 0) {
         const detail = diff.map((k) => `${k} ${JSON.stringify(stored[k])} ≠ ${JSON.stringify(config[k])}`).join(", ");
         throw new ConflictError(`run ${JSON.stringify(name)} exists with another configuration (${detail}); pick another --run name`);
