@@ -6,7 +6,7 @@ import { Button } from "@/components/ui/button";
 import { LazyRewardCurve } from "@/components/charts/lazy-reward-curve";
 import type { ReplayAnnotation, ReplayHeader } from "@/lib/db/episode-rows";
 import { playerLabel } from "@/lib/viewer/player";
-import type { EpisodeCheck, TurnScores } from "@/lib/viewer/view-types";
+import type { EpisodeCheck } from "@/lib/viewer/view-types";
 import { AnnotationsPanel } from "./annotations-panel";
 import { EpisodeFailure } from "./episode-failure";
 import { GoldPanel } from "./gold-panel";
@@ -15,6 +15,7 @@ import { RecordingPlayer } from "./recording-player";
 import { TurnTimeline } from "./turn-timeline";
 import { TurnTranscript } from "./turn-transcript";
 import { sendJson, useAuthor } from "./use-author";
+import { useTurnScores } from "./use-turn-scores";
 import { useTurnWindow } from "./use-turn-window";
 import { FlagChips } from "@/components/episodes/flag-chips";
 import { isSubmit } from "@/lib/env/submit";
@@ -43,11 +44,12 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayHeader; in
   const [check, setCheck] = useState<EpisodeCheck | null>(null);
   const [checking, setChecking] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
-  const [scores, setScores] = useState<TurnScores | null>(null);
-  const [scoring, setScoring] = useState(false);
   const [sqlView, setSqlView] = useState<SqlResultView>("table");
   const [author] = useAuthor();
   const win = useTurnWindow(ep.id, turnCount, initial.window, current);
+  // Each held turn's would-be reward, whether its output is gold's, and SQL column names, page by page.
+  const scores = useTurnScores(ep.id, turnCount, current);
+  const { scoring, byIndex: scoreByIndex } = scores;
 
   const step = useCallback((d: number) => setCurrent((c) => Math.max(0, Math.min(turnCount - 1, c + d))), [turnCount]);
   const jump = useCallback((i: number) => setCurrent(Math.max(0, Math.min(turnCount - 1, i))), [turnCount]);
@@ -96,20 +98,6 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayHeader; in
     };
   }, [current]);
 
-  // Every turn's would-be reward, whether its output is gold's, and SQL column names.
-  useEffect(() => {
-    if (!turnCount) return;
-    let live = true;
-    setScoring(true);
-    sendJson<TurnScores>(`/api/episodes/${encodeURIComponent(ep.id)}/turn-scores`, "POST")
-      .then((r) => live && setScores(r))
-      .catch((err: Error) => live && setScores({ turns: [], source: "recorded", error: err.message }))
-      .finally(() => live && setScoring(false));
-    return () => {
-      live = false;
-    };
-  }, [ep.id, turnCount]);
-
   useEffect(() => {
     if (!playing) return;
     if (current >= turnCount - 1) {
@@ -148,25 +136,19 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayHeader; in
   };
 
   const checkByIndex = useMemo(() => new Map(check?.turns.map((t) => [t.index, t]) ?? []), [check]);
-  const scoreByIndex = useMemo(() => new Map(scores?.turns.map((t) => [t.index, t]) ?? []), [scores]);
   // The curve from the store's aggregate (one point per bucket of turns), with the would-be rewards
-  // of the turns that recorded none filled in from the scores.
+  // of the buckets that recorded none filled in from the replay's aggregate (same buckets).
+  const replayCurve = scores.curve;
   const curveSeries = useMemo(() => {
-    const { bucket, points } = curve;
-    return [{
-      name: playerLabel(ep),
-      turns: points.map((p) => p.turn),
-      rewards: points.map((p) => {
-        if (p.reward !== null) return p.reward;
-        let best: number | null = null;
-        for (let i = p.turn; i < p.turn + bucket; i++) {
-          const r = scoreByIndex.get(i)?.reward;
-          if (r !== undefined && r !== null && (best === null || r > best)) best = r;
-        }
-        return best;
-      }),
-    }];
-  }, [curve, ep, scoreByIndex]);
+    const wouldBe = new Map(replayCurve?.bucket === curve.bucket ? replayCurve.points.map((p) => [p.turn, p.reward]) : []);
+    return [
+      {
+        name: playerLabel(ep),
+        turns: curve.points.map((p) => p.turn),
+        rewards: curve.points.map((p) => p.reward ?? wouldBe.get(p.turn) ?? null),
+      },
+    ];
+  }, [curve, ep, replayCurve]);
   const turn = current >= 0 ? win.turnAt(current) : undefined;
   const isSubmitTurn = (t: { action: string }) => isSubmit(t.action);
   // A submit turn's output is the scored answer; the output compared with gold's is the last one before it.
@@ -258,9 +240,9 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayHeader; in
         <p className="text-xs text-zinc-400" data-testid="scores-status">
           {scoring
             ? "scoring every turn: replaying the actions in a fresh sandbox…"
-            : scores?.error
+            : scores.error
               ? <span className="text-amber-400">{scores.error}</span>
-              : scores?.source === "replayed" || scores?.source === "cached"
+              : scores.source === "replayed" || scores.source === "cached"
                 ? `rewards marked "would be" are what a submit would have scored after that turn (replayed in a sandbox${scores.source === "cached" ? ", cached" : ""}).`
                 : null}
         </p>
@@ -274,6 +256,7 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayHeader; in
           playerKind={ep.playerKind}
           episodeId={ep.id}
           scoreByIndex={scoreByIndex}
+          ensureScores={scores.ensure}
           checkByIndex={checkByIndex}
           tagsByTurn={tagsByTurn}
           sqlView={sqlView}
@@ -292,7 +275,7 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayHeader; in
           recordedGoldObservation={ep.goldObservation}
           compared={compared ? { turn: comparedAt + 1, output: compared.observation, matchesGold: scoreByIndex.get(compared.index)?.matchesGold ?? null } : null}
         />
-        <AnnotationsPanel episodeId={ep.id} current={current >= 0 ? current : null} annotations={data.annotations} onChange={refresh} />
+        <AnnotationsPanel episodeId={ep.id} current={current >= 0 ? current : null} turnCount={turnCount} annotations={data.annotations} onChange={refresh} />
       </aside>
     </div>
   );

@@ -24,6 +24,7 @@ export const TurnTimeline = memo(function TurnTimeline({
   playerKind,
   episodeId,
   scoreByIndex,
+  ensureScores,
   checkByIndex,
   tagsByTurn,
   sqlView,
@@ -38,6 +39,8 @@ export const TurnTimeline = memo(function TurnTimeline({
   playerKind: string;
   episodeId: string;
   scoreByIndex: Map<number, TurnScore>;
+  /** Makes sure the scores of the turns from..to (inclusive) are held (use-turn-scores.ts). */
+  ensureScores: (from: number, to: number) => void;
   checkByIndex: Map<number, EpisodeCheck["turns"][number]>;
   tagsByTurn: Map<number, ReplayAnnotation[]>;
   sqlView: SqlResultView;
@@ -63,8 +66,10 @@ export const TurnTimeline = memo(function TurnTimeline({
   const lastShown = inView.at(-1)?.index ?? Math.max(0, current);
   const { ensure, loadWhole } = win;
   useEffect(() => {
-    if (turnCount) ensure(firstShown, lastShown);
-  }, [ensure, firstShown, lastShown, turnCount]);
+    if (!turnCount) return;
+    ensure(firstShown, lastShown);
+    ensureScores(firstShown, lastShown);
+  }, [ensure, ensureScores, firstShown, lastShown, turnCount]);
   // The current turn scrolled into view, to the nearest edge of the list: its row is drawn
   // (withCurrent), so one layout tells how far; the virtualiser's scrollToIndex, which re-checks its
   // target over the next frames, only when the row is not drawn.
