@@ -72,13 +72,6 @@ export async function listTurnReplayCurveByEpisode({ episodeId, bucket }: { epis
   );
 }
 
-/** The cached replays of several episodes, by episode id. */
-export async function listTurnReplaysByEpisodes({ episodeIds }: { episodeIds: string[] }): Promise<Map<string, TurnReplayRow[]>> {
-  const out = new Map<string, TurnReplayRow[]>();
-  for (const id of episodeIds) out.set(id, await listTurnReplaysByEpisode({ episodeId: id }));
-  return out;
-}
-
 /** Stores (replacing any earlier) one episode's replayed turns, all in one transaction. */
 export async function putTurnReplays({ episodeId, turns }: { episodeId: string; turns: TurnReplayRow[] }): Promise<void> {
   const store = config().store;
