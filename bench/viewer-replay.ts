@@ -110,7 +110,7 @@ export const INTERACTIVE_PROBE = `
 /**
  * In the page: `n` steps with `j` (`Home` at the last turn, so a short episode steps as often),
  * each timed from the key press until the position says the new turn and its output is in the
- * DOM, then a frame drawn; stops early past `budget` ms (the steps done are printed). A string, so
+ * DOM (not the window's short preview of it: data-partial), then a frame drawn; stops early past `budget` ms (the steps done are printed). A string, so
  * that no bundler helper leaks into the page.
  */
 const STEPS = `async ([n, budget]) => {
@@ -127,7 +127,7 @@ const STEPS = `async ([n, budget]) => {
     for (;;) {
       await new Promise((r) => requestAnimationFrame(() => r()));
       const now = pos();
-      if (now !== before && document.querySelector('[data-testid="turn"][data-current="1"] [data-testid="observation"]')) break;
+      if (now !== before && document.querySelector('[data-testid="turn"][data-current="1"]:not([data-partial]) [data-testid="observation"]')) break;
       if (performance.now() - t0 > 30000) throw new Error("a step did not land in 30 s (at " + now + ")");
     }
     times.push(performance.now() - t0);

@@ -12,8 +12,11 @@ const LONG_TURN = 1_500;
 const LONG_CHARS = 60_000;
 const RUN = Date.now().toString(36);
 
-/** Each turn's observation: about 5 KB (10 MB in all), opening with a marker naming the turn. */
-const observationOf = (k: number) => `marker-${k}-end\n${"x".repeat(k === LONG_TURN ? LONG_CHARS : 5_000)}`;
+/**
+ * Each turn's observation: about 5 KB (10 MB in all), opening with a marker naming the turn; every
+ * odd turn also prints an error, so every odd turn has a suggested tag (no-such-file).
+ */
+const observationOf = (k: number) => `marker-${k}-end\n${"x".repeat(k === LONG_TURN ? LONG_CHARS : 5_000)}${k % 2 ? `\ncat: f${k}: No such file or directory` : ""}`;
 
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
 let page: Awaited<ReturnType<typeof browser.browser.newPage>>;
@@ -63,7 +66,8 @@ beforeAll(async () => {
         durationMs: 1000,
         hardness: null,
         tags: "",
-        turns: Array.from({ length: TURNS }, (_, k) => ({ index: k, actor: "model", action: `echo step ${k}`, observation: observationOf(k), ok: true, reward: k === TURNS - 1 ? 1 : 0, durationMs: 5 })),
+        // Rewards recorded on the second half only: the first half's are would-be rewards.
+        turns: Array.from({ length: TURNS }, (_, k) => ({ index: k, actor: "model", action: `echo step ${k}`, observation: observationOf(k), ok: true, reward: k === TURNS - 1 ? 1 : k < TURNS / 2 ? null : 0, durationMs: 5 })),
       },
     ],
   });
@@ -104,6 +108,20 @@ describe("a replay of 2,000 turns", () => {
     await viewer.press("Home");
     expect(await currentObservation(0)).toMatch(/^marker-0-end/);
     await page.waitForSelector('[data-testid="reward-curve"] svg');
+    // The curve's marker follows the current turn (drawn apart from the chart's lines).
+    const markerX = () => page.$eval('[data-testid="reward-curve-marker"]', (el) => Number(el.getAttribute("x1")));
+    await page.waitForSelector('[data-testid="reward-curve-marker"]', { state: "attached" });
+    const atStart = await markerX();
+    await viewer.press("End");
+    expect(await currentObservation(1999)).toMatch(/^marker-1999-end/);
+    await page.waitForFunction((x) => Number(document.querySelector('[data-testid="reward-curve-marker"]')?.getAttribute("x1")) > x, atStart, { timeout: 5_000 });
+    // The suggestions beside the replay are those of the current turn's page (and the episode's), not the episode's 1,000.
+    const suggested = await viewer.suggestions();
+    expect(suggested.length).toBeGreaterThan(0);
+    expect(suggested.length).toBeLessThanOrEqual(50);
+    expect(suggested).toContain("no-such-file@turn 2000");
+    await viewer.press("Home");
+    expect(await currentObservation(0)).toMatch(/^marker-0-end/);
     expect(await maxTurnsInDom()).toBeGreaterThan(0);
     expect(await maxTurnsInDom()).toBeLessThanOrEqual(60);
 
@@ -123,6 +141,25 @@ describe("a replay of 2,000 turns", () => {
     expect(await currentObservation(LONG_TURN + 1)).toMatch(new RegExp(`^marker-${LONG_TURN + 1}-end`));
     expect(await maxTurnsInDom()).toBeLessThanOrEqual(60);
     expect(await page.evaluate(() => document.getElementsByTagName("*").length)).toBeLessThan(3_000);
+  });
+
+  it("scores and suggests a page of turns at a time, and names a bad parameter", async () => {
+    const post = (q: string) => fetch(`${baseUrl}/api/episodes/${id}/turn-scores${q}`, { method: "POST" });
+    const r = await post("?from=1990&limit=50");
+    expect(r.status).toBe(200);
+    const scores = (await r.json()) as { from: number; turns: { index: number; reward: number | null; rewardFrom: string | null }[] };
+    expect(scores.from).toBe(1990);
+    expect(scores.turns.map((t) => t.index)).toEqual(Array.from({ length: 10 }, (_, k) => 1990 + k));
+    expect(scores.turns.at(-1)).toMatchObject({ reward: 1, rewardFrom: "recorded" });
+    expect((await post("?from=0&limit=51")).status).toBe(400);
+    const s = await fetch(`${baseUrl}/api/episodes/${id}/suggestions?from=100&limit=10`);
+    expect(s.status).toBe(200);
+    const { suggestions } = (await s.json()) as { suggestions: { tag: string; turnIndex: number | null }[] };
+    expect(suggestions.filter((x) => x.tag === "no-such-file").map((x) => x.turnIndex)).toEqual([101, 103, 105, 107, 109]);
+    expect(suggestions.every((x) => x.turnIndex === null || (x.turnIndex >= 100 && x.turnIndex < 110))).toBe(true);
+    const bad = await fetch(`${baseUrl}/api/episodes/${id}/suggestions?from=-1`);
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(await bad.json())).toMatch(/from/);
   });
 
   it("pages turns through /api/episodes/:id/turns, a cursor over turn indices, and names a bad parameter", async () => {

@@ -1,10 +1,10 @@
 import type { Metadata } from "next";
 import { ComparePicker } from "@/components/replay/compare-picker";
 import { CompareView } from "@/components/replay/compare-view";
-import { listTurnReplaysByEpisodes } from "@/lib/db/turn-replays";
+import { listTurnReplayCurveByEpisode, listTurnReplaysByEpisode } from "@/lib/db/turn-replays";
 import { listViewerEpisodes } from "@/lib/db/episodes";
 import { listReplayHeadersByIds } from "@/lib/db/viewer-queries";
-import { COMPARE_CUT } from "@/lib/db/replay-window";
+import { COMPARE_CUT, WINDOW_TURNS } from "@/lib/db/replay-window";
 import { listSealedTaskKeys, redactSealedRows, sealKey } from "@/lib/studies/baseline-seal";
 
 export const dynamic = "force-dynamic";
@@ -33,8 +33,15 @@ export default async function ComparePage({ searchParams }: Props) {
   const episodes = found.filter((d) => !sealed.has(sealKey(d.episode)));
   const tasks = new Set(episodes.map((d) => `${d.episode.environment}/${d.episode.dataset}/${d.episode.taskId}`));
   const head = episodes[0]?.episode;
-  const replays = await listTurnReplaysByEpisodes({ episodeIds: episodes.map((d) => d.episode.id) });
-  const wouldBe = Object.fromEntries([...replays].map(([id, rows]) => [id, Object.fromEntries(rows.map((r) => [r.index, r.reward]))]));
+  // The would-be rewards of the first window and the replayed rewards' curve aggregate (when the
+  // replay page computed them), not every turn's.
+  const wouldBe: Record<string, Record<number, number | null>> = {};
+  const wouldBeCurves: Record<string, { turn: number; reward: number | null }[]> = {};
+  for (const d of episodes) {
+    const rows = await listTurnReplaysByEpisode({ episodeId: d.episode.id, from: 0, limit: WINDOW_TURNS });
+    wouldBe[d.episode.id] = Object.fromEntries(rows.map((r) => [r.index, r.reward]));
+    if (rows.length) wouldBeCurves[d.episode.id] = await listTurnReplayCurveByEpisode({ episodeId: d.episode.id, bucket: d.curve.bucket });
+  }
   const candidates = await listViewerEpisodes({ filters: { ...(q ? { search: q } : {}), ...(task ? { taskId: [task] } : {}) }, sort: "startedAt", dir: "desc", pageSize: PICK_ROWS });
   const picker = <ComparePicker rows={await redactSealedRows(candidates.rows)} total={candidates.total} q={q} task={task} picked={episodes.map((d) => d.episode.id)} />;
   return (
@@ -46,7 +53,7 @@ export default async function ComparePage({ searchParams }: Props) {
       {head && <p className="text-sm text-zinc-200">{head.query}</p>}
       {episodes.length >= 2 ? (
         <>
-          <CompareView episodes={episodes} wouldBe={wouldBe} />
+          <CompareView episodes={episodes} wouldBe={wouldBe} wouldBeCurves={wouldBeCurves} />
           <details className="text-xs">
             <summary className="cursor-pointer text-zinc-300">pick other episodes</summary>
             <div className="mt-2">{picker}</div>
@@ -55,7 +62,7 @@ export default async function ComparePage({ searchParams }: Props) {
       ) : (
         <>
           <p className="text-sm text-zinc-300">Pick two or more episodes to see them side by side, aligned by turn.</p>
-          {episodes.length === 1 && <CompareView episodes={episodes} wouldBe={wouldBe} />}
+          {episodes.length === 1 && <CompareView episodes={episodes} wouldBe={wouldBe} wouldBeCurves={wouldBeCurves} />}
           {picker}
         </>
       )}

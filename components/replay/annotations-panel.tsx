@@ -6,16 +6,23 @@ import type { ReplayAnnotation } from "@/lib/db/episode-rows";
 import type { SuggestedTag } from "@/lib/failures/suggest-tags";
 import { sendJson, useAuthor } from "./use-author";
 import { formatDate } from "@/lib/format-date";
+import { WINDOW_TURNS } from "@/lib/db/replay-window";
 
-/** Tags and notes of the episode and of the current turn; suggested tags to accept or reject. */
+/**
+ * Tags and notes of the episode and of the current turn; suggested tags to accept or reject, on the
+ * page of WINDOW_TURNS turns that holds the current one (asked again when the page changes, not at
+ * every step) and on the episode.
+ */
 export function AnnotationsPanel({
   episodeId,
   current,
+  turnCount,
   annotations,
   onChange,
 }: {
   episodeId: string;
   current: number | null;
+  turnCount: number;
   annotations: ReplayAnnotation[];
   onChange: () => Promise<void>;
 }) {
@@ -27,15 +34,18 @@ export function AnnotationsPanel({
   const [taxonomy, setTaxonomy] = useState<{ tag: string; description: string }[]>([]);
   const [suggestions, setSuggestions] = useState<SuggestedTag[]>([]);
 
+  const page = Math.floor(Math.max(0, current ?? 0) / WINDOW_TURNS) * WINDOW_TURNS;
   const loadSuggestions = async () => {
-    const r = await sendJson<{ suggestions: SuggestedTag[] }>(`/api/episodes/${encodeURIComponent(episodeId)}/suggestions`, "GET").catch(() => ({ suggestions: [] }));
+    const r = await sendJson<{ suggestions: SuggestedTag[] }>(`/api/episodes/${encodeURIComponent(episodeId)}/suggestions?from=${page}&limit=${WINDOW_TURNS}`, "GET").catch(() => ({ suggestions: [] }));
     setSuggestions(r.suggestions);
   };
   useEffect(() => {
     void sendJson<{ tags: { tag: string; description: string }[] }>("/api/annotations", "GET").then((r) => setTaxonomy(r.tags)).catch(() => {});
+  }, []);
+  useEffect(() => {
     void loadSuggestions();
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [episodeId]);
+  }, [episodeId, page]);
 
   const act = async (fn: () => Promise<unknown>) => {
     setError(null);
@@ -99,7 +109,7 @@ export function AnnotationsPanel({
       {error && <p className="text-red-400">{error}</p>}
       {suggestions.length > 0 && (
         <div data-testid="suggestions">
-          <h4 className="mt-2 font-semibold text-zinc-400">Suggested</h4>
+          <h4 className="mt-2 font-semibold text-zinc-400">Suggested{turnCount > WINDOW_TURNS ? ` (turns ${page + 1}–${Math.min(turnCount, page + WINDOW_TURNS)} and the episode)` : ""}</h4>
           <ul className="space-y-1">
             {suggestions.map((s) => (
               <li key={`${s.tag}@${s.turnIndex}`} className="flex items-center gap-2">

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useState } from "react";
+import { useMemo, useState } from "react";
 import { LazyRewardCurve } from "@/components/charts/lazy-reward-curve";
 import type { ReplayHeader, TurnWindow, WindowTurn } from "@/lib/db/episode-rows";
 import { playerLabel } from "@/lib/viewer/player";
@@ -47,31 +47,52 @@ function CellOutput({ episodeId, position, turn }: { episodeId: string; position
  * through what. The page gives each episode's first window of turns; "next turns" fetches the next
  * page of every column from /api/episodes/:id/turns.
  */
-export function CompareView({ episodes, wouldBe = {} }: { episodes: ReplayHeader[]; wouldBe?: Record<string, Record<number, number | null>> }) {
+export function CompareView({
+  episodes,
+  wouldBe: firstWouldBe = {},
+  wouldBeCurves = {},
+}: {
+  episodes: ReplayHeader[];
+  /** Would-be rewards of the turns the page gives, by episode id and turn index. */
+  wouldBe?: Record<string, Record<number, number | null>>;
+  /** The replayed would-be rewards aggregated as each episode's curve is (the store's aggregate), by episode id. */
+  wouldBeCurves?: Record<string, { turn: number; reward: number | null }[]>;
+}) {
   const [turns, setTurns] = useState<Record<string, WindowTurn[]>>(() => Object.fromEntries(episodes.map((d) => [d.episode.id, d.window.turns])));
+  const [wouldBe, setWouldBe] = useState(firstWouldBe);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const rewardOf = (d: ReplayHeader, t: WindowTurn) => t.reward ?? wouldBe[d.episode.id]?.[t.index] ?? null;
   const total = Math.max(0, ...episodes.map((d) => d.turnCount));
   const rows = Math.max(0, ...episodes.map((d) => turns[d.episode.id]?.length ?? 0));
   const cols = { gridTemplateColumns: `3rem repeat(${episodes.length}, minmax(0, 1fr))` };
-  const series = episodes.map((d) => ({
-    name: playerLabel(d.episode),
-    turns: d.curve.points.map((p) => p.turn),
-    rewards: d.curve.points.map((p) => p.reward ?? (d.curve.bucket === 1 ? (wouldBe[d.episode.id]?.[p.turn] ?? null) : null)),
-  }));
+  const series = useMemo(
+    () =>
+      episodes.map((d) => {
+        const filled = new Map((wouldBeCurves[d.episode.id] ?? []).map((p) => [p.turn, p.reward]));
+        return {
+          name: playerLabel(d.episode),
+          turns: d.curve.points.map((p) => p.turn),
+          rewards: d.curve.points.map((p) => p.reward ?? filled.get(p.turn) ?? null),
+        };
+      }),
+    [episodes, wouldBeCurves],
+  );
   const more = async () => {
     setLoading(true);
     setError(null);
     try {
       const next = { ...turns };
+      const nextWouldBe = { ...wouldBe };
       for (const d of episodes) {
         const have = next[d.episode.id]?.length ?? 0;
         if (have >= d.turnCount) continue;
-        const w = await sendJson<TurnWindow>(turnsUrl(d.episode.id, { from: have, limit: WINDOW_TURNS, cut: COMPARE_CUT }), "GET");
+        const w = await sendJson<TurnWindow & { wouldBe?: Record<number, number | null> }>(turnsUrl(d.episode.id, { from: have, limit: WINDOW_TURNS, cut: COMPARE_CUT }), "GET");
         next[d.episode.id] = [...(next[d.episode.id] ?? []), ...w.turns];
+        nextWouldBe[d.episode.id] = { ...nextWouldBe[d.episode.id], ...w.wouldBe };
       }
       setTurns(next);
+      setWouldBe(nextWouldBe);
     } catch (err) {
       setError((err as Error).message);
     } finally {

@@ -1,29 +1,30 @@
 "use client";
 
 import Link from "next/link";
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { LazyRewardCurve } from "@/components/charts/lazy-reward-curve";
-import { defaultRangeExtractor, type Range, useVirtualizer } from "@tanstack/react-virtual";
-import type { ReplayAnnotation, ReplayHeader, WindowTurn } from "@/lib/db/episode-rows";
+import type { ReplayAnnotation, ReplayHeader } from "@/lib/db/episode-rows";
 import { playerLabel } from "@/lib/viewer/player";
-import type { EpisodeCheck, TurnScores } from "@/lib/viewer/view-types";
+import type { EpisodeCheck } from "@/lib/viewer/view-types";
 import { AnnotationsPanel } from "./annotations-panel";
 import { EpisodeFailure } from "./episode-failure";
 import { GoldPanel } from "./gold-panel";
 import type { SqlResultView } from "./sql-result";
 import { RecordingPlayer } from "./recording-player";
-import { TurnRow } from "./turn-row";
+import { TurnTimeline } from "./turn-timeline";
 import { TurnTranscript } from "./turn-transcript";
 import { sendJson, useAuthor } from "./use-author";
+import { useTurnScores } from "./use-turn-scores";
 import { useTurnWindow } from "./use-turn-window";
 import { FlagChips } from "@/components/episodes/flag-chips";
 import { isSubmit } from "@/lib/env/submit";
 
 const SPEEDS = [0.5, 1, 2, 4] as const;
+/** How long the selected turn must stay before the URL says it. */
+const URL_DELAY_MS = 250;
 
 const fmtReward = (r: number | null) => (r === null ? "–" : r.toFixed(2));
-const NO_TAGS: ReplayAnnotation[] = [];
 
 /**
  * One episode's replay: the timeline of turns (step with buttons or j/k and arrow keys, Home/End,
@@ -43,12 +44,12 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayHeader; in
   const [check, setCheck] = useState<EpisodeCheck | null>(null);
   const [checking, setChecking] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
-  const [scores, setScores] = useState<TurnScores | null>(null);
-  const [scoring, setScoring] = useState(false);
   const [sqlView, setSqlView] = useState<SqlResultView>("table");
   const [author] = useAuthor();
-  const scrollRef = useRef<HTMLDivElement>(null);
   const win = useTurnWindow(ep.id, turnCount, initial.window, current);
+  // Each held turn's would-be reward, whether its output is gold's, and SQL column names, page by page.
+  const scores = useTurnScores(ep.id, turnCount, current);
+  const { scoring, byIndex: scoreByIndex } = scores;
 
   const step = useCallback((d: number) => setCurrent((c) => Math.max(0, Math.min(turnCount - 1, c + d))), [turnCount]);
   const jump = useCallback((i: number) => setCurrent(Math.max(0, Math.min(turnCount - 1, i))), [turnCount]);
@@ -78,28 +79,24 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayHeader; in
     return () => window.removeEventListener("keydown", onKey);
   }, [step, jump, turnCount]);
 
-  // The selected turn lives in the URL (1-based), so a link or a reload opens the same turn.
+  // The selected turn lives in the URL (1-based), so a link or a reload opens the same turn. Written
+  // once the reader pauses (URL_DELAY_MS), or as the page is left, not at every step: a history
+  // entry's replacement costs a few milliseconds, most of a step when j is held down.
   useEffect(() => {
     if (current < 0) return;
-    const url = new URL(window.location.href);
-    if (url.searchParams.get("turn") === String(current + 1)) return;
-    url.searchParams.set("turn", String(current + 1));
-    window.history.replaceState(window.history.state, "", url);
-  }, [current]);
-
-  // Every turn's would-be reward, whether its output is gold's, and SQL column names.
-  useEffect(() => {
-    if (!turnCount) return;
-    let live = true;
-    setScoring(true);
-    sendJson<TurnScores>(`/api/episodes/${encodeURIComponent(ep.id)}/turn-scores`, "POST")
-      .then((r) => live && setScores(r))
-      .catch((err: Error) => live && setScores({ turns: [], source: "recorded", error: err.message }))
-      .finally(() => live && setScoring(false));
-    return () => {
-      live = false;
+    const write = () => {
+      const url = new URL(window.location.href);
+      if (url.searchParams.get("turn") === String(current + 1)) return;
+      url.searchParams.set("turn", String(current + 1));
+      window.history.replaceState(window.history.state, "", url);
     };
-  }, [ep.id, turnCount]);
+    const t = setTimeout(write, URL_DELAY_MS);
+    window.addEventListener("pagehide", write);
+    return () => {
+      clearTimeout(t);
+      window.removeEventListener("pagehide", write);
+    };
+  }, [current]);
 
   useEffect(() => {
     if (!playing) return;
@@ -110,31 +107,6 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayHeader; in
     const t = setTimeout(() => step(1), 1000 / speed);
     return () => clearTimeout(t);
   }, [playing, current, speed, step, turnCount]);
-
-  // Only the items in view (and a few around) are in the DOM, whatever the episode's length.
-  // The current turn is always among them, even while a re-measure moves the scroll range away
-  // from it (rows change height as their outputs arrive).
-  const withCurrent = useCallback(
-    (range: Range) => {
-      const shown = defaultRangeExtractor(range);
-      if (current < 0 || current >= range.count || shown.includes(current)) return shown;
-      return [...shown, current].sort((a, b) => a - b);
-    },
-    [current],
-  );
-  const list = useVirtualizer({ count: turnCount, getScrollElement: () => scrollRef.current, estimateSize: () => 64, gap: 4, overscan: 8, initialRect: { width: 800, height: 600 }, rangeExtractor: withCurrent });
-  const items = list.getVirtualItems();
-  // The rows in view (the current one apart: its page is fetched by the turn window itself).
-  const inView = items.filter((v) => v.index !== current);
-  const firstShown = inView[0]?.index ?? Math.max(0, current);
-  const lastShown = inView.at(-1)?.index ?? Math.max(0, current);
-  const { ensure } = win;
-  useEffect(() => {
-    if (turnCount) ensure(firstShown, lastShown);
-  }, [ensure, firstShown, lastShown, turnCount]);
-  useEffect(() => {
-    if (current >= 0) list.scrollToIndex(current, { align: "auto" });
-  }, [current, list]);
 
   const refresh = useCallback(async () => {
     const fresh = await sendJson<ReplayHeader>(`/api/episodes/${encodeURIComponent(ep.id)}`, "GET");
@@ -164,26 +136,19 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayHeader; in
   };
 
   const checkByIndex = useMemo(() => new Map(check?.turns.map((t) => [t.index, t]) ?? []), [check]);
-  const scoreByIndex = useMemo(() => new Map(scores?.turns.map((t) => [t.index, t]) ?? []), [scores]);
-  const rewardOf = (i: number, t: WindowTurn | undefined) => t?.reward ?? scoreByIndex.get(t?.index ?? i)?.reward ?? null;
   // The curve from the store's aggregate (one point per bucket of turns), with the would-be rewards
-  // of the turns that recorded none filled in from the scores.
+  // of the buckets that recorded none filled in from the replay's aggregate (same buckets).
+  const replayCurve = scores.curve;
   const curveSeries = useMemo(() => {
-    const { bucket, points } = curve;
-    return {
-      name: playerLabel(ep),
-      turns: points.map((p) => p.turn),
-      rewards: points.map((p) => {
-        if (p.reward !== null) return p.reward;
-        let best: number | null = null;
-        for (let i = p.turn; i < p.turn + bucket; i++) {
-          const r = scoreByIndex.get(i)?.reward;
-          if (r !== undefined && r !== null && (best === null || r > best)) best = r;
-        }
-        return best;
-      }),
-    };
-  }, [curve, ep, scoreByIndex]);
+    const wouldBe = new Map(replayCurve?.bucket === curve.bucket ? replayCurve.points.map((p) => [p.turn, p.reward]) : []);
+    return [
+      {
+        name: playerLabel(ep),
+        turns: curve.points.map((p) => p.turn),
+        rewards: curve.points.map((p) => p.reward ?? wouldBe.get(p.turn) ?? null),
+      },
+    ];
+  }, [curve, ep, replayCurve]);
   const turn = current >= 0 ? win.turnAt(current) : undefined;
   const isSubmitTurn = (t: { action: string }) => isSubmit(t.action);
   // A submit turn's output is the scored answer; the output compared with gold's is the last one before it.
@@ -209,7 +174,6 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayHeader; in
     for (const a of data.annotations) if (a.turnIndex !== null && a.kind === "tag" && a.status === "accepted") m.set(a.turnIndex, [...(m.get(a.turnIndex) ?? []), a]);
     return m;
   }, [data.annotations]);
-  const { loadWhole } = win;
 
   return (
     <div className="grid gap-4 p-4 lg:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]" data-testid="replay" data-ready="1">
@@ -276,44 +240,29 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayHeader; in
         <p className="text-xs text-zinc-400" data-testid="scores-status">
           {scoring
             ? "scoring every turn: replaying the actions in a fresh sandbox…"
-            : scores?.error
+            : scores.error
               ? <span className="text-amber-400">{scores.error}</span>
-              : scores?.source === "replayed" || scores?.source === "cached"
+              : scores.source === "replayed" || scores.source === "cached"
                 ? `rewards marked "would be" are what a submit would have scored after that turn (replayed in a sandbox${scores.source === "cached" ? ", cached" : ""}).`
                 : null}
         </p>
-        <LazyRewardCurve series={[curveSeries]} current={current} onPick={jump} />
+        <LazyRewardCurve series={curveSeries} current={current} onPick={jump} />
 
-        <div ref={scrollRef} className="max-h-[60vh] overflow-auto pr-1" data-testid="timeline-scroll">
-          <ol className="relative" style={{ height: turnCount ? list.getTotalSize() : undefined }} data-testid="timeline" data-count={turnCount}>
-            {items.map((v) => {
-              const t = win.turnAt(v.index);
-              return (
-                <TurnRow
-                  key={v.key}
-                  rowRef={list.measureElement}
-                  start={v.start}
-                  i={v.index}
-                  turn={t}
-                  current={v.index === current}
-                  env={ep.environment}
-                  playerKind={ep.playerKind}
-                  episodeId={ep.id}
-                  reward={rewardOf(v.index, t)}
-                  score={scoreByIndex.get(t?.index ?? v.index)}
-                  check={checkByIndex.get(t?.index ?? v.index)}
-                  tags={tagsByTurn.get(v.index) ?? NO_TAGS}
-                  sqlView={sqlView}
-                  onSqlView={setSqlView}
-                  whole={win.whole(v.index)}
-                  onWhole={loadWhole}
-                  onPick={setCurrent}
-                />
-              );
-            })}
-            {!turnCount && <li className="text-xs text-zinc-400">no turns</li>}
-          </ol>
-        </div>
+        <TurnTimeline
+          turnCount={turnCount}
+          current={current}
+          win={win}
+          env={ep.environment}
+          playerKind={ep.playerKind}
+          episodeId={ep.id}
+          scoreByIndex={scoreByIndex}
+          ensureScores={scores.ensure}
+          checkByIndex={checkByIndex}
+          tagsByTurn={tagsByTurn}
+          sqlView={sqlView}
+          onSqlView={setSqlView}
+          onPick={setCurrent}
+        />
         {turnCount > 0 && <p className="text-xs text-zinc-400">j / k or the arrow keys step; Home / End go to the first / last turn; space plays.</p>}
       </div>
 
@@ -326,7 +275,7 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayHeader; in
           recordedGoldObservation={ep.goldObservation}
           compared={compared ? { turn: comparedAt + 1, output: compared.observation, matchesGold: scoreByIndex.get(compared.index)?.matchesGold ?? null } : null}
         />
-        <AnnotationsPanel episodeId={ep.id} current={current >= 0 ? current : null} annotations={data.annotations} onChange={refresh} />
+        <AnnotationsPanel episodeId={ep.id} current={current >= 0 ? current : null} turnCount={turnCount} annotations={data.annotations} onChange={refresh} />
       </aside>
     </div>
   );

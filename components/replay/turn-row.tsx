@@ -2,6 +2,7 @@
 
 import { memo, useState } from "react";
 import type { ReplayAnnotation, WindowTurn } from "@/lib/db/episode-rows";
+import { TURN_CUT } from "@/lib/db/replay-window";
 import { isSubmit } from "@/lib/env/submit";
 import type { EpisodeCheck, TurnScore } from "@/lib/viewer/view-types";
 import { AnsiOutput } from "./ansi-output";
@@ -83,6 +84,9 @@ export const TurnRow = memo(function TurnRow({
 }) {
   const differs = check && (!check.observationAgrees || check.rewardAgrees === false);
   const t = turn;
+  // Held as the window's short preview while the rest (up to TURN_CUT) is on its way: what is drawn
+  // now is not the turn's output yet (a SQL result cut mid-row shows as text, then as a table).
+  const partial = !!t && t.observation.length < Math.min(t.observationChars, TURN_CUT);
   return (
     <li
       ref={rowRef}
@@ -93,6 +97,7 @@ export const TurnRow = memo(function TurnRow({
       aria-current={current ? "step" : undefined}
       data-differs={differs ? "1" : undefined}
       data-loaded={t ? "1" : undefined}
+      data-partial={partial ? "1" : undefined}
       onClick={() => onPick(i)}
       className={`absolute left-0 top-0 w-full cursor-pointer rounded border p-2 ${current ? "border-emerald-600 bg-zinc-900" : "border-zinc-800 hover:border-zinc-600"} ${differs ? "ring-1 ring-amber-500" : ""}`}
     >

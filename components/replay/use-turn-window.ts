@@ -1,6 +1,6 @@
 "use client";
 
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { TurnWindow, WindowTurn } from "@/lib/db/episode-rows";
 import { KEEP_TURNS, TURN_CUT, WINDOW_TURNS, windowStart } from "@/lib/db/replay-window";
 import { sendJson } from "./use-author";
@@ -117,13 +117,19 @@ export function useTurnWindow(episodeId: string, turnCount: number, initial: Tur
     [episodeId, bump],
   );
 
-  return {
-    turnAt: (i) => turns.current.get(i),
-    ensure,
-    detail,
-    loadWhole,
-    whole: (i) => wholeSet.current.has(i) || (turns.current.get(i)?.observationChars ?? 1) <= (turns.current.get(i)?.observation.length ?? 0),
-    held: turns.current.size,
-    error,
-  };
+  // One object while nothing held changes, so the components it is handed to can skip a redraw.
+  return useMemo<TurnWindowState>(
+    () => ({
+      turnAt: (i) => turns.current.get(i),
+      ensure,
+      detail,
+      loadWhole,
+      whole: (i) => wholeSet.current.has(i) || (turns.current.get(i)?.observationChars ?? 1) <= (turns.current.get(i)?.observation.length ?? 0),
+      held: turns.current.size,
+      error,
+    }),
+    // `version` changes whenever the turns held do.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the refs are read through `version`
+    [version, error, ensure, detail, loadWhole],
+  );
 }

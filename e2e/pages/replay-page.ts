@@ -99,7 +99,8 @@ export class ReplayPage {
    * React's commit would see the table's cells).
    */
   async observation(): Promise<string> {
-    const current = '[data-testid="turn"][data-current="1"]';
+    // Not the window's preview of it (cut short, a SQL result shown as text until the rest comes).
+    const current = '[data-testid="turn"][data-current="1"]:not([data-partial])';
     await this.page.waitForSelector(`${current} [data-testid="observation"]`);
     const raw = this.page.locator(`${current} [data-testid="sql-view-raw"]`);
     if (await raw.count()) {
@@ -107,7 +108,7 @@ export class ReplayPage {
       await this.page.waitForSelector(`${current} [data-testid="sql-view-raw"][aria-pressed="true"]`);
       await this.page.waitForFunction((sel) => !document.querySelector(`${sel} [data-testid="sql-table"]`), current);
     }
-    return (await this.page.textContent('[data-testid="turn"][data-current="1"] [data-testid="observation"]')) ?? "";
+    return (await this.page.textContent(`${current} [data-testid="observation"]`)) ?? "";
   }
 
   /** Waits for gold's output beside the replay and returns it. */

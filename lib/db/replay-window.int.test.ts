@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { CURVE_POINTS, TURN_CUT, WINDOW_CUT, WINDOW_TURNS } from "@/lib/db/replay-window";
+import { CURVE_POINTS, curveBucket, TURN_CUT, WINDOW_CUT, WINDOW_TURNS } from "@/lib/db/replay-window";
+import { countTurnScoreGapsByEpisode, listTurnReplayCurveByEpisode, listTurnReplaysByEpisode, putTurnReplays } from "./turn-replays";
 import { insertEpisodesBulk, type BulkEpisode } from "./bulk-import";
 import { storeEngines, useTempStore } from "@/lib/testing/store";
 import { getReplayHeaderById, listTurnWindowByEpisode } from "./viewer-queries";
@@ -82,5 +83,23 @@ describe.each(storeEngines())("the replay's window on %s", (engine) => {
     const whole = await listTurnWindowByEpisode({ episodeId: "long", from: 7, limit: 1, cut: null });
     expect(whole.turns[0].observation).toBe(`t7:${"é".repeat(TURN_CUT + 10)}`);
     expect((await listTurnWindowByEpisode({ episodeId: "long", from: TURNS - 2, limit: 50, cut: 10 })).turns.map((t) => t.observation)).toEqual([`t${TURNS - 2}:oooo`, `t${TURNS - 1}:oooo`]);
+  });
+
+  it("reads a cached replay by page and as the curve's aggregate, and counts what the turn scores need, never reading every turn's row", async () => {
+    expect(await countTurnScoreGapsByEpisode({ episodeId: "long" })).toEqual({ unrewarded: 10, replayed: 0 });
+    // A replay whose would-be reward after turn k is k / 2,000, with turn 105's unscored.
+    await putTurnReplays({ episodeId: "long", turns: Array.from({ length: TURNS }, (_, k) => ({ index: k, reward: k === 105 ? null : k / 2_000, agrees: k % 2 === 0, columns: null })) });
+    expect(await countTurnScoreGapsByEpisode({ episodeId: "long" })).toEqual({ unrewarded: 10, replayed: TURNS });
+    const page = await listTurnReplaysByEpisode({ episodeId: "long", from: 600, limit: WINDOW_TURNS });
+    expect(page.map((r) => r.index)).toEqual(Array.from({ length: WINDOW_TURNS }, (_, k) => 600 + k));
+    expect(page[1]).toEqual({ index: 601, reward: 601 / 2_000, agrees: false, columns: null });
+    expect((await listTurnReplaysByEpisode({ episodeId: "long", from: TURNS - 2, limit: WINDOW_TURNS })).map((r) => r.index)).toEqual([TURNS - 2, TURNS - 1]);
+    expect(await listTurnReplaysByEpisode({ episodeId: "long" })).toHaveLength(TURNS);
+    const bucket = curveBucket(TURNS);
+    const curve = await listTurnReplayCurveByEpisode({ episodeId: "long", bucket });
+    expect(curve.length).toBe(Math.ceil(TURNS / bucket));
+    expect(curve.length).toBeLessThanOrEqual(CURVE_POINTS);
+    expect(curve[1]).toEqual({ turn: bucket, reward: (2 * bucket - 1) / 2_000 });
+    expect(await listTurnReplayCurveByEpisode({ episodeId: "short", bucket: 1 })).toEqual([]);
   });
 });

@@ -31,16 +31,45 @@ function toRow(row: unknown): TurnReplayRow {
   return { index: r.index, reward: r.reward, agrees: r.agrees, columns };
 }
 
-/** The cached replay of an episode's turns, in turn order (empty when it was never replayed). */
-export async function listTurnReplaysByEpisode({ episodeId }: { episodeId: string }): Promise<TurnReplayRow[]> {
-  return withSql(async (sql) => (await sql.all(`SELECT "index", "reward", "agrees", "columns" FROM "TurnReplay" WHERE "episodeId" = ? ORDER BY "index"`, [episodeId])).map(toRow));
+/**
+ * The cached replay of an episode's turns, in turn order (empty when it was never replayed); with
+ * `limit`, only the turns `from`..`from + limit - 1` (a page of the replay: an indexed range read).
+ */
+export async function listTurnReplaysByEpisode({ episodeId, from = 0, limit }: { episodeId: string; from?: number; limit?: number }): Promise<TurnReplayRow[]> {
+  const range = limit === undefined ? "" : ` AND "index" >= ? AND "index" < ?`;
+  const params = limit === undefined ? [episodeId] : [episodeId, from, from + limit];
+  return withSql(async (sql) => (await sql.all(`SELECT "index", "reward", "agrees", "columns" FROM "TurnReplay" WHERE "episodeId" = ?${range} ORDER BY "index"`, params)).map(toRow));
 }
 
-/** The cached replays of several episodes, by episode id. */
-export async function listTurnReplaysByEpisodes({ episodeIds }: { episodeIds: string[] }): Promise<Map<string, TurnReplayRow[]>> {
-  const out = new Map<string, TurnReplayRow[]>();
-  for (const id of episodeIds) out.set(id, await listTurnReplaysByEpisode({ episodeId: id }));
-  return out;
+/**
+ * What the turn scores of an episode need to know before they read a page: its turns with no
+ * recorded reward, and its turns with a cached replay (counts, read from indexes, never the turns' text).
+ */
+export async function countTurnScoreGapsByEpisode({ episodeId }: { episodeId: string }): Promise<{ unrewarded: number; replayed: number }> {
+  return withSql(async (sql) => {
+    const row = await sql.get<{ unrewarded: number; replayed: number }>(
+      `SELECT (SELECT COUNT(*) FROM "Turn" WHERE "episodeId" = ? AND "reward" IS NULL) AS unrewarded, (SELECT COUNT(*) FROM "TurnReplay" WHERE "episodeId" = ?) AS replayed`,
+      [episodeId, episodeId],
+    );
+    return { unrewarded: Number(row?.unrewarded ?? 0), replayed: Number(row?.replayed ?? 0) };
+  });
+}
+
+/**
+ * The cached replay's would-be rewards as the reward curve aggregates the recorded ones
+ * (lib/db/viewer-queries.ts readCurve): the highest in each bucket of `bucket` turns, at the
+ * bucket's first turn index. At most CURVE_POINTS points, whatever the episode's length.
+ */
+export async function listTurnReplayCurveByEpisode({ episodeId, bucket }: { episodeId: string; bucket: number }): Promise<{ turn: number; reward: number | null }[]> {
+  const b = Math.max(1, Math.floor(bucket));
+  return withSql(async (sql) =>
+    (
+      await sql.all<{ turn: number; reward: number | null }>(
+        `SELECT MIN("index") AS turn, MAX("reward") AS reward FROM "TurnReplay" WHERE "episodeId" = ? GROUP BY "index" / ${b} ORDER BY 1`,
+        [episodeId],
+      )
+    ).map((r) => ({ turn: Number(r.turn), reward: r.reward === null ? null : Number(r.reward) })),
+  );
 }
 
 /** Stores (replacing any earlier) one episode's replayed turns, all in one transaction. */

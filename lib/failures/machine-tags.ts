@@ -23,6 +23,19 @@ export interface DetectorTag {
   provenance: { detector: string; version: number };
 }
 
+/** What `detectorTagsOf` wrote in a hit's text besides the evidence: every turn it points at (1-based), when more than one. */
+const HIT_TURNS = / \(turns ((?:\d+, )*\d+)\)$/;
+
+/**
+ * A stored detector tag read back as the hit it was: the turns it points at (0-based: the tag's own
+ * turn, or all of those its text lists) and the evidence.
+ */
+export function readDetectorTag({ turnIndex, text }: { turnIndex: number | null; text: string | null }): { turns: number[]; evidence: string } {
+  const m = HIT_TURNS.exec(text ?? "");
+  if (!m) return { turns: turnIndex === null ? [] : [turnIndex], evidence: text ?? "" };
+  return { turns: m[1].split(", ").map((n) => Number(n) - 1), evidence: (text ?? "").slice(0, m.index) };
+}
+
 /** The detectors' tags of an episode (none while it runs; the last error only when it failed). */
 export function detectorTagsOf(ep: DetectorEpisode): DetectorTag[] {
   const out: DetectorTag[] = [];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DETECTORS } from "@/lib/failures/detectors";
-import { BASE_TAXONOMY, suggestTags, type TurnForTags } from "@/lib/failures/suggest-tags";
+import { BASE_TAXONOMY, suggestTags, suggestTagsOnPage, type TurnForTags } from "@/lib/failures/suggest-tags";
+import { detectorTagsOf } from "@/lib/failures/machine-tags";
 
 const t = (index: number, action: string, observation: string, extra: Partial<TurnForTags> = {}): TurnForTags => ({ index, action, observation, ok: true, reward: null, ...extra });
 
@@ -80,5 +81,44 @@ describe("suggestTags", () => {
   });
   it("the taxonomy names every detector with its definition", () => {
     for (const d of DETECTORS) expect(BASE_TAXONOMY).toContainEqual({ tag: d.name, description: d.definition });
+  });
+});
+
+describe("suggestTagsOnPage", () => {
+  // Ten turns: errors, repeats of one error and an action, a timeout, a wrong submit at the end.
+  const ep = {
+    environment: "bash",
+    status: "submitted",
+    reward: 0.33,
+    success: false,
+    turnLimit: 20,
+    query: "q",
+    turns: Array.from({ length: 10 }, (_, k) =>
+      k === 9
+        ? t(9, "submit", "", { reward: 0.33 })
+        : k === 6
+          ? t(6, "sleep 100", "", { timedOut: true, ok: false })
+          : k % 2
+            ? t(k, "cat nofile", "cat: nofile: No such file or directory", { ok: false })
+            : t(k, `ls d${k}`, `d${k}`),
+    ),
+  };
+  const whole = suggestTags(ep);
+  // What the store holds of the detectors (written at import and at episode end), as the header hands it out.
+  const stored = detectorTagsOf(ep).map((d) => ({ ...d, source: "detector", kind: "tag" }));
+
+  it("gives, page by page, what suggestTags gives over the whole episode, reading the detectors' hits from their stored tags", () => {
+    const pages = [0, 4, 8].flatMap((from) =>
+      suggestTagsOnPage({ episode: ep, turns: ep.turns.slice(from, from + 4), before: ep.turns[from - 1] ?? null, lastIndex: 9, stored }),
+    );
+    const key = (x: { tag: string; turnIndex: number | null }) => `${x.tag}@${x.turnIndex}`;
+    expect([...new Set(pages.map(key))].sort()).toEqual(whole.map(key).sort());
+    expect(whole.some((x) => x.tag === "repeated-error" && x.turnIndex === 5)).toBe(true);
+  });
+  it("holds only the page's turns and the episode's own suggestions", () => {
+    const page = suggestTagsOnPage({ episode: ep, turns: ep.turns.slice(4, 8), before: ep.turns[3], lastIndex: 9, stored });
+    expect(page.every((x) => x.turnIndex === null || (x.turnIndex >= 4 && x.turnIndex < 8))).toBe(true);
+    expect(page.map((x) => `${x.tag}@${x.turnIndex}`)).toContain("timeout@6");
+    expect(page.map((x) => `${x.tag}@${x.turnIndex}`)).not.toContain("wrong-answer@9");
   });
 });

@@ -2,6 +2,7 @@ import { isSubmit } from "@/lib/env/submit";
 import { stripAnsi } from "@/lib/viewer/ansi";
 import { DETECTORS, runDetectors, type DetectorEpisode, type DetectorTurn } from "./detectors";
 import { OUTPUT_RULES, turnTimedOut, TIMEOUT_RE } from "./errors";
+import { readDetectorTag } from "./machine-tags";
 
 /**
  * The replay's suggested tags, for a person to accept or reject: each turn's error in its
@@ -48,6 +49,18 @@ export interface SuggestedTag {
  * and wrong-answer on a submit under the full reward. Each tag at most once per turn, with its evidence.
  */
 export function suggestTags(ep: EpisodeForTags): SuggestedTag[] {
+  const { out, add } = collector();
+  addTurnTags(ep, ep.turns, null, add);
+  const detected = runDetectors({ ...ep, turnLimit: ep.turnLimit ?? 0, query: ep.query ?? "" });
+  for (const h of detected) for (const turn of h.turns.length ? h.turns : [null]) add(h.detector, turn, h.evidence);
+  if (ep.status === "submitted" && !ep.success && !out.some((s) => s.tag === "wrong-answer")) {
+    add("wrong-answer", ep.turns.length ? ep.turns[ep.turns.length - 1].index : null, `ended with reward ${ep.reward ?? 0}, below 1.0`);
+  }
+  return out.sort((a, b) => (a.turnIndex ?? -1) - (b.turnIndex ?? -1));
+}
+
+/** The suggestions so far, each tag at most once per turn. */
+function collector() {
   const out: SuggestedTag[] = [];
   const seen = new Set<string>();
   const add = (tag: string, turnIndex: number | null, reason: string) => {
@@ -56,9 +69,13 @@ export function suggestTags(ep: EpisodeForTags): SuggestedTag[] {
     seen.add(key);
     out.push({ tag, turnIndex, reason });
   };
-  let prevObs: string | null = null;
+  return { out, add };
+}
+
+/** Each turn's error tag and wrong answer; `prevObs` is the output of the turn before the first one (null for none). */
+function addTurnTags(ep: Pick<EpisodeForTags, "environment" | "success">, turns: TurnForTags[], prevObs: string | null, add: (tag: string, turnIndex: number | null, reason: string) => void): void {
   const rules = OUTPUT_RULES[ep.environment] ?? [];
-  for (const t of ep.turns) {
+  for (const t of turns) {
     const obs = stripAnsi(t.observation);
     const firstLine = (re: RegExp) => obs.split("\n").find((l) => re.test(l))?.trim().slice(0, 160) ?? "";
     const submit = isSubmit(t.action);
@@ -72,10 +89,43 @@ export function suggestTags(ep: EpisodeForTags): SuggestedTag[] {
     prevObs = obs;
     if (submit && !ep.success && t.reward != null && t.reward < 1) add("wrong-answer", t.index, `submitted with reward ${t.reward}`);
   }
-  const detected = runDetectors({ ...ep, turnLimit: ep.turnLimit ?? 0, query: ep.query ?? "" });
-  for (const h of detected) for (const turn of h.turns.length ? h.turns : [null]) add(h.detector, turn, h.evidence);
-  if (ep.status === "submitted" && !ep.success && !out.some((s) => s.tag === "wrong-answer")) {
-    add("wrong-answer", ep.turns.length ? ep.turns[ep.turns.length - 1].index : null, `ended with reward ${ep.reward ?? 0}, below 1.0`);
+}
+
+/**
+ * The suggested tags of one page of an episode's turns, as the replay shows them beside its window:
+ * `turns` (in order) with `before`, the turn just before the page (a submit repeating its output is
+ * no new error). Each turn's error and wrong answer as `suggestTags` gives them; the detectors' hits
+ * as the store holds them (their machine tags, written at import and at episode end: `stored`) on
+ * the page's turns, and those on the episode; the ended-below-1 wrong answer on the last turn when
+ * the page holds it and no submit of the page was one. Costs the page, not the episode.
+ */
+export function suggestTagsOnPage({
+  episode,
+  turns,
+  before,
+  lastIndex,
+  stored,
+}: {
+  episode: Pick<EpisodeForTags, "environment" | "success" | "status" | "reward">;
+  turns: TurnForTags[];
+  before: TurnForTags | null;
+  /** The episode's last turn index (-1 for none). */
+  lastIndex: number;
+  /** The episode's stored machine tags (any source: only the detectors' are read). */
+  stored: readonly { tag: string | null; turnIndex: number | null; text: string | null; source: string; kind: string }[];
+}): SuggestedTag[] {
+  const { out, add } = collector();
+  addTurnTags(episode, turns, before ? stripAnsi(before.observation) : null, add);
+  const onPage = new Set(turns.map((t) => t.index));
+  const detectors = new Set(DETECTORS.map((d) => d.name));
+  for (const a of stored) {
+    if (a.source !== "detector" || a.kind !== "tag" || !a.tag || !detectors.has(a.tag)) continue;
+    const hit = readDetectorTag(a);
+    if (!hit.turns.length) add(a.tag, null, hit.evidence);
+    for (const turn of hit.turns) if (onPage.has(turn)) add(a.tag, turn, hit.evidence);
+  }
+  if (episode.status === "submitted" && !episode.success && onPage.has(lastIndex) && !out.some((s) => s.tag === "wrong-answer")) {
+    add("wrong-answer", lastIndex, `ended with reward ${episode.reward ?? 0}, below 1.0`);
   }
   return out.sort((a, b) => (a.turnIndex ?? -1) - (b.turnIndex ?? -1));
 }

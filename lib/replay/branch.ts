@@ -1,7 +1,7 @@
 import "server-only";
 import { dbRecorder } from "@/lib/episodes/db-recorder";
 import { MODEL_FIELDS_EMPTY } from "@/lib/episodes/turn";
-import { getReplayDataById } from "@/lib/db/viewer-queries";
+import { getReplayHeaderById, listTurnWindowByEpisode } from "@/lib/db/viewer-queries";
 import { BadInputError, NotFoundError } from "@/lib/errors";
 import { isSubmit } from "@/lib/env/submit";
 import { playUrl } from "@/lib/tasks/task-ref";
@@ -14,10 +14,11 @@ import { taskForEpisode } from "./episode-task";
  * goes on (lib/playground/live-episodes.ts resume). Returns the new id and the playground URL.
  */
 export async function createBranchEpisode({ episodeId, turn, annotator }: { episodeId: string; turn: number; annotator: string }): Promise<{ id: string; href: string }> {
-  const parent = await getReplayDataById({ id: episodeId });
+  // The header and the first k turns only (the copies), not the turns after them.
+  const parent = await getReplayHeaderById({ id: episodeId, size: 0 });
   if (!parent) throw new NotFoundError(`episode ${episodeId}`);
-  const kept = parent.turns.filter((t) => t.index < turn);
-  if (!Number.isInteger(turn) || turn < 0 || turn > parent.turns.length) throw new BadInputError(`must be 0..${parent.turns.length}`, "turn");
+  if (!Number.isInteger(turn) || turn < 0 || turn > parent.turnCount) throw new BadInputError(`must be 0..${parent.turnCount}`, "turn");
+  const kept = turn > 0 ? (await listTurnWindowByEpisode({ episodeId, from: 0, limit: turn, cut: null })).turns : [];
   if (kept.some((t) => isSubmit(t.action))) throw new BadInputError("the first turns already hold a submit: branch from an earlier turn", "turn");
   const task = taskForEpisode(parent.episode);
   const recorder = dbRecorder();

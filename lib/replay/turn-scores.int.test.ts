@@ -3,7 +3,7 @@ import { loadDataset } from "@/lib/datasets/registry";
 import { appendTurn, createEpisode, finishEpisode } from "@/lib/db/episodes";
 import { useTempStore } from "@/lib/testing/store";
 import { listTurnReplaysByEpisode } from "@/lib/db/turn-replays";
-import { getReplayDataById } from "@/lib/db/viewer-queries";
+import { getReplayHeaderById } from "@/lib/db/viewer-queries";
 import { getTurnScores } from "./turn-scores";
 
 useTempStore("turn-scores");
@@ -33,7 +33,7 @@ describe("getTurnScores (SQL, embedded engine, real store)", () => {
     }
     await finishEpisode({ episodeId: ep.id, outcome: { status: "submitted", reward: 0, success: false } });
 
-    const first = await getTurnScores((await getReplayDataById({ id: ep.id }))!);
+    const first = await getTurnScores({ header: (await getReplayHeaderById({ id: ep.id, size: 0 }))! });
     expect(first.error).toBeUndefined();
     expect(first.source).toBe("replayed");
     expect(first.turns.map((t) => [t.reward, t.rewardFrom])).toEqual([
@@ -48,16 +48,23 @@ describe("getTurnScores (SQL, embedded engine, real store)", () => {
     expect(first.turns.slice(0, 3).map((t) => t.replayAgrees)).toEqual([true, true, true]);
     expect((await listTurnReplaysByEpisode({ episodeId: ep.id })).map((r) => r.reward)).toEqual([0, 1, 0, 0]);
 
-    const again = await getTurnScores((await getReplayDataById({ id: ep.id }))!);
+    const again = await getTurnScores({ header: (await getReplayHeaderById({ id: ep.id, size: 0 }))! });
     expect(again.source).toBe("cached");
     expect(again.turns).toEqual(first.turns);
+
+    // A page of the cached replay: only its turns, and the replayed rewards aggregated for the curve.
+    const page = await getTurnScores({ header: (await getReplayHeaderById({ id: ep.id, size: 0 }))!, from: 1, limit: 2, curve: true });
+    expect(page.source).toBe("cached");
+    expect(page.from).toBe(1);
+    expect(page.turns).toEqual(first.turns.slice(1, 3));
+    expect(page.curve).toEqual({ bucket: 1, points: [0, 1, 0, 0].map((reward, turn) => ({ turn, reward })) });
   }, 120_000);
 
   it("replays a SQL episode that recorded every reward once for the engine's column names, keeping the recorded rewards", async () => {
     const task = loadDataset("demo-sql").find((t) => t.id === "bike-01")!;
     const ep = await createEpisode({ environment: "sql", dataset: "demo-sql", taskId: task.id, query: task.query, playerKind: "human", turnLimit: 10, feedback: "reward" });
     await appendTurn({ episodeId: ep.id, turn: { index: 0, actor: "human", action: "SELECT district AS d FROM stations LIMIT 1", observation: "('x',)", ok: true, reward: 0.25 } });
-    const s = await getTurnScores((await getReplayDataById({ id: ep.id }))!);
+    const s = await getTurnScores({ header: (await getReplayHeaderById({ id: ep.id, size: 0 }))! });
     expect(s.source).toBe("recorded");
     expect(s.turns).toEqual([{ index: 0, reward: 0.25, rewardFrom: "recorded", matchesGold: false, replayAgrees: false, columns: ["d"] }]);
   }, 60_000);
@@ -70,7 +77,7 @@ describe("getTurnScores (SQL, embedded engine, real store)", () => {
     await appendTurn({ episodeId: ep.id, turn: { index: 0, actor: "model", action: `execute[${gold}]`, observation: "", ok: true, reward: 0 } });
     await appendTurn({ episodeId: ep.id, turn: { index: 1, actor: "model", action: "submit", observation: "", ok: true, reward: 1 } });
     await finishEpisode({ episodeId: ep.id, outcome: { status: "submitted", reward: 1, success: true } });
-    const s = await getTurnScores((await getReplayDataById({ id: ep.id }))!);
+    const s = await getTurnScores({ header: (await getReplayHeaderById({ id: ep.id, size: 0 }))! });
     expect(s.error).toBeUndefined();
     expect(s.turns.map((t) => [t.reward, t.rewardFrom])).toEqual([
       [1, "replay"],

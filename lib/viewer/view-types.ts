@@ -84,7 +84,14 @@ export interface TurnScore {
 }
 
 export interface TurnScores {
+  /** The first turn index of the page the scores are of (POST /api/episodes/:id/turn-scores?from=&limit=). */
+  from?: number;
   turns: TurnScore[];
+  /**
+   * With `curve=1`, when turns lack a recorded reward: the replay's would-be rewards aggregated as
+   * the reward curve is (one point per `bucket` turns, the highest), to fill the curve's gaps.
+   */
+  curve?: { bucket: number; points: { turn: number; reward: number | null }[] };
   /** "recorded": every turn had its reward; "cached": an earlier replay's; "replayed": just run in a fresh sandbox. */
   source: "recorded" | "cached" | "replayed";
   /** Why the would-be rewards or gold's output are missing, when they are. */
