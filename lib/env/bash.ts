@@ -24,8 +24,8 @@ import type { Environment, EnvironmentOptions, StepOptions, StepResult, SubmitRe
  */
 export const FS_MOUNT = "/";
 
-/** Opens a sandbox over file system `fs` (its tree becomes the sandbox's root, a private copy), on the profile's image (row `bash.image`). */
-async function openFsSandbox(hostDir: string, options: EnvironmentOptions): Promise<Sandbox> {
+/** Opens a sandbox over the host tree `hostDir` (it becomes the sandbox's root, a private copy), on the profile's image (row `bash.image`). */
+export async function openFsSandbox(hostDir: string, options: EnvironmentOptions): Promise<Sandbox> {
   const image = profileValue(options.profile ?? DEFAULT_PROFILE, "bash.image");
   return openSandbox({ image, files: { hostDir, mountAt: FS_MOUNT }, workdir: "/" }, options);
 }
@@ -229,7 +229,7 @@ export class BashEnvironment extends ShellEpisode<BashTask> implements Environme
 }
 
 /** The host tree a task's sandboxes copy (InterCode's own once fetched, else the project's with its times for `nowMs`). */
-function hostDirOf(task: BashTask, fs: TaskFileSystem, nowMs: number): Promise<string> {
+export function hostDirOf(task: BashTask, fs: TaskFileSystem, nowMs: number): Promise<string> {
   return fs.source === "intercode" ? Promise.resolve(intercodeFsDir(fs.number!)) : fileSystemAt(task.fs, nowMs);
 }
 
