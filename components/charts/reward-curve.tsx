@@ -42,14 +42,14 @@ export function RewardCurve({
 }) {
   const data = useMemo(() => {
     const rows = new Map<number, Record<string, number | null>>();
-    series.forEach((s, j) =>
+    series.forEach((s, j) => {
       s.rewards.forEach((r, i) => {
         const turn = (s.turns?.[i] ?? i) + 1;
         let row = rows.get(turn);
         if (!row) rows.set(turn, (row = { turn }));
         row[`s${j}`] = r ?? null;
-      }),
-    );
+      });
+    });
     return [...rows.values()].sort((a, b) => a.turn! - b.turn!);
   }, [series]);
   // The marker sits on a point of the axis: the last one at or before the current turn (binary search).

@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import { Button } from "@/components/ui/button";
 import type { ReplayAnnotation } from "@/lib/db/episode-rows";
 import type { SuggestedTag } from "@/lib/failures/suggest-tags";
@@ -35,17 +35,16 @@ export function AnnotationsPanel({
   const [suggestions, setSuggestions] = useState<SuggestedTag[]>([]);
 
   const page = Math.floor(Math.max(0, current ?? 0) / WINDOW_TURNS) * WINDOW_TURNS;
-  const loadSuggestions = async () => {
+  const loadSuggestions = useCallback(async () => {
     const r = await sendJson<{ suggestions: SuggestedTag[] }>(`/api/episodes/${encodeURIComponent(episodeId)}/suggestions?from=${page}&limit=${WINDOW_TURNS}`, "GET").catch(() => ({ suggestions: [] }));
     setSuggestions(r.suggestions);
-  };
+  }, [episodeId, page]);
   useEffect(() => {
     void sendJson<{ tags: { tag: string; description: string }[] }>("/api/annotations", "GET").then((r) => setTaxonomy(r.tags)).catch(() => {});
   }, []);
   useEffect(() => {
     void loadSuggestions();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [episodeId, page]);
+  }, [loadSuggestions]);
 
   const act = async (fn: () => Promise<unknown>) => {
     setError(null);
@@ -77,7 +76,7 @@ export function AnnotationsPanel({
             <span className="text-zinc-400">{a.turnIndex === null ? "episode" : `turn ${a.turnIndex + 1}`}</span>
             {a.kind === "tag" ? <span className="rounded bg-zinc-800 px-1 text-emerald-300">{a.tag}</span> : <span className="text-zinc-200">{a.text}</span>}
             <span className="text-zinc-400">{a.author} · {formatDate(a.createdAt)}</span>
-            <button className="ml-auto text-zinc-400 hover:text-red-400" aria-label="delete" onClick={() => act(() => sendJson(`/api/annotations/${a.id}`, "DELETE"))}>×</button>
+            <button type="button" className="ml-auto text-zinc-400 hover:text-red-400" aria-label="delete" onClick={() => act(() => sendJson(`/api/annotations/${a.id}`, "DELETE"))}>×</button>
           </li>
         ))}
         {!shown.length && <li className="text-zinc-400">none yet</li>}

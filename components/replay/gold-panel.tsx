@@ -1,7 +1,7 @@
 "use client";
 
 import { BreakdownPartList } from "@/components/ui/breakdown-parts";
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import { breakdownParts } from "@/lib/reward/explain";
 import type { GoldOutput } from "@/lib/viewer/view-types";
 import { AnsiOutput } from "./ansi-output";
@@ -150,7 +150,7 @@ export function GoldPanel({
   const [gold, setGold] = useState<GoldOutput | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
-  const load = async () => {
+  const load = useCallback(async () => {
     setLoading(true);
     setError(null);
     try {
@@ -160,11 +160,10 @@ export function GoldPanel({
     } finally {
       setLoading(false);
     }
-  };
+  }, [episodeId]);
   useEffect(() => {
     void load();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [episodeId]);
+  }, [load]);
   const source = gold?.gold ?? recordedGold;
   const goldOut = gold?.observation ?? recordedGoldObservation;
   const b = (breakdown && typeof breakdown === "object" ? breakdown : null) as Breakdown;
@@ -183,7 +182,7 @@ export function GoldPanel({
         {goldOut !== null && goldOut !== undefined ? <AnsiOutput text={goldOut} className="max-h-48" testId="gold-output" /> : !loading && <p className="text-xs text-zinc-400">not available</p>}
         {error && (
           <p className="text-xs text-red-400">
-            {error} <button className="underline" onClick={() => void load()}>retry</button>
+            {error} <button type="button" className="underline" onClick={() => void load()}>retry</button>
           </p>
         )}
       </div>

@@ -88,6 +88,7 @@ export const TurnRow = memo(function TurnRow({
   // now is not the turn's output yet (a SQL result cut mid-row shows as text, then as a table).
   const partial = !!t && t.observation.length < Math.min(t.observationChars, TURN_CUT);
   return (
+    // biome-ignore lint/a11y/useKeyWithClickEvents: the replay's keys (j/k, Home/End, the timeline's own) move between turns; a click is the pointer's shortcut to the same
     <li
       ref={rowRef}
       style={{ transform: `translateY(${start}px)` }}

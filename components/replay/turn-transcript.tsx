@@ -7,10 +7,10 @@ type Loaded = TurnTranscriptData & { tokensIn: number | null; tokensOut: number 
 
 const fmtCost = (usd: number) => (usd === 0 ? "$0" : usd < 0.01 ? `$${usd.toFixed(5)}` : `$${usd.toFixed(3)}`);
 
-function Message({ role, content, note }: { role: string; content: string; note?: string }) {
+function Message({ who, content, note }: { who: string; content: string; note?: string }) {
   return (
     <div className="space-y-0.5">
-      <div className="text-[11px] uppercase tracking-wide text-zinc-400">{role}{note ? ` · ${note}` : ""}</div>
+      <div className="text-[11px] uppercase tracking-wide text-zinc-400">{who}{note ? ` · ${note}` : ""}</div>
       <pre className="max-h-64 overflow-auto whitespace-pre-wrap break-words rounded bg-zinc-900 p-1.5 text-xs text-zinc-200">{content}</pre>
     </div>
   );
@@ -60,6 +60,7 @@ export function TurnTranscript({
   ].filter(Boolean);
 
   return (
+    // biome-ignore lint/a11y/useKeyWithClickEvents: the click only stops the row under it from taking the pick; the summary opens by keyboard as any details does
     <details className="mt-1 text-xs" data-testid="transcript" onToggle={(e) => (e.currentTarget.open ? void load() : undefined)} onClick={(e) => e.stopPropagation()}>
       <summary className="cursor-pointer text-zinc-400 hover:text-zinc-200">
         {label}
@@ -78,14 +79,14 @@ export function TurnTranscript({
             </details>
             {c.droppedTurns > 0 && <p className="text-amber-300">{c.droppedTurns} earlier turn{c.droppedTurns === 1 ? " was" : "s were"} left out to fit the context</p>}
             <div className="space-y-1" data-testid="transcript-sent">
-              {c.sent.map((m) => <Message key={m.seq} role={m.role === "user" ? "sent" : "earlier reply"} content={m.content} />)}
+              {c.sent.map((m) => <Message key={m.seq} who={m.role === "user" ? "sent" : "earlier reply"} content={m.content} />)}
             </div>
-            <div data-testid="transcript-reply"><Message role="raw reply" content={c.reply} /></div>
+            <div data-testid="transcript-reply"><Message who="raw reply" content={c.reply} /></div>
           </div>
         ))}
         {data && data.unanswered.length > 0 && (
           <div className="space-y-1" data-testid="transcript-unanswered">
-            {data.unanswered.map((m) => <Message key={m.seq} role={m.role} note="no reply" content={m.content} />)}
+            {data.unanswered.map((m) => <Message key={m.seq} who={m.role} note="no reply" content={m.content} />)}
           </div>
         )}
       </div>

@@ -96,7 +96,7 @@ export function useTurnScores(episodeId: string, turnCount: number, current: num
   }, [current, turnCount, ready, ensure, fetchPage]);
 
   // One Map while nothing held changes, so the rows it is handed to can skip a redraw.
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- the ref is read through `version`
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the ref is read through `version`, which changes whenever what it holds does
   const byIndex = useMemo(() => new Map(held.current), [version]);
   return useMemo(
     () => ({ byIndex, scoring, source: first?.source ?? null, error: first?.error, curve: first?.curve, ensure }),

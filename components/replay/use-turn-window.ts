@@ -89,6 +89,7 @@ export function useTurnWindow(episodeId: string, turnCount: number, initial: Tur
 
   // Around the current turn: its page and the one next to it, its observation at TURN_CUT, and
   // nothing held farther than KEEP_TURNS away.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `version` re-runs it when a page lands, so what is then held too far away goes
   useEffect(() => {
     if (current < 0) return;
     const from = windowStart(current, turnCount);
@@ -118,6 +119,7 @@ export function useTurnWindow(episodeId: string, turnCount: number, initial: Tur
   );
 
   // One object while nothing held changes, so the components it is handed to can skip a redraw.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the refs are read through `version`, which changes whenever the turns held do
   return useMemo<TurnWindowState>(
     () => ({
       turnAt: (i) => turns.current.get(i),
@@ -128,8 +130,6 @@ export function useTurnWindow(episodeId: string, turnCount: number, initial: Tur
       held: turns.current.size,
       error,
     }),
-    // `version` changes whenever the turns held do.
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- the refs are read through `version`
     [version, error, ensure, detail, loadWhole],
   );
 }
