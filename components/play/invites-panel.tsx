@@ -27,8 +27,9 @@ export function InvitesPanel({ studyId, closed }: { studyId: string; closed: boo
     const r = await fetch(`${api}/invites`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ count: Number(count), expires: expires.trim() || undefined }) });
     const j = (await r.json()) as { invites?: { participant: string; url: string }[]; error?: { message: string; where?: string } };
     if (j.error) return setError(`${j.error.where ? `${j.error.where}: ` : ""}${j.error.message}`);
-    setMade(j.invites ?? []);
+    // The participants' list first, then the links: whoever reads a link finds its row already listed.
     await load();
+    setMade(j.invites ?? []);
   };
   const revoke = async (id: string) => {
     const r = await fetch(`${api}/participants/${encodeURIComponent(id)}`, { method: "DELETE" });
