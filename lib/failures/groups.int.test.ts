@@ -96,7 +96,7 @@ describe("icstudio failures and tasks-qa", () => {
 
     const bad = icstudio(["failures", "--group-by", "colour"], db);
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toMatch(/--group-by: unknown grouping "colour"/);
+    expect(bad.stderr).toMatch(/--group-by: must be detector or cluster, got "colour"/);
     expect(icstudio(["failures", "--env", "cobol"], db).stderr).toMatch(/--env: unknown environment "cobol"/);
 
     const qa = icstudio(["tasks-qa", "--json"], db);
