@@ -6,8 +6,6 @@ export interface Dialect {
   readonly name: "sqlite" | "postgresql";
   /** Forces a scan of a named index where the planner chooses badly (SQLite's INDEXED BY; PostgreSQL plans for itself). */
   indexedBy(index: string): string;
-  /** What an ORDER BY term needs so NULLs sort last both ways (SQLite puts them first ascending, PostgreSQL first descending). */
-  nullsLast(nullable: boolean, dir: "ASC" | "DESC"): string;
   /** A DateTime column's value for a bound parameter, from Unix milliseconds. */
   time(ms: number): number | string;
   /** A bound list of strings, tested by `expr ${inList("@p")}`. */
@@ -48,7 +46,6 @@ export function searchDocText(text: string): string {
 export const SQLITE: Dialect = {
   name: "sqlite",
   indexedBy: (index) => ` INDEXED BY "${index}"`,
-  nullsLast: (nullable, dir) => (nullable && dir === "ASC" ? " NULLS LAST" : ""),
   time: (ms) => ms,
   inList: (param) => `IN (SELECT value FROM json_each(${param}))`,
   listValue: (values) => JSON.stringify(values),
@@ -65,7 +62,6 @@ export const SQLITE: Dialect = {
 export const POSTGRES: Dialect = {
   name: "postgresql",
   indexedBy: () => "",
-  nullsLast: (nullable) => (nullable ? " NULLS LAST" : ""),
   // TIMESTAMP(3) holds UTC (as Prisma writes it); a zone in the text is ignored.
   time: (ms) => new Date(ms).toISOString(),
   inList: (param) => `= ANY(CAST(${param} AS TEXT[]))`,

@@ -86,8 +86,12 @@ function buildEpisodeConditions(f: EpisodeFilters, dialect: Dialect): { parts: s
   if (f.studyId) parts.push(`e."studyId" = ${bind(f.studyId)}`);
   if (f.parentEpisodeId) parts.push(`e."parentEpisodeId" = ${bind(f.parentEpisodeId)}`);
   if (f.success !== undefined) parts.push(`e."success" = ${bind(f.success ? 1 : 0)}`);
-  if (f.tag) parts.push(`(' ' || e."tags" || ' ') LIKE ${bind(`% ${f.tag.replace(/[%_\s]/g, "")} %`)}`);
-  if (f.flag) parts.push(`(' ' || e."flags" || ' ') LIKE ${bind(`% ${f.flag.replace(/[%_\s]/g, "")} %`)}`);
+  // A word of the space-separated list. `> ''` is a range of the column's index (most episodes have
+  // no tags or flags, and sort first in it), so the LIKE is tested on the tagged episodes only,
+  // read from the index, instead of on every episode.
+  const word = (col: string, w: string) => `e."${col}" > '' AND (' ' || e."${col}" || ' ') LIKE ${bind(`% ${w.replace(/[%_\s]/g, "")} %`)}`;
+  if (f.tag) parts.push(word("tags", f.tag));
+  if (f.flag) parts.push(word("flags", f.flag));
   if (f.rewardMin !== undefined) parts.push(`e."reward" >= ${bind(f.rewardMin)}`);
   if (f.rewardMax !== undefined) parts.push(`e."reward" <= ${bind(f.rewardMax)}`);
   if (f.turnsMin !== undefined) parts.push(`e."turnCount" >= ${bind(f.turnsMin)}`);
@@ -255,8 +259,7 @@ async function estimateMatches(sql: Sql, conds: string[], params: Record<string,
  * - With a sort index, walking it visits about (page × pageSize) × episodes / total rows; reading
  *   every match through the filter's index and sorting visits total rows. SQLite cannot tell
  *   which is cheaper (it does not know how many match); the count just taken does, and INDEXED BY
- *   makes it walk. An ascending walk of a nullable key would put NULLs first, so it only walks
- *   keys that are NOT NULL or descending.
+ *   makes it walk. A nullable key is read in two parts, keyed then unkeyed (see below).
  * `correlated` says the filters and the sort key are not independent (success and reward), so
  * the walk estimate does not hold. `countIndex` names an index to count from (one that covers every
  * condition: no table rows read).
@@ -331,16 +334,23 @@ export async function readEpisodePage(
   }
   const offset = (page - 1) * pageSize;
   if (totalExact && total <= offset) return { total, totalExact, rows: [] };
-  if (d.name === "sqlite" && !fewHits && conds.length && sort.index && (!sort.nullable || dir === "DESC") && !correlated) {
+  if (d.name === "sqlite" && !fewHits && conds.length && sort.index && !correlated) {
     const episodes = Number((await sql.get<{ n: number }>(`SELECT COALESCE(MAX("searchKey"), 0) AS n FROM "Episode"`))!.n);
     if ((page * pageSize * episodes) / total < total) from = `"Episode" e${d.indexedBy(sort.index)}`;
   }
-  // SQLite: DESC already puts NULLs last; ASC needs it said (and then no index gives the order).
-  const nulls = d.nullsLast(sort.nullable, dir);
-  const rows = await sql.all(`SELECT ${columns} FROM ${from} ${where} ORDER BY ${sort.expr} ${dir}${nulls}, e."id" ${dir} LIMIT @limit OFFSET @offset`, {
-    ...p,
-    limit: pageSize,
-    offset,
-  });
-  return { total, totalExact, rows };
+  const read = (extra: string, order: string, limit: number, skip: number) =>
+    sql.all(`SELECT ${columns} FROM ${from} WHERE ${[...conds, extra].join(" AND ")} ORDER BY ${order} LIMIT @limit OFFSET @offset`, { ...p, limit, offset: skip });
+  if (!sort.nullable) return { total, totalExact, rows: await sql.all(`SELECT ${columns} FROM ${from} ${where} ORDER BY ${sort.expr} ${dir}, e."id" ${dir} LIMIT @limit OFFSET @offset`, { ...p, limit: pageSize, offset }) };
+  // NULLs sort last both ways. One ORDER BY saying so (NULLS LAST) is an order no index of the
+  // engines gives both ways (SQLite's puts NULLs first ascending, PostgreSQL's first descending),
+  // so the page was a sort of every match. Instead: the keyed episodes in the index's order, then,
+  // once they run out, the unkeyed ones by id (each a walk of the (key, id) index).
+  const keyed = await read(`${sort.expr} IS NOT NULL`, `${sort.expr} ${dir}, e."id" ${dir}`, pageSize, offset);
+  if (keyed.length === pageSize) return { total, totalExact, rows: keyed };
+  // How many keyed episodes come before the unkeyed: known when this page holds some, else counted.
+  const before = keyed.length
+    ? offset + keyed.length
+    : Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${from} WHERE ${[...conds, `${sort.expr} IS NOT NULL`].join(" AND ")}`, p))!.n);
+  const unkeyed = await read(`${sort.expr} IS NULL`, `e."id" ${dir}`, pageSize - keyed.length, Math.max(0, offset - before));
+  return { total, totalExact, rows: [...keyed, ...unkeyed] };
 }
