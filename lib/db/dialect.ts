@@ -6,6 +6,15 @@ export interface Dialect {
   readonly name: "sqlite" | "postgresql";
   /** Forces a scan of a named index where the planner chooses badly (SQLite's INDEXED BY; PostgreSQL plans for itself). */
   indexedBy(index: string): string;
+  /**
+   * The WHERE conditions of a page that walks its sort index (see readEpisodePage). SQLite is told
+   * the index (indexedBy) and keeps them as they are. PostgreSQL cannot be told: it misjudges how
+   * many episodes a tag's LIKE or a search matches (a few dozen for tens of thousands), reads them
+   * all through the filter's index and sorts them. Behind COALESCE the conditions are one opaque
+   * test that no index serves and that the planner takes to pass often, so it walks; a search's
+   * IN then becomes a hash of the hits probed per episode, not a join over every episode.
+   */
+  walkConditions(conds: string[]): string[];
   /** A DateTime column's value for a bound parameter, from Unix milliseconds. */
   time(ms: number): number | string;
   /** A bound list of strings, tested by `expr ${inList("@p")}`. */
@@ -46,6 +55,7 @@ export function searchDocText(text: string): string {
 export const SQLITE: Dialect = {
   name: "sqlite",
   indexedBy: (index) => ` INDEXED BY "${index}"`,
+  walkConditions: (conds) => conds,
   time: (ms) => ms,
   inList: (param) => `IN (SELECT value FROM json_each(${param}))`,
   listValue: (values) => JSON.stringify(values),
@@ -62,6 +72,7 @@ export const SQLITE: Dialect = {
 export const POSTGRES: Dialect = {
   name: "postgresql",
   indexedBy: () => "",
+  walkConditions: (conds) => [`COALESCE((${conds.join(" AND ")}), FALSE)`],
   // TIMESTAMP(3) holds UTC (as Prisma writes it); a zone in the text is ignored.
   time: (ms) => new Date(ms).toISOString(),
   inList: (param) => `= ANY(CAST(${param} AS TEXT[]))`,

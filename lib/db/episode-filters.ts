@@ -48,8 +48,10 @@ function toSearchQuery(text: string, dialect: Dialect): string | null {
 }
 
 /** How many episodes match a search query (one index lookup, no table rows). */
-async function countSearchHits(sql: Sql, query: string): Promise<number> {
-  return Number((await sql.get<{ n: number }>(sql.dialect.countHits("?"), [query]))!.n);
+async function countSearchHits(sql: Sql, query: string, upTo?: number): Promise<number> {
+  if (upTo === undefined) return Number((await sql.get<{ n: number }>(sql.dialect.countHits("?"), [query]))!.n);
+  // Stops at upTo: a common word's hits are not all read (on PostgreSQL each is a table row).
+  return Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS "n" FROM (${sql.dialect.searchHits("?")} LIMIT ${upTo}) c`, [query]))!.n);
 }
 
 /**
@@ -148,20 +150,20 @@ export const EPISODE_SORTS = {
   startedAt: { expr: `e."startedAt"`, index: "Episode_startedAt_id_idx", nullable: false, url: "date" },
   endedAt: { expr: `e."endedAt"`, nullable: true },
   reward: { expr: `e."reward"`, index: "Episode_reward_id_idx", nullable: true, url: "reward" },
-  success: { expr: `e."success"`, nullable: false, url: "solved" },
+  success: { expr: `e."success"`, index: "Episode_success_id_idx", nullable: false, url: "solved" },
   turnCount: { expr: `e."turnCount"`, index: "Episode_turnCount_id_idx", nullable: false, url: "turns" },
-  invalidCount: { expr: `e."invalidCount"`, nullable: false, url: "invalid" },
-  durationMs: { expr: `e."durationMs"`, nullable: true, url: "duration" },
-  taskId: { expr: `e."taskId"`, nullable: false, url: "task" },
+  invalidCount: { expr: `e."invalidCount"`, index: "Episode_invalidCount_id_idx", nullable: false, url: "invalid" },
+  durationMs: { expr: `e."durationMs"`, index: "Episode_durationMs_id_idx", nullable: true, url: "duration" },
+  taskId: { expr: `e."taskId"`, index: "Episode_taskId_id_idx", nullable: false, url: "task" },
   taskIndex: { expr: `e."taskIndex"`, nullable: true },
-  environment: { expr: `e."environment"`, nullable: false, url: "env" },
-  dataset: { expr: `e."dataset"`, nullable: false, url: "dataset" },
-  model: { expr: `e."model"`, nullable: true, url: "model" },
-  policy: { expr: `e."policy"`, nullable: true, url: "policy" },
+  environment: { expr: `e."environment"`, index: "Episode_environment_id_idx", nullable: false, url: "env" },
+  dataset: { expr: `e."dataset"`, index: "Episode_dataset_id_idx", nullable: false, url: "dataset" },
+  model: { expr: `e."model"`, index: "Episode_model_id_idx", nullable: true, url: "model" },
+  policy: { expr: `e."policy"`, index: "Episode_policy_id_idx", nullable: true, url: "policy" },
   annotator: { expr: `e."annotator"`, nullable: true },
   /** Who played: the annotator, else the model (the viewer's player column). */
-  player: { expr: `COALESCE(e."annotator", e."model")`, nullable: true, url: "player" },
-  status: { expr: `e."status"`, nullable: false, url: "status" },
+  player: { expr: `COALESCE(e."annotator", e."model")`, index: "Episode_player_id_idx", nullable: true, url: "player" },
+  status: { expr: `e."status"`, index: "Episode_status_id_idx", nullable: false, url: "status" },
   hardness: { expr: `e."hardness"`, nullable: true },
 } as const satisfies Record<string, EpisodeSortSpec & { url?: string }>;
 
@@ -255,7 +257,8 @@ async function estimateMatches(sql: Sql, conds: string[], params: Record<string,
  * viewer's list. The choices, each measured at 100,000 episodes:
  * - Search with few hits (≤ SEARCH_DRIVE_LIMIT): drive from the hits (a join on the integer key)
  *   and sort them. Many hits: test each episode's key against the hit set instead.
- * - The total comes from the FTS5 count when the search is the only condition.
+ * - The total comes from the hits' count when the search is the only condition (counted up to
+ *   COUNT_EXACT_UP_TO, estimated past it, as any filter's).
  * - With a sort index, walking it visits about (page × pageSize) × episodes / total rows; reading
  *   every match through the filter's index and sorting visits total rows. SQLite cannot tell
  *   which is cheaper (it does not know how many match); the count just taken does, and INDEXED BY
@@ -304,9 +307,17 @@ export async function readEpisodePage(
   let fewHits = false;
   if (fts) {
     p.fts = fts;
-    const hits = await countSearchHits(sql, fts);
-    if (!conds.length) total = hits;
+    // Counted up to the larger of the two limits that decide here: how to drive the page, and whether the total is exact.
+    const hits = await countSearchHits(sql, fts, exactCount ? undefined : Math.max(COUNT_EXACT_UP_TO, SEARCH_DRIVE_LIMIT) + 1);
     if (hits === 0) return { total: 0, totalExact: true, rows: [] };
+    if (!conds.length) {
+      if (exactCount || hits <= COUNT_EXACT_UP_TO) total = hits;
+      else {
+        const estimate = await estimateMatches(sql, [], p, d.searchHits("@fts"));
+        total = estimate ?? (await countSearchHits(sql, fts));
+        totalExact = estimate === null;
+      }
+    }
     if (hits <= SEARCH_DRIVE_LIMIT) {
       fewHits = true;
       from = `(${d.searchHits("@fts")}) h ${d.drivingJoin} "Episode" e ON e."searchKey" = h."k"`;
@@ -334,23 +345,31 @@ export async function readEpisodePage(
   }
   const offset = (page - 1) * pageSize;
   if (totalExact && total <= offset) return { total, totalExact, rows: [] };
-  if (d.name === "sqlite" && !fewHits && conds.length && sort.index && !correlated) {
+  let pageFrom = from;
+  let pageConds = conds;
+  if (!fewHits && conds.length && sort.index && !correlated) {
     const episodes = Number((await sql.get<{ n: number }>(`SELECT COALESCE(MAX("searchKey"), 0) AS n FROM "Episode"`))!.n);
-    if ((page * pageSize * episodes) / total < total) from = `"Episode" e${d.indexedBy(sort.index)}`;
+    if ((page * pageSize * episodes) / total < total) {
+      pageFrom = `"Episode" e${d.indexedBy(sort.index)}`;
+      pageConds = d.walkConditions(conds);
+    }
   }
-  const read = (extra: string, order: string, limit: number, skip: number) =>
-    sql.all(`SELECT ${columns} FROM ${from} WHERE ${[...conds, extra].join(" AND ")} ORDER BY ${order} LIMIT @limit OFFSET @offset`, { ...p, limit, offset: skip });
-  if (!sort.nullable) return { total, totalExact, rows: await sql.all(`SELECT ${columns} FROM ${from} ${where} ORDER BY ${sort.expr} ${dir}, e."id" ${dir} LIMIT @limit OFFSET @offset`, { ...p, limit: pageSize, offset }) };
+  const read = (extra: string[], order: string, limit: number, skip: number) => {
+    const all = [...pageConds, ...extra];
+    return sql.all(`SELECT ${columns} FROM ${pageFrom} ${all.length ? `WHERE ${all.join(" AND ")}` : ""} ORDER BY ${order} LIMIT @limit OFFSET @offset`, { ...p, limit, offset: skip });
+  };
+  if (!sort.nullable) return { total, totalExact, rows: await read([], `${sort.expr} ${dir}, e."id" ${dir}`, pageSize, offset) };
   // NULLs sort last both ways. One ORDER BY saying so (NULLS LAST) is an order no index of the
   // engines gives both ways (SQLite's puts NULLs first ascending, PostgreSQL's first descending),
   // so the page was a sort of every match. Instead: the keyed episodes in the index's order, then,
   // once they run out, the unkeyed ones by id (each a walk of the (key, id) index).
-  const keyed = await read(`${sort.expr} IS NOT NULL`, `${sort.expr} ${dir}, e."id" ${dir}`, pageSize, offset);
+  const keyed = await read([`${sort.expr} IS NOT NULL`], `${sort.expr} ${dir}, e."id" ${dir}`, pageSize, offset);
   if (keyed.length === pageSize) return { total, totalExact, rows: keyed };
-  // How many keyed episodes come before the unkeyed: known when this page holds some, else counted.
+  // How many keyed episodes come before the unkeyed: known when this page holds some, else counted
+  // (as the total is: through the filters' indexes, not a walk of the sort's).
   const before = keyed.length
     ? offset + keyed.length
     : Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${from} WHERE ${[...conds, `${sort.expr} IS NOT NULL`].join(" AND ")}`, p))!.n);
-  const unkeyed = await read(`${sort.expr} IS NULL`, `e."id" ${dir}`, pageSize - keyed.length, Math.max(0, offset - before));
+  const unkeyed = await read([`${sort.expr} IS NULL`], `e."id" ${dir}`, pageSize - keyed.length, Math.max(0, offset - before));
   return { total, totalExact, rows: [...keyed, ...unkeyed] };
 }
