@@ -15,6 +15,14 @@ export interface Dialect {
    * IN then becomes a hash of the hits probed per episode, not a join over every episode.
    */
   walkConditions(conds: string[]): string[];
+  /**
+   * A search tested on one episode (`e`) with the full-text query in `param`, for a walk that
+   * visits few episodes of a large hit set: reading the set whole (searchHits) costs a table row
+   * a hit on PostgreSQL.
+   */
+  searchHas(param: string): string;
+  /** What one searchHas test costs, in hits of searchHits read whole (measured at a million episodes: SQLite 60 µs against 0.2 µs, PostgreSQL 145 µs against 4.5 µs). */
+  readonly searchHasCost: number;
   /** A DateTime column's value for a bound parameter, from Unix milliseconds. */
   time(ms: number): number | string;
   /** A bound list of strings, tested by `expr ${inList("@p")}`. */
@@ -56,6 +64,8 @@ export const SQLITE: Dialect = {
   name: "sqlite",
   indexedBy: (index) => ` INDEXED BY "${index}"`,
   walkConditions: (conds) => conds,
+  searchHas: (param) => `EXISTS (SELECT 1 FROM "EpisodeText" WHERE "EpisodeText" MATCH ${param} AND rowid = e."searchKey")`,
+  searchHasCost: 300,
   time: (ms) => ms,
   inList: (param) => `IN (SELECT value FROM json_each(${param}))`,
   listValue: (values) => JSON.stringify(values),
@@ -73,6 +83,8 @@ export const POSTGRES: Dialect = {
   name: "postgresql",
   indexedBy: () => "",
   walkConditions: (conds) => [`COALESCE((${conds.join(" AND ")}), FALSE)`],
+  searchHas: (param) => `EXISTS (SELECT 1 FROM "EpisodeText" t WHERE t."searchKey" = e."searchKey" AND t."doc" @@ to_tsquery('simple', ${param}))`,
+  searchHasCost: 30,
   // TIMESTAMP(3) holds UTC (as Prisma writes it); a zone in the text is ignored.
   time: (ms) => new Date(ms).toISOString(),
   inList: (param) => `= ANY(CAST(${param} AS TEXT[]))`,

@@ -305,10 +305,11 @@ export async function readEpisodePage(
   let total: number | undefined;
   let totalExact = true;
   let fewHits = false;
+  let hits = 0;
   if (fts) {
     p.fts = fts;
     // Counted up to the larger of the two limits that decide here: how to drive the page, and whether the total is exact.
-    const hits = await countSearchHits(sql, fts, exactCount ? undefined : Math.max(COUNT_EXACT_UP_TO, SEARCH_DRIVE_LIMIT) + 1);
+    hits = await countSearchHits(sql, fts, exactCount ? undefined : Math.max(COUNT_EXACT_UP_TO, SEARCH_DRIVE_LIMIT) + 1);
     if (hits === 0) return { total: 0, totalExact: true, rows: [] };
     if (!conds.length) {
       if (exactCount || hits <= COUNT_EXACT_UP_TO) total = hits;
@@ -324,6 +325,15 @@ export async function readEpisodePage(
     } else {
       // `+` keeps SQLite from driving the query from the hits anyway.
       conds.push(`+e."searchKey" IN (${d.searchHits("@fts")})`);
+      // A common word and other filters: counting up to COUNT_EXACT_UP_TO would read the whole
+      // hit set. The sample's estimate comes first; well past the limit, it is the total.
+      if (total === undefined && !exactCount && hits > COUNT_EXACT_UP_TO) {
+        const estimate = await estimateMatches(sql, parts, p, d.searchHits("@fts"));
+        if (estimate !== null && estimate > 2 * COUNT_EXACT_UP_TO) {
+          total = estimate;
+          totalExact = false;
+        }
+      }
     }
   }
   const where = conds.length ? `WHERE ${conds.join(" AND ")}` : "";
@@ -349,9 +359,12 @@ export async function readEpisodePage(
   let pageConds = conds;
   if (!fewHits && conds.length && sort.index && !correlated) {
     const episodes = Number((await sql.get<{ n: number }>(`SELECT COALESCE(MAX("searchKey"), 0) AS n FROM "Episode"`))!.n);
-    if ((page * pageSize * episodes) / total < total) {
+    const visits = (page * pageSize * episodes) / total;
+    if (visits < total) {
       pageFrom = `"Episode" e${d.indexedBy(sort.index)}`;
-      pageConds = d.walkConditions(conds);
+      // A walk of few episodes over many hits tests each episode's search instead of reading every hit.
+      const perEpisode = fts && visits * d.searchHasCost < hits;
+      pageConds = d.walkConditions(perEpisode ? [...parts, d.searchHas("@fts")] : conds);
     }
   }
   const read = (extra: string[], order: string, limit: number, skip: number) => {
