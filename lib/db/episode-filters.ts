@@ -269,7 +269,10 @@ async function estimateMatches(sql: Sql, conds: string[], params: Record<string,
  * - With a sort index, walking it visits about (page × pageSize) × episodes / total rows; reading
  *   every match through the filter's index and sorting visits total rows. SQLite cannot tell
  *   which is cheaper (it does not know how many match); the count just taken does, and INDEXED BY
- *   makes it walk. A nullable key is read in two parts, keyed then unkeyed (see below).
+ *   makes it walk (PostgreSQL, which misjudges a tag's or a search's matches, is made to walk by
+ *   walkConditions). A walk of few episodes over a common word's hits tests each episode's search
+ *   (searchHas) instead of reading every hit. A nullable key is read in two parts, keyed then
+ *   unkeyed (see below).
  * `correlated` says the filters and the sort key are not independent (success and reward), so
  * the walk estimate does not hold. `countIndex` names an index to count from (one that covers every
  * condition: no table rows read).
@@ -370,7 +373,8 @@ export async function readEpisodePage(
     if (visits < WALK_OVER_SORT * total) {
       pageFrom = `"Episode" e${d.indexedBy(sort.index)}`;
       // A walk of few episodes over many hits tests each episode's search instead of reading every hit.
-      const perEpisode = fts && visits * d.searchHasCost < hits;
+      // (The hits were counted only so far; every match is a hit, so the total bounds them too.)
+      const perEpisode = fts && visits * d.searchHasCost < Math.max(hits, total);
       pageConds = d.walkConditions(perEpisode ? [...parts, d.searchHas("@fts")] : conds);
     }
   }
