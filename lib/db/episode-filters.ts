@@ -233,7 +233,7 @@ function roundEstimate(n: number): number {
  * store. At least COUNT_EXACT_UP_TO + 1, which the capped count proved. Null when the store is
  * no larger than the sample (then the caller counts).
  */
-async function estimateMatches(sql: Sql, conds: string[], params: Record<string, unknown>, hits: string | null): Promise<number | null> {
+async function estimateMatches(sql: Sql, conds: string[], params: Record<string, unknown>, ftsParam: string | null): Promise<number | null> {
   const floor = COUNT_EXACT_UP_TO + 1;
   // Two subqueries: MIN and MAX together in one SELECT make SQLite scan the index instead of reading its two ends.
   const range = await sql.get<{ lo: number | null; hi: number | null }>(`SELECT (SELECT MIN("searchKey") FROM "Episode") AS lo, (SELECT MAX("searchKey") FROM "Episode") AS hi`);
@@ -245,13 +245,12 @@ async function estimateMatches(sql: Sql, conds: string[], params: Record<string,
   const step = Math.floor(span / SAMPLE_WINDOWS);
   // One range read of the search-key index per window: the filters are tested on the window's rows
   // (in the CASE), so neither engine drives the read from a filter's index instead; ORed ranges
-  // made SQLite scan the table. A search's hits are read for the window's keys only (a rowid range
-  // of FTS5, a key range beside the GIN index): the whole hit set once per window made a common
-  // word's estimate cost 16 searches.
+  // made SQLite scan the table. A search is tested on the window's keys only (searchInKeys): the
+  // whole hit set once per window made a common word's estimate cost 16 searches.
   const windows = Array.from({ length: SAMPLE_WINDOWS }, (_, i) => {
     const a = lo + i * step;
     const b = a + SAMPLE_WINDOW_KEYS - 1;
-    const all = [...conds, ...(hits ? [`e."searchKey" IN (SELECT h."k" FROM (${hits}) h WHERE h."k" BETWEEN ${a} AND ${b})`] : [])];
+    const all = [...conds, ...(ftsParam ? [sql.dialect.searchInKeys(ftsParam, a, b)] : [])];
     return `SELECT SUM(CASE WHEN ${all.length ? all.join(" AND ") : "1 = 1"} THEN 1 ELSE 0 END) AS "m" FROM "Episode" e WHERE e."searchKey" BETWEEN ${a} AND ${b}`;
   });
   const r = await sql.get<{ m: number | null }>(`SELECT SUM(w."m") AS "m" FROM (${windows.join(" UNION ALL ")}) w`, params);
@@ -324,7 +323,7 @@ export async function readEpisodePage(
     if (!conds.length) {
       if (exactCount || hits <= COUNT_EXACT_UP_TO) total = hits;
       else {
-        const estimate = await estimateMatches(sql, [], p, d.searchHits("@fts"));
+        const estimate = await estimateMatches(sql, [], p, "@fts");
         total = estimate ?? (await countSearchHits(sql, fts));
         totalExact = estimate === null;
       }
@@ -338,7 +337,7 @@ export async function readEpisodePage(
       // A common word and other filters: counting up to COUNT_EXACT_UP_TO would read the whole
       // hit set. The sample's estimate comes first; well past the limit, it is the total.
       if (total === undefined && !exactCount && hits > COUNT_EXACT_UP_TO) {
-        const estimate = await estimateMatches(sql, parts, p, d.searchHits("@fts"));
+        const estimate = await estimateMatches(sql, parts, p, "@fts");
         if (estimate !== null && estimate > 2 * COUNT_EXACT_UP_TO) {
           total = estimate;
           totalExact = false;
@@ -354,7 +353,7 @@ export async function readEpisodePage(
       // Counting stops past COUNT_EXACT_UP_TO: a filter matching most of a million episodes costs what one matching ten thousand does.
       total = Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${countFrom} ${where} LIMIT ${COUNT_EXACT_UP_TO + 1}) c`, p))!.n);
       if (total > COUNT_EXACT_UP_TO) {
-        const estimate = await estimateMatches(sql, parts, p, fts ? d.searchHits("@fts") : null);
+        const estimate = await estimateMatches(sql, parts, p, fts ? "@fts" : null);
         if (estimate === null) total = Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${countFrom} ${where}`, p))!.n);
         else {
           total = estimate;
