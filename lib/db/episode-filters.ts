@@ -48,8 +48,10 @@ function toSearchQuery(text: string, dialect: Dialect): string | null {
 }
 
 /** How many episodes match a search query (one index lookup, no table rows). */
-async function countSearchHits(sql: Sql, query: string): Promise<number> {
-  return Number((await sql.get<{ n: number }>(sql.dialect.countHits("?"), [query]))!.n);
+async function countSearchHits(sql: Sql, query: string, upTo?: number): Promise<number> {
+  if (upTo === undefined) return Number((await sql.get<{ n: number }>(sql.dialect.countHits("?"), [query]))!.n);
+  // Stops at upTo: a common word's hits are not all read (on PostgreSQL each is a table row).
+  return Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS "n" FROM (${sql.dialect.searchHits("?")} LIMIT ${upTo}) c`, [query]))!.n);
 }
 
 /**
@@ -86,8 +88,12 @@ function buildEpisodeConditions(f: EpisodeFilters, dialect: Dialect): { parts: s
   if (f.studyId) parts.push(`e."studyId" = ${bind(f.studyId)}`);
   if (f.parentEpisodeId) parts.push(`e."parentEpisodeId" = ${bind(f.parentEpisodeId)}`);
   if (f.success !== undefined) parts.push(`e."success" = ${bind(f.success ? 1 : 0)}`);
-  if (f.tag) parts.push(`(' ' || e."tags" || ' ') LIKE ${bind(`% ${f.tag.replace(/[%_\s]/g, "")} %`)}`);
-  if (f.flag) parts.push(`(' ' || e."flags" || ' ') LIKE ${bind(`% ${f.flag.replace(/[%_\s]/g, "")} %`)}`);
+  // A word of the space-separated list. `> ''` is a range of the column's index (most episodes have
+  // no tags or flags, and sort first in it), so the LIKE is tested on the tagged episodes only,
+  // read from the index, instead of on every episode.
+  const word = (col: string, w: string) => `e."${col}" > '' AND (' ' || e."${col}" || ' ') LIKE ${bind(`% ${w.replace(/[%_\s]/g, "")} %`)}`;
+  if (f.tag) parts.push(word("tags", f.tag));
+  if (f.flag) parts.push(word("flags", f.flag));
   if (f.rewardMin !== undefined) parts.push(`e."reward" >= ${bind(f.rewardMin)}`);
   if (f.rewardMax !== undefined) parts.push(`e."reward" <= ${bind(f.rewardMax)}`);
   if (f.turnsMin !== undefined) parts.push(`e."turnCount" >= ${bind(f.turnsMin)}`);
@@ -144,20 +150,20 @@ export const EPISODE_SORTS = {
   startedAt: { expr: `e."startedAt"`, index: "Episode_startedAt_id_idx", nullable: false, url: "date" },
   endedAt: { expr: `e."endedAt"`, nullable: true },
   reward: { expr: `e."reward"`, index: "Episode_reward_id_idx", nullable: true, url: "reward" },
-  success: { expr: `e."success"`, nullable: false, url: "solved" },
+  success: { expr: `e."success"`, index: "Episode_success_id_idx", nullable: false, url: "solved" },
   turnCount: { expr: `e."turnCount"`, index: "Episode_turnCount_id_idx", nullable: false, url: "turns" },
-  invalidCount: { expr: `e."invalidCount"`, nullable: false, url: "invalid" },
-  durationMs: { expr: `e."durationMs"`, nullable: true, url: "duration" },
-  taskId: { expr: `e."taskId"`, nullable: false, url: "task" },
+  invalidCount: { expr: `e."invalidCount"`, index: "Episode_invalidCount_id_idx", nullable: false, url: "invalid" },
+  durationMs: { expr: `e."durationMs"`, index: "Episode_durationMs_id_idx", nullable: true, url: "duration" },
+  taskId: { expr: `e."taskId"`, index: "Episode_taskId_id_idx", nullable: false, url: "task" },
   taskIndex: { expr: `e."taskIndex"`, nullable: true },
-  environment: { expr: `e."environment"`, nullable: false, url: "env" },
-  dataset: { expr: `e."dataset"`, nullable: false, url: "dataset" },
-  model: { expr: `e."model"`, nullable: true, url: "model" },
-  policy: { expr: `e."policy"`, nullable: true, url: "policy" },
+  environment: { expr: `e."environment"`, index: "Episode_environment_id_idx", nullable: false, url: "env" },
+  dataset: { expr: `e."dataset"`, index: "Episode_dataset_id_idx", nullable: false, url: "dataset" },
+  model: { expr: `e."model"`, index: "Episode_model_id_idx", nullable: true, url: "model" },
+  policy: { expr: `e."policy"`, index: "Episode_policy_id_idx", nullable: true, url: "policy" },
   annotator: { expr: `e."annotator"`, nullable: true },
   /** Who played: the annotator, else the model (the viewer's player column). */
-  player: { expr: `COALESCE(e."annotator", e."model")`, nullable: true, url: "player" },
-  status: { expr: `e."status"`, nullable: false, url: "status" },
+  player: { expr: `COALESCE(e."annotator", e."model")`, index: "Episode_player_id_idx", nullable: true, url: "player" },
+  status: { expr: `e."status"`, index: "Episode_status_id_idx", nullable: false, url: "status" },
   hardness: { expr: `e."hardness"`, nullable: true },
 } as const satisfies Record<string, EpisodeSortSpec & { url?: string }>;
 
@@ -201,6 +207,13 @@ export interface EpisodePagePlan {
  * grow with the store. The count stops at COUNT_EXACT_UP_TO + 1 rows read through the filter.
  */
 export const COUNT_EXACT_UP_TO = 10_000;
+/**
+ * How many episodes a walk of the sort's index may visit per match it would otherwise read and
+ * sort: the walk reads rows in the index's order (mostly the table's) and sorts nothing. At a
+ * million episodes, tag=query-error page 20 (26k matches, a walk of 38k) took 11 ms walking and
+ * 120 ms read through the tag's index and sorted.
+ */
+const WALK_OVER_SORT = 4;
 /** The estimate's sample: this many windows of consecutive search keys, spread over the key range. */
 const SAMPLE_WINDOWS = 16;
 /** Keys per window. */
@@ -220,7 +233,7 @@ function roundEstimate(n: number): number {
  * store. At least COUNT_EXACT_UP_TO + 1, which the capped count proved. Null when the store is
  * no larger than the sample (then the caller counts).
  */
-async function estimateMatches(sql: Sql, conds: string[], params: Record<string, unknown>, hits: string | null): Promise<number | null> {
+async function estimateMatches(sql: Sql, conds: string[], params: Record<string, unknown>, ftsParam: string | null): Promise<number | null> {
   const floor = COUNT_EXACT_UP_TO + 1;
   // Two subqueries: MIN and MAX together in one SELECT make SQLite scan the index instead of reading its two ends.
   const range = await sql.get<{ lo: number | null; hi: number | null }>(`SELECT (SELECT MIN("searchKey") FROM "Episode") AS lo, (SELECT MAX("searchKey") FROM "Episode") AS hi`);
@@ -232,13 +245,12 @@ async function estimateMatches(sql: Sql, conds: string[], params: Record<string,
   const step = Math.floor(span / SAMPLE_WINDOWS);
   // One range read of the search-key index per window: the filters are tested on the window's rows
   // (in the CASE), so neither engine drives the read from a filter's index instead; ORed ranges
-  // made SQLite scan the table. A search's hits are read for the window's keys only (a rowid range
-  // of FTS5, a key range beside the GIN index): the whole hit set once per window made a common
-  // word's estimate cost 16 searches.
+  // made SQLite scan the table. A search is tested on the window's keys only (searchInKeys): the
+  // whole hit set once per window made a common word's estimate cost 16 searches.
   const windows = Array.from({ length: SAMPLE_WINDOWS }, (_, i) => {
     const a = lo + i * step;
     const b = a + SAMPLE_WINDOW_KEYS - 1;
-    const all = [...conds, ...(hits ? [`e."searchKey" IN (SELECT h."k" FROM (${hits}) h WHERE h."k" BETWEEN ${a} AND ${b})`] : [])];
+    const all = [...conds, ...(ftsParam ? [sql.dialect.searchInKeys(ftsParam, a, b)] : [])];
     return `SELECT SUM(CASE WHEN ${all.length ? all.join(" AND ") : "1 = 1"} THEN 1 ELSE 0 END) AS "m" FROM "Episode" e WHERE e."searchKey" BETWEEN ${a} AND ${b}`;
   });
   const r = await sql.get<{ m: number | null }>(`SELECT SUM(w."m") AS "m" FROM (${windows.join(" UNION ALL ")}) w`, params);
@@ -251,12 +263,15 @@ async function estimateMatches(sql: Sql, conds: string[], params: Record<string,
  * viewer's list. The choices, each measured at 100,000 episodes:
  * - Search with few hits (≤ SEARCH_DRIVE_LIMIT): drive from the hits (a join on the integer key)
  *   and sort them. Many hits: test each episode's key against the hit set instead.
- * - The total comes from the FTS5 count when the search is the only condition.
+ * - The total comes from the hits' count when the search is the only condition (counted up to
+ *   COUNT_EXACT_UP_TO, estimated past it, as any filter's).
  * - With a sort index, walking it visits about (page × pageSize) × episodes / total rows; reading
  *   every match through the filter's index and sorting visits total rows. SQLite cannot tell
  *   which is cheaper (it does not know how many match); the count just taken does, and INDEXED BY
- *   makes it walk. An ascending walk of a nullable key would put NULLs first, so it only walks
- *   keys that are NOT NULL or descending.
+ *   makes it walk (PostgreSQL, which misjudges a tag's or a search's matches, is made to walk by
+ *   walkConditions). A walk of few episodes over a common word's hits tests each episode's search
+ *   (searchHas) instead of reading every hit. A nullable key is read in two parts, keyed then
+ *   unkeyed (see below).
  * `correlated` says the filters and the sort key are not independent (success and reward), so
  * the walk estimate does not hold. `countIndex` names an index to count from (one that covers every
  * condition: no table rows read).
@@ -299,17 +314,35 @@ export async function readEpisodePage(
   let total: number | undefined;
   let totalExact = true;
   let fewHits = false;
+  let hits = 0;
   if (fts) {
     p.fts = fts;
-    const hits = await countSearchHits(sql, fts);
-    if (!conds.length) total = hits;
+    // Counted up to the larger of the two limits that decide here: how to drive the page, and whether the total is exact.
+    hits = await countSearchHits(sql, fts, exactCount ? undefined : Math.max(COUNT_EXACT_UP_TO, SEARCH_DRIVE_LIMIT) + 1);
     if (hits === 0) return { total: 0, totalExact: true, rows: [] };
+    if (!conds.length) {
+      if (exactCount || hits <= COUNT_EXACT_UP_TO) total = hits;
+      else {
+        const estimate = await estimateMatches(sql, [], p, "@fts");
+        total = estimate ?? (await countSearchHits(sql, fts));
+        totalExact = estimate === null;
+      }
+    }
     if (hits <= SEARCH_DRIVE_LIMIT) {
       fewHits = true;
       from = `(${d.searchHits("@fts")}) h ${d.drivingJoin} "Episode" e ON e."searchKey" = h."k"`;
     } else {
       // `+` keeps SQLite from driving the query from the hits anyway.
       conds.push(`+e."searchKey" IN (${d.searchHits("@fts")})`);
+      // A common word and other filters: counting up to COUNT_EXACT_UP_TO would read the whole
+      // hit set. The sample's estimate comes first; well past the limit, it is the total.
+      if (total === undefined && !exactCount && hits > COUNT_EXACT_UP_TO) {
+        const estimate = await estimateMatches(sql, parts, p, "@fts");
+        if (estimate !== null && estimate > 2 * COUNT_EXACT_UP_TO) {
+          total = estimate;
+          totalExact = false;
+        }
+      }
     }
   }
   const where = conds.length ? `WHERE ${conds.join(" AND ")}` : "";
@@ -320,7 +353,7 @@ export async function readEpisodePage(
       // Counting stops past COUNT_EXACT_UP_TO: a filter matching most of a million episodes costs what one matching ten thousand does.
       total = Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${countFrom} ${where} LIMIT ${COUNT_EXACT_UP_TO + 1}) c`, p))!.n);
       if (total > COUNT_EXACT_UP_TO) {
-        const estimate = await estimateMatches(sql, parts, p, fts ? d.searchHits("@fts") : null);
+        const estimate = await estimateMatches(sql, parts, p, fts ? "@fts" : null);
         if (estimate === null) total = Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${countFrom} ${where}`, p))!.n);
         else {
           total = estimate;
@@ -331,16 +364,35 @@ export async function readEpisodePage(
   }
   const offset = (page - 1) * pageSize;
   if (totalExact && total <= offset) return { total, totalExact, rows: [] };
-  if (d.name === "sqlite" && !fewHits && conds.length && sort.index && (!sort.nullable || dir === "DESC") && !correlated) {
+  let pageFrom = from;
+  let pageConds = conds;
+  if (!fewHits && conds.length && sort.index && !correlated) {
     const episodes = Number((await sql.get<{ n: number }>(`SELECT COALESCE(MAX("searchKey"), 0) AS n FROM "Episode"`))!.n);
-    if ((page * pageSize * episodes) / total < total) from = `"Episode" e${d.indexedBy(sort.index)}`;
+    const visits = (page * pageSize * episodes) / total;
+    if (visits < WALK_OVER_SORT * total) {
+      pageFrom = `"Episode" e${d.indexedBy(sort.index)}`;
+      // A walk of few episodes over many hits tests each episode's search instead of reading every hit.
+      // (The hits were counted only so far; every match is a hit, so the total bounds them too.)
+      const perEpisode = fts && visits * d.searchHasCost < Math.max(hits, total);
+      pageConds = d.walkConditions(perEpisode ? [...parts, d.searchHas("@fts")] : conds);
+    }
   }
-  // SQLite: DESC already puts NULLs last; ASC needs it said (and then no index gives the order).
-  const nulls = d.nullsLast(sort.nullable, dir);
-  const rows = await sql.all(`SELECT ${columns} FROM ${from} ${where} ORDER BY ${sort.expr} ${dir}${nulls}, e."id" ${dir} LIMIT @limit OFFSET @offset`, {
-    ...p,
-    limit: pageSize,
-    offset,
-  });
-  return { total, totalExact, rows };
+  const read = (extra: string[], order: string, limit: number, skip: number) => {
+    const all = [...pageConds, ...extra];
+    return sql.all(`SELECT ${columns} FROM ${pageFrom} ${all.length ? `WHERE ${all.join(" AND ")}` : ""} ORDER BY ${order} LIMIT @limit OFFSET @offset`, { ...p, limit, offset: skip });
+  };
+  if (!sort.nullable) return { total, totalExact, rows: await read([], `${sort.expr} ${dir}, e."id" ${dir}`, pageSize, offset) };
+  // NULLs sort last both ways. One ORDER BY saying so (NULLS LAST) is an order no index of the
+  // engines gives both ways (SQLite's puts NULLs first ascending, PostgreSQL's first descending),
+  // so the page was a sort of every match. Instead: the keyed episodes in the index's order, then,
+  // once they run out, the unkeyed ones by id (each a walk of the (key, id) index).
+  const keyed = await read([`${sort.expr} IS NOT NULL`], `${sort.expr} ${dir}, e."id" ${dir}`, pageSize, offset);
+  if (keyed.length === pageSize) return { total, totalExact, rows: keyed };
+  // How many keyed episodes come before the unkeyed: known when this page holds some, else counted
+  // (as the total is: through the filters' indexes, not a walk of the sort's).
+  const before = keyed.length
+    ? offset + keyed.length
+    : Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${from} WHERE ${[...conds, `${sort.expr} IS NOT NULL`].join(" AND ")}`, p))!.n);
+  const unkeyed = await read([`${sort.expr} IS NULL`], `e."id" ${dir}`, pageSize - keyed.length, Math.max(0, offset - before));
+  return { total, totalExact, rows: [...keyed, ...unkeyed] };
 }

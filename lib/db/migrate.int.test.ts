@@ -28,9 +28,9 @@ describe("migrations", () => {
   it("the comparison notices a column, an index or a table that differs", () => {
     const db = new Database(":memory:");
     applyMigrations(db, realMigrations);
-    db.exec(`DROP INDEX "Episode_model_idx"; ALTER TABLE "Episode" DROP COLUMN "errorReason"; CREATE TABLE "Stray" (x INTEGER)`);
+    db.exec(`DROP INDEX "Episode_model_id_idx"; ALTER TABLE "Episode" DROP COLUMN "errorReason"; CREATE TABLE "Stray" (x INTEGER)`);
     const problems = compareSchemaWithDatabase(schemaPath, db);
-    expect(problems).toContain("index Episode_model_idx is missing");
+    expect(problems).toContain("index Episode_model_id_idx is missing");
     expect(problems).toContain("Episode.errorReason: column missing");
     expect(problems).toContain("table Stray is not in the schema");
   });
@@ -122,9 +122,9 @@ for (const engine of storeEngines().filter((e) => e === "postgresql")) {
         expect(await applyPgMigrations(pool, pgMigrations, schema)).toEqual(readMigrations(pgMigrations).map((m) => m.name));
         expect(await compareSchemaWithPostgres(schemaPath, pgSql(pool))).toEqual([]);
         expect(await applyPgMigrations(pool, pgMigrations, schema)).toEqual([]);
-        await pool.query(`DROP INDEX "Episode_model_idx"; ALTER TABLE "Episode" DROP COLUMN "errorReason"; CREATE TABLE "Stray" (x INTEGER)`);
+        await pool.query(`DROP INDEX "Episode_model_id_idx"; ALTER TABLE "Episode" DROP COLUMN "errorReason"; CREATE TABLE "Stray" (x INTEGER)`);
         const problems = await compareSchemaWithPostgres(schemaPath, pgSql(pool));
-        expect(problems).toContain("index Episode_model_idx is missing");
+        expect(problems).toContain("index Episode_model_id_idx is missing");
         expect(problems).toContain("Episode.errorReason: column missing");
         expect(problems).toContain("table Stray is not in the schema");
         const dir = tmp();

@@ -94,6 +94,15 @@ export function parsePrismaSchema(text: string): SchemaModel[] {
   return models;
 }
 
+/**
+ * Indexes on expressions, which schema.prisma cannot state: per model, each with its columns as the
+ * engines report them (an expression as "(expression)"). The migration that creates each says why.
+ */
+const EXPRESSION_INDEXES: Record<string, SchemaIndex[]> = {
+  // The list's player sort, COALESCE("annotator", "model") then id (migration list_sort_indexes).
+  Episode: [{ name: "Episode_player_id_idx", columns: ["(expression)", "id"], unique: false }],
+};
+
 /** Tables the migrations create outside the Prisma schema: the migration ledger and the FTS switch. */
 const INTERNAL_TABLES = new Set(["_studio_migrations", "_FtsControl"]);
 
@@ -136,7 +145,8 @@ function compareSchemaWithShape(models: SchemaModel[], shape: DatabaseShape, eng
     for (const c of cols) if (!model.fields.some((f) => f.name === c.name)) problems.push(`${model.name}.${c.name}: column not in the schema`);
 
     const dbIndexes = shape.indexes.get(model.name) ?? [];
-    for (const idx of model.indexes) {
+    const indexes = [...model.indexes, ...(EXPRESSION_INDEXES[model.name] ?? [])];
+    for (const idx of indexes) {
       const found = dbIndexes.find((i) => i.name === idx.name);
       if (!found) {
         problems.push(`index ${idx.name} is missing`);
@@ -145,7 +155,7 @@ function compareSchemaWithShape(models: SchemaModel[], shape: DatabaseShape, eng
       if (found.columns.join(",") !== idx.columns.join(",")) problems.push(`index ${idx.name}: columns ${found.columns.join(",")}, schema says ${idx.columns.join(",")}`);
       if (found.unique !== idx.unique) problems.push(`index ${idx.name}: uniqueness differs`);
     }
-    for (const i of dbIndexes) if (!model.indexes.some((x) => x.name === i.name)) problems.push(`index ${i.name} is not in the schema`);
+    for (const i of dbIndexes) if (!indexes.some((x) => x.name === i.name)) problems.push(`index ${i.name} is not in the schema`);
 
     const fks = shape.foreignKeys.get(model.name) ?? [];
     for (const fk of model.foreignKeys) {
@@ -174,7 +184,7 @@ function sqliteShape(db: Database.Database): DatabaseShape {
     const idx = (db.prepare(`PRAGMA index_list("${t}")`).all() as Array<{ name: string; unique: number; origin: string }>).filter((i) => i.origin === "c");
     shape.indexes.set(
       t,
-      idx.map((i) => ({ name: i.name, unique: i.unique === 1, columns: (db.prepare(`PRAGMA index_info("${i.name}")`).all() as Array<{ name: string }>).map((r) => r.name) })),
+      idx.map((i) => ({ name: i.name, unique: i.unique === 1, columns: (db.prepare(`PRAGMA index_info("${i.name}")`).all() as Array<{ name: string | null }>).map((r) => r.name ?? "(expression)") })),
     );
     const fks = db.prepare(`PRAGMA foreign_key_list("${t}")`).all() as Array<{ table: string; from: string; on_delete: string }>;
     shape.foreignKeys.set(t, fks.map((f) => ({ table: f.table, from: f.from, onDelete: f.on_delete })));
@@ -203,7 +213,7 @@ async function postgresShape(sql: { all<T>(q: string, p?: readonly unknown[]): P
   }
   const idx = await sql.all<{ t: string; name: string; unique: number; columns: string[] }>(
     `SELECT t.relname AS t, ic.relname AS name, i.indisunique AS "unique",
-            ARRAY(SELECT a.attname::text FROM unnest(i.indkey) WITH ORDINALITY k(n, o) JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.n ORDER BY k.o) AS columns
+            ARRAY(SELECT COALESCE(a.attname::text, '(expression)') FROM unnest(i.indkey) WITH ORDINALITY k(n, o) LEFT JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.n ORDER BY k.o) AS columns
      FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid JOIN pg_class ic ON ic.oid = i.indexrelid
      WHERE t.relnamespace = current_schema()::regnamespace AND NOT i.indisprimary`,
   );
