@@ -18,7 +18,13 @@ export default async function RootLayout({ children }: { children: React.ReactNo
     <html lang="en">
       <body className="min-h-screen">
         <header className="flex h-[41px] items-center gap-6 border-b border-zinc-800 px-4 text-sm">
-          {participant ? <span className="font-semibold tracking-tight text-zinc-50">InterCode Studio</span> : <Link href="/" className="font-semibold tracking-tight text-zinc-50">InterCode Studio</Link>}
+          {participant ? (
+            <span className="font-semibold tracking-tight text-zinc-50">InterCode Studio</span>
+          ) : (
+            <Link href="/" className="font-semibold tracking-tight text-zinc-50">
+              InterCode Studio
+            </Link>
+          )}
           {!participant && <SiteNav />}
           <LogoutButton />
         </header>

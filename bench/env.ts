@@ -50,7 +50,29 @@ async function time(n: number, fn: (i: number) => unknown): Promise<number[]> {
 
 /** `bwrap` with read-only system directories, private /tmp, no network, new PID namespace, running `true`. */
 function bwrapBaseline(n: number): Promise<number[]> {
-  const args = ["--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--unshare-all", "--die-with-parent", "true"];
+  const args = [
+    "--ro-bind",
+    "/usr",
+    "/usr",
+    "--symlink",
+    "usr/bin",
+    "/bin",
+    "--symlink",
+    "usr/lib",
+    "/lib",
+    "--symlink",
+    "usr/lib64",
+    "/lib64",
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+    "--tmpfs",
+    "/tmp",
+    "--unshare-all",
+    "--die-with-parent",
+    "true",
+  ];
   return time(n, () => spawnSync("bwrap", args));
 }
 
@@ -99,10 +121,11 @@ async function hostShellBaseline(task: Task & { env: "bash" }, n: number): Promi
       d2();
     }
   });
-  const step = (cmd: string) => new Promise<void>((resolve) => {
-    done = resolve;
-    sh.stdin.write(cmd + "\0");
-  });
+  const step = (cmd: string) =>
+    new Promise<void>((resolve) => {
+      done = resolve;
+      sh.stdin.write(cmd + "\0");
+    });
   try {
     const cmd = STEP_ACTION.bash.replace("/testbed", path.join(root, "testbed"));
     await step(cmd);
@@ -114,7 +137,14 @@ async function hostShellBaseline(task: Task & { env: "bash" }, n: number): Promi
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function benchEnv(env: EnvName, tasks: Task[], backend: "local" | "docker", opts: { steps: number; resets: number; gapMs: number }, rows: Row[], baseline: { name: string; median: number } | null) {
+async function benchEnv(
+  env: EnvName,
+  tasks: Task[],
+  backend: "local" | "docker",
+  opts: { steps: number; resets: number; gapMs: number },
+  rows: Row[],
+  baseline: { name: string; median: number } | null,
+) {
   const { createEnvironment } = await import("@/lib/env/index");
   const options: EnvironmentOptions = { backend };
   if (env === "bash") {
@@ -125,7 +155,14 @@ async function benchEnv(env: EnvName, tasks: Task[], backend: "local" | "docker"
     const t = performance.now();
     const { cached, atScore } = await checkBashGolds(bashTasks, options);
     const ms = performance.now() - t;
-    rows.push({ env, backend, what: `gold check of ${bashTasks.length} tasks, per task (${cached} cached, ${atScore} run at the score; 0 ms once checked)`, median: ms / bashTasks.length, p95: ms / bashTasks.length, n: 1 });
+    rows.push({
+      env,
+      backend,
+      what: `gold check of ${bashTasks.length} tasks, per task (${cached} cached, ${atScore} run at the score; 0 ms once checked)`,
+      median: ms / bashTasks.length,
+      p95: ms / bashTasks.length,
+      n: 1,
+    });
   }
   const e = await createEnvironment(env, options);
   try {
@@ -163,12 +200,20 @@ async function benchEnv(env: EnvName, tasks: Task[], backend: "local" | "docker"
       }
     }
     const add = (what: string, ms: number[], b?: { name: string; median: number } | null) =>
-      rows.push({ env, backend: env === "sql" ? "sqlite" : backend, what, ...stats(ms), n: ms.length, ...(b ? { baseline: b.name, baselineMedian: b.median } : {}) });
+      rows.push({
+        env,
+        backend: env === "sql" ? "sqlite" : backend,
+        what,
+        ...stats(ms),
+        n: ms.length,
+        ...(b ? { baseline: b.name, baselineMedian: b.median } : {}),
+      });
     add(`reset (after ${opts.gapMs} ms)`, resets, baseline);
     add("step (first, right after reset)", firstSteps, baseline);
     add(`step (${opts.gapMs} ms into the episode)`, steps, baseline);
     add(`reward (first, ${opts.gapMs} ms after reset)`, first);
-    for (const [from, ms] of Object.entries(goldFrom)) add(`  of which gold from ${from === "cache" ? "the cache" : from === "seat" ? "a seat (run at the score)" : from}`, ms);
+    for (const [from, ms] of Object.entries(goldFrom))
+      add(`  of which gold from ${from === "cache" ? "the cache" : from === "seat" ? "a seat (run at the score)" : from}`, ms);
     add("reward (same task again)", cached);
   } finally {
     await e.close();
@@ -190,7 +235,13 @@ function printTable(rows: Row[]): void {
   ]);
   const all = [header, ...body];
   const w = header.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
-  for (const r of all) process.stdout.write(r.map((c, i) => c.padEnd(w[i]!)).join("  ").trimEnd() + "\n");
+  for (const r of all)
+    process.stdout.write(
+      r
+        .map((c, i) => c.padEnd(w[i]!))
+        .join("  ")
+        .trimEnd() + "\n",
+    );
 }
 
 export default async function benchEnvMain(argv: string[]): Promise<number> {
@@ -219,7 +270,12 @@ export default async function benchEnvMain(argv: string[]): Promise<number> {
     else process.stderr.write(`bench env: skipping ${b}: ${"reason" in ok ? ok.reason : ""}\n`);
   }
   const rows: Row[] = [];
-  const taskSets: Record<EnvName, string[]> = { bash: ["nl2bash-fs1", "demo-bash"], python: ["demo-python"], ctf: ["demo-ctf"], sql: ["demo-sql", "spider-dev"] };
+  const taskSets: Record<EnvName, string[]> = {
+    bash: ["nl2bash-fs1", "demo-bash"],
+    python: ["demo-python"],
+    ctf: ["demo-ctf"],
+    sql: ["demo-sql", "spider-dev"],
+  };
   const tasksFor = (env: EnvName): Task[] => {
     for (const name of taskSets[env]) {
       try {
@@ -250,7 +306,9 @@ export default async function benchEnvMain(argv: string[]): Promise<number> {
         const host = await hostShellBaseline(first, steps);
         rows.push({ env: "bash", backend: "host", what: `step: ${STEP_ACTION.bash} in a persistent host bash, no sandbox`, ...stats(host), n: host.length });
       }
-      await benchEnv(env, tasks, backend, { steps, resets, gapMs }, rows, baseline).catch((err) => process.stderr.write(`bench env: ${env} on ${backend} failed: ${(err as Error).message}\n`));
+      await benchEnv(env, tasks, backend, { steps, resets, gapMs }, rows, baseline).catch((err) =>
+        process.stderr.write(`bench env: ${env} on ${backend} failed: ${(err as Error).message}\n`),
+      );
     }
   }
   if (envs.includes("sql")) {
@@ -258,7 +316,10 @@ export default async function benchEnvMain(argv: string[]): Promise<number> {
     const baseline = { name: "plain SQLite query", median: stats(base).median };
     rows.push({ env: "-", backend: "sqlite", what: baseline.name, ...stats(base), n: base.length });
     const tasks = tasksFor("sql");
-    if (tasks.length) await benchEnv("sql", tasks, "local", { steps, resets, gapMs }, rows, baseline).catch((err) => process.stderr.write(`bench env: sql failed: ${(err as Error).message}\n`));
+    if (tasks.length)
+      await benchEnv("sql", tasks, "local", { steps, resets, gapMs }, rows, baseline).catch((err) =>
+        process.stderr.write(`bench env: sql failed: ${(err as Error).message}\n`),
+      );
   }
   printTable(rows);
   const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(" ");

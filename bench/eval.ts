@@ -32,7 +32,7 @@ export default async function main(argv: string[] = []): Promise<void> {
   const { resolveModel } = await import("@/lib/agent/models");
   const { runEval } = await import("@/lib/runs/run-eval");
   const { dbRecorder } = await import("@/lib/episodes/db-recorder");
-    const { dbRunStore } = await import("@/lib/runs/run-store");
+  const { dbRunStore } = await import("@/lib/runs/run-store");
   const { closeStore } = await import("@/lib/db/client");
   const { shutdownSandboxBackends } = await import("@/lib/sandbox");
 
@@ -93,13 +93,47 @@ export default async function main(argv: string[] = []): Promise<void> {
     await server.close();
     await Promise.all([closeStore(), shutdownSandboxBackends()]);
   }
-  const page = argv.includes("--no-page") ? null : await measureRunPage(arg("datasets")?.split(",")[0] ?? "spider-dev", limit, levels.at(-1)!, { build: !argv.includes("--skip-build"), chromiumPath: arg("chromium") ?? "/usr/bin/chromium" });
+  const page = argv.includes("--no-page")
+    ? null
+    : await measureRunPage(arg("datasets")?.split(",")[0] ?? "spider-dev", limit, levels.at(-1)!, {
+        build: !argv.includes("--skip-build"),
+        chromiumPath: arg("chromium") ?? "/usr/bin/chromium",
+      });
   if (json) {
     process.stdout.write(JSON.stringify({ rows, harness, page }, null, 2) + "\n");
     return;
   }
-  const header = ["dataset", "conc", "episodes", "turns", "solved", "seconds", "episodes/min", "loop ms/turn", "store ms/turn", "model HTTP ms/turn", "sandbox ms/turn"];
-  const table = [header, ...rows.map((r) => [r.dataset, r.concurrency, r.episodes, r.turns, r.solved, r.seconds, r.episodesPerMinute, r.loopMsPerTurn, r.storeMsPerTurn, r.modelHttpMsPerTurn, r.sandboxMsPerTurn].map(String))];
+  const header = [
+    "dataset",
+    "conc",
+    "episodes",
+    "turns",
+    "solved",
+    "seconds",
+    "episodes/min",
+    "loop ms/turn",
+    "store ms/turn",
+    "model HTTP ms/turn",
+    "sandbox ms/turn",
+  ];
+  const table = [
+    header,
+    ...rows.map((r) =>
+      [
+        r.dataset,
+        r.concurrency,
+        r.episodes,
+        r.turns,
+        r.solved,
+        r.seconds,
+        r.episodesPerMinute,
+        r.loopMsPerTurn,
+        r.storeMsPerTurn,
+        r.modelHttpMsPerTurn,
+        r.sandboxMsPerTurn,
+      ].map(String),
+    ),
+  ];
   const widths = header.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
   process.stdout.write(table.map((row) => row.map((c, i) => c.padStart(widths[i]!)).join("  ")).join("\n") + "\n");
   if (harness) {
@@ -139,7 +173,21 @@ async function measureRunPage(dataset: string, limit: number, concurrency: numbe
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-bench-runpage-"));
   const scripted = await startScriptedServer(goldScript("try-again", tasks));
   const models = path.join(dir, "models.json");
-  fs.writeFileSync(models, JSON.stringify({ models: [{ id: "scripted", provider: "openai-compatible", model: "scripted", baseURL: scripted.baseURL, contextWindow: 32768, price: { inputPerMtok: 0, outputPerMtok: 0 } }] }));
+  fs.writeFileSync(
+    models,
+    JSON.stringify({
+      models: [
+        {
+          id: "scripted",
+          provider: "openai-compatible",
+          model: "scripted",
+          baseURL: scripted.baseURL,
+          contextWindow: 32768,
+          price: { inputPerMtok: 0, outputPerMtok: 0 },
+        },
+      ],
+    }),
+  );
   if (build) ensureBuild();
   const studio = await spawnStudio({ IC_DB: path.join(dir, "studio.db"), IC_MODELS_CONFIG: models });
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), "ic-bench-chromium-"));
@@ -169,7 +217,15 @@ async function measureRunPage(dataset: string, limit: number, concurrency: numbe
     const res = await fetch(`${studio.url}/api/runs`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ env: tasks[0]!.env, dataset, selection: { kind: "slice", limit }, model: "scripted", policy: "try-again", turns: 10, concurrency }),
+      body: JSON.stringify({
+        env: tasks[0]!.env,
+        dataset,
+        selection: { kind: "slice", limit },
+        model: "scripted",
+        policy: "try-again",
+        turns: 10,
+        concurrency,
+      }),
     });
     const launched = (await res.json()) as { id: string };
     if (!res.ok) throw new Error(`launch refused: ${JSON.stringify(launched)}`);
@@ -179,7 +235,12 @@ async function measureRunPage(dataset: string, limit: number, concurrency: numbe
     const attachedAt = Date.now();
     await page.waitForSelector('[data-testid="run-view"][data-live="0"]', { timeout: 30 * 60_000 });
     const seen = (await page.evaluate("window.__seen")) as Record<string, number>;
-    const view = (await (await fetch(`${studio.url}/api/runs/${id}`)).json()) as { startedAt: number; endedAt: number; done: number; tasks: { taskId: string; endedAt: number | null }[] };
+    const view = (await (await fetch(`${studio.url}/api/runs/${id}`)).json()) as {
+      startedAt: number;
+      endedAt: number;
+      done: number;
+      tasks: { taskId: string; endedAt: number | null }[];
+    };
     // Episodes that ended once the page was following (the ones before it are in its first render).
     const delays = view.tasks
       .filter((t) => t.endedAt !== null && t.endedAt > attachedAt && seen[t.taskId] !== undefined)
@@ -211,7 +272,11 @@ async function measureRunPage(dataset: string, limit: number, concurrency: numbe
  * The harness's own cost per turn, apart from any sandbox: Try Again over an environment whose
  * actions and scoring return at once (so what remains is the loop, the store and the model call).
  */
-async function measureHarness(server: import("@/lib/agent/scripted-server").ScriptedServer, model: import("@/lib/agent/models").ResolvedModel, episodes: number) {
+async function measureHarness(
+  server: import("@/lib/agent/scripted-server").ScriptedServer,
+  model: import("@/lib/agent/models").ResolvedModel,
+  episodes: number,
+) {
   const { runEpisode } = await import("@/lib/agent/run-episode");
   const { dbRecorder } = await import("@/lib/episodes/db-recorder");
   const { loadDataset } = await import("@/lib/datasets/registry");
@@ -264,7 +329,10 @@ async function measureHarness(server: import("@/lib/agent/scripted-server").Scri
     cpuLoopMsMedian: median(cpuLoop),
     cpuStoreMsMedian: median(cpuStore),
     cpuModelMsMedian: median(cpuModel),
-    loadAverage: (await import("node:os")).loadavg().map((x) => x.toFixed(1)).join(" "),
+    loadAverage: (await import("node:os"))
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(" "),
   };
 }
 

@@ -23,7 +23,10 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const SAMPLE = path.join(ROOT, "../shared/intercode/results-sample");
 const FIXTURES = path.join(ROOT, "lib/trajectories/fixtures/logs");
 
-type Rec = Record<string, unknown> & { turn_history: { actions: string[]; observations: unknown[]; rewards: number[]; valid_action: boolean[]; thoughts?: string[]; steps?: string[] }; summary: Record<string, unknown> };
+type Rec = Record<string, unknown> & {
+  turn_history: { actions: string[]; observations: unknown[]; rewards: number[]; valid_action: boolean[]; thoughts?: string[]; steps?: string[] };
+  summary: Record<string, unknown>;
+};
 type Env = "bash" | "sql" | "python" | "ctf";
 
 const readJson = (f: string) => JSON.parse(fs.readFileSync(f, "utf8")) as Record<string, unknown>;
@@ -51,7 +54,10 @@ function templates(): Record<Env, Rec[]> {
   const small = (r: Rec) => JSON.stringify(r).length <= 16_384;
   return {
     sql: [...sql.filter(small), ...recs(path.join(FIXTURES, "gpt-3.5/sql_react_3_turns.json")).map(unwrap)],
-    bash: [...recs(path.join(SAMPLE, "bash/ic_bash_multiturn_gpt-4_10_turns_fs_4.json")), ...recs(path.join(FIXTURES, "ic_bash_multiturn_gpt-4_3_turns_fs_2.json")).filter((r) => !r.turn_history.actions.includes("blocked"))],
+    bash: [
+      ...recs(path.join(SAMPLE, "bash/ic_bash_multiturn_gpt-4_10_turns_fs_4.json")),
+      ...recs(path.join(FIXTURES, "ic_bash_multiturn_gpt-4_3_turns_fs_2.json")).filter((r) => !r.turn_history.actions.includes("blocked")),
+    ],
     python: recs(path.join(SAMPLE, "python/ic_python_multiturn_gpt-3.5_7_turns.json")),
     ctf: recs(path.join(SAMPLE, "ctf/ic_ctf_gpt-4_25_turns.json")),
   };
@@ -83,17 +89,25 @@ interface FileSpec {
 function publishedShape(): FileSpec[] {
   const files: FileSpec[] = [];
   const sqlModels = ["gpt-4", "gpt-3.5", "text-bison-001", "chat-bison-001", "starchat", "vicuna-13b", "gpt-3.5_10_turns_handicap", "gpt-4-1", "gpt-3.5-1"];
-  for (const m of sqlModels) files.push({ name: `ic_sql_multiturn_${m.includes("turns") ? m : m.endsWith("-1") ? `${m}_turns` : `${m}_10_turns`}.json`, env: "sql", kind: "try-again", count: 1034 });
+  for (const m of sqlModels)
+    files.push({
+      name: `ic_sql_multiturn_${m.includes("turns") ? m : m.endsWith("-1") ? `${m}_turns` : `${m}_10_turns`}.json`,
+      env: "sql",
+      kind: "try-again",
+      count: 1034,
+    });
   files.push({ name: "gpt-3.5/sql_react_10_turns.json", env: "sql", kind: "react", count: 1034, forced: 71 });
   files.push({ name: "gpt-3.5/ic_sql_plan_solve.json", env: "sql", kind: "plan-solve", count: 1034 });
   files.push({ name: "gpt-3.5/ic_sql_plan_solve_refine_3_turns.json", env: "sql", kind: "plan-solve", count: 1034 });
-  for (const m of ["gpt-4", "gpt-3.5", "text-bison-001"]) files.push({ name: `ic_python_multiturn_${m}_7_turns.json`, env: "python", kind: "try-again", count: 974 });
+  for (const m of ["gpt-4", "gpt-3.5", "text-bison-001"])
+    files.push({ name: `ic_python_multiturn_${m}_7_turns.json`, env: "python", kind: "try-again", count: 974 });
   const fsSizes = [60, 53, 60, 27];
   for (const m of ["gpt-4", "gpt-3.5", "text-bison-001", "chat-bison-001", "starchat", "vicuna-13b"]) {
     for (const [i, n] of fsSizes.entries()) files.push({ name: `ic_bash_multiturn_${m}_10_turns_fs_${i + 1}.json`, env: "bash", kind: "try-again", count: n });
   }
   for (const [i, n] of fsSizes.entries()) files.push({ name: `ic_bash_multiturn_gpt-4_1_turns_fs_${i + 1}.json`, env: "bash", kind: "try-again", count: n });
-  for (const [i, n] of fsSizes.entries()) files.push({ name: `gpt-3.5/ic_bash_react_10_turns_fs_${i + 1}.json`, env: "bash", kind: "react", count: n, forced: 5 });
+  for (const [i, n] of fsSizes.entries())
+    files.push({ name: `gpt-3.5/ic_bash_react_10_turns_fs_${i + 1}.json`, env: "bash", kind: "react", count: n, forced: 5 });
   for (const [i, n] of fsSizes.entries()) files.push({ name: `gpt-3.5/ic_bash_plan_solve_fs_${i + 1}.json`, env: "bash", kind: "plan-solve", count: n });
   for (const t of [5, 10, 15, 20, 25]) files.push({ name: `ic_ctf_gpt-4_${t}_turns.json`, env: "ctf", kind: "try-again", count: 100 });
   files.push({ name: "ic_sql_multiturn_human_10_turns.json", env: "sql", kind: "envlog", count: 0 });
@@ -167,7 +181,18 @@ function writeSet(dir: string): { files: number; episodes: number; bytes: number
         };
       } else out[String(i)] = rec;
     }
-    const body = spec.kind === "plan-solve" ? { meta: { env: spec.env, data_path: `./data/${spec.env}/set.json`, refine: spec.name.includes("refine"), refine_turns: spec.name.includes("refine") ? 3 : null }, logs: out } : out;
+    const body =
+      spec.kind === "plan-solve"
+        ? {
+            meta: {
+              env: spec.env,
+              data_path: `./data/${spec.env}/set.json`,
+              refine: spec.name.includes("refine"),
+              refine_turns: spec.name.includes("refine") ? 3 : null,
+            },
+            logs: out,
+          }
+        : out;
     const text = JSON.stringify(body, null, 2);
     const file = path.join(dir, spec.env, spec.name);
     fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -233,7 +258,8 @@ export default async function importBench(argv: string[]): Promise<number> {
   try {
     const set = writeSet(path.join(dir, "logs"));
     process.stdout.write(`synthetic published set: ${set.files} files, ${set.episodes} episodes, ${(set.bytes / 1e6).toFixed(1)} MB (${dir}/logs)\n`);
-    for (const root of [ROOT, ...(against ? [against] : [])]) spawnSync(process.execPath, [path.join(root, "bin/icstudio.mjs"), "--help"], { cwd: root, stdio: "ignore" });
+    for (const root of [ROOT, ...(against ? [against] : [])])
+      spawnSync(process.execPath, [path.join(root, "bin/icstudio.mjs"), "--help"], { cwd: root, stdio: "ignore" });
     const entryName = values.entry === "npm" ? "npm run icstudio -- import" : "bin/icstudio.mjs import";
     const runs: Rep[] = [];
     const other: Rep[] = [];
@@ -251,7 +277,9 @@ export default async function importBench(argv: string[]): Promise<number> {
     }
     if (against) {
       const cpu = other.map((r) => r.cpuS).filter((c): c is number => c !== null);
-      process.stdout.write(`${path.basename(against)}: median of ${reps}: ${(median(other.map((r) => r.wallMs)) / 1000).toFixed(2)} s wall${cpu.length ? `, ${median(cpu).toFixed(2)} s CPU` : ""}\n`);
+      process.stdout.write(
+        `${path.basename(against)}: median of ${reps}: ${(median(other.map((r) => r.wallMs)) / 1000).toFixed(2)} s wall${cpu.length ? `, ${median(cpu).toFixed(2)} s CPU` : ""}\n`,
+      );
     }
     const wall = median(runs.map((r) => r.wallMs));
     const cpus = runs.map((r) => r.cpuS).filter((c): c is number => c !== null);
@@ -261,7 +289,10 @@ export default async function importBench(argv: string[]): Promise<number> {
       [
         `${entryName}, end to end (process start to exit, fresh store), median of ${reps}: ${(wall / 1000).toFixed(2)} s wall (target < 5 s)` +
           (cpus.length ? `, ${median(cpus).toFixed(2)} s CPU` : ""),
-        `  files ${t.files}, not readable ${t.failedFiles}: ${report.files.filter((f) => f.error).map((f) => `${path.relative(dir, f.file)} (${f.error})`).join("; ")}`,
+        `  files ${t.files}, not readable ${t.failedFiles}: ${report.files
+          .filter((f) => f.error)
+          .map((f) => `${path.relative(dir, f.file)} (${f.error})`)
+          .join("; ")}`,
         `  episodes added ${t.added}, rejected ${t.rejected}, flagged ${t.flagged}: ${JSON.stringify(t.flags)}`,
         `  load average (1 min) ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`,
       ].join("\n") + "\n",
@@ -311,11 +342,15 @@ function ecosystemRows(dir: string, reps: number, entry: "npm" | "bin"): boolean
         observation: { results: [{ source_call_id: `c${k}`, content: `${k}\n`.repeat(20) }] },
         metrics: { prompt_tokens: 500 + k, completion_tokens: 20 },
       });
-    fs.writeFileSync(path.join(trial, "agent", "trajectory.json"), JSON.stringify({ schema_version: "ATIF-v1.5", session_id: `s${i}`, agent: { name: "terminus", version: "1", model_name: "m" }, steps }));
+    fs.writeFileSync(
+      path.join(trial, "agent", "trajectory.json"),
+      JSON.stringify({ schema_version: "ATIF-v1.5", session_id: `s${i}`, agent: { name: "terminus", version: "1", model_name: "m" }, steps }),
+    );
     fs.writeFileSync(path.join(trial, "verifier", "reward.txt"), i % 3 ? "0\n" : "1\n");
     fs.writeFileSync(path.join(trial, "result.json"), JSON.stringify({ task_name: `task-${i}`, trial_name: `task-${i}__${i}` }));
   }
-  const cmdFor = (args: string[]) => (entry === "npm" ? ["npm", "run", "-s", "icstudio", "--", ...args] : [process.execPath, path.join(ROOT, "bin/icstudio.mjs"), ...args]);
+  const cmdFor = (args: string[]) =>
+    entry === "npm" ? ["npm", "run", "-s", "icstudio", "--", ...args] : [process.execPath, path.join(ROOT, "bin/icstudio.mjs"), ...args];
   const timed = (args: string[], db: string) => {
     const cmd = cmdFor(args);
     const t0 = performance.now();
@@ -330,7 +365,10 @@ function ecosystemRows(dir: string, reps: number, entry: "npm" | "bin"): boolean
   const added: Record<string, number> = {};
   for (let i = 0; i < reps; i++) {
     base.push(timed(["--help"], path.join(dir, `eco-base-${i}.db`)).ms);
-    for (const [name, target] of [["inspect", path.join(evalDir, "bench.eval")], ["atif", job]] as const) {
+    for (const [name, target] of [
+      ["inspect", path.join(evalDir, "bench.eval")],
+      ["atif", job],
+    ] as const) {
       const r = timed(["import", target, "--json"], path.join(dir, `eco-${name}-${i}.db`));
       rows[name].push(r.ms);
       const totals = (JSON.parse(r.out) as { totals: { added: number; rejected: number } }).totals;

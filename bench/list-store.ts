@@ -25,11 +25,43 @@ function rng(seed: number) {
   };
 }
 
-const BASH_ACTIONS = ["ls -la /testbed", "find /testbed -name '*.py' | wc -l", "cat /testbed/dir1/notes.txt", "grep -r hello /testbed", "du -sh /testbed/*", "fnd . -type f", "sort /testbed/data.csv | uniq -c"];
-const BASH_OBS = ["total 12\ndrwxr-xr-x 2 root root 4096 dir1\n-rw-r--r-- 1 root root 42 data.csv", "17", "\x1b[01;34mdir1\x1b[0m  notes.txt", "bash: fnd: command not found", "cat: nofile: No such file or directory", "4.0K\t/testbed/dir1"];
-const SQL_ACTIONS = ["SHOW TABLES", "DESC singer", "SELECT count(*) FROM singer", "SELECT name FROM singer WHERE age > 30 ORDER BY age", "SELECT * FROM concert JOIN stadium ON concert.stadium_id = stadium.id"];
-const SQL_OBS = ["[('singer',), ('concert',), ('stadium',)]", "[(6,)]", "Error 1146: Table 'concert_singer.singers' doesn't exist", "[('Joe Sharp',), ('Rose White',)]", "You have an error in your SQL syntax"];
-const PY_ACTIONS = ["def add(a, b):\n    return a + b", "print(add(2, 3))", "def is_prime(n):\n    return all(n % i for i in range(2, n))", "print(is_prime(7))"];
+const BASH_ACTIONS = [
+  "ls -la /testbed",
+  "find /testbed -name '*.py' | wc -l",
+  "cat /testbed/dir1/notes.txt",
+  "grep -r hello /testbed",
+  "du -sh /testbed/*",
+  "fnd . -type f",
+  "sort /testbed/data.csv | uniq -c",
+];
+const BASH_OBS = [
+  "total 12\ndrwxr-xr-x 2 root root 4096 dir1\n-rw-r--r-- 1 root root 42 data.csv",
+  "17",
+  "\x1b[01;34mdir1\x1b[0m  notes.txt",
+  "bash: fnd: command not found",
+  "cat: nofile: No such file or directory",
+  "4.0K\t/testbed/dir1",
+];
+const SQL_ACTIONS = [
+  "SHOW TABLES",
+  "DESC singer",
+  "SELECT count(*) FROM singer",
+  "SELECT name FROM singer WHERE age > 30 ORDER BY age",
+  "SELECT * FROM concert JOIN stadium ON concert.stadium_id = stadium.id",
+];
+const SQL_OBS = [
+  "[('singer',), ('concert',), ('stadium',)]",
+  "[(6,)]",
+  "Error 1146: Table 'concert_singer.singers' doesn't exist",
+  "[('Joe Sharp',), ('Rose White',)]",
+  "You have an error in your SQL syntax",
+];
+const PY_ACTIONS = [
+  "def add(a, b):\n    return a + b",
+  "print(add(2, 3))",
+  "def is_prime(n):\n    return all(n % i for i in range(2, n))",
+  "print(is_prime(7))",
+];
 const PY_OBS = ["", "5", "True", "Traceback (most recent call last):\nNameError: name 'x' is not defined"];
 const MODELS = ["gpt-4", "gpt-3.5", "claude-3", "llama-3-70b", null];
 const POLICIES = ["try-again", "react", "plan-solve", "single-turn"];
@@ -52,7 +84,15 @@ export async function fill(n: number): Promise<void> {
       const ts = Array.from({ length: turns }, (_, k) => {
         const o = pick(obs);
         reward = Math.min(1, Math.round((reward + r() * 0.3) * 100) / 100);
-        return { index: k, actor: model ? "model" : "human", action: `${pick(acts)} -- step ${k} of episode ${i}`, observation: `${o}\n(${i}:${k})`, ok: !/error|not found|No such|Traceback/i.test(o), reward, durationMs: Math.floor(r() * 2000) };
+        return {
+          index: k,
+          actor: model ? "model" : "human",
+          action: `${pick(acts)} -- step ${k} of episode ${i}`,
+          observation: `${o}\n(${i}:${k})`,
+          ok: !/error|not found|No such|Traceback/i.test(o),
+          reward,
+          durationMs: Math.floor(r() * 2000),
+        };
       });
       const success = reward >= 1 || r() < 0.3;
       const dataset = env === "bash" ? `nl2bash-fs${1 + (i % 4)}` : env === "sql" ? "spider-dev" : "mbpp";

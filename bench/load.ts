@@ -47,8 +47,10 @@ async function runLevel(server: StudioProcess, sessions: number, actions: number
   let errors = 0;
   let peak = rssMb(server.child.pid!);
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(server.child.pid!))), 250);
-  const taskRef = { bash: "demo-bash:count-python-files", python: "demo-python:reverse-words", ctf: "demo-ctf:base64-note", sql: "demo-sql:bike-01" }[env] ?? env;
-  const action = (s: number, i: number) => ({ bash: `echo s${s}-a${i}`, ctf: `echo s${s}-a${i}`, python: `print('s${s}-a${i}')`, sql: `SELECT 's${s}-a${i}'` })[env] ?? `echo s${s}-a${i}`;
+  const taskRef =
+    { bash: "demo-bash:count-python-files", python: "demo-python:reverse-words", ctf: "demo-ctf:base64-note", sql: "demo-sql:bike-01" }[env] ?? env;
+  const action = (s: number, i: number) =>
+    ({ bash: `echo s${s}-a${i}`, ctf: `echo s${s}-a${i}`, python: `print('s${s}-a${i}')`, sql: `SELECT 's${s}-a${i}'` })[env] ?? `echo s${s}-a${i}`;
   const t0 = Date.now();
   const one = async (s: number) => {
     const ws = await connectWs(server.url);
@@ -64,7 +66,8 @@ async function runLevel(server: StudioProcess, sessions: number, actions: number
         const end = await ws.next(["turnEnd", "error"], 120_000);
         if (end.type === "error" || !end.observation.includes(`s${s}-a${i}`)) {
           errors++;
-          if (errorSamples.length < 5) errorSamples.push(end.type === "error" ? `${end.code}: ${end.message}` : `wrong observation ${JSON.stringify(end.observation.slice(0, 60))}`);
+          if (errorSamples.length < 5)
+            errorSamples.push(end.type === "error" ? `${end.code}: ${end.message}` : `wrong observation ${JSON.stringify(end.observation.slice(0, 60))}`);
           if (end.type === "error" && end.fatal) return;
           continue;
         }
@@ -95,7 +98,9 @@ async function runLevel(server: StudioProcess, sessions: number, actions: number
 
 function table(rows: LevelResult[]): string {
   const head = ["sessions", "actions/session", "errors", "open median ms", "rtt median ms", "rtt p95 ms", "server peak RSS MB", "wall s"];
-  const cells = rows.map((r) => [r.sessions, r.actions, r.errors, r.openMedianMs, r.rttMedianMs, r.rttP95Ms, r.peakRssMb, r.wallS].map((v) => String(Number.isNaN(v) ? "-" : v)));
+  const cells = rows.map((r) =>
+    [r.sessions, r.actions, r.errors, r.openMedianMs, r.rttMedianMs, r.rttP95Ms, r.peakRssMb, r.wallS].map((v) => String(Number.isNaN(v) ? "-" : v)),
+  );
   const w = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
   return [head, ...cells].map((c) => c.map((x, i) => x.padStart(w[i])).join("  ")).join("\n");
 }
@@ -119,7 +124,9 @@ export default async function load(args: string[]): Promise<number> {
   const { dir, db } = tempDb("ic-bench-load-");
   const server = await spawnStudio({ IC_DB: db, IC_SANDBOX: "local", IC_MAX_SANDBOXES: String(Math.max(sessions, ...grow, 1) * 2) });
   try {
-    process.stdout.write(`load: ${sessions} sessions x ${actions} actions (${env}, local sandbox); server pid ${server.child.pid}, idle RSS ${Math.round(rssMb(server.child.pid!))} MB\n`);
+    process.stdout.write(
+      `load: ${sessions} sessions x ${actions} actions (${env}, local sandbox); server pid ${server.child.pid}, idle RSS ${Math.round(rssMb(server.child.pid!))} MB\n`,
+    );
     const main = await runLevel(server, sessions, actions, env);
     process.stdout.write(`${table([main])}\n`);
     for (const s of main.errorSamples) process.stdout.write(`  error: ${s}\n`);

@@ -60,7 +60,14 @@ export default async function bench(argv: string[]): Promise<number> {
 
   /** The store commit alone, timed the same way, on its own episode. */
   const timeStore = async (k: number): Promise<number[]> => {
-    const ep = await createEpisode({ environment: "python", dataset: "bench", taskId: "store", query: "store commit timing", playerKind: "human", turnLimit: k + 1 });
+    const ep = await createEpisode({
+      environment: "python",
+      dataset: "bench",
+      taskId: "store",
+      query: "store commit timing",
+      playerKind: "human",
+      turnLimit: k + 1,
+    });
     const out: number[] = [];
     for (let i = 0; i < k; i++) {
       const t = performance.now();
@@ -165,7 +172,18 @@ export default async function bench(argv: string[]): Promise<number> {
       const d = stats(direct);
       const w = stats(viaWs);
       const st = stats(await timeStore(n));
-      rows.push({ env: c.env, action: c.action, n, directMedian: d.median, directP95: d.p95, wsMedian: w.median, wsP95: w.p95, addedMedian: w.median - d.median, storeMedian: st.median, storeP95: st.p95 });
+      rows.push({
+        env: c.env,
+        action: c.action,
+        n,
+        directMedian: d.median,
+        directP95: d.p95,
+        wsMedian: w.median,
+        wsP95: w.p95,
+        addedMedian: w.median - d.median,
+        storeMedian: st.median,
+        storeP95: st.p95,
+      });
     }
   } finally {
     await manager.shutdown();
@@ -179,7 +197,9 @@ export default async function bench(argv: string[]): Promise<number> {
   } else {
     const f = (x: number) => x.toFixed(2).padStart(8);
     process.stdout.write(`backend ${backend}; milliseconds; ws = send action → turnEnd (observation stored, then sent)\n`);
-    process.stdout.write(`${"env".padEnd(7)}${"action".padEnd(10)}${"n".padStart(5)}  direct med  direct p95    ws med    ws p95   added med  target<5  store med  store p95  added-store\n`);
+    process.stdout.write(
+      `${"env".padEnd(7)}${"action".padEnd(10)}${"n".padStart(5)}  direct med  direct p95    ws med    ws p95   added med  target<5  store med  store p95  added-store\n`,
+    );
     for (const r of rows) {
       process.stdout.write(
         `${r.env.padEnd(7)}${r.action.padEnd(10)}${String(r.n).padStart(5)}  ${f(r.directMedian)}    ${f(r.directP95)}  ${f(r.wsMedian)}  ${f(r.wsP95)}    ${f(r.addedMedian)}  ${r.addedMedian < 5 ? "yes" : "NO "}    ${f(r.storeMedian)}   ${f(r.storeP95)}   ${f(r.addedMedian - r.storeMedian)}\n`,

@@ -22,7 +22,10 @@ export default async function recordingBench(): Promise<number> {
   const N = 100_000;
   let sent = 0;
   const push = medianOf(9, () => {
-    const r = new EpisodeRecorder(() => (sent++, true), () => ({ cols: 120, rows: 30 }));
+    const r = new EpisodeRecorder(
+      () => (sent++, true),
+      () => ({ cols: 120, rows: 30 }),
+    );
     r.enabled = true;
     const t = performance.now();
     for (let i = 0; i < N; i++) r.push(i % 50 === 0 ? "o" : "i", "k");
@@ -35,7 +38,9 @@ export default async function recordingBench(): Promise<number> {
     for (let i = 0; i < N; i++) a.push([Date.now(), "i", "k"]);
     return ((performance.now() - t) * 1e6) / N;
   });
-  console.log(`browser: EpisodeRecorder.push ${push.toFixed(0)} ns a keystroke (bare array push with Date.now ${bare.toFixed(0)} ns, ratio ${(push / bare).toFixed(1)}); ${N.toLocaleString("en")} keys made ${Math.round(sent / 9)} chunks`);
+  console.log(
+    `browser: EpisodeRecorder.push ${push.toFixed(0)} ns a keystroke (bare array push with Date.now ${bare.toFixed(0)} ns, ratio ${(push / bare).toFixed(1)}); ${N.toLocaleString("en")} keys made ${Math.round(sent / 9)} chunks`,
+  );
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-recording-bench-"));
   process.env.IC_DB = path.join(dir, "studio.db");
@@ -44,7 +49,29 @@ export default async function recordingBench(): Promise<number> {
     const { appendRecordingChunk, getRecordingByEpisode } = await import("@/lib/db/recordings");
     const { getRawDb } = await import("@/lib/db/sqlite");
     await insertEpisodesBulk({
-      episodes: [{ id: "bench-rec", sourceKey: "bench:rec", environment: "bash", dataset: "demo-bash", taskId: "0", taskIndex: 0, query: "q", playerKind: "human", annotator: "a", model: null, policy: null, turnLimit: 10, status: "submitted", reward: 1, success: true, solvedAtTurn: 1, startedAt: Date.now(), durationMs: 1, turns: [] }],
+      episodes: [
+        {
+          id: "bench-rec",
+          sourceKey: "bench:rec",
+          environment: "bash",
+          dataset: "demo-bash",
+          taskId: "0",
+          taskIndex: 0,
+          query: "q",
+          playerKind: "human",
+          annotator: "a",
+          model: null,
+          policy: null,
+          turnLimit: 10,
+          status: "submitted",
+          reward: 1,
+          success: true,
+          solvedAtTurn: 1,
+          startedAt: Date.now(),
+          durationMs: 1,
+          turns: [],
+        },
+      ],
     });
     // A typical two-second batch: 40 keys and their echo.
     const events = Array.from({ length: 80 }, (_, i) => [i * 25, i % 2 ? "o" : "i", "k"] as [number, "i" | "o", string]);
@@ -66,19 +93,33 @@ export default async function recordingBench(): Promise<number> {
     }
     const s = stats(times);
     const b = stats(base);
-    console.log(`store: one chunk (80 events) ${s.median.toFixed(3)} ms median, p95 ${s.p95.toFixed(3)} ms (bare insert ${b.median.toFixed(3)} ms, ratio ${(s.median / b.median).toFixed(1)})`);
+    console.log(
+      `store: one chunk (80 events) ${s.median.toFixed(3)} ms median, p95 ${s.p95.toFixed(3)} ms (bare insert ${b.median.toFixed(3)} ms, ratio ${(s.median / b.median).toFixed(1)})`,
+    );
 
     // An episode at the cap: one big recording read and written as asciicast.
     const bigEvents = Array.from({ length: 1000 }, (_, i) => [i, "o", "x".repeat(400)] as [number, "o", string]);
-    for (let i = 0; i < 12; i++) await appendRecordingChunk({ episodeId: "bench-rec", chunk: { turnIndex: i, startedAt: Date.now(), events: bigEvents }, maxBytes: DEFAULT_RECORDING_MAX_BYTES });
+    for (let i = 0; i < 12; i++)
+      await appendRecordingChunk({
+        episodeId: "bench-rec",
+        chunk: { turnIndex: i, startedAt: Date.now(), events: bigEvents },
+        maxBytes: DEFAULT_RECORDING_MAX_BYTES,
+      });
     const rec = await getRecordingByEpisode({ episodeId: "bench-rec" });
     const castMs = medianOf(5, () => {
       const t = performance.now();
       toAsciicast(rec);
       return performance.now() - t;
     });
-    console.log(`cast: an episode at the cap (${(rec.bytes / 1e6).toFixed(1)} MB of events, truncated=${rec.truncated}) as asciicast v2 in ${castMs.toFixed(0)} ms median`);
-    console.log(`(load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} on ${os.cpus().length} cores)`);
+    console.log(
+      `cast: an episode at the cap (${(rec.bytes / 1e6).toFixed(1)} MB of events, truncated=${rec.truncated}) as asciicast v2 in ${castMs.toFixed(0)} ms median`,
+    );
+    console.log(
+      `(load average ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(" ")} on ${os.cpus().length} cores)`,
+    );
     return 0;
   } finally {
     const { closeStore } = await import("@/lib/db/client");

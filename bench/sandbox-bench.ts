@@ -10,7 +10,10 @@ import { createLocalBackend } from "@/lib/sandbox/local";
 import { bashTrueSamples, benchSandboxBackend, bwrapTrueSamples, dockerExecTrueSamples, latencyStats, type LatencyStats } from "@/lib/sandbox/bench";
 
 export default async function sandboxBenchMain(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { iterations: { type: "string", default: "50" }, resets: { type: "string", default: "10" }, gap: { type: "string", default: "1500" } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { iterations: { type: "string", default: "50" }, resets: { type: "string", default: "10" }, gap: { type: "string", default: "1500" } },
+  });
   const n = Number(values.iterations);
   const rows: [string, LatencyStats][] = [];
   rows.push(["baseline: bash -c true", latencyStats(await bashTrueSamples(n))]);
@@ -32,6 +35,7 @@ export default async function sandboxBenchMain(argv: string[]): Promise<number> 
   } else process.stderr.write(`sandbox-bench: docker skipped: ${da.reason}\n`);
   const w = Math.max(...rows.map(([k]) => k.length));
   process.stdout.write(`${"measure".padEnd(w)}  median ms  p95 ms    n\n`);
-  for (const [k, s] of rows) process.stdout.write(`${k.padEnd(w)}  ${s.median.toFixed(2).padStart(9)}  ${s.p95.toFixed(2).padStart(6)}  ${String(s.n).padStart(3)}\n`);
+  for (const [k, s] of rows)
+    process.stdout.write(`${k.padEnd(w)}  ${s.median.toFixed(2).padStart(9)}  ${s.p95.toFixed(2).padStart(6)}  ${String(s.n).padStart(3)}\n`);
   return 0;
 }

@@ -147,7 +147,12 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /** Our own bash tasks, each answered by printing its token (the model's gold under Try Again). */
 function writeTasks(dir: string, n: number): string {
   const file = path.join(dir, "demo-bash-scale.json");
-  const tasks = Array.from({ length: n }, (_, i) => ({ id: `s${i}`, query: `Print the token scale-token-${i} [task:s${i}]`, gold: `echo scale-token-${i}`, fs: "demo" }));
+  const tasks = Array.from({ length: n }, (_, i) => ({
+    id: `s${i}`,
+    query: `Print the token scale-token-${i} [task:s${i}]`,
+    gold: `echo scale-token-${i}`,
+    fs: "demo",
+  }));
   fs.writeFileSync(file, JSON.stringify({ env: "bash", description: "bench scale tasks", tasks }));
   return file;
 }
@@ -192,18 +197,34 @@ async function enqueue(s: Setup, name: string, baseURL: string, tasks?: string[]
   const { prepareRun } = await import("@/lib/runs/prepare-run");
   const { enqueueRun } = await import("@/lib/runs/queue/eval-queue");
   const p = prepareRun(
-    { env: "bash", dataset: s.taskFile, selection: tasks ? { kind: "list", tasks } : { kind: "slice", offset: 0 }, model: "bench", policy: "try-again", turns: 10, concurrency: 1, handicap: false, refineTurns: 0, profile: "studio", name },
+    {
+      env: "bash",
+      dataset: s.taskFile,
+      selection: tasks ? { kind: "list", tasks } : { kind: "slice", offset: 0 },
+      model: "bench",
+      policy: "try-again",
+      turns: 10,
+      concurrency: 1,
+      handicap: false,
+      refineTurns: 0,
+      profile: "studio",
+      name,
+    },
     { maxSandboxes: 16, launchedFrom: "cli", adhoc: { baseURL, model: "bench" } },
   );
   return (await enqueueRun(p, { url: s.url, adhoc: { baseURL, model: "bench" } })).runId;
 }
 
 function startWorkerProcess(s: Setup): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "--import", "./scripts/hooks.mjs", "lib/cli/main.ts", "worker", "--queue", s.url, "--concurrency", "4", "--quiet"], {
-    cwd: REPO,
-    env: { ...process.env, ...s.env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "--import", "./scripts/hooks.mjs", "lib/cli/main.ts", "worker", "--queue", s.url, "--concurrency", "4", "--quiet"],
+    {
+      cwd: REPO,
+      env: { ...process.env, ...s.env },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   return new Promise((resolve, reject) => {
     let err = "";
     child.stderr!.on("data", (d) => {
@@ -219,7 +240,8 @@ async function untilDone(runId: string): Promise<void> {
   for (;;) {
     const run = await getRunById({ id: runId });
     if (run && run.status !== "running" && run.status !== "pending") {
-      if (run.status !== "done" || run.solved !== run.total) throw new Error(`bench scale: run ${run.name} ended ${run.status}, ${run.solved}/${run.total} solved`);
+      if (run.status !== "done" || run.solved !== run.total)
+        throw new Error(`bench scale: run ${run.name} ended ${run.status}, ${run.solved}/${run.total} solved`);
       return;
     }
     await new Promise((r) => setTimeout(r, 100));
@@ -257,7 +279,12 @@ async function workersSection(o: ScaleOptions): Promise<Table> {
     const two = median(rates[2]!);
     return [
       ["measure", "1 worker", "2 workers", "2/1"],
-      [`episodes per minute (${o.tasks} bash tasks, Try Again, 4 at once per worker, median of ${o.reps})`, one.toFixed(1), two.toFixed(1), `${(two / one).toFixed(2)}×`],
+      [
+        `episodes per minute (${o.tasks} bash tasks, Try Again, 4 at once per worker, median of ${o.reps})`,
+        one.toFixed(1),
+        two.toFixed(1),
+        `${(two / one).toFixed(2)}×`,
+      ],
     ];
   });
 }
@@ -361,7 +388,8 @@ export default async function scaleBench(argv: string[]): Promise<number> {
   if (!Number.isInteger(episodes) || episodes < 1) throw new Error(`--episodes must be a positive integer, got ${values.episodes}`);
   if (!Number.isInteger(files) || files < 1) throw new Error(`--files must be a positive integer, got ${values.files}`);
   const names = positionals.length ? positionals : Object.keys(SECTIONS);
-  for (const n of names) if (!Object.hasOwn(SECTIONS, n)) throw new Error(`bench scale: unknown section ${JSON.stringify(n)} (one of ${Object.keys(SECTIONS).join(", ")})`);
+  for (const n of names)
+    if (!Object.hasOwn(SECTIONS, n)) throw new Error(`bench scale: unknown section ${JSON.stringify(n)} (one of ${Object.keys(SECTIONS).join(", ")})`);
   const { config } = await import("@/lib/config");
   const tasks = Number(values.tasks);
   const reps = Number(values.reps);

@@ -16,7 +16,8 @@ import Database from "better-sqlite3";
 
 const ENVS = ["bash", "sql", "python", "ctf"] as const;
 const MODELS = ["gpt-4", "gpt-3.5", "text-bison-001", "starchat", "vicuna-13b"];
-const WORDS = "select count from singer where table find name file directory list python error syntax near column group order limit join print def return".split(" ");
+const WORDS =
+  "select count from singer where table find name file directory list python error syntax near column group order limit join print def return".split(" ");
 
 function rng(seed: number) {
   let s = seed >>> 0;
@@ -76,7 +77,10 @@ async function timeAsync<T>(fn: () => Promise<T>): Promise<[number, T]> {
 }
 
 export default async function storeBench(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { episodes: { type: "string", default: "100000" }, files: { type: "string", default: "20" }, keep: { type: "boolean" } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { episodes: { type: "string", default: "100000" }, files: { type: "string", default: "20" }, keep: { type: "boolean" } },
+  });
   const total = Number(values.episodes);
   const nFiles = Number(values.files);
   const per = Math.ceil(total / nFiles);
@@ -100,7 +104,9 @@ export default async function storeBench(argv: string[]): Promise<number> {
   const bare = new Database(path.join(dir, "bare.db"));
   bare.pragma("journal_mode = WAL");
   bare.pragma("synchronous = NORMAL");
-  bare.exec(`CREATE TABLE ep (id INTEGER PRIMARY KEY, query TEXT, reward REAL); CREATE TABLE turn (ep INTEGER, i INTEGER, action TEXT, observation TEXT, reward REAL, ok INTEGER)`);
+  bare.exec(
+    `CREATE TABLE ep (id INTEGER PRIMARY KEY, query TEXT, reward REAL); CREATE TABLE turn (ep INTEGER, i INTEGER, action TEXT, observation TEXT, reward REAL, ok INTEGER)`,
+  );
   const bareEp = bare.prepare(`INSERT INTO ep (query, reward) VALUES (?, ?)`);
   const bareTurn = bare.prepare(`INSERT INTO turn VALUES (?, ?, ?, ?, ?, ?)`);
   const bareRates: number[] = [];
@@ -122,7 +128,14 @@ export default async function storeBench(argv: string[]): Promise<number> {
       // the bare baseline: parse the same file and insert the same rows into two plain tables
       const bcpu0 = process.cpuUsage();
       const [bms] = time(() => {
-        const data = JSON.parse(text) as Record<string, { query: string; turn_history: { actions: string[]; observations: string[]; rewards: number[]; valid_action: boolean[] }; summary: { max_reward: number } }>;
+        const data = JSON.parse(text) as Record<
+          string,
+          {
+            query: string;
+            turn_history: { actions: string[]; observations: string[]; rewards: number[]; valid_action: boolean[] };
+            summary: { max_reward: number };
+          }
+        >;
         bare.transaction(() => {
           for (const rec of Object.values(data)) {
             const id = Number(bareEp.run(rec.query, rec.summary.max_reward).lastInsertRowid);
@@ -171,7 +184,13 @@ export default async function storeBench(argv: string[]): Promise<number> {
   }
   const bareStats: number[] = [];
   for (let i = 0; i < 7; i++) bareStats.push(time(() => raw.prepare(`SELECT COUNT(*), SUM("success"), AVG("reward") FROM "Episode"`).get())[0]);
-  rows.push([`stats over ${imported} episodes (${groups} groups), ms`, median(statsRuns).toFixed(1), median(bareStats).toFixed(1), `${(median(statsRuns) / median(bareStats)).toFixed(1)}×`, "< 500"]);
+  rows.push([
+    `stats over ${imported} episodes (${groups} groups), ms`,
+    median(statsRuns).toFixed(1),
+    median(bareStats).toFixed(1),
+    `${(median(statsRuns) / median(bareStats)).toFixed(1)}×`,
+    "< 500",
+  ]);
 
   // --- one page of the list ---
   const bareList: number[] = [];

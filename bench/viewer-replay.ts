@@ -162,7 +162,10 @@ async function measure(ctx: Ctx, base: string, id: string, loads: number, steps:
     const firstStep: number[] = [];
     for (let i = 0; i < loads; i++) {
       await page.goto(`${base}/episodes/${id}`, { waitUntil: "commit", timeout: 180_000 });
-      await page.waitForFunction(() => (window as unknown as { __icProbe?: { interactive?: number } }).__icProbe?.interactive !== undefined, undefined, { polling: 20, timeout: 180_000 });
+      await page.waitForFunction(() => (window as unknown as { __icProbe?: { interactive?: number } }).__icProbe?.interactive !== undefined, undefined, {
+        polling: 20,
+        timeout: 180_000,
+      });
       firstStep.push(await page.evaluate(() => (window as unknown as { __icProbe: { interactive: number } }).__icProbe.interactive));
     }
     // Steps from turn 1 (a load without the probe's presses).
@@ -182,7 +185,9 @@ async function measure(ctx: Ctx, base: string, id: string, loads: number, steps:
         { polling: 50, timeout: 180_000 },
       );
       await plain.evaluate(() => window.dispatchEvent(new KeyboardEvent("keydown", { key: "Home" })));
-      await plain.waitForFunction(() => (document.querySelector('[data-testid="position"]')?.textContent ?? "").startsWith("turn 1 "), undefined, { timeout: 60_000 });
+      await plain.waitForFunction(() => (document.querySelector('[data-testid="position"]')?.textContent ?? "").startsWith("turn 1 "), undefined, {
+        timeout: 60_000,
+      });
       await plain.waitForTimeout(500);
       const { times, maxTurns } = (await plain.evaluate(`(${STEPS})([${steps}, ${STEP_BUDGET_MS}])`)) as { times: number[]; maxTurns: number };
       const cdp = await plain.context().newCDPSession(plain);
@@ -259,7 +264,9 @@ const ratio = (a: number, b: number) => (Number.isFinite(a) && Number.isFinite(b
 
 function report(label: string, figs: Record<string, Figures>): void {
   console.log(`\n${label}:`);
-  console.log(`  ${"episode".padEnd(24)} ${"HTML".padStart(11)} ${"first step".padStart(11)} ${"step median".padStart(12)} ${"step p90".padStart(10)} ${"steps".padStart(6)} ${"DOM".padStart(7)} ${"turns in DOM".padStart(13)} ${"JS heap".padStart(10)}`);
+  console.log(
+    `  ${"episode".padEnd(24)} ${"HTML".padStart(11)} ${"first step".padStart(11)} ${"step median".padStart(12)} ${"step p90".padStart(10)} ${"steps".padStart(6)} ${"DOM".padStart(7)} ${"turns in DOM".padStart(13)} ${"JS heap".padStart(10)}`,
+  );
   for (const e of EPISODES) {
     const f = figs[e.key];
     if (!f) continue;
@@ -342,7 +349,9 @@ export async function replayBench({ against, loads = 7, steps = 200 }: { against
         await server.stop();
       }
     }
-    console.log(`\nreplay at any size (chromium; first step: navigation start → a j press moves the replay, median of ${loads} loads; steps: ${steps} presses of j from turn 1):`);
+    console.log(
+      `\nreplay at any size (chromium; first step: navigation start → a j press moves the replay, median of ${loads} loads; steps: ${steps} presses of j from turn 1):`,
+    );
     for (const r of results) report(r.label, r.figs);
     console.log(`  (1-minute load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores)`);
     console.log("\ntargets (this checkout):");
@@ -357,7 +366,10 @@ export async function replayBench({ against, loads = 7, steps = 200 }: { against
 }
 
 export default async function viewerReplayBench(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { against: { type: "string" }, loads: { type: "string", default: "7" }, steps: { type: "string", default: "200" } } });
+  const { values } = parseArgs({
+    args,
+    options: { against: { type: "string" }, loads: { type: "string", default: "7" }, steps: { type: "string", default: "200" } },
+  });
   const loads = Number(values.loads);
   const steps = Number(values.steps);
   if (!Number.isInteger(loads) || loads < 1) throw new Error(`--loads: must be a whole number >= 1 (got ${values.loads})`);

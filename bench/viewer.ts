@@ -114,7 +114,11 @@ export default async function viewerBench(args: string[]): Promise<number> {
   const runs = runsIdx >= 0 ? Number(args[runsIdx + 1]) : 7;
   const { sqliteListStore, pgListStore } = await import("./list-store");
   const filled = (engine: string, s: { fillS: number | null }) =>
-    console.log(s.fillS === null ? `${engine}: ${n.toLocaleString("en")} episodes from the cache (--no-cache fills afresh)` : `${engine}: filled ${n.toLocaleString("en")} episodes in ${s.fillS.toFixed(1)} s`);
+    console.log(
+      s.fillS === null
+        ? `${engine}: ${n.toLocaleString("en")} episodes from the cache (--no-cache fills afresh)`
+        : `${engine}: filled ${n.toLocaleString("en")} episodes in ${s.fillS.toFixed(1)} s`,
+    );
   let pg: ListTimes | null = null;
   if (pgUrl) {
     const store = await pgListStore(pgUrl, n, { cache });
@@ -133,30 +137,46 @@ export default async function viewerBench(args: string[]): Promise<number> {
     const { COUNT_EXACT_UP_TO } = await import("@/lib/db/episode-filters");
     const lite = await timeList(runs);
     console.log(`\nlist query (50 a page) at ${n.toLocaleString("en")} episodes, median of ${runs} runs, ms:`);
-    console.log(`  exact = the page with an exact count ("count exactly"); now = as the list reads by default (counted up to ${COUNT_EXACT_UP_TO.toLocaleString("en")}, estimated past it)`);
+    console.log(
+      `  exact = the page with an exact count ("count exactly"); now = as the list reads by default (counted up to ${COUNT_EXACT_UP_TO.toLocaleString("en")}, estimated past it)`,
+    );
     const f = (x: number | undefined) => (x === undefined ? "-" : x.toFixed(1)).padStart(8);
-    console.log(`  ${"scenario".padEnd(40)} ${"sqlite".padStart(8)} ${"sqlite".padStart(8)} ${"pg".padStart(8)} ${"pg".padStart(8)} ${"pg/sqlite".padStart(10)}  matches (shown now)`);
+    console.log(
+      `  ${"scenario".padEnd(40)} ${"sqlite".padStart(8)} ${"sqlite".padStart(8)} ${"pg".padStart(8)} ${"pg".padStart(8)} ${"pg/sqlite".padStart(10)}  matches (shown now)`,
+    );
     console.log(`  ${"".padEnd(40)} ${"exact".padStart(8)} ${"now".padStart(8)} ${"exact".padStart(8)} ${"now".padStart(8)} ${"now".padStart(10)}`);
     LIST_SCENARIOS.forEach(([name], i) => {
       const ratio = pg ? `${(pg.now[i]! / lite.now[i]!).toFixed(2)}x` : "-";
       if (pg && pg.exactTotal[i] !== lite.exactTotal[i]) console.log(`  (!) ${name}: ${lite.exactTotal[i]} match on SQLite, ${pg.exactTotal[i]} on PostgreSQL`);
-      if (pg && pg.firstId[i] !== lite.firstId[i]) console.log(`  (!) ${name}: the page starts with ${lite.firstId[i]} on SQLite, ${pg.firstId[i]} on PostgreSQL`);
-      console.log(`  ${name.padEnd(40)} ${f(lite.exact[i])} ${f(lite.now[i])} ${f(pg?.exact[i])} ${f(pg?.now[i])} ${ratio.padStart(10)}  ${lite.exactTotal[i]!.toLocaleString("en")} (${lite.nowTotal[i]})`);
+      if (pg && pg.firstId[i] !== lite.firstId[i])
+        console.log(`  (!) ${name}: the page starts with ${lite.firstId[i]} on SQLite, ${pg.firstId[i]} on PostgreSQL`);
+      console.log(
+        `  ${name.padEnd(40)} ${f(lite.exact[i])} ${f(lite.now[i])} ${f(pg?.exact[i])} ${f(pg?.now[i])} ${ratio.padStart(10)}  ${lite.exactTotal[i]!.toLocaleString("en")} (${lite.nowTotal[i]})`,
+      );
     });
     const worst = (xs: number[]) => {
       const m = Math.max(...xs);
       return `${m.toFixed(1)} ms (${LIST_SCENARIOS[xs.indexOf(m)]![0]})`;
     };
     const max = (xs: number[]) => Math.max(...xs);
-    console.log(`  (load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} on ${os.cpus().length} cores at the end)`);
+    console.log(
+      `  (load average ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(" ")} on ${os.cpus().length} cores at the end)`,
+    );
     console.log(`  worst page, SQLite: ${worst(lite.now)}; with an exact count ${worst(lite.exact)} (target <= 100 ms)`);
     if (pg) {
       const ratios = pg.now.map((x, i) => x / lite.now[i]!);
       console.log(`  worst page, PostgreSQL: ${worst(pg.now)}; with an exact count ${worst(pg.exact)}`);
-      console.log(`  ratio PostgreSQL / SQLite: worst page ${(max(pg.now) / max(lite.now)).toFixed(2)}x (target <= 2x); largest per-page ratio ${worst(ratios).replace(" ms", "x")}`);
+      console.log(
+        `  ratio PostgreSQL / SQLite: worst page ${(max(pg.now) / max(lite.now)).toFixed(2)}x (target <= 2x); largest per-page ratio ${worst(ratios).replace(" ms", "x")}`,
+      );
     }
     // Episodes of the bulk writer's seed (the synthetic ones have no Turn rows).
-    const ids = (getRawDb().prepare(`SELECT "id" FROM "Episode" WHERE "turnCount" = 10 AND "sourceKey" LIKE 'bench:%' LIMIT 30`).all() as { id: string }[]).map((r) => r.id);
+    const ids = (getRawDb().prepare(`SELECT "id" FROM "Episode" WHERE "turnCount" = 10 AND "sourceKey" LIKE 'bench:%' LIMIT 30`).all() as { id: string }[]).map(
+      (r) => r.id,
+    );
     const rt: number[] = [];
     for (const id of ids) {
       const t = performance.now();
@@ -209,7 +229,10 @@ async function browserBench(id: string): Promise<void> {
       const m0 = await metrics();
       const t = performance.now();
       await page.goto(`${server.url}/episodes/${id}`, { waitUntil: "commit" });
-      await page.waitForFunction(() => (window as unknown as { __icProbe?: { interactive?: number } }).__icProbe?.interactive !== undefined, undefined, { polling: 20, timeout: 60_000 });
+      await page.waitForFunction(() => (window as unknown as { __icProbe?: { interactive?: number } }).__icProbe?.interactive !== undefined, undefined, {
+        polling: 20,
+        timeout: 60_000,
+      });
       driver.push(performance.now() - t);
       const m1 = await metrics();
       // A navigation that swaps the renderer starts the counters again.
@@ -230,9 +253,13 @@ async function browserBench(id: string): Promise<void> {
     console.log(`\nepisode page interactive in chromium (navigation start → a key press moves the replay), ${inPage.length} loads:`);
     console.log(`  in the page: median ${median(inPage).toFixed(0)} ms (${range(inPage)}); target < 1000 ms`);
     console.log(`  seen from the driver (adds Playwright's round trips): median ${median(driver).toFixed(0)} ms (${range(driver)})`);
-    console.log(`  server first byte: median ${median(ttfb).toFixed(0)} ms; page main thread: median ${median(cpu).toFixed(0)} ms of CPU, ${median(busy).toFixed(0)} ms busy`);
+    console.log(
+      `  server first byte: median ${median(ttfb).toFixed(0)} ms; page main thread: median ${median(cpu).toFixed(0)} ms of CPU, ${median(busy).toFixed(0)} ms busy`,
+    );
     console.log(`list page over HTTP (search + filter + sort, whole HTML): median ${median(ssr).toFixed(0)} ms`);
-    console.log(`  (1-minute load average ${loadAtStart.toFixed(1)} at the start of the browser runs, ${os.loadavg()[0].toFixed(1)} at the end, on ${os.cpus().length} cores)`);
+    console.log(
+      `  (1-minute load average ${loadAtStart.toFixed(1)} at the start of the browser runs, ${os.loadavg()[0].toFixed(1)} at the end, on ${os.cpus().length} cores)`,
+    );
   } finally {
     await b.close();
     await server.stop();

@@ -37,7 +37,14 @@ beforeAll(async () => {
   const res = await fetch(`${baseUrl}/api/studies`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ name: `a11y ${Date.now().toString(36)}`, env: "sql", dataset: "demo-sql", selection: { kind: "slice", from: 22, count: 2 }, feedback: "none", turnLimit: 5 }),
+    body: JSON.stringify({
+      name: `a11y ${Date.now().toString(36)}`,
+      env: "sql",
+      dataset: "demo-sql",
+      selection: { kind: "slice", from: 22, count: 2 },
+      feedback: "none",
+      turnLimit: 5,
+    }),
   });
   expect(res.status).toBe(201);
   studyId = ((await res.json()) as { id: string }).id;
@@ -61,7 +68,13 @@ async function audit(name: string): Promise<string[]> {
   counts[name] = byImpact;
   return result.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.impact} ${v.id}: ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`);
+    .map(
+      (v) =>
+        `${v.impact} ${v.id}: ${v.help} — ${v.nodes
+          .slice(0, 3)
+          .map((n) => n.target.join(" "))
+          .join(" | ")}`,
+    );
 }
 
 describe("accessibility (axe-core): no serious or critical violations", () => {

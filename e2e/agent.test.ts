@@ -34,8 +34,22 @@ beforeAll(async () => {
     config,
     JSON.stringify({
       models: [
-        { id: "scripted-demo", provider: "openai-compatible", model: "scripted", baseURL: scripted.baseURL, contextWindow: 32768, price: { inputPerMtok: 1, outputPerMtok: 2 } },
-        { id: "needs-key", provider: "openai", model: "gpt-4o", apiKeyEnv: "IC_E2E_MISSING_KEY", contextWindow: 128000, price: { inputPerMtok: 0, outputPerMtok: 0 } },
+        {
+          id: "scripted-demo",
+          provider: "openai-compatible",
+          model: "scripted",
+          baseURL: scripted.baseURL,
+          contextWindow: 32768,
+          price: { inputPerMtok: 1, outputPerMtok: 2 },
+        },
+        {
+          id: "needs-key",
+          provider: "openai",
+          model: "gpt-4o",
+          apiKeyEnv: "IC_E2E_MISSING_KEY",
+          contextWindow: 128000,
+          price: { inputPerMtok: 0, outputPerMtok: 0 },
+        },
       ],
     }),
   );
@@ -150,7 +164,11 @@ describe("every policy on every environment in the browser", () => {
 const runTasks = loadDataset("demo-sql").slice(0, 5);
 
 async function api<T>(method: string, url: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${app.url}${url}`, { method, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${app.url}${url}`, {
+    method,
+    headers: { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const json = (await res.json()) as T;
   if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
   return json;
@@ -163,7 +181,9 @@ describe("runs in the browser", () => {
     const page = await browser.browser.newPage();
     const runs = new RunsPage(page, app.url);
     const first = await runs.launch({ env: "sql", dataset: "demo-sql", limit: 5, model: "scripted-demo", policy: "try-again", turns: 4, concurrency: 1 });
-    await page.waitForFunction(() => /^[1-4] \/ 5$/.test(document.querySelector('[data-testid="run-progress"]')?.textContent?.trim() ?? ""), null, { timeout: 90_000 });
+    await page.waitForFunction(() => /^[1-4] \/ 5$/.test(document.querySelector('[data-testid="run-progress"]')?.textContent?.trim() ?? ""), null, {
+      timeout: 90_000,
+    });
     await page.reload();
     // After the reload the page follows the live run again: it is shown running and reaches the end by itself.
     const [doneAtReload] = await runs.progress();
@@ -178,7 +198,16 @@ describe("runs in the browser", () => {
 
     // A second run on the same tasks in which the last two are answered wrongly.
     scripted.setScript({ rules: runTasks.map((t, i) => ruleFor(t, scriptedReplies("try-again", t, i < 3 ? "solve" : "wrong"))) });
-    const second = await api<{ id: string }>("POST", "/api/runs", { env: "sql", dataset: "demo-sql", selection: { kind: "slice", limit: 5 }, model: "scripted-demo", policy: "try-again", turns: 4, concurrency: 2, name: "second" });
+    const second = await api<{ id: string }>("POST", "/api/runs", {
+      env: "sql",
+      dataset: "demo-sql",
+      selection: { kind: "slice", limit: 5 },
+      model: "scripted-demo",
+      policy: "try-again",
+      turns: 4,
+      concurrency: 2,
+      name: "second",
+    });
     for (let i = 0; ; i++) {
       const v = await api<{ live: boolean; done: number }>("GET", `/api/runs/${second.id}`);
       if (!v.live && v.done === 5) break;
@@ -196,7 +225,9 @@ describe("runs in the browser", () => {
     // Paired statistics: 2 tasks solved by the first run only and none by the second: McNemar's exact p = 0.5,
     // a difference of +40 points; the per-hardness rows below the overall one.
     expect(await page.getAttribute('[data-testid="paired-stats-row"][data-group="all"]', "data-p")).toBe("0.5");
-    expect(await page.textContent('[data-testid="paired-mcnemar"]')).toMatch(/on the 2 tasks only one run solved \(2 by .*, 0 by second\): two-sided p = 0\.500/);
+    expect(await page.textContent('[data-testid="paired-mcnemar"]')).toMatch(
+      /on the 2 tasks only one run solved \(2 by .*, 0 by second\): two-sided p = 0\.500/,
+    );
     expect(await page.textContent('[data-testid="paired-ci"]')).toMatch(/on the same 5 tasks: \+40\.0 pp\. 95% bootstrap interval: /);
     const axe = await new AxeBuilder({ page: page as never }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
     expect(axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id)).toEqual([]);
@@ -230,7 +261,13 @@ describe("watching a model play a task", () => {
     const before = await agent.turnCount();
     await agent.waitTurns(before + 1);
     // The console shows the output from before the reload, replayed, and what came after.
-    await page.waitForFunction(() => Array.from(document.querySelectorAll('[data-testid="terminal"] .xterm-rows > div')).filter((d) => (d.textContent ?? "").includes("not the answer")).length >= 2, null, { timeout: 30_000 });
+    await page.waitForFunction(
+      () =>
+        Array.from(document.querySelectorAll('[data-testid="terminal"] .xterm-rows > div')).filter((d) => (d.textContent ?? "").includes("not the answer"))
+          .length >= 2,
+      null,
+      { timeout: 30_000 },
+    );
     await agent.click("pause");
     await agent.waitStatus("paused");
     await agent.click("takeover");

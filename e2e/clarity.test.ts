@@ -47,7 +47,8 @@ async function newPage(): Promise<{ page: Page; play: PlayPage; site: SitePage; 
 function storedCount(env: string, dataset: string, taskId: string): number {
   const db = new Database(dbPath, { readonly: true, fileMustExist: true });
   try {
-    return (db.prepare(`SELECT count(*) AS n FROM "Episode" WHERE environment = ? AND dataset = ? AND taskId = ?`).get(env, dataset, taskId) as { n: number }).n;
+    return (db.prepare(`SELECT count(*) AS n FROM "Episode" WHERE environment = ? AND dataset = ? AND taskId = ?`).get(env, dataset, taskId) as { n: number })
+      .n;
   } finally {
     db.close();
   }
@@ -80,7 +81,9 @@ describe("issue 14: the playground, navigation and studies", () => {
     expect(await site.visit("/tasks/sql?dataset=demo-sql")).toBe(200);
     const rows = await page.locator('[data-testid="dataset-tasks"] tbody tr').count();
     expect(rows).toBe(SQL.length);
-    expect(await page.getAttribute('[data-testid="dataset-tasks"] tbody tr:first-child a:has-text("play")', "href")).toBe(`/play/sql/${encodeURIComponent(`demo-sql:${SQL[0].id}`)}`);
+    expect(await page.getAttribute('[data-testid="dataset-tasks"] tbody tr:first-child a:has-text("play")', "href")).toBe(
+      `/play/sql/${encodeURIComponent(`demo-sql:${SQL[0].id}`)}`,
+    );
     await site.screenshot(SHOTS, "tasks-sql");
 
     await play.open("sql", "demo-sql", SQL[0].id);
@@ -300,7 +303,14 @@ describe("issue 14: the playground, navigation and studies", () => {
     const res = await fetch(`${baseUrl}/api/studies`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name: `results ${RUN}`, env: "sql", dataset: "demo-sql", selection: { kind: "slice", from: 16, count: 2 }, feedback: "none", turnLimit: 3 }),
+      body: JSON.stringify({
+        name: `results ${RUN}`,
+        env: "sql",
+        dataset: "demo-sql",
+        selection: { kind: "slice", from: 16, count: 2 },
+        feedback: "none",
+        turnLimit: 3,
+      }),
     });
     expect(res.status).toBe(201);
     const { id } = (await res.json()) as { id: string };

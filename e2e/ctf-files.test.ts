@@ -21,7 +21,10 @@ describe("InterCode CTF tasks with files, in the browser", () => {
   it("starts in the task's folder with its files; the write-up shows only after submit", async () => {
     const task = getTask("ctf", "0");
     if (task.env !== "ctf") throw new Error("not a ctf task");
-    const writeupLine = sharedWriteup("0").split("\n").find((l) => l.trim().length > 8)!.trim();
+    const writeupLine = sharedWriteup("0")
+      .split("\n")
+      .find((l) => l.trim().length > 8)!
+      .trim();
     const page = await browser().newPage();
     const play = new PlayPage(page, baseUrl);
     await play.open("ctf", "ctf", "0");

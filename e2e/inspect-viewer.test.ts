@@ -36,7 +36,19 @@ const JSONL = JSON.stringify({
   reward: 0.75,
   success: false,
   startedAt: "2026-01-01T00:00:00.000Z",
-  turns: [{ index: 0, actor: "model", action: "ls /srv/kiln | wc -l", observation: "17\n", ok: true, reward: 0.75, thought: "I will count the kiln files", tokensIn: 40, tokensOut: 6 }],
+  turns: [
+    {
+      index: 0,
+      actor: "model",
+      action: "ls /srv/kiln | wc -l",
+      observation: "17\n",
+      ok: true,
+      reward: 0.75,
+      thought: "I will count the kiln files",
+      tokensIn: 40,
+      tokensOut: 6,
+    },
+  ],
 });
 
 beforeAll(async () => {
@@ -59,7 +71,10 @@ beforeAll(async () => {
     loader: { ".woff": "file", ".woff2": "file", ".ttf": "file", ".eot": "file", ".svg": "file", ".png": "file", ".gif": "file", ".wasm": "file" },
     define: { "process.env.NODE_ENV": '"production"' },
   });
-  fs.writeFileSync(path.join(dir, "index.html"), `<!doctype html><html><head><meta charset="utf-8"><link rel="stylesheet" href="/entry.css"></head><body><div id="root"></div><script type="module" src="/entry.js"></script></body></html>`);
+  fs.writeFileSync(
+    path.join(dir, "index.html"),
+    `<!doctype html><html><head><meta charset="utf-8"><link rel="stylesheet" href="/entry.css"></head><body><div id="root"></div><script type="module" src="/entry.js"></script></body></html>`,
+  );
   const types: Record<string, string> = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".eval": "application/zip" };
   server = http.createServer((req, res) => {
     const p = path.join(dir, decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname));
@@ -74,7 +89,12 @@ beforeAll(async () => {
     if (range) {
       const start = Number(range[1]);
       const end = range[2] ? Math.min(Number(range[2]), body.length - 1) : body.length - 1;
-      res.writeHead(206, { "content-type": types[path.extname(file)] ?? "application/octet-stream", "content-range": `bytes ${start}-${end}/${body.length}`, "accept-ranges": "bytes", "content-length": end - start + 1 });
+      res.writeHead(206, {
+        "content-type": types[path.extname(file)] ?? "application/octet-stream",
+        "content-range": `bytes ${start}-${end}/${body.length}`,
+        "accept-ranges": "bytes",
+        "content-length": end - start + 1,
+      });
       res.end(body.subarray(start, end + 1));
       return;
     }
@@ -110,7 +130,10 @@ describe("Inspect's log viewer opens a Studio export", () => {
     expect(sample).toContain("ls /srv/kiln | wc -l");
     expect(sample).toContain("17");
     // The Messages tab: the question as the user's message, the reply and its tool call.
-    await page.getByRole("tab", { name: /messages/i }).first().click();
+    await page
+      .getByRole("tab", { name: /messages/i })
+      .first()
+      .click();
     await page.getByText("How many files are in /srv/kiln?").nth(1).waitFor({ timeout: 30_000 });
     const messages = await page.locator("body").innerText();
     expect(messages).toContain("I will count the kiln files");

@@ -26,17 +26,33 @@ let scripted: ScriptedServer;
 let app: RunningServer;
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
 
-
 beforeAll(async () => {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   scripted = await startScriptedServer({
     apiKey: SECRET,
-    rules: [{ match: CONNECTION_TEST_PROMPT, replies: ["OK"] }, { match: task.query, replies: [REPLY] }],
+    rules: [
+      { match: CONNECTION_TEST_PROMPT, replies: ["OK"] },
+      { match: task.query, replies: [REPLY] },
+    ],
   });
   const configDir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-e2e-models-page-"));
   const config = path.join(configDir, "models.json");
   // A preset with nothing behind it: listed, but never as ready before a test.
-  fs.writeFileSync(config, JSON.stringify({ models: [{ id: "nobody-home", provider: "openai-compatible", model: "m", baseURL: `http://127.0.0.1:${await freePort()}/v1`, contextWindow: 8192, price: { inputPerMtok: 0, outputPerMtok: 0 } }] }));
+  fs.writeFileSync(
+    config,
+    JSON.stringify({
+      models: [
+        {
+          id: "nobody-home",
+          provider: "openai-compatible",
+          model: "m",
+          baseURL: `http://127.0.0.1:${await freePort()}/v1`,
+          contextWindow: 8192,
+          price: { inputPerMtok: 0, outputPerMtok: 0 },
+        },
+      ],
+    }),
+  );
   app = await startServer({ IC_MODELS_CONFIG: config });
   browser = await launchBrowser();
 }, 300_000);
@@ -63,7 +79,9 @@ describe("models page", () => {
     expect(ok).toMatch(/^ok · \d+ ms$/);
 
     // Same endpoint, wrong key: the provider's 401 and its words.
-    expect(await models.add({ provider: "openai-compatible", baseURL: scripted.baseURL, model: "scripted", id: "wrong-key", apiKey: "sk-not-this-one" })).toBeNull();
+    expect(
+      await models.add({ provider: "openai-compatible", baseURL: scripted.baseURL, model: "scripted", id: "wrong-key", apiKey: "sk-not-this-one" }),
+    ).toBeNull();
     const bad = await models.test("wrong-key");
     expect(bad).toMatch(/^error: .*HTTP 401.*Incorrect API key provided/);
 

@@ -29,7 +29,18 @@ beforeAll(async () => {
   const config = path.join(dir, "models.json");
   fs.writeFileSync(
     config,
-    JSON.stringify({ models: [{ id: "scripted-demo", provider: "openai-compatible", model: "scripted", baseURL: scripted.baseURL, contextWindow: 32768, price: { inputPerMtok: 1, outputPerMtok: 2 } }] }),
+    JSON.stringify({
+      models: [
+        {
+          id: "scripted-demo",
+          provider: "openai-compatible",
+          model: "scripted",
+          baseURL: scripted.baseURL,
+          contextWindow: 32768,
+          price: { inputPerMtok: 1, outputPerMtok: 2 },
+        },
+      ],
+    }),
   );
   app = await startServer({ IC_MODELS_CONFIG: config });
   browser = await launchBrowser();
@@ -43,7 +54,11 @@ afterAll(async () => {
 /** Waits until xterm has drawn everything written so far (it parses and renders asynchronously): the rows hold `tail`, squashed of spaces. */
 async function waitDrawn(page: Page, tail: string): Promise<void> {
   await page.waitForFunction(
-    (t) => Array.from(document.querySelectorAll('[data-testid="terminal"] .xterm-rows > div'), (d) => d.textContent ?? "").join("").replace(/\s/g, "").endsWith(t),
+    (t) =>
+      Array.from(document.querySelectorAll('[data-testid="terminal"] .xterm-rows > div'), (d) => d.textContent ?? "")
+        .join("")
+        .replace(/\s/g, "")
+        .endsWith(t),
     tail.replace(/\s/g, ""),
     { timeout: 30_000 },
   );

@@ -31,14 +31,19 @@ afterAll(async () => {
 function readChunks(id: string): { seq: number; turnIndex: number; events: [number, string, string][] }[] {
   const db = new Database(dbPath, { readonly: true, fileMustExist: true });
   try {
-    const rows = db.prepare(`SELECT "seq", "turnIndex", "events" FROM "RecordingChunk" WHERE "episodeId" = ? ORDER BY "seq"`).all(id) as { seq: number; turnIndex: number; events: string }[];
+    const rows = db.prepare(`SELECT "seq", "turnIndex", "events" FROM "RecordingChunk" WHERE "episodeId" = ? ORDER BY "seq"`).all(id) as {
+      seq: number;
+      turnIndex: number;
+      events: string;
+    }[];
     return rows.map((r) => ({ ...r, events: JSON.parse(r.events) }));
   } finally {
     db.close();
   }
 }
 
-const playerConsole = (page: Page) => page.evaluate(() => Array.from(document.querySelectorAll('[data-testid="recording-console"] .xterm-rows > div'), (d) => d.textContent ?? "").join("\n"));
+const playerConsole = (page: Page) =>
+  page.evaluate(() => Array.from(document.querySelectorAll('[data-testid="recording-console"] .xterm-rows > div'), (d) => d.textContent ?? "").join("\n"));
 
 describe("recording", () => {
   it("records a session in the playground, serves it as asciicast v2, and plays it back in the replay with the turns", async () => {
@@ -59,7 +64,11 @@ describe("recording", () => {
       await page.waitForTimeout(200);
       chunks = readChunks(id);
     }
-    const of = (turn: number, kind: string) => chunks.filter((c) => c.turnIndex === turn).flatMap((c) => c.events.filter((e) => e[1] === kind).map((e) => e[2])).join("");
+    const of = (turn: number, kind: string) =>
+      chunks
+        .filter((c) => c.turnIndex === turn)
+        .flatMap((c) => c.events.filter((e) => e[1] === kind).map((e) => e[2]))
+        .join("");
     expect(of(0, "i")).toBe("echo rec-one\r");
     expect(of(0, "o")).toContain("rec-one");
     const editorText = chunks.flatMap((c) => c.events.filter((e) => e[1] === "e")).reduce((text, e) => applyEditorChange(text, e[2]), "");
@@ -72,7 +81,10 @@ describe("recording", () => {
     const cast = await page.request.get(`${baseUrl}/api/episodes/${id}/recording.cast`);
     expect(cast.status()).toBe(200);
     expect(cast.headers()["content-type"]).toContain("application/x-asciicast");
-    const [header, ...events] = (await cast.text()).trimEnd().split("\n").map((l) => JSON.parse(l));
+    const [header, ...events] = (await cast.text())
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(header).toMatchObject({ version: 2 });
     expect(header.width).toBeGreaterThan(20);
     for (const e of events) {
@@ -80,7 +92,12 @@ describe("recording", () => {
       expect(typeof e[0]).toBe("number");
       expect(["o", "i"]).toContain(e[1]);
     }
-    expect(events.filter((e) => e[1] === "o").map((e) => e[2]).join("")).toMatch(/rec-one[\s\S]*rec-two/);
+    expect(
+      events
+        .filter((e) => e[1] === "o")
+        .map((e) => e[2])
+        .join(""),
+    ).toMatch(/rec-one[\s\S]*rec-two/);
 
     // The replay: the page itself does not carry the recording; the player loads it.
     const html = await (await page.request.get(`${baseUrl}/episodes/${id}`)).text();
@@ -88,17 +105,32 @@ describe("recording", () => {
     await page.goto(`${baseUrl}/episodes/${id}?turn=1`);
     await page.waitForSelector('[data-testid="recording-player"]');
     await page.waitForSelector('[data-testid="recording-console"] .xterm-rows');
-    const axe = await new AxeBuilder({ page: page as never }).include('[data-testid="recording-player"]').withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
-    expect(axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(" | ")}`)).toEqual([]);
+    const axe = await new AxeBuilder({ page: page as never })
+      .include('[data-testid="recording-player"]')
+      .withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"])
+      .analyze();
+    expect(
+      axe.violations
+        .filter((v) => v.impact === "serious" || v.impact === "critical")
+        .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(" | ")}`),
+    ).toEqual([]);
 
     // By keyboard: speed 8x, then Enter on play.
     await page.selectOption('[data-testid="recording-speed"]', "8");
     await page.focus('[data-testid="recording-play"]');
     await page.keyboard.press("Enter");
     await page.waitForSelector('[data-testid="recording-player"][data-playing="1"]');
-    await page.waitForFunction(() => /rec-one/.test(Array.from(document.querySelectorAll('[data-testid="recording-console"] .xterm-rows > div'), (d) => d.textContent ?? "").join("\n")), null, { timeout: 20_000 });
+    await page.waitForFunction(
+      () => /rec-one/.test(Array.from(document.querySelectorAll('[data-testid="recording-console"] .xterm-rows > div'), (d) => d.textContent ?? "").join("\n")),
+      null,
+      { timeout: 20_000 },
+    );
     // The turn follows the playback: turn 2 is selected when its part plays.
-    await page.waitForFunction(() => /rec-two/.test(Array.from(document.querySelectorAll('[data-testid="recording-console"] .xterm-rows > div'), (d) => d.textContent ?? "").join("\n")), null, { timeout: 20_000 });
+    await page.waitForFunction(
+      () => /rec-two/.test(Array.from(document.querySelectorAll('[data-testid="recording-console"] .xterm-rows > div'), (d) => d.textContent ?? "").join("\n")),
+      null,
+      { timeout: 20_000 },
+    );
     await page.waitForSelector('[data-testid="turn"][data-index="1"][data-current="1"]', { timeout: 10_000 });
     expect(await page.textContent('[data-testid="recording-editor"]')).toContain("echo rec-two");
     await page.waitForSelector('[data-testid="recording-player"][data-playing="0"]', { timeout: 20_000 });
@@ -107,12 +139,19 @@ describe("recording", () => {
     // Jump to turn 1: the console goes back to that turn's start and the replay selects it.
     await page.selectOption('[data-testid="recording-turn"]', "0");
     await page.waitForSelector('[data-testid="turn"][data-index="0"][data-current="1"]');
-    await page.waitForFunction(() => !/rec-two/.test(Array.from(document.querySelectorAll('[data-testid="recording-console"] .xterm-rows > div'), (d) => d.textContent ?? "").join("\n")));
+    await page.waitForFunction(
+      () =>
+        !/rec-two/.test(Array.from(document.querySelectorAll('[data-testid="recording-console"] .xterm-rows > div'), (d) => d.textContent ?? "").join("\n")),
+    );
     // Picking turn 2 in the replay moves the player there (and pause stays paused).
     await page.click('[data-testid="turn"][data-index="1"]');
     await page.waitForFunction(() => Number(document.querySelector('[data-testid="recording-player"]')?.getAttribute("data-clock")) > 0);
     // Drawn up to the start of turn 2: turn 1's output (xterm draws asynchronously).
-    await page.waitForFunction(() => /rec-one/.test(Array.from(document.querySelectorAll('[data-testid="recording-console"] .xterm-rows > div'), (d) => d.textContent ?? "").join("\n")), null, { timeout: 10_000 });
+    await page.waitForFunction(
+      () => /rec-one/.test(Array.from(document.querySelectorAll('[data-testid="recording-console"] .xterm-rows > div'), (d) => d.textContent ?? "").join("\n")),
+      null,
+      { timeout: 10_000 },
+    );
     expect(await playerConsole(page)).not.toContain("rec-two\n");
     expect(await page.getAttribute('[data-testid="recording-player"]', "data-playing")).toBe("0");
     await page.close();

@@ -16,7 +16,8 @@ const RUN = Date.now().toString(36);
  * Each turn's observation: about 5 KB (10 MB in all), opening with a marker naming the turn; every
  * odd turn also prints an error, so every odd turn has a suggested tag (no-such-file).
  */
-const observationOf = (k: number) => `marker-${k}-end\n${"x".repeat(k === LONG_TURN ? LONG_CHARS : 5_000)}${k % 2 ? `\ncat: f${k}: No such file or directory` : ""}`;
+const observationOf = (k: number) =>
+  `marker-${k}-end\n${"x".repeat(k === LONG_TURN ? LONG_CHARS : 5_000)}${k % 2 ? `\ncat: f${k}: No such file or directory` : ""}`;
 
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
 let page: Awaited<ReturnType<typeof browser.browser.newPage>>;
@@ -67,7 +68,15 @@ beforeAll(async () => {
         hardness: null,
         tags: "",
         // Rewards recorded on the second half only: the first half's are would-be rewards.
-        turns: Array.from({ length: TURNS }, (_, k) => ({ index: k, actor: "model", action: `echo step ${k}`, observation: observationOf(k), ok: true, reward: k === TURNS - 1 ? 1 : k < TURNS / 2 ? null : 0, durationMs: 5 })),
+        turns: Array.from({ length: TURNS }, (_, k) => ({
+          index: k,
+          actor: "model",
+          action: `echo step ${k}`,
+          observation: observationOf(k),
+          ok: true,
+          reward: k === TURNS - 1 ? 1 : k < TURNS / 2 ? null : 0,
+          durationMs: 5,
+        })),
       },
     ],
   });
@@ -114,7 +123,9 @@ describe("a replay of 2,000 turns", () => {
     const atStart = await markerX();
     await viewer.press("End");
     expect(await currentObservation(1999)).toMatch(/^marker-1999-end/);
-    await page.waitForFunction((x) => Number(document.querySelector('[data-testid="reward-curve-marker"]')?.getAttribute("x1")) > x, atStart, { timeout: 5_000 });
+    await page.waitForFunction((x) => Number(document.querySelector('[data-testid="reward-curve-marker"]')?.getAttribute("x1")) > x, atStart, {
+      timeout: 5_000,
+    });
     // The suggestions beside the replay are those of the current turn's page (and the episode's), not the episode's 1,000.
     const suggested = await viewer.suggestions();
     expect(suggested.length).toBeGreaterThan(0);

@@ -37,16 +37,42 @@ async function storePlayed({
   sourceOf?: (i: number) => string;
   feedback?: "none" | "reward";
 }): Promise<string> {
-  const ep = await createEpisode({ environment: task.env, dataset: task.dataset, taskId: task.id, query: task.query, playerKind, model, turnLimit: 10, feedback, backend: "local" });
+  const ep = await createEpisode({
+    environment: task.env,
+    dataset: task.dataset,
+    taskId: task.id,
+    query: task.query,
+    playerKind,
+    model,
+    turnLimit: 10,
+    feedback,
+    backend: "local",
+  });
   const env = await createEnvironment(task.env, { backend: "local" });
   try {
     await env.reset(task);
     let outcome: Parameters<typeof finishEpisode>[0]["outcome"] | null = null;
     for (const [index, action] of actions.entries()) {
       const r = await env.step(action);
-      const turn: NewTurnInput = { index, actor: actorOf(index), source: sourceOf(index), action, observation: r.observation, ok: r.ok, reward: r.submitted ? r.submitted.reward : null };
+      const turn: NewTurnInput = {
+        index,
+        actor: actorOf(index),
+        source: sourceOf(index),
+        action,
+        observation: r.observation,
+        ok: r.ok,
+        reward: r.submitted ? r.submitted.reward : null,
+      };
       await appendTurn({ episodeId: ep.id, turn });
-      if (r.submitted) outcome = { status: "submitted", reward: r.submitted.reward, breakdown: r.submitted.breakdown, success: r.submitted.reward === 1, goldObservation: r.submitted.goldObservation, agentObservation: r.submitted.agentObservation };
+      if (r.submitted)
+        outcome = {
+          status: "submitted",
+          reward: r.submitted.reward,
+          breakdown: r.submitted.breakdown,
+          success: r.submitted.reward === 1,
+          goldObservation: r.submitted.goldObservation,
+          agentObservation: r.submitted.agentObservation,
+        };
     }
     if (outcome) await finishEpisode({ episodeId: ep.id, outcome });
   } finally {
@@ -84,7 +110,10 @@ describe("replay", () => {
 
   it("scores every turn of an episode that recorded no rewards, keeps the turn in the URL, steps with Home/End, and compares each turn with gold", async () => {
     const task = sqlTask();
-    sqlId = await storePlayed({ task, actions: ["SELECT name, docks AS n FROM stations ORDER BY station_id LIMIT 2", String(task.gold), "SELECT count(*) FROM stationz", "submit"] });
+    sqlId = await storePlayed({
+      task,
+      actions: ["SELECT name, docks AS n FROM stations ORDER BY station_id LIMIT 2", String(task.gold), "SELECT count(*) FROM stationz", "submit"],
+    });
     expect(count(`SELECT COUNT(*) AS n FROM "Turn" WHERE "episodeId" = ? AND "reward" IS NOT NULL`, sqlId)).toBe(1);
 
     await viewer.openEpisode(sqlId, "?turn=2");
@@ -144,11 +173,21 @@ describe("replay", () => {
   it("shows a Python episode's tests verbatim, pass or fail each", async () => {
     const task = loadDataset("demo-python").find((t) => t.id === "reverse-words")!;
     // Splitting on single spaces keeps the empty words: the test with runs of spaces fails.
-    const id = await storePlayed({ task, actions: ["def reverse_words(s):\n    return ' '.join(reversed(s.split(' ')))", "submit reverse_words"], feedback: "reward" });
+    const id = await storePlayed({
+      task,
+      actions: ["def reverse_words(s):\n    return ' '.join(reversed(s.split(' ')))", "submit reverse_words"],
+      feedback: "reward",
+    });
     await viewer.openEpisode(id);
     const rows = page.locator('[data-testid="python-test"]');
     await rows.first().waitFor();
-    const tests = await rows.evaluateAll((els) => els.map((e) => ({ outcome: e.getAttribute("data-outcome"), text: e.querySelector('[data-testid="python-test-text"]')!.textContent, ws: getComputedStyle(e.querySelector('[data-testid="python-test-text"]')!).whiteSpace })));
+    const tests = await rows.evaluateAll((els) =>
+      els.map((e) => ({
+        outcome: e.getAttribute("data-outcome"),
+        text: e.querySelector('[data-testid="python-test-text"]')!.textContent,
+        ws: getComputedStyle(e.querySelector('[data-testid="python-test-text"]')!).whiteSpace,
+      })),
+    );
     expect(tests).toEqual(task.env === "python" ? task.tests.map((text, i) => ({ outcome: i === 2 ? "fail" : "pass", text, ws: "pre" })) : []);
     expect(await page.textContent('[data-testid="python-tests"]')).toMatch(/2 of 3 tests passed/);
   }, 120_000);
@@ -183,7 +222,14 @@ describe("replay", () => {
 
   it("lists each episode's status and filters on it through the URL", async () => {
     const task = sqlTask();
-    const abandoned = await createEpisode({ environment: "sql", dataset: task.dataset, taskId: task.id, query: task.query, playerKind: "human", turnLimit: 10 });
+    const abandoned = await createEpisode({
+      environment: "sql",
+      dataset: task.dataset,
+      taskId: task.id,
+      query: task.query,
+      playerKind: "human",
+      turnLimit: 10,
+    });
     await finishEpisode({ episodeId: abandoned.id, outcome: { status: "abandoned", reason: "e2e" } });
     const failed = await createEpisode({ environment: "sql", dataset: task.dataset, taskId: task.id, query: task.query, playerKind: "human", turnLimit: 10 });
     await finishEpisode({ episodeId: failed.id, outcome: { status: "error", reason: "e2e: the sandbox died" } });

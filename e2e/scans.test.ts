@@ -23,7 +23,11 @@ const tasks = loadDataset("demo-sql").slice(0, 3);
 const episodes: string[] = [];
 
 async function api<T>(method: string, url: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${app.url}${url}`, { method, headers: body ? { "content-type": "application/json" } : {}, body: body ? JSON.stringify(body) : undefined });
+  const res = await fetch(`${app.url}${url}`, {
+    method,
+    headers: body ? { "content-type": "application/json" } : {},
+    body: body ? JSON.stringify(body) : undefined,
+  });
   const json = await res.json();
   if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
   return json as T;
@@ -38,11 +42,27 @@ async function audit(page: Page): Promise<string[]> {
 beforeAll(async () => {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   // The first task's episode: yes; the second's: no; the third's: yes.
-  scripted = await startScriptedServer({ rules: tasks.map((t, i) => ({ match: t.query, replies: [i === 1 ? "NO. It ran a query that worked." : "YES: turn 1 failed, then it submitted."] })) });
+  scripted = await startScriptedServer({
+    rules: tasks.map((t, i) => ({ match: t.query, replies: [i === 1 ? "NO. It ran a query that worked." : "YES: turn 1 failed, then it submitted."] })),
+  });
   fs.mkdirSync(path.join(ROOT, "var"), { recursive: true });
   const configDir = fs.mkdtempSync(path.join(ROOT, "var", "e2e-models-"));
   const config = path.join(configDir, "models.json");
-  fs.writeFileSync(config, JSON.stringify({ models: [{ id: "scripted-scan", provider: "openai-compatible", model: "scripted", baseURL: scripted.baseURL, contextWindow: 32768, price: { inputPerMtok: 0, outputPerMtok: 0 } }] }));
+  fs.writeFileSync(
+    config,
+    JSON.stringify({
+      models: [
+        {
+          id: "scripted-scan",
+          provider: "openai-compatible",
+          model: "scripted",
+          baseURL: scripted.baseURL,
+          contextWindow: 32768,
+          price: { inputPerMtok: 0, outputPerMtok: 0 },
+        },
+      ],
+    }),
+  );
   app = await startServer({ IC_MODELS_CONFIG: config });
   browser = await launchBrowser();
   // Three sql episodes played over the websocket: a failing action, then submit.
@@ -97,7 +117,9 @@ describe("/scans", () => {
     await page.focus('[data-testid="scan-start"]');
     await page.keyboard.press("Enter");
     const row = await page.waitForSelector('[data-testid="scan-row"]', { timeout: 60_000 });
-    await page.waitForFunction(() => document.querySelector('[data-testid="scan-row"] td:nth-child(5)')?.textContent?.replace(/\s/g, "") === "2·1·0", null, { timeout: 60_000 });
+    await page.waitForFunction(() => document.querySelector('[data-testid="scan-row"] td:nth-child(5)')?.textContent?.replace(/\s/g, "") === "2·1·0", null, {
+      timeout: 60_000,
+    });
     // Judged by people: the first (yes, yes) and the second (no, no): full agreement, kappa 1.
     expect(await row.getAttribute("data-kappa")).toBe("1");
     expect(await page.textContent('[data-testid="scan-row"]')).toMatch(/on 2 episodes people tagged: precision 1\.00, recall 1\.00, kappa 1\.00/);
@@ -108,7 +130,9 @@ describe("/scans", () => {
     await page.keyboard.press("Enter");
     await page.waitForURL(/\/scans\/[0-9a-f-]{36}$/);
     await page.waitForSelector('[data-testid="scan-answers"]');
-    const answers = await page.$$eval('[data-testid="scan-answer"]', (rows) => rows.map((r) => [r.querySelector("a")?.getAttribute("href"), r.getAttribute("data-answer"), r.getAttribute("data-person")]));
+    const answers = await page.$$eval('[data-testid="scan-answer"]', (rows) =>
+      rows.map((r) => [r.querySelector("a")?.getAttribute("href"), r.getAttribute("data-answer"), r.getAttribute("data-person")]),
+    );
     expect(answers.sort()).toEqual(
       [
         [`/episodes/${episodes[0]}`, "yes", "yes"],

@@ -5,7 +5,17 @@ export function readEpisode(dbPath: string, id: string) {
   const db = new Database(dbPath, { readonly: true, fileMustExist: true });
   try {
     const episode = db.prepare(`SELECT id, status, reward, turnCount, annotator, mode, environment, dataset, taskId FROM "Episode" WHERE id = ?`).get(id) as
-      | { id: string; status: string; reward: number | null; turnCount: number; annotator: string | null; mode: string; environment: string; dataset: string; taskId: string }
+      | {
+          id: string;
+          status: string;
+          reward: number | null;
+          turnCount: number;
+          annotator: string | null;
+          mode: string;
+          environment: string;
+          dataset: string;
+          taskId: string;
+        }
       | undefined;
     const turns = db.prepare(`SELECT "index", action, observation, ok, source FROM "Turn" WHERE episodeId = ? ORDER BY "index"`).all(id) as {
       index: number;

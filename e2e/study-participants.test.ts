@@ -50,7 +50,21 @@ beforeAll(async () => {
   scripted = await startScriptedServer({ rules: [] });
   fs.mkdirSync(path.join(ROOT, "var"), { recursive: true });
   const models = path.join(fs.mkdtempSync(path.join(ROOT, "var", "e2e-models-")), "models.json");
-  fs.writeFileSync(models, JSON.stringify({ models: [{ id: "scripted-demo", provider: "openai-compatible", model: "scripted", baseURL: scripted.baseURL, contextWindow: 32768, price: { inputPerMtok: 0, outputPerMtok: 0 } }] }));
+  fs.writeFileSync(
+    models,
+    JSON.stringify({
+      models: [
+        {
+          id: "scripted-demo",
+          provider: "openai-compatible",
+          model: "scripted",
+          baseURL: scripted.baseURL,
+          contextWindow: 32768,
+          price: { inputPerMtok: 0, outputPerMtok: 0 },
+        },
+      ],
+    }),
+  );
   server = await startServer({ IC_STUDY_IDLE_MS: "3000", IC_MODELS_CONFIG: models });
   owner = await launchBrowser();
 }, 300_000);
@@ -62,17 +76,52 @@ afterAll(async () => {
 });
 
 describe("the study seal", () => {
-  it("hides a model run's rewards on the study's tasks in the run page, its CSV, /episodes, the task page and the compare picker, and refuses a new run", { timeout: 300_000 }, async () => {
+  it("hides a model run's rewards on the study's tasks in the run page, its CSV, /episodes, the task page and the compare picker, and refuses a new run", {
+    timeout: 300_000,
+  }, async () => {
     // A model solves the three tasks before the study exists (imports and earlier runs make no seal).
     scripted.setScript(goldScript("try-again", TASKS));
-    const ran = await icstudio(["eval", "--env", "sql", "--dataset", "demo-sql", "--tasks", TASKS.map((t) => t.id).join(","), "--base-url", scripted.baseURL, "--api-key", "k", "--run", "before-study", "--json"]);
+    const ran = await icstudio([
+      "eval",
+      "--env",
+      "sql",
+      "--dataset",
+      "demo-sql",
+      "--tasks",
+      TASKS.map((t) => t.id).join(","),
+      "--base-url",
+      scripted.baseURL,
+      "--api-key",
+      "k",
+      "--run",
+      "before-study",
+      "--json",
+    ]);
     expect(ran.code, ran.stderr).toBe(0);
     expect(JSON.parse(ran.stdout)).toMatchObject({ episodes: 3, solved: 3 });
     runId = ((await (await api("/api/runs")).json()) as { runs: { id: string; name: string }[] }).runs.find((r) => r.name === "before-study")!.id;
     const before = await (await api(`/api/runs/${runId}/export?format=csv`)).text();
     expect(before).toMatch(/,submitted,1,true,/);
 
-    const made = await icstudio(["studies", "create", "--name", "three sql", "--env", "sql", "--dataset", "demo-sql", "--tasks", "20,21,22", "--assign", "balanced", "--feedback", "none", "--instructions", "Write one SQL query per task.", "--json"]);
+    const made = await icstudio([
+      "studies",
+      "create",
+      "--name",
+      "three sql",
+      "--env",
+      "sql",
+      "--dataset",
+      "demo-sql",
+      "--tasks",
+      "20,21,22",
+      "--assign",
+      "balanced",
+      "--feedback",
+      "none",
+      "--instructions",
+      "Write one SQL query per task.",
+      "--json",
+    ]);
     expect(made.code, made.stderr).toBe(0);
     studyId = (JSON.parse(made.stdout) as { id: string }).id;
 
@@ -86,7 +135,13 @@ describe("the study seal", () => {
     // 2. The run's CSV.
     const csv = await (await api(`/api/runs/${runId}/export?format=csv`)).text();
     expect(csv).not.toMatch(/,submitted,1,/);
-    expect(csv.trim().split(/\r?\n/).slice(1).every((l) => l.endsWith(",true"))).toBe(true);
+    expect(
+      csv
+        .trim()
+        .split(/\r?\n/)
+        .slice(1)
+        .every((l) => l.endsWith(",true")),
+    ).toBe(true);
     // 3. The /episodes list (page and API).
     const list = (await (await api("/api/episodes?env=sql")).json()) as { rows: { id: string; taskId: string; reward: number | null; sealed?: boolean }[] };
     const onStudy = list.rows.filter((r) => TASKS.some((t) => t.id === r.taskId));
@@ -111,11 +166,34 @@ describe("the study seal", () => {
     await page.close();
 
     // A model run on a sealed task is refused before it starts, naming task and study: the API and the CLI.
-    const refused = await postJson("/api/runs", { env: "sql", dataset: "demo-sql", selection: { kind: "list", tasks: [TASKS[1].id] }, model: "scripted-demo", policy: "try-again", turns: 3, concurrency: 1 });
+    const refused = await postJson("/api/runs", {
+      env: "sql",
+      dataset: "demo-sql",
+      selection: { kind: "list", tasks: [TASKS[1].id] },
+      model: "scripted-demo",
+      policy: "try-again",
+      turns: 3,
+      concurrency: 1,
+    });
     const body = (await refused.json()) as { error: { message: string } };
     expect(refused.status, JSON.stringify(body)).toBe(409);
     expect(body.error.message).toMatch(new RegExp(`task demo-sql:${TASKS[1].id} \\(sql\\) is sealed by the open study "three sql"`));
-    const cli = await icstudio(["eval", "--env", "sql", "--dataset", "demo-sql", "--tasks", TASKS[2].id, "--base-url", scripted.baseURL, "--api-key", "k", "--run", "during-study", "--json"]);
+    const cli = await icstudio([
+      "eval",
+      "--env",
+      "sql",
+      "--dataset",
+      "demo-sql",
+      "--tasks",
+      TASKS[2].id,
+      "--base-url",
+      scripted.baseURL,
+      "--api-key",
+      "k",
+      "--run",
+      "during-study",
+      "--json",
+    ]);
     expect(cli.code).toBe(5);
     expect(cli.stderr).toMatch(new RegExp(`task demo-sql:${TASKS[2].id} \\(sql\\) is sealed by the open study "three sql"`));
   });
@@ -143,7 +221,9 @@ async function workTask(page: Page, how: { kind: "submit" } | { kind: "skip"; re
   await play.waitTurns(1);
   // The clock runs while the person is active...
   await page.mouse.move(200, 200);
-  await page.waitForFunction(() => Number(document.querySelector('[data-testid="study-clock"]')?.getAttribute("data-active-ms")) >= 1000, undefined, { timeout: 20_000 });
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid="study-clock"]')?.getAttribute("data-active-ms")) >= 1000, undefined, {
+    timeout: 20_000,
+  });
   if (idlePause) {
     // ...and pauses, on screen, once they are idle past IC_STUDY_IDLE_MS (3 s here).
     await page.waitForSelector('[data-testid="study-clock"][data-idle="1"]', { timeout: 15_000 });
@@ -166,7 +246,9 @@ async function workTask(page: Page, how: { kind: "submit" } | { kind: "skip"; re
 }
 
 describe("a study with two participants", () => {
-  it("invites by link, balanced order, consent, the clock and its idle pause, a skip, the completion code; the owner reads the results", { timeout: 600_000 }, async () => {
+  it("invites by link, balanced order, consent, the clock and its idle pause, a skip, the completion code; the owner reads the results", {
+    timeout: 600_000,
+  }, async () => {
     expect(studyId).not.toBe("");
     // The owner makes two invite links on the study's page.
     const ownerPage = await owner.browser.newPage();
@@ -220,8 +302,12 @@ describe("a study with two participants", () => {
     expect(await p1.locator('[data-testid="study-done"]').textContent()).toBe("3 / 3 (1 skipped)");
     expect(await p1.locator('[data-testid="study-solved"]').textContent()).toBe("2 / 2");
     expect(await p1.locator('[data-testid="study-active"]').textContent()).toMatch(/^0:0[1-9]|^0:[1-5]\d|^\d+:\d\d$/);
-    expect(await ownerPage.locator('[data-testid="study-row"][data-annotator="P01"][data-state="skipped"] [data-testid="row-skip-reason"]').textContent()).toBe("never used a window function");
-    expect(await ownerPage.textContent(`[data-testid="task-result"][data-task="${TASKS[1].id}"] [data-testid="task-skip-reasons"]`)).toBe("P01: never used a window function");
+    expect(await ownerPage.locator('[data-testid="study-row"][data-annotator="P01"][data-state="skipped"] [data-testid="row-skip-reason"]').textContent()).toBe(
+      "never used a window function",
+    );
+    expect(await ownerPage.textContent(`[data-testid="task-result"][data-task="${TASKS[1].id}"] [data-testid="task-skip-reasons"]`)).toBe(
+      "P01: never used a window function",
+    );
     expect(await ownerPage.locator('[data-testid="progress-code"]').allTextContents()).toEqual(codes);
     // The model run on the same tasks, beside the humans.
     expect(await ownerPage.locator(`[data-testid="study-tasks"] a[href="/runs/${runId}"]`).count()).toBe(1);
@@ -234,7 +320,10 @@ describe("a study with two participants", () => {
     const csv = await (await api(`/api/studies/${studyId}/results?format=csv`)).text();
     expect(csv.split(/\r?\n/)[0]).toBe("study,studyId,annotator,position,taskId,state,reward,solved,activeMs,wallMs,skipReason,episodeId");
     expect(csv).toContain("never used a window function");
-    const jsonl = (await (await api(`/api/studies/${studyId}/results?format=jsonl`)).text()).trim().split("\n").map((l) => JSON.parse(l) as { state: string });
+    const jsonl = (await (await api(`/api/studies/${studyId}/results?format=jsonl`)).text())
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { state: string });
     expect(jsonl).toHaveLength(6);
     expect(jsonl.filter((r) => r.state === "skipped")).toHaveLength(1);
 

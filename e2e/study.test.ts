@@ -41,7 +41,12 @@ async function goldShown(page: Page, gold: string): Promise<boolean> {
 /** Whether the episode's data, as the API and the viewer page serve it, hands out the gold solution. */
 async function goldServed(episodeId: string, gold: string): Promise<boolean> {
   const api = await (await fetch(`${baseUrl}/api/episodes/${episodeId}`)).text();
-  const html = (await (await fetch(`${baseUrl}/episodes/${episodeId}`)).text()).replace(/&#x27;|&#39;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+  const html = (await (await fetch(`${baseUrl}/episodes/${episodeId}`)).text())
+    .replace(/&#x27;|&#39;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
   return [api, html].some((t) => t.includes(gold) || t.includes(JSON.stringify(gold).slice(1, -1)));
 }
 
@@ -54,7 +59,14 @@ describe("human baseline study", () => {
     const page = await browser.browser.newPage();
     const studies = new StudyPage(page, baseUrl);
     const play = new PlayPage(page, baseUrl);
-    const studyId = await studies.create({ name: `slice ${RUN}`, dataset: "demo-sql", selection: { kind: "slice", from: 10, count: 3 }, feedback: "none", turnLimit: 4, showGoldAfterSubmit: true });
+    const studyId = await studies.create({
+      name: `slice ${RUN}`,
+      dataset: "demo-sql",
+      selection: { kind: "slice", from: 10, count: 3 },
+      feedback: "none",
+      turnLimit: 4,
+      showGoldAfterSubmit: true,
+    });
     const tasks = readStudyTasks(dbPath, studyId);
     expect(tasks).toEqual(SQL.slice(10, 13).map((t) => t.id));
 
@@ -91,7 +103,9 @@ describe("human baseline study", () => {
     await play.waitStatus("running");
     const first = play.episodeId();
     expect(first).not.toBe("");
-    await page.waitForFunction(() => /0?0:0[2-9]|0?0:[1-5]\d/.test(document.querySelector('[data-testid="clock"]')?.textContent ?? ""), undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => /0?0:0[2-9]|0?0:[1-5]\d/.test(document.querySelector('[data-testid="clock"]')?.textContent ?? ""), undefined, {
+      timeout: 10_000,
+    });
     // Feedback "none": no reward while playing, and still no gold.
     expect(await page.locator('[data-testid="feedback-reward"]').count()).toBe(0);
     expect(await play.consoleText()).not.toMatch(/reward/);
@@ -164,7 +178,14 @@ describe("human baseline study", () => {
     const page = await browser.browser.newPage();
     const studies = new StudyPage(page, baseUrl);
     const play = new PlayPage(page, baseUrl);
-    const studyId = await studies.create({ name: `clock ${RUN}`, dataset: "demo-sql", selection: { kind: "slice", from: 14, count: 1 }, feedback: "none", turnLimit: 4, showGoldAfterSubmit: true });
+    const studyId = await studies.create({
+      name: `clock ${RUN}`,
+      dataset: "demo-sql",
+      selection: { kind: "slice", from: 14, count: 1 },
+      feedback: "none",
+      turnLimit: 4,
+      showGoldAfterSubmit: true,
+    });
     const [taskId] = readStudyTasks(dbPath, studyId);
     // The name, as the earlier tests leave it in this browser (so this test also runs alone).
     await page.evaluate((name) => window.localStorage.setItem("icstudio.annotator", name), ANNOTATOR);
@@ -214,24 +235,35 @@ describe("human baseline study", () => {
     const page = await browser.browser.newPage();
     const studies = new StudyPage(page, baseUrl);
     const play = new PlayPage(page, baseUrl);
-    const studyId = await studies.create({ name: `random ${RUN}`, dataset: "demo-sql", selection: { kind: "random", count: 2, seed: 7 }, feedback: "reward", turnLimit: 2, showGoldAfterSubmit: true });
+    const studyId = await studies.create({
+      name: `random ${RUN}`,
+      dataset: "demo-sql",
+      selection: { kind: "random", count: 2, seed: 7 },
+      feedback: "reward",
+      turnLimit: 2,
+      showGoldAfterSubmit: true,
+    });
     const tasks = readStudyTasks(dbPath, studyId);
     expect(new Set(tasks).size).toBe(2);
     for (const t of tasks) expect(SQL.map((x) => x.id)).toContain(t);
     // The same seed picks the same tasks; another seed, another sample of the set.
-    const again = await (await fetch(`${baseUrl}/api/studies`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name: `random again ${RUN}`, env: "sql", dataset: "demo-sql", selection: { kind: "random", count: 2, seed: 7 } }),
-    })).json() as { id: string };
+    const again = (await (
+      await fetch(`${baseUrl}/api/studies`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: `random again ${RUN}`, env: "sql", dataset: "demo-sql", selection: { kind: "random", count: 2, seed: 7 } }),
+      })
+    ).json()) as { id: string };
     expect(readStudyTasks(dbPath, again.id)).toEqual(tasks);
     // Closed at once: an open study seals its tasks (here, the study under test's own).
     await studies.close(again.id);
-    const other = await (await fetch(`${baseUrl}/api/studies`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name: `random other ${RUN}`, env: "sql", dataset: "demo-sql", selection: { kind: "random", count: SQL.length, seed: 8 } }),
-    })).json() as { id: string };
+    const other = (await (
+      await fetch(`${baseUrl}/api/studies`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: `random other ${RUN}`, env: "sql", dataset: "demo-sql", selection: { kind: "random", count: SQL.length, seed: 8 } }),
+      })
+    ).json()) as { id: string };
     const all = readStudyTasks(dbPath, other.id);
     expect([...all].sort()).toEqual(SQL.map((x) => x.id).sort());
     expect(all).not.toEqual(SQL.map((x) => x.id));

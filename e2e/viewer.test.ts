@@ -58,7 +58,10 @@ describe("viewer", () => {
     const parentTurns = (() => {
       const db = new Database(dbPath, { readonly: true });
       try {
-        return db.prepare(`SELECT "action", "observation" FROM "Turn" WHERE "episodeId" = ? ORDER BY "index"`).all(parentId) as { action: string; observation: string }[];
+        return db.prepare(`SELECT "action", "observation" FROM "Turn" WHERE "episodeId" = ? ORDER BY "index"`).all(parentId) as {
+          action: string;
+          observation: string;
+        }[];
       } finally {
         db.close();
       }
@@ -80,12 +83,17 @@ describe("viewer", () => {
     expect((await viewer.goldSource()).replace(/\s+/g, " ")).toContain(gold.replace(/\s+/g, " ").slice(0, 30));
     expect((await viewer.goldOutput()).length).toBeGreaterThan(0);
     // The recorded gold output shows at once; the fresh-sandbox run lands in the gold cache.
-    await expect.poll(() => row<{ n: number }>(`SELECT COUNT(*) AS n FROM "GoldCache" WHERE "variant" = ''`).n, { timeout: 90_000, interval: 500 }).toBeGreaterThanOrEqual(1);
+    await expect
+      .poll(() => row<{ n: number }>(`SELECT COUNT(*) AS n FROM "GoldCache" WHERE "variant" = ''`).n, { timeout: 90_000, interval: 500 })
+      .toBeGreaterThanOrEqual(1);
     await page.waitForSelector('[data-testid="gold-panel"]:has-text("fresh sandbox"), [data-testid="gold-panel"]:has-text("cached")', { timeout: 30_000 });
 
     // Tag turn 2.
     await viewer.tagCurrentTurn("misread-task");
-    const tagRow = row<{ turnIndex: number; author: string; status: string }>(`SELECT "turnIndex", "author", "status" FROM "Annotation" WHERE "episodeId" = ? AND "tag" = 'misread-task'`, parentId);
+    const tagRow = row<{ turnIndex: number; author: string; status: string }>(
+      `SELECT "turnIndex", "author", "status" FROM "Annotation" WHERE "episodeId" = ? AND "tag" = 'misread-task'`,
+      parentId,
+    );
     expect(tagRow).toEqual({ turnIndex: 1, author: "anonymous", status: "accepted" });
     await viewer.openList("?tag=misread-task");
     expect(await viewer.rowIds()).toEqual([parentId]);
@@ -132,7 +140,11 @@ describe("viewer", () => {
     expect(res.status).toBe(200);
     const csv = await res.text();
     expect(csv.split("\r\n")[0]).toBe("bin,episodes");
-    const counted = csv.trim().split("\r\n").slice(1).reduce((n, l) => n + Number(l.split(",")[1]), 0);
+    const counted = csv
+      .trim()
+      .split("\r\n")
+      .slice(1)
+      .reduce((n, l) => n + Number(l.split(",")[1]), 0);
     expect(counted).toBeGreaterThanOrEqual(15);
     const bad = await fetch(`${baseUrl}/api/stats?group=nonsense`);
     expect(bad.status).toBe(400);

@@ -8,7 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordFigure } from "./figures";
 
 const canRun = appAvailable();
-if (!canRun) recordFigure({ section: "access", row: "requests without the token", tried: 0, passed: 0, unit: "skipped: no production build (next build, or IC_HARDENING_BUILD=1)" });
+if (!canRun)
+  recordFigure({
+    section: "access",
+    row: "requests without the token",
+    tried: 0,
+    passed: 0,
+    unit: "skipped: no production build (next build, or IC_HARDENING_BUILD=1)",
+  });
 import { appRoutes } from "./routes";
 import { appAvailable, ensureApp } from "./studio-process";
 import { spawnStudio, type StudioProcess } from "@/lib/testing/studio-server";
@@ -47,14 +54,27 @@ describe("access", () => {
       let checked = 0;
       let answeredWithToken = 0;
       const publicPaths = new Set(["/login"]);
-      const variants = (u: string) => [u, `${u}${u.endsWith("/") ? "" : "/"}`, `${u}?x=1`, u.replace(/^\//, "//"), `/login/..${u}`, `/login/%2e%2e${u}`, u.toUpperCase()];
+      const variants = (u: string) => [
+        u,
+        `${u}${u.endsWith("/") ? "" : "/"}`,
+        `${u}?x=1`,
+        u.replace(/^\//, "//"),
+        `/login/..${u}`,
+        `/login/%2e%2e${u}`,
+        u.toUpperCase(),
+      ];
       for (const r of routes) {
         if (publicPaths.has(r.url)) continue;
         for (const method of r.methods) {
           for (const url of variants(r.url)) {
             for (const accept of ["text/html", "application/json", "*/*"]) {
               checked++;
-              const res = await fetch(`${server!.url}${url}`, { method, redirect: "manual", headers: { accept, "content-type": "application/json" }, body: ["POST", "PUT", "PATCH", "DELETE"].includes(method) ? "{}" : undefined });
+              const res = await fetch(`${server!.url}${url}`, {
+                method,
+                redirect: "manual",
+                headers: { accept, "content-type": "application/json" },
+                body: ["POST", "PUT", "PATCH", "DELETE"].includes(method) ? "{}" : undefined,
+              });
               const body = await res.text();
               const toLogin = res.status >= 300 && res.status < 400 && /^\/login/.test(new URL(res.headers.get("location") ?? "", server!.url).pathname);
               const rejected = res.status === 401 || res.status === 403 || toLogin || ((res.status === 404 || res.status === 400) && url !== r.url);
@@ -63,7 +83,11 @@ describe("access", () => {
             }
           }
         }
-        const withToken = await fetch(`${server!.url}${r.url}`, { method: r.methods[0], redirect: "manual", headers: { authorization: `Bearer ${TOKEN}`, accept: "text/html" } });
+        const withToken = await fetch(`${server!.url}${r.url}`, {
+          method: r.methods[0],
+          redirect: "manual",
+          headers: { authorization: `Bearer ${TOKEN}`, accept: "text/html" },
+        });
         if (withToken.status !== 401) answeredWithToken++;
         else failures.push(`${r.methods[0]} ${r.url} with the token → 401`);
       }
@@ -84,7 +108,15 @@ describe("access", () => {
       }
       const ok = await connectWs(server!.url, { authorization: `Bearer ${TOKEN}` });
       ok.close();
-      recordFigure({ section: "access", row: "requests without the token", tried: checked, passed: checked - failures.length, unit: "rejected", extra: { routes: routes.length, "answered with token": answeredWithToken }, failures });
+      recordFigure({
+        section: "access",
+        row: "requests without the token",
+        tried: checked,
+        passed: checked - failures.length,
+        unit: "rejected",
+        extra: { routes: routes.length, "answered with token": answeredWithToken },
+        failures,
+      });
       expect(failures).toEqual([]);
     }, 600_000);
   });

@@ -37,7 +37,17 @@ function storeHash(): Record<string, string> {
 }
 
 const MB = 1_000_000;
-const TRICKS = ["../../etc/passwd", "..%2F..%2Fetc%2Fpasswd", "/etc/passwd", "demo-bash:../../../etc/passwd", "demo-bash/../demo-sql:x", "..\\..\\windows", "demo-bash:count-python-files\u0000.json", "%00", "demo-sql:../../../var/studio.db"];
+const TRICKS = [
+  "../../etc/passwd",
+  "..%2F..%2Fetc%2Fpasswd",
+  "/etc/passwd",
+  "demo-bash:../../../etc/passwd",
+  "demo-bash/../demo-sql:x",
+  "..\\..\\windows",
+  "demo-bash:count-python-files\u0000.json",
+  "%00",
+  "demo-sql:../../../var/studio.db",
+];
 
 describe.skipIf(!canRun)("bad input against the live server", () => {
   it("each is refused with an error naming what was wrong; the server stays up; nothing stored changes", async () => {
@@ -66,7 +76,8 @@ describe.skipIf(!canRun)("bad input against the live server", () => {
     a.send({ type: "action", text: "echo still-here", source: "console" });
     const after = await a.next(["turnEnd", "error"], 60_000);
     count("ws");
-    if (after.type !== "turnEnd" || after.observation.trim() !== "still-here") failures.push(`the episode did not go on after the 1 MB action: ${JSON.stringify(after).slice(0, 200)}`);
+    if (after.type !== "turnEnd" || after.observation.trim() !== "still-here")
+      failures.push(`the episode did not go on after the 1 MB action: ${JSON.stringify(after).slice(0, 200)}`);
     const before = storeHash();
 
     // ---- websocket ----
@@ -103,7 +114,11 @@ describe.skipIf(!canRun)("bad input against the live server", () => {
       await wsBad(`open taskRef ${JSON.stringify(t)}`, JSON.stringify({ type: "open", env: "bash", taskRef: t }), /task|dataset|not found|invalid|ref/i);
       await wsBad(`resume episodeId ${JSON.stringify(t)}`, JSON.stringify({ type: "resume", episodeId: t }), /not found|episode/i);
     }
-    await wsBad("open with a study that does not exist", JSON.stringify({ type: "open", env: "bash", taskRef: "demo-bash:count-python-files", studyId: "../../etc" }), /study/);
+    await wsBad(
+      "open with a study that does not exist",
+      JSON.stringify({ type: "open", env: "bash", taskRef: "demo-bash:count-python-files", studyId: "../../etc" }),
+      /study/,
+    );
     // Oversized: a 1 MB action (within the socket's frame limit, over the message limit), and 70 KB (over the action limit).
     await wsBad("a 1 MB action", action("x".repeat(MB)), /larger than \d+ KiB/);
     await wsBad("a 70 KB action", action("y".repeat(70_000)), /larger than 64 KiB/);
@@ -126,18 +141,39 @@ describe.skipIf(!canRun)("bad input against the live server", () => {
     }
 
     // ---- API bodies: every route method that takes one ----
-    const routes = appRoutes((name) => (name === "id" ? episodeId : name === "env" ? "bash" : name === "taskId" || name === "taskRef" ? "demo-bash:count-python-files" : name === "participantId" ? "no-such-participant" : undefined));
+    const routes = appRoutes((name) =>
+      name === "id"
+        ? episodeId
+        : name === "env"
+          ? "bash"
+          : name === "taskId" || name === "taskRef"
+            ? "demo-bash:count-python-files"
+            : name === "participantId"
+              ? "no-such-participant"
+              : undefined,
+    );
     // Handlers that read a body (the others, e.g. the gold run or a DELETE, ignore it by design).
     const readsBody = (file: string) => /parseJsonBody\(|req\.json\(|formData\(|req\.text\(/.test(fs.readFileSync(file, "utf8"));
-    const bodyRoutes = routes.filter((r) => readsBody(r.file)).flatMap((r) => r.methods.filter((m) => ["POST", "PUT", "PATCH", "DELETE"].includes(m)).map((m) => ({ ...r, method: m })));
-    const hugeFields = Object.fromEntries(["name", "text", "taskRef", "env", "turn", "model", "op", "episodeId", "kind", "annotator", "dataset", "tag", "author"].map((k) => [k, k[0].repeat(MB / 10)]));
+    const bodyRoutes = routes
+      .filter((r) => readsBody(r.file))
+      .flatMap((r) => r.methods.filter((m) => ["POST", "PUT", "PATCH", "DELETE"].includes(m)).map((m) => ({ ...r, method: m })));
+    const hugeFields = Object.fromEntries(
+      ["name", "text", "taskRef", "env", "turn", "model", "op", "episodeId", "kind", "annotator", "dataset", "tag", "author"].map((k) => [
+        k,
+        k[0].repeat(MB / 10),
+      ]),
+    );
     const badBodies: [string, string, RegExp][] = [
       ["malformed JSON", '{"name": "x", ', /JSON|body|multipart/i],
       ["not JSON at all", "\u0000\u0001binary\xff", /JSON|body|multipart/i],
       ["an empty body", "", /JSON|body|multipart|required/i],
       ["a JSON array", "[1,2,3]", /expected object|body|multipart|invalid/i],
       ["JSON null", "null", /expected object|body|multipart|invalid/i],
-      ["wrong types", JSON.stringify({ name: 7, env: ["bash"], turn: "one", op: 5, episodeId: {}, kind: 1, text: null, model: 3, taskRef: 4 }), /expected|invalid|body|multipart|not found/i],
+      [
+        "wrong types",
+        JSON.stringify({ name: 7, env: ["bash"], turn: "one", op: 5, episodeId: {}, kind: 1, text: null, model: 3, taskRef: 4 }),
+        /expected|invalid|body|multipart|not found/i,
+      ],
       ["a 1.3 MB body (every field 100 KB)", JSON.stringify(hugeFields), /too big|too long|large|body|multipart|invalid|expected|not found|>=|<=|at most/i],
     ];
     for (const r of bodyRoutes) {
@@ -154,7 +190,8 @@ describe.skipIf(!canRun)("bad input against the live server", () => {
         const named = `${err?.message ?? ""} ${err?.where ?? ""}`;
         if (res.status < 400 || res.status >= 500) failures.push(`${r.method} ${r.pattern} with ${label} → ${res.status}: ${text.slice(0, 160)}`);
         else if (!err?.message) failures.push(`${r.method} ${r.pattern} with ${label} → ${res.status} without a JSON error: ${text.slice(0, 160)}`);
-        else if (!names.test(named) && !(res.status === 404 && /not found/.test(named))) failures.push(`${r.method} ${r.pattern} with ${label} → ${res.status}: the error does not say what was wrong: ${named.slice(0, 200)}`);
+        else if (!names.test(named) && !(res.status === 404 && /not found/.test(named)))
+          failures.push(`${r.method} ${r.pattern} with ${label} → ${res.status}: the error does not say what was wrong: ${named.slice(0, 200)}`);
       }
     }
 
@@ -174,21 +211,38 @@ describe.skipIf(!canRun)("bad input against the live server", () => {
         { label: "GET /api/tasks ?dataset", url: `/api/tasks?dataset=${e}` },
         { label: "GET /api/tasks ?fs", url: `/api/tasks?env=bash&fs=${e}` },
         { label: "GET /api/tasks ?db", url: `/api/tasks?env=sql&db=${e}` },
-        { label: "POST /api/studies dataset", url: "/api/studies", method: "POST", body: JSON.stringify({ name: "trick", env: "bash", dataset: t, selection: { kind: "slice", count: 1 } }) },
+        {
+          label: "POST /api/studies dataset",
+          url: "/api/studies",
+          method: "POST",
+          body: JSON.stringify({ name: "trick", env: "bash", dataset: t, selection: { kind: "slice", count: 1 } }),
+        },
         { label: "POST /api/agent/runs taskRef", url: "/api/agent/runs", method: "POST", body: JSON.stringify({ env: "bash", taskRef: t, model: "m" }) },
-        { label: "POST /api/annotations episodeId", url: "/api/annotations", method: "POST", body: JSON.stringify({ episodeId: t, kind: "note", text: "x", author: "a" }) },
+        {
+          label: "POST /api/annotations episodeId",
+          url: "/api/annotations",
+          method: "POST",
+          body: JSON.stringify({ episodeId: t, kind: "note", text: "x", author: "a" }),
+        },
         { label: "GET /api/episodes/export ?dataset", url: `/api/episodes/export?format=jsonl&dataset=${e}` },
       );
     }
     for (const tt of trickTargets) {
       count("path trick");
-      const res = await fetch(`${base}${tt.url}`, { method: tt.method ?? "GET", redirect: "manual", headers: { "content-type": "application/json", accept: tt.url.startsWith("/api") ? "application/json" : "text/html" }, body: tt.body });
+      const res = await fetch(`${base}${tt.url}`, {
+        method: tt.method ?? "GET",
+        redirect: "manual",
+        headers: { "content-type": "application/json", accept: tt.url.startsWith("/api") ? "application/json" : "text/html" },
+        body: tt.body,
+      });
       const text = await res.text();
       if (/root:x:0:0|SQLite format 3/.test(text)) failures.push(`${tt.label} ${tt.url}: served a host file`);
       // A filter naming nothing is answered with nothing (200 and no rows); everything else must be refused.
       const emptyAnswer = res.status === 200 && tt.label.includes("?") && /"(tasks|total)"\s*:\s*(\[\]|0)|^$/.test(text);
-      if (!emptyAnswer && (res.status < 400 || res.status >= 500)) failures.push(`${tt.label} ${JSON.stringify(tt.url)} → ${res.status}: ${text.slice(0, 120)}`);
-      if (res.status >= 400 && tt.url.startsWith("/api") && !/"message"\s*:\s*"[^"]{5,}/.test(text)) failures.push(`${tt.label} → ${res.status} without an error message: ${text.slice(0, 120)}`);
+      if (!emptyAnswer && (res.status < 400 || res.status >= 500))
+        failures.push(`${tt.label} ${JSON.stringify(tt.url)} → ${res.status}: ${text.slice(0, 120)}`);
+      if (res.status >= 400 && tt.url.startsWith("/api") && !/"message"\s*:\s*"[^"]{5,}/.test(text))
+        failures.push(`${tt.label} → ${res.status} without an error message: ${text.slice(0, 120)}`);
     }
     // The importer: hostile file names (a name is never a path it writes to).
     for (const name of ["../../../tmp/ic-evil.json", "/etc/passwd", "..\\..\\x_turns.json", "\u0000.json"]) {
@@ -198,7 +252,8 @@ describe.skipIf(!canRun)("bad input against the live server", () => {
       const res = await fetch(`${base}/api/episodes/import`, { method: "POST", body: form });
       const text = await res.text();
       const files = res.status === 200 ? (JSON.parse(text) as { files: { added: number; error?: string; rejected: unknown[] }[] }).files : [];
-      if (res.status >= 500 || (res.status === 200 && files.some((f) => f.added > 0 || (!f.error && !f.rejected.length)))) failures.push(`import file named ${JSON.stringify(name)} → ${res.status}: ${text.slice(0, 160)}`);
+      if (res.status >= 500 || (res.status === 200 && files.some((f) => f.added > 0 || (!f.error && !f.rejected.length))))
+        failures.push(`import file named ${JSON.stringify(name)} → ${res.status}: ${text.slice(0, 160)}`);
     }
     if (fs.existsSync("/tmp/ic-evil.json")) failures.push("the importer wrote /tmp/ic-evil.json");
     {
@@ -216,7 +271,15 @@ describe.skipIf(!canRun)("bad input against the live server", () => {
     const unchanged = changed.length === 0;
     if (!alive) failures.push(`the server is not answering: ${health.status}`);
     if (!unchanged) failures.push(`the stored rows changed: ${changed.map((t) => `${t} ${before[t]} → ${afterHash[t]}`).join("; ")}`);
-    recordFigure({ section: "bad input", row: ROW, tried, passed: tried - failures.length, unit: "rejected", extra: { ...byKind, "server up": String(alive), "store unchanged": String(unchanged) }, failures });
+    recordFigure({
+      section: "bad input",
+      row: ROW,
+      tried,
+      passed: tried - failures.length,
+      unit: "rejected",
+      extra: { ...byKind, "server up": String(alive), "store unchanged": String(unchanged) },
+      failures,
+    });
     expect(failures).toEqual([]);
   }, 900_000);
 });

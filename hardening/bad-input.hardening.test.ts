@@ -128,7 +128,18 @@ describe("hostile trajectory files for the importer", () => {
 
 describe("task references and environment names with path tricks", () => {
   it("refuses each with a clear error", async () => {
-    const refs = ["../../etc/passwd", "/etc/passwd", "demo-bash:../../../etc/passwd", "demo-bash:..%2F..%2Fetc", "..%2f..%2fetc:passwd", "demo-bash:count-python-files\u0000.json", "\u0000", "demo-bash/../demo-sql:bike-01", "C:\\windows:x", "demo-bash:" + "a".repeat(100_000)];
+    const refs = [
+      "../../etc/passwd",
+      "/etc/passwd",
+      "demo-bash:../../../etc/passwd",
+      "demo-bash:..%2F..%2Fetc",
+      "..%2f..%2fetc:passwd",
+      "demo-bash:count-python-files\u0000.json",
+      "\u0000",
+      "demo-bash/../demo-sql:bike-01",
+      "C:\\windows:x",
+      "demo-bash:" + "a".repeat(100_000),
+    ];
     for (const ref of refs) {
       for (const [what, fn] of [
         ["findTask", () => findTask("bash", ref)],
@@ -148,15 +159,35 @@ describe("task references and environment names with path tricks", () => {
       }
     }
     for (const env of ["cobol", "../bash", "bash\u0000", ""]) {
-      const err = await createEnvironment(env as "bash").then(() => null, (e: Error) => e);
-      judge(`createEnvironment(${JSON.stringify(env)})`, err instanceof StudioError && err.code === "bad_input" ? null : `gave ${err?.message ?? "an environment"}`);
+      const err = await createEnvironment(env as "bash").then(
+        () => null,
+        (e: Error) => e,
+      );
+      judge(
+        `createEnvironment(${JSON.stringify(env)})`,
+        err instanceof StudioError && err.code === "bad_input" ? null : `gave ${err?.message ?? "an environment"}`,
+      );
     }
   });
 });
 
 describe("websocket messages", () => {
   it("malformed and oversized messages are refused with a reason, never a throw", () => {
-    const bad = ["", "null", "{}", "[]", '{"type":"action"}', '{"type":"action","text":"","source":"console"}', '{"type":"open","env":"cobol","taskRef":"x"}', '{"type":"resume","episodeId":"' + "a".repeat(200) + '"}', '{"type":"open","env":"bash","taskRef":"demo-bash:x","turnLimit":-1}', '{"type":"__proto__"}', deep(10_000), JSON.stringify({ type: "action", text: "x".repeat(1024 * 1024), source: "console" }), JSON.stringify({ type: "action", text: "é".repeat(MAX_ACTION_BYTES / 2 + 1), source: "console" })];
+    const bad = [
+      "",
+      "null",
+      "{}",
+      "[]",
+      '{"type":"action"}',
+      '{"type":"action","text":"","source":"console"}',
+      '{"type":"open","env":"cobol","taskRef":"x"}',
+      '{"type":"resume","episodeId":"' + "a".repeat(200) + '"}',
+      '{"type":"open","env":"bash","taskRef":"demo-bash:x","turnLimit":-1}',
+      '{"type":"__proto__"}',
+      deep(10_000),
+      JSON.stringify({ type: "action", text: "x".repeat(1024 * 1024), source: "console" }),
+      JSON.stringify({ type: "action", text: "é".repeat(MAX_ACTION_BYTES / 2 + 1), source: "console" }),
+    ];
     for (const raw of bad) {
       let problem: string | null = null;
       try {
@@ -171,11 +202,18 @@ describe("websocket messages", () => {
     }
     // Property: no string makes the parser throw; what it accepts fits the size limits.
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((v) => JSON.stringify({ type: "action", text: v, source: "console" }))), (raw) => {
-        const r = parseClientMessage(raw);
-        if (r.ok && r.message.type === "action") return new TextEncoder().encode(r.message.text).length <= MAX_ACTION_BYTES;
-        return r.ok || r.reason.length > 0;
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.json(),
+          fc.jsonValue().map((v) => JSON.stringify({ type: "action", text: v, source: "console" })),
+        ),
+        (raw) => {
+          const r = parseClientMessage(raw);
+          if (r.ok && r.message.type === "action") return new TextEncoder().encode(r.message.text).length <= MAX_ACTION_BYTES;
+          return r.ok || r.reason.length > 0;
+        },
+      ),
       { numRuns: 500 },
     );
     tried += 500;
@@ -187,11 +225,19 @@ describe("action parser properties (lib/agent/parse-action)", () => {
     const reply = fc.oneof(
       fc.string(),
       fc.string({ unit: "binary" }),
-      fc.tuple(fc.string(), fc.constantFrom("```", "```bash\n", "```sql\n", "```\n"), fc.string(), fc.constantFrom("```", "", "\n```\n")).map((p) => p.join("")),
-      fc.tuple(fc.constantFrom("Action:", "action :", "**Action**:", "> Action:", "Thought:"), fc.string(), fc.constantFrom("", "\n", "\r\n"), fc.string()).map((p) => p.join(" ")),
+      fc
+        .tuple(fc.string(), fc.constantFrom("```", "```bash\n", "```sql\n", "```\n"), fc.string(), fc.constantFrom("```", "", "\n```\n"))
+        .map((p) => p.join("")),
+      fc
+        .tuple(fc.constantFrom("Action:", "action :", "**Action**:", "> Action:", "Thought:"), fc.string(), fc.constantFrom("", "\n", "\r\n"), fc.string())
+        .map((p) => p.join(" ")),
       fc.constantFrom("submit", "SUBMIT flag{x}", "skip", "skip it", "```\nsubmit\n```", "Action: submit", "", "``````", "```\n```"),
     );
-    const opts = fc.record({ actionLabel: fc.option(fc.oneof(fc.constantFrom("Action", "Act.*", "(", "[", "\\"), fc.string()), { nil: undefined }), thoughtLabel: fc.option(fc.oneof(fc.constant("Thought"), fc.string()), { nil: undefined }), fenceLanguage: fc.option(fc.string(), { nil: undefined }) });
+    const opts = fc.record({
+      actionLabel: fc.option(fc.oneof(fc.constantFrom("Action", "Act.*", "(", "[", "\\"), fc.string()), { nil: undefined }),
+      thoughtLabel: fc.option(fc.oneof(fc.constant("Thought"), fc.string()), { nil: undefined }),
+      fenceLanguage: fc.option(fc.string(), { nil: undefined }),
+    });
     fc.assert(
       fc.property(reply, opts, (r, o) => {
         const p = parseAction(r, o);
@@ -216,7 +262,14 @@ describe("action parser properties (lib/agent/parse-action)", () => {
 
 describe("figures", () => {
   it("every bad input was refused", () => {
-    recordFigure({ section: "bad input", row: "loaders, importer, task refs, ws messages, parsers", tried, passed: tried - failures.length, unit: "rejected", failures });
+    recordFigure({
+      section: "bad input",
+      row: "loaders, importer, task refs, ws messages, parsers",
+      tried,
+      passed: tried - failures.length,
+      unit: "rejected",
+      failures,
+    });
     expect(failures).toEqual([]);
   });
 });

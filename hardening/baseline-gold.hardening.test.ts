@@ -61,7 +61,22 @@ describe.skipIf(!canRun)("baseline study: no gold or reward before submit", () =
   it("every route and websocket message refuses or omits them; after submit the gold is there", async () => {
     const modelsFile = path.join(dir, "models.json");
     // An available model (a local endpoint that takes any key): a model run would start if not refused.
-    fs.writeFileSync(modelsFile, JSON.stringify({ models: [{ id: "local-probe", provider: "openai-compatible", model: "probe", baseURL: "http://127.0.0.1:9/v1", apiKeyOptional: true, contextWindow: 8192, price: { inputPerMtok: 0, outputPerMtok: 0 } }] }));
+    fs.writeFileSync(
+      modelsFile,
+      JSON.stringify({
+        models: [
+          {
+            id: "local-probe",
+            provider: "openai-compatible",
+            model: "probe",
+            baseURL: "http://127.0.0.1:9/v1",
+            apiKeyOptional: true,
+            contextWindow: 8192,
+            price: { inputPerMtok: 0, outputPerMtok: 0 },
+          },
+        ],
+      }),
+    );
     const server = track(await spawnStudio({ IC_DB: db, IC_MODELS_CONFIG: modelsFile }));
     const base = server.url;
 
@@ -83,7 +98,19 @@ describe.skipIf(!canRun)("baseline study: no gold or reward before submit", () =
     p.close();
 
     // A study of two tasks (it shows the gold after each submit); the annotator's first task.
-    const created = await fetch(`${base}/api/studies`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "hardening baseline", env: "bash", dataset: "demo-bash", selection: { kind: "slice", from: 3, count: 2 }, feedback: "none", turnLimit: 10, showGoldAfterSubmit: true }) });
+    const created = await fetch(`${base}/api/studies`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        name: "hardening baseline",
+        env: "bash",
+        dataset: "demo-bash",
+        selection: { kind: "slice", from: 3, count: 2 },
+        feedback: "none",
+        turnLimit: 10,
+        showGoldAfterSubmit: true,
+      }),
+    });
     expect(created.status).toBe(201);
     const studyId = ((await json(created)) as { id: string }).id;
     const next = (await json(await fetch(`${base}/api/studies/${studyId}/next?annotator=ann-a`))) as { href: string };
@@ -126,8 +153,10 @@ describe.skipIf(!canRun)("baseline study: no gold or reward before submit", () =
       }
       const r = rewardsFor(parsed, episodeId);
       if (r.length) failures.push(`${label} → ${status}: a reward of the baseline episode (${r.join(", ")})`);
-      if (scope === "episode" && status < 400 && anyReward(parsed)) failures.push(`${label} → ${status}: a reward in a response about the baseline episode or its task`);
-      if (scope === "episode" && status < 400 && /"reward"\s*:\s*\d/.test(body.replace(/\\"/g, '"'))) failures.push(`${label} → ${status}: a reward value in the page`);
+      if (scope === "episode" && status < 400 && anyReward(parsed))
+        failures.push(`${label} → ${status}: a reward in a response about the baseline episode or its task`);
+      if (scope === "episode" && status < 400 && /"reward"\s*:\s*\d/.test(body.replace(/\\"/g, '"')))
+        failures.push(`${label} → ${status}: a reward value in the page`);
     };
 
     // ---- every page and API route, for the baseline episode and for the earlier play episode ----
@@ -137,11 +166,26 @@ describe.skipIf(!canRun)("baseline study: no gold or reward before submit", () =
       "/api/agent/runs/[id]/control": [{ op: "takeOver" }],
       "/api/annotations": [{ episodeId, kind: "note", text: "probe" }],
     };
-    const queries = ["", `?ids=${episodeId},${playId}`, "?format=jsonl", "?format=intercode", `?env=bash&dataset=demo-bash&task=${encodeURIComponent(taskId)}`, `?episode=${episodeId}`, `?study=${studyId}&i=0`];
+    const queries = [
+      "",
+      `?ids=${episodeId},${playId}`,
+      "?format=jsonl",
+      "?format=intercode",
+      `?env=bash&dataset=demo-bash&task=${encodeURIComponent(taskId)}`,
+      `?episode=${episodeId}`,
+      `?study=${studyId}&i=0`,
+    ];
     let routesWalked = 0;
     for (const target of [episodeId, playId]) {
       const routes = appRoutes((name, pattern) => {
-        if (name === "id") return pattern.startsWith("/api/studies") || pattern.startsWith("/play/study") ? studyId : pattern.startsWith("/api/agent/runs") ? "no-such-run" : pattern.startsWith("/api/annotations") ? "no-such-annotation" : target;
+        if (name === "id")
+          return pattern.startsWith("/api/studies") || pattern.startsWith("/play/study")
+            ? studyId
+            : pattern.startsWith("/api/agent/runs")
+              ? "no-such-run"
+              : pattern.startsWith("/api/annotations")
+                ? "no-such-annotation"
+                : target;
         if (name === "env") return "bash";
         if (name === "taskId" || name === "taskRef") return taskRef;
         if (name === "participantId") return "no-such-participant";
@@ -152,10 +196,17 @@ describe.skipIf(!canRun)("baseline study: no gold or reward before submit", () =
         const scope = r.pattern.includes("[id]") && r.pattern.startsWith("/api/episodes") ? "episode" : "other";
         for (const method of r.methods.filter((m) => m !== "HEAD")) {
           const withBody = ["POST", "PUT", "PATCH", "DELETE"].includes(method);
-          const variants = withBody ? (bodies[r.pattern] ?? [{}]).map((b) => ({ q: "", body: JSON.stringify(b) })) : queries.map((q) => ({ q, body: undefined }));
+          const variants = withBody
+            ? (bodies[r.pattern] ?? [{}]).map((b) => ({ q: "", body: JSON.stringify(b) }))
+            : queries.map((q) => ({ q, body: undefined }));
           for (const v of variants) {
             const label = `${method} ${r.url}${v.q}${v.body ? ` ${v.body.slice(0, 60)}` : ""}`;
-            const res = await fetch(`${base}${r.url}${v.q}`, { method, redirect: "manual", headers: { "content-type": "application/json", accept: "text/html,application/json" }, body: v.body });
+            const res = await fetch(`${base}${r.url}${v.q}`, {
+              method,
+              redirect: "manual",
+              headers: { "content-type": "application/json", accept: "text/html,application/json" },
+              body: v.body,
+            });
             let text = await res.text();
             // Follow a redirect once (the random task, the study runner) and judge where it lands too.
             const loc = res.headers.get("location");
@@ -166,7 +217,11 @@ describe.skipIf(!canRun)("baseline study: no gold or reward before submit", () =
       }
     }
     // A model run may not have started on the sealed task (it would be scored and could be taken over).
-    const runs = await fetch(`${base}/api/agent/runs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ env: "bash", taskRef, model: "local-probe" }) });
+    const runs = await fetch(`${base}/api/agent/runs`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ env: "bash", taskRef, model: "local-probe" }),
+    });
     probes++;
     if (runs.status !== 409) failures.push(`POST /api/agent/runs on the sealed task → ${runs.status} (a model run started)`);
     else refused++;
@@ -190,24 +245,41 @@ describe.skipIf(!canRun)("baseline study: no gold or reward before submit", () =
     // Resume the earlier, submitted play episode: its gold must stay hidden.
     await wsProbe("resume the submitted play episode", () => b.send({ type: "resume", episodeId: playId }), ["opened", "error"]);
     // A play episode on the same task (would be scored after every turn and show gold on submit).
-    const play = await wsProbe("open a play episode on the task", () => b.send({ type: "open", env: "bash", taskRef, mode: "play", feedback: "reward" }), ["opened", "error"]);
+    const play = await wsProbe("open a play episode on the task", () => b.send({ type: "open", env: "bash", taskRef, mode: "play", feedback: "reward" }), [
+      "opened",
+      "error",
+    ]);
     if (play.type === "opened") {
       b.send({ type: "action", text: "echo probe", source: "console" });
       await wsProbe("play episode: submit", () => b.send({ type: "submit" }), ["submitted", "error"]);
     }
     // The study task again with feedback "reward" asked for: the study's conditions win.
-    const tampered = await wsProbe("open the study task asking for feedback=reward", () => b.send({ type: "open", env: "bash", taskRef, mode: "play", feedback: "reward", studyId, annotator: "ann-b" }), ["opened", "error"]);
+    const tampered = await wsProbe(
+      "open the study task asking for feedback=reward",
+      () => b.send({ type: "open", env: "bash", taskRef, mode: "play", feedback: "reward", studyId, annotator: "ann-b" }),
+      ["opened", "error"],
+    );
     if (tampered.type === "opened") {
-      if (tampered.episode.feedback !== "none" || tampered.episode.mode !== "baseline") failures.push(`ws open in the study got mode=${tampered.episode.mode} feedback=${tampered.episode.feedback}`);
-      const t = await wsProbe("study episode asking for reward: an action", () => b.send({ type: "action", text: "echo probe", source: "console" }), ["turnEnd", "error"]);
+      if (tampered.episode.feedback !== "none" || tampered.episode.mode !== "baseline")
+        failures.push(`ws open in the study got mode=${tampered.episode.mode} feedback=${tampered.episode.feedback}`);
+      const t = await wsProbe("study episode asking for reward: an action", () => b.send({ type: "action", text: "echo probe", source: "console" }), [
+        "turnEnd",
+        "error",
+      ]);
       if (t.type === "turnEnd" && t.reward !== undefined) failures.push(`ws turnEnd in a feedback=none study carried reward ${t.reward}`);
       b.send({ type: "abandon", reason: "probe" });
       await b.next("abandoned");
     }
     // A second baseline episode outside the study, submitted: scored, but the gold stays hidden.
-    const second = await wsProbe("open a baseline episode outside the study", () => b.send({ type: "open", env: "bash", taskRef, mode: "baseline", feedback: "reward", annotator: "ann-c" }), ["opened", "error"]);
+    const second = await wsProbe(
+      "open a baseline episode outside the study",
+      () => b.send({ type: "open", env: "bash", taskRef, mode: "baseline", feedback: "reward", annotator: "ann-c" }),
+      ["opened", "error"],
+    );
     if (second.type === "opened") await wsProbe("second baseline episode: submit", () => b.send({ type: "submit" }), ["submitted", "error"]);
-    await wsProbe("a submit with no episode of this connection's own", () => b.send({ type: "submit", arg: "x" }), ["submitted", "error", "opened"]).catch(() => null);
+    await wsProbe("a submit with no episode of this connection's own", () => b.send({ type: "submit", arg: "x" }), ["submitted", "error", "opened"]).catch(
+      () => null,
+    );
     for (const [label, msg] of [
       ["ping", { type: "ping", t: 1 }],
       ["interrupt", { type: "interrupt" }],
@@ -227,7 +299,8 @@ describe.skipIf(!canRun)("baseline study: no gold or reward before submit", () =
     a2.send({ type: "submit" });
     const submitted = await a2.next(["submitted", "error"]);
     const after: string[] = [];
-    if (submitted.type !== "submitted" || submitted.gold !== gold || !submitted.goldObservation) after.push(`ws submit → ${JSON.stringify(submitted).slice(0, 200)}`);
+    if (submitted.type !== "submitted" || submitted.gold !== gold || !submitted.goldObservation)
+      after.push(`ws submit → ${JSON.stringify(submitted).slice(0, 200)}`);
     // The study's seal holds until it is closed: then the viewer and the gold route give it.
     if ((await fetch(`${base}/api/studies/${studyId}/close`, { method: "POST" })).status !== 200) after.push("POST /api/studies/:id/close failed");
     const viewer = await fetch(`${base}/api/episodes/${episodeId}`);
@@ -236,7 +309,10 @@ describe.skipIf(!canRun)("baseline study: no gold or reward before submit", () =
     const goldRoute = await fetch(`${base}/api/episodes/${episodeId}/gold`, { method: "POST" });
     const goldBody = await goldRoute.text();
     // The same search that found nothing before submit finds the gold and its output now.
-    if (goldRoute.status !== 200 || !normalizeForSearch(goldBody).includes(goldN) || !normalizeForSearch(goldBody).includes(goldObsN)) after.push(`POST /api/episodes/:id/gold → ${goldRoute.status}: ${goldBody.slice(0, 300)} (gold output at submit: ${JSON.stringify(goldObservation).slice(0, 200)})`);
+    if (goldRoute.status !== 200 || !normalizeForSearch(goldBody).includes(goldN) || !normalizeForSearch(goldBody).includes(goldObsN))
+      after.push(
+        `POST /api/episodes/:id/gold → ${goldRoute.status}: ${goldBody.slice(0, 300)} (gold output at submit: ${JSON.stringify(goldObservation).slice(0, 200)})`,
+      );
     const page = await fetch(`${base}/episodes/${episodeId}`);
     if (page.status !== 200 || !normalizeForSearch(await page.text()).includes(goldN)) after.push(`GET /episodes/:id → ${page.status}`);
 

@@ -104,7 +104,10 @@ afterAll(async () => {
 /** Host processes whose command line names the run's sleep mark. */
 function leftProcesses(ctx: AttackContext): string[] {
   try {
-    return execFileSync("pgrep", ["-af", `sleep ${ctx.sleepMark}`], { encoding: "utf8" }).trim().split("\n").filter(Boolean);
+    return execFileSync("pgrep", ["-af", `sleep ${ctx.sleepMark}`], { encoding: "utf8" })
+      .trim()
+      .split("\n")
+      .filter(Boolean);
   } catch {
     return [];
   }
@@ -155,7 +158,9 @@ const DEFAULT_NEXT: Record<AttackEnv, { action: string; want: RegExp }> = {
 
 function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout;
-  return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms (hung)`)), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms (hung)`)), ms)))]).finally(
+    () => clearTimeout(timer),
+  );
 }
 
 async function timed(p: Promise<StepResult>): Promise<AttackOutcome> {
@@ -181,7 +186,11 @@ function taskFor(env: AttackEnv): Task {
 }
 
 /** Runs every attack for `envName` on `backend`; returns the failures (empty = all contained). */
-async function runCorpus(envName: AttackEnv, backend: "local" | "docker" | "sql-engine", c: AttackContext): Promise<{ tried: number; failures: string[]; retries: string[]; engine?: string }> {
+async function runCorpus(
+  envName: AttackEnv,
+  backend: "local" | "docker" | "sql-engine",
+  c: AttackContext,
+): Promise<{ tried: number; failures: string[]; retries: string[]; engine?: string }> {
   const env = await createEnvironment(envName, envName === "sql" ? { limits: LIMITS } : { backend: backend as "local" | "docker", limits: LIMITS });
   const task = taskFor(envName);
   const pick = process.env.IC_HARDENING_ATTACKS?.split(","); // e.g. "fill-disk" while working on one attack
@@ -226,14 +235,23 @@ async function runCorpus(envName: AttackEnv, backend: "local" | "docker" | "sql-
           o = await timed(withDeadline(env.step(checkAction), deadline, "next-episode check (retry)"));
         }
         const text = o.result?.observation ?? "";
-        const why = o.error ? `next episode broken: ${o.error.message}` : custom ? single!.next!.expect(text, c) : DEFAULT_NEXT[envName].want.test(text) ? null : `next episode check gave ${JSON.stringify(text.slice(0, 120))}`;
+        const why = o.error
+          ? `next episode broken: ${o.error.message}`
+          : custom
+            ? single!.next!.expect(text, c)
+            : DEFAULT_NEXT[envName].want.test(text)
+              ? null
+              : `next episode check gave ${JSON.stringify(text.slice(0, 120))}`;
         if (why) fail(prev, why);
         for (const change of await hostChanges(c)) fail(prev, change);
       }
       if (!episode) break;
       for (const attack of episode) {
         const o = await timed(withDeadline(env.step(attack.actions[envName]!(c)), deadline, "attack step"));
-        if (process.env.IC_HARDENING_VERBOSE) process.stderr.write(`[${new Date().toISOString()}] ${backend}/${envName} ${attack.id}: ${o.ms} ms ${o.error ? `threw ${o.error.message}` : JSON.stringify((o.result?.observation ?? "").slice(0, 80))}\n`);
+        if (process.env.IC_HARDENING_VERBOSE)
+          process.stderr.write(
+            `[${new Date().toISOString()}] ${backend}/${envName} ${attack.id}: ${o.ms} ms ${o.error ? `threw ${o.error.message}` : JSON.stringify((o.result?.observation ?? "").slice(0, 80))}\n`,
+          );
         if (o.error) {
           const clear = o.error instanceof StudioError && o.error.message.length > 0;
           if (!attack.mayBreakSandbox || !clear) fail(attack, `step threw ${o.error.name}: ${o.error.message}`);
@@ -275,13 +293,25 @@ const KNOWN_GAPS: Record<string, string[]> = {};
 describe("sandbox containment", () => {
   const only = process.env.IC_HARDENING_ONLY; // e.g. "local/bash" while working on one row
   // The rows run side by side (each in its own sandboxes, with its own marker and sleep mark).
-  it.concurrent.each(combos.filter(([e, b]) => !only || only === `${b}/${e}`).map(([e, b], i) => [e, b, i] as const))("%s attacks on %s are contained", async (envName, backend, i) => {
-    const c: AttackContext = { ...ctx, marker: `${ctx.marker}-${i}`, sleepMark: ctx.sleepMark + i * 1000 };
-    const { tried, failures, retries, engine } = await runCorpus(envName, backend, c);
-    const failedIds = new Set(failures.map((f) => f.split(":")[0]));
-    const gaps = process.env.IC_HARDENING_ATTACKS ? [] : (KNOWN_GAPS[`${backend}/${envName}`] ?? []);
-    recordFigure({ section: "containment", row: `${engine ?? backend}/${envName}`, tried, passed: tried - [...failedIds].filter((id) => id !== "after closing").length, unit: "contained", failures, extra: { "check retries": retries.length, ...(gaps.length ? { "known gaps": gaps.join(",") } : {}) } });
-    expect(failures.filter((f) => !gaps.includes(f.split(":")[0]))).toEqual([]);
-    for (const gap of gaps) expect(failedIds.has(gap), `${gap} is contained now on ${backend}/${envName}: remove it from KNOWN_GAPS`).toBe(true);
-  }, 900_000);
+  it.concurrent.each(combos.filter(([e, b]) => !only || only === `${b}/${e}`).map(([e, b], i) => [e, b, i] as const))(
+    "%s attacks on %s are contained",
+    async (envName, backend, i) => {
+      const c: AttackContext = { ...ctx, marker: `${ctx.marker}-${i}`, sleepMark: ctx.sleepMark + i * 1000 };
+      const { tried, failures, retries, engine } = await runCorpus(envName, backend, c);
+      const failedIds = new Set(failures.map((f) => f.split(":")[0]));
+      const gaps = process.env.IC_HARDENING_ATTACKS ? [] : (KNOWN_GAPS[`${backend}/${envName}`] ?? []);
+      recordFigure({
+        section: "containment",
+        row: `${engine ?? backend}/${envName}`,
+        tried,
+        passed: tried - [...failedIds].filter((id) => id !== "after closing").length,
+        unit: "contained",
+        failures,
+        extra: { "check retries": retries.length, ...(gaps.length ? { "known gaps": gaps.join(",") } : {}) },
+      });
+      expect(failures.filter((f) => !gaps.includes(f.split(":")[0]))).toEqual([]);
+      for (const gap of gaps) expect(failedIds.has(gap), `${gap} is contained now on ${backend}/${envName}: remove it from KNOWN_GAPS`).toBe(true);
+    },
+    900_000,
+  );
 });

@@ -120,7 +120,12 @@ describe.skipIf(reason !== null)("the Docker engine stops during an episode", ()
       tried: 1,
       passed: problems.length ? 0 : 1,
       unit: "handled",
-      extra: { "error after ms": errorMs, "recovered after ms": recoverMs, "image load ms": loadMs, message: during.type === "error" ? during.message.replace(/docker sandbox [0-9a-f]+: /, "").slice(0, 70) : during.type },
+      extra: {
+        "error after ms": errorMs,
+        "recovered after ms": recoverMs,
+        "image load ms": loadMs,
+        message: during.type === "error" ? during.message.replace(/docker sandbox [0-9a-f]+: /, "").slice(0, 70) : during.type,
+      },
       failures: problems,
     });
     expect(problems).toEqual([]);

@@ -58,7 +58,11 @@ export function formatFigures(figures: Figure[]): string {
   ]);
   const head = ["section", "row", "figure", "status", "extra"];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]))
+      .join("  ")
+      .trimEnd();
   const out = ["", "Hardening figures", line(head), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)];
   const tried = figures.reduce((s, f) => s + f.tried, 0);
   const passed = figures.reduce((s, f) => s + f.passed, 0);

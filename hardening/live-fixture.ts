@@ -25,7 +25,8 @@ export interface LiveFixture {
  */
 export function liveFixture(prefix: string, figure: { section: string; row: string }): LiveFixture {
   const canRun = appAvailable();
-  if (!canRun) recordFigure({ section: figure.section, row: figure.row, tried: 0, passed: 0, unit: "skipped: no production build (next build, or IC_HARDENING_BUILD=1)" });
+  if (!canRun)
+    recordFigure({ section: figure.section, row: figure.row, tried: 0, passed: 0, unit: "skipped: no production build (next build, or IC_HARDENING_BUILD=1)" });
   const { dir, db } = tempDb(prefix);
   const sockets: WsClient[] = [];
   const servers: StudioProcess[] = [];

@@ -22,12 +22,21 @@ type Answer = { status: number; headers: http.IncomingHttpHeaders; body: string 
 function request(base: string, method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer): Promise<Answer> {
   const u = new URL(base);
   return new Promise((resolve, reject) => {
-    const r = http.request({ host: u.hostname, port: u.port, method, path, headers: { ...(body !== undefined ? { "content-length": String(Buffer.byteLength(body)) } : {}), ...headers } }, (res) => {
-      let b = "";
-      res.setEncoding("utf8");
-      res.on("data", (c) => (b += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: b }));
-    });
+    const r = http.request(
+      {
+        host: u.hostname,
+        port: u.port,
+        method,
+        path,
+        headers: { ...(body !== undefined ? { "content-length": String(Buffer.byteLength(body)) } : {}), ...headers },
+      },
+      (res) => {
+        let b = "";
+        res.setEncoding("utf8");
+        res.on("data", (c) => (b += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: b }));
+      },
+    );
     r.on("error", reject);
     r.end(body);
   });
@@ -91,7 +100,12 @@ describe.skipIf(!canRun)("no open door", () => {
       ["/api/models", "text/plain with no Origin but a foreign Referer", { referer: "http://127.0.0.1:9997/x", "content-type": "text/plain" }, model],
       ["/api/models", "same-origin text/plain (not JSON)", { origin: `http://127.0.0.1:${port}`, "content-type": "text/plain" }, model],
       ["/api/models/evil/test", "connection test from another port", { origin: "http://127.0.0.1:9997", "content-type": "text/plain" }, "{}"],
-      ["/api/episodes/import", "multipart import from another port", { origin: "http://127.0.0.1:9997", "content-type": "multipart/form-data; boundary=x" }, '--x\r\nContent-Disposition: form-data; name="file"; filename="a.jsonl"\r\n\r\n{}\r\n--x--\r\n'],
+      [
+        "/api/episodes/import",
+        "multipart import from another port",
+        { origin: "http://127.0.0.1:9997", "content-type": "multipart/form-data; boundary=x" },
+        '--x\r\nContent-Disposition: form-data; name="file"; filename="a.jsonl"\r\n\r\n{}\r\n--x--\r\n',
+      ],
       ["/api/runs", "a model run from another port", { origin: "http://127.0.0.1:9997", "content-type": "text/plain" }, "{}"],
     ];
     const failures: string[] = [];
@@ -104,7 +118,14 @@ describe.skipIf(!canRun)("no open door", () => {
     if (env.status !== 400 || !/apiKeyEnv/.test(env.body)) failures.push(`apiKeyEnv MY_CLOUD_SECRET: ${env.status} ${env.body.slice(0, 120)}`);
     const models = await request(studio.url, "GET", "/api/models");
     if (models.body.includes('"evil"')) failures.push("a model was added");
-    recordFigure({ section: "open door", row: "1 cross-site POST, apiKeyEnv allowlist", tried: probes.length + 2, passed: probes.length + 2 - failures.length, unit: "refused", failures });
+    recordFigure({
+      section: "open door",
+      row: "1 cross-site POST, apiKeyEnv allowlist",
+      tried: probes.length + 2,
+      passed: probes.length + 2 - failures.length,
+      unit: "refused",
+      failures,
+    });
     expect(failures).toEqual([]);
   });
 
@@ -138,14 +159,23 @@ describe.skipIf(!canRun)("no open door", () => {
     for (const p of paths) {
       const r = await request(studio.url, "GET", p, { accept: "text/html" });
       const csp = String(r.headers["content-security-policy"] ?? "");
-      if (!/frame-ancestors 'none'/.test(csp) || r.headers["x-frame-options"] !== "DENY" || r.headers["x-content-type-options"] !== "nosniff") failures.push(`${p}: ${r.status} csp=${csp.slice(0, 60)} xfo=${r.headers["x-frame-options"]}`);
+      if (!/frame-ancestors 'none'/.test(csp) || r.headers["x-frame-options"] !== "DENY" || r.headers["x-content-type-options"] !== "nosniff")
+        failures.push(`${p}: ${r.status} csp=${csp.slice(0, 60)} xfo=${r.headers["x-frame-options"]}`);
     }
     recordFigure({ section: "open door", row: "3 security headers", tried: paths.length, passed: paths.length - failures.length, unit: "pages", failures });
     expect(failures).toEqual([]);
   });
 
   it("5. next= after login is a path on this server or /; CR/LF is answered", async () => {
-    const nexts = ["/%09/evil.example/phish", "//evil.example", "/\\evil.example", "https://evil.example", "/%2F/evil.example", "/x%0d%0aSet-Cookie:%20a=b", "/\t/evil.example"];
+    const nexts = [
+      "/%09/evil.example/phish",
+      "//evil.example",
+      "/\\evil.example",
+      "https://evil.example",
+      "/%2F/evil.example",
+      "/x%0d%0aSet-Cookie:%20a=b",
+      "/\t/evil.example",
+    ];
     const failures: string[] = [];
     const origin = `http://127.0.0.1:${guarded.port}`;
     for (const next of nexts) {
@@ -155,7 +185,14 @@ describe.skipIf(!canRun)("no open door", () => {
       const landed = new URL(loc, "http://127.0.0.1:1");
       if (r.status !== 303 || landed.host !== "127.0.0.1:1" || /[\t\r\n]/.test(loc)) failures.push(`${JSON.stringify(next)} -> ${r.status} ${loc}`);
     }
-    recordFigure({ section: "open door", row: "5 open redirect after login", tried: nexts.length, passed: nexts.length - failures.length, unit: "kept local", failures });
+    recordFigure({
+      section: "open door",
+      row: "5 open redirect after login",
+      tried: nexts.length,
+      passed: nexts.length - failures.length,
+      unit: "kept local",
+      failures,
+    });
     expect(failures).toEqual([]);
   });
 
@@ -164,9 +201,21 @@ describe.skipIf(!canRun)("no open door", () => {
     const origin = `http://127.0.0.1:${guarded.port}`;
     let tried = 0;
     // A session from a right login works, and stops working after logout.
-    const login = await request(guarded.url, "POST", "/login", { origin, "content-type": "application/x-www-form-urlencoded" }, new URLSearchParams({ token: TOKEN, next: "/" }).toString());
+    const login = await request(
+      guarded.url,
+      "POST",
+      "/login",
+      { origin, "content-type": "application/x-www-form-urlencoded" },
+      new URLSearchParams({ token: TOKEN, next: "/" }).toString(),
+    );
     const cookie = String((login.headers["set-cookie"] ?? [])[0] ?? "").split(";")[0];
-    const again = await request(guarded.url, "POST", "/login", { origin, "content-type": "application/x-www-form-urlencoded" }, new URLSearchParams({ token: TOKEN, next: "/" }).toString());
+    const again = await request(
+      guarded.url,
+      "POST",
+      "/login",
+      { origin, "content-type": "application/x-www-form-urlencoded" },
+      new URLSearchParams({ token: TOKEN, next: "/" }).toString(),
+    );
     const cookie2 = String((again.headers["set-cookie"] ?? [])[0] ?? "").split(";")[0];
     tried += 3;
     if (!cookie || cookie === cookie2 || cookie.includes(TOKEN)) failures.push(`session cookies not fresh per login: ${cookie} / ${cookie2}`);
@@ -177,7 +226,13 @@ describe.skipIf(!canRun)("no open door", () => {
 
     const statuses: number[] = [];
     for (let i = 0; i < 15; i++) {
-      const r = await request(guarded.url, "POST", "/login", { origin, "content-type": "application/x-www-form-urlencoded" }, new URLSearchParams({ token: `wrong-${i}` }).toString());
+      const r = await request(
+        guarded.url,
+        "POST",
+        "/login",
+        { origin, "content-type": "application/x-www-form-urlencoded" },
+        new URLSearchParams({ token: `wrong-${i}` }).toString(),
+      );
       statuses.push(r.status);
       if (r.status === 429 && !/try again in \d+ s/.test(r.body)) failures.push(`429 without a retry time: ${r.body}`);
     }
@@ -190,7 +245,15 @@ describe.skipIf(!canRun)("no open door", () => {
     const short = await spawnStudio({ IC_DB: locked.db, IC_TOKEN: "short-token" }, { expectExit: true });
     const code = await short.exited;
     if (code === 0 || !/at least 32/.test(short.logs())) failures.push(`a 11-character IC_TOKEN started: ${short.logs().slice(-200)}`);
-    recordFigure({ section: "open door", row: "6 sessions, logout, rate limit, token length", tried, passed: tried - failures.length, unit: "held", extra: { "wrong logins before 429": statuses.indexOf(429) }, failures });
+    recordFigure({
+      section: "open door",
+      row: "6 sessions, logout, rate limit, token length",
+      tried,
+      passed: tried - failures.length,
+      unit: "held",
+      extra: { "wrong logins before 429": statuses.indexOf(429) },
+      failures,
+    });
     expect(failures).toEqual([]);
   }, 120_000);
 
@@ -211,15 +274,32 @@ describe.skipIf(!canRun)("no open door", () => {
     if (grew > 64 * 1024 * 1024) failures.push(`the server grew by ${Math.round(grew / 1e6)} MB`);
     const chunked = await new Promise<number>((resolve) => {
       const u = new URL(studio.url);
-      const r = http.request({ host: u.hostname, port: u.port, method: "POST", path: "/api/models", headers: { origin, "content-type": "application/json", "transfer-encoding": "chunked" } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const r = http.request(
+        {
+          host: u.hostname,
+          port: u.port,
+          method: "POST",
+          path: "/api/models",
+          headers: { origin, "content-type": "application/json", "transfer-encoding": "chunked" },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       r.on("error", () => resolve(0));
       r.write("{");
     });
     if (chunked !== 411) failures.push(`chunked body without a length: ${chunked}`);
-    recordFigure({ section: "open door", row: "7 200 MB bodies (x4 at once) + chunked", tried: 5, passed: 5 - failures.length, unit: "refused", extra: { "rss growth MB": Math.round(grew / 1e6) }, failures });
+    recordFigure({
+      section: "open door",
+      row: "7 200 MB bodies (x4 at once) + chunked",
+      tried: 5,
+      passed: 5 - failures.length,
+      unit: "refused",
+      extra: { "rss growth MB": Math.round(grew / 1e6) },
+      failures,
+    });
     expect(failures).toEqual([]);
   }, 120_000);
 
@@ -230,17 +310,40 @@ describe.skipIf(!canRun)("no open door", () => {
     const lines: string[] = [];
     for (let i = 0; i < 16_000; i++) {
       const id = `0190b000-0000-7000-8000-${i.toString(16).padStart(12, "0")}`;
-      lines.push(JSON.stringify({
-        format: "icstudio.episode", version: 1, id, environment: "bash", dataset: "open-door-stall", taskId: String(i), query: `count the files, variant ${i}`,
-        gold: "ls | wc -l", playerKind: "model", model: "m", policy: "try-again", turnLimit: 10, mode: "eval", status: "submitted", reward: 0, success: false,
-        startedAt: new Date().toISOString(),
-        turns: [{ index: 0, actor: "model", action: `ls -la /tmp/${i}`, observation: `total ${i}\n`.repeat(260) }, { index: 1, actor: "model", action: "submit", observation: "" }],
-      }));
+      lines.push(
+        JSON.stringify({
+          format: "icstudio.episode",
+          version: 1,
+          id,
+          environment: "bash",
+          dataset: "open-door-stall",
+          taskId: String(i),
+          query: `count the files, variant ${i}`,
+          gold: "ls | wc -l",
+          playerKind: "model",
+          model: "m",
+          policy: "try-again",
+          turnLimit: 10,
+          mode: "eval",
+          status: "submitted",
+          reward: 0,
+          success: false,
+          startedAt: new Date().toISOString(),
+          turns: [
+            { index: 0, actor: "model", action: `ls -la /tmp/${i}`, observation: `total ${i}\n`.repeat(260) },
+            { index: 1, actor: "model", action: "submit", observation: "" },
+          ],
+        }),
+      );
     }
     const boundary = "----stall";
-    const form = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="stall.jsonl"\r\n\r\n${lines.join("\n")}\n\r\n--${boundary}--\r\n`);
+    const form = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="stall.jsonl"\r\n\r\n${lines.join("\n")}\n\r\n--${boundary}--\r\n`,
+    );
     let finished = false;
-    const imported = request(studio.url, "POST", "/api/episodes/import", { origin, "content-type": `multipart/form-data; boundary=${boundary}` }, form).finally(() => (finished = true));
+    const imported = request(studio.url, "POST", "/api/episodes/import", { origin, "content-type": `multipart/form-data; boundary=${boundary}` }, form).finally(
+      () => (finished = true),
+    );
     const waits: number[] = [];
     let wsWait = -1;
     const ws = (async () => {
@@ -268,7 +371,15 @@ describe.skipIf(!canRun)("no open door", () => {
     if (waits.length < 5) failures.push(`only ${waits.length} requests were answered while the import ran`);
     if (longest > 2_000) failures.push(`a request waited ${longest} ms while the import ran`);
     if (wsWait < 0 || wsWait > 2_000) failures.push(`the websocket opened in ${wsWait} ms while the import ran`);
-    recordFigure({ section: "open door", row: "7b 45 MB import: other requests answered", tried: 3, passed: 3 - Math.min(3, failures.length), unit: "answered", extra: { "requests during import": waits.length, "longest wait ms": longest, "ws open ms": wsWait }, failures });
+    recordFigure({
+      section: "open door",
+      row: "7b 45 MB import: other requests answered",
+      tried: 3,
+      passed: 3 - Math.min(3, failures.length),
+      unit: "answered",
+      extra: { "requests during import": waits.length, "longest wait ms": longest, "ws open ms": wsWait },
+      failures,
+    });
     expect(failures).toEqual([]);
   }, 180_000);
 
@@ -279,17 +390,39 @@ describe.skipIf(!canRun)("no open door", () => {
     const writeup = "Write-up. ".repeat(51_200);
     const ids = ["0190a000-0000-7000-8000-0000000000a1", "0190a000-0000-7000-8000-0000000000a2"];
     const episode = (id: string, observation: string, gold: string) => ({
-      format: "icstudio.episode", version: 1, id, environment: "bash", dataset: "open-door", taskId: id.slice(-2), query: "list files",
-      gold, goldObservation: "line 0\ngold\n", agentObservation: observation, playerKind: "model", model: "m", policy: "try-again", turnLimit: 10,
-      mode: "eval", status: "submitted", reward: 0, success: false, startedAt: new Date().toISOString(),
-      turns: [{ index: 0, actor: "model", action: "seq 200000", observation }, { index: 1, actor: "model", action: "submit", observation: "" }],
+      format: "icstudio.episode",
+      version: 1,
+      id,
+      environment: "bash",
+      dataset: "open-door",
+      taskId: id.slice(-2),
+      query: "list files",
+      gold,
+      goldObservation: "line 0\ngold\n",
+      agentObservation: observation,
+      playerKind: "model",
+      model: "m",
+      policy: "try-again",
+      turnLimit: 10,
+      mode: "eval",
+      status: "submitted",
+      reward: 0,
+      success: false,
+      startedAt: new Date().toISOString(),
+      turns: [
+        { index: 0, actor: "model", action: "seq 200000", observation },
+        { index: 1, actor: "model", action: "submit", observation: "" },
+      ],
     });
     const jsonl = [JSON.stringify(episode(ids[0], huge, "seq 2")), JSON.stringify(episode(ids[1], "ok", writeup))].join("\n") + "\n";
     const boundary = "----opendoor";
     const form = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.jsonl"\r\nContent-Type: application/x-ndjson\r\n\r\n${jsonl}\r\n--${boundary}--\r\n`;
     const imported = await request(studio.url, "POST", "/api/episodes/import", { origin, "content-type": `multipart/form-data; boundary=${boundary}` }, form);
     expect(imported.status, imported.body.slice(0, 300)).toBe(200);
-    for (const [id, label] of [[ids[0], "200,000-line observation"], [ids[1], "500 KB write-up"]]) {
+    for (const [id, label] of [
+      [ids[0], "200,000-line observation"],
+      [ids[1], "500 KB write-up"],
+    ]) {
       const t0 = Date.now();
       const r = await request(studio.url, "GET", `/episodes/${id}`, { accept: "text/html" });
       const ms = Date.now() - t0;
@@ -389,7 +522,15 @@ describe.skipIf(!canRun)("no open door", () => {
     const failures: string[] = [];
     if (answered() < 12) failures.push(`only ${answered()} of 12 opens answered: ${c.raw.slice(-3).join(" ")}`);
     if (peak > 4) failures.push(`${peak} sandboxes were live at once`);
-    recordFigure({ section: "open door", row: "4 concurrent opens vs IC_MAX_SANDBOXES=4", tried: 12, passed: failures.length ? 0 : 12, unit: "within the cap", extra: { "peak sandboxes": peak }, failures });
+    recordFigure({
+      section: "open door",
+      row: "4 concurrent opens vs IC_MAX_SANDBOXES=4",
+      tried: 12,
+      passed: failures.length ? 0 : 12,
+      unit: "within the cap",
+      extra: { "peak sandboxes": peak },
+      failures,
+    });
     expect(failures).toEqual([]);
   }, 120_000);
 
@@ -403,19 +544,32 @@ describe.skipIf(!canRun)("no open door", () => {
     const origin = `http://127.0.0.1:${studio.port}`;
     const json = { origin, "content-type": "application/json" };
     const failures: string[] = [];
-    const added = await request(studio.url, "POST", "/api/models", json, JSON.stringify({ provider: "openai-compatible", model: "m", id: "echo", baseURL: base, apiKey: KEY }));
+    const added = await request(
+      studio.url,
+      "POST",
+      "/api/models",
+      json,
+      JSON.stringify({ provider: "openai-compatible", model: "m", id: "echo", baseURL: base, apiKey: KEY }),
+    );
     if (added.status >= 300) failures.push(`adding the model: ${added.status} ${added.body.slice(0, 200)}`);
     const tested = await request(studio.url, "POST", "/api/models/echo/test", json, "{}");
     if (tested.body.includes(KEY)) failures.push("the test's answer holds the key");
     if (!/redacted key/.test(tested.body)) failures.push(`the test's answer: ${tested.body.slice(0, 200)}`);
-    for (const p of ["/api/models", "/models"]) if ((await request(studio.url, "GET", p, { accept: "text/html" })).body.includes(KEY)) failures.push(`${p} shows the key`);
+    for (const p of ["/api/models", "/models"])
+      if ((await request(studio.url, "GET", p, { accept: "text/html" })).body.includes(KEY)) failures.push(`${p} shows the key`);
     const file = `${open.dir}/models.added.json`;
     if (!fs.existsSync(file)) failures.push(`no ${file}`);
     else {
       if (fs.readFileSync(file, "utf8").includes(KEY)) failures.push("models.added.json holds the key");
       if ((fs.statSync(file).mode & 0o777) !== 0o600) failures.push(`models.added.json is ${(fs.statSync(file).mode & 0o777).toString(8)}`);
     }
-    const self = await request(studio.url, "POST", "/api/models", json, JSON.stringify({ provider: "openai-compatible", model: "m", id: "self", baseURL: `http://127.0.0.1:${studio.port}/api` }));
+    const self = await request(
+      studio.url,
+      "POST",
+      "/api/models",
+      json,
+      JSON.stringify({ provider: "openai-compatible", model: "m", id: "self", baseURL: `http://127.0.0.1:${studio.port}/api` }),
+    );
     if (self.status !== 400 || !/own address/.test(self.body)) failures.push(`the Studio's own address: ${self.status} ${self.body.slice(0, 160)}`);
     echo.close();
     recordFigure({ section: "open door", row: "9 echoed key, 0600, own address", tried: 6, passed: 6 - failures.length, unit: "held", failures });
@@ -425,7 +579,11 @@ describe.skipIf(!canRun)("no open door", () => {
   it("10. SIGTERM unmounts every sandbox the server mounted", async () => {
     const db = tempDb("ic-open-door-term-");
     const p = await spawnStudio({ IC_DB: db.db, IC_TOKEN: "", IC_LOCAL_POOL: "2" });
-    const mine = () => fs.readFileSync("/proc/mounts", "utf8").split("\n").filter((l) => l.includes(`ic-sandbox-${p.child.pid}-`)).length;
+    const mine = () =>
+      fs
+        .readFileSync("/proc/mounts", "utf8")
+        .split("\n")
+        .filter((l) => l.includes(`ic-sandbox-${p.child.pid}-`)).length;
     const c = await connectWs(p.url);
     c.send({ type: "open", env: "python", taskRef: "demo-python:reverse-words", mode: "play", feedback: "reward" });
     await c.next("opened", 60_000);

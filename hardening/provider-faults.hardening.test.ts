@@ -54,7 +54,24 @@ describe("model provider faults in a batch run", () => {
         : ruleFor(t, scriptedReplies("try-again", t, "solve"), [{ kind: "500", times: 1000 }]),
     );
     server.setScript({ rules });
-    const r = await icstudio(["eval", "--env", "sql", "--dataset", "demo-sql", "--limit", String(tasks.length), "--base-url", server.baseURL, "--api-key", "k", "--run", "faults", "--concurrency", "3", "--json"]);
+    const r = await icstudio([
+      "eval",
+      "--env",
+      "sql",
+      "--dataset",
+      "demo-sql",
+      "--limit",
+      String(tasks.length),
+      "--base-url",
+      server.baseURL,
+      "--api-key",
+      "k",
+      "--run",
+      "faults",
+      "--concurrency",
+      "3",
+      "--json",
+    ]);
     const injected = server.requests.filter((q) => q.outcome !== "ok" && q.outcome !== "no-rule");
     const { getRunByName } = await import("@/lib/db/runs");
     const { listRunEpisodeOutcomes } = await import("@/lib/db/run-episodes");
@@ -68,7 +85,12 @@ describe("model provider faults in a batch run", () => {
       tried: injected.length,
       passed: ok ? injected.length : 0,
       unit: "handled",
-      extra: { kinds: [...new Set(injected.map((q) => q.outcome))].join("/"), episodes: eps.length, "error episodes": statuses.filter((s) => s === "error").length, exit: String(r.code) },
+      extra: {
+        kinds: [...new Set(injected.map((q) => q.outcome))].join("/"),
+        episodes: eps.length,
+        "error episodes": statuses.filter((s) => s === "error").length,
+        exit: String(r.code),
+      },
     });
     expect(r.code, r.stderr).toBe(0);
     expect(new Set(injected.map((q) => q.outcome))).toEqual(new Set(["429", "500", "malformed", "empty", "hang"]));

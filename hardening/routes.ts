@@ -6,7 +6,13 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 /** Default sample values for dynamic segments, by segment name. */
-export const ROUTE_SAMPLES: Record<string, string> = { id: "00000000-0000-7000-8000-000000000000", env: "bash", taskId: "demo-bash:count-python-files", taskRef: "demo-bash:count-python-files", participantId: "00000000-0000-7000-8000-000000000001" };
+export const ROUTE_SAMPLES: Record<string, string> = {
+  id: "00000000-0000-7000-8000-000000000000",
+  env: "bash",
+  taskId: "demo-bash:count-python-files",
+  taskRef: "demo-bash:count-python-files",
+  participantId: "00000000-0000-7000-8000-000000000001",
+};
 
 /** One page or route handler of the app. */
 export interface AppRoute {
@@ -24,7 +30,10 @@ export interface AppRoute {
  * take `samples(name, pattern)` (default: ROUTE_SAMPLES by segment name); a segment without a
  * sample throws, so a new one cannot be skipped silently.
  */
-export function appRoutes(samples: (name: string, pattern: string) => string | undefined = (n) => ROUTE_SAMPLES[n], appDir = path.join(ROOT, "app")): AppRoute[] {
+export function appRoutes(
+  samples: (name: string, pattern: string) => string | undefined = (n) => ROUTE_SAMPLES[n],
+  appDir = path.join(ROOT, "app"),
+): AppRoute[] {
   const out: AppRoute[] = [];
   const walk = (dir: string) => {
     for (const e of fs.readdirSync(dir, { withFileTypes: true })) {

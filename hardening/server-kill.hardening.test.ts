@@ -8,7 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordFigure } from "./figures";
 
 const canRun = appAvailable();
-if (!canRun) recordFigure({ section: "faults", row: "server SIGKILL mid-episode", tried: 0, passed: 0, unit: "skipped: no production build (next build, or IC_HARDENING_BUILD=1)" });
+if (!canRun)
+  recordFigure({
+    section: "faults",
+    row: "server SIGKILL mid-episode",
+    tried: 0,
+    passed: 0,
+    unit: "skipped: no production build (next build, or IC_HARDENING_BUILD=1)",
+  });
 import { appAvailable, ensureApp } from "./studio-process";
 import { spawnStudio, type StudioProcess } from "@/lib/testing/studio-server";
 import { connectWs, tempDb } from "@/lib/testing/ws-client";

@@ -59,10 +59,19 @@ describe.skipIf(!mounted)("store faults", () => {
       /* ENOSPC is the point */
     }
     const big = "x".repeat(1024 * 1024);
-    const err = await appendTurn({ episodeId: ep.id, turn: turn(2, big) }).then(() => null, (e: Error) => e);
+    const err = await appendTurn({ episodeId: ep.id, turn: turn(2, big) }).then(
+      () => null,
+      (e: Error) => e,
+    );
     fs.rmSync(filler);
     const state = storedState(ep.id);
-    const ok = err instanceof StudioError && err.code === "storage" && /full|space/i.test(err.message) && state.integrity === "ok" && state.turnCount === 2 && state.turns.join() === "0,1";
+    const ok =
+      err instanceof StudioError &&
+      err.code === "storage" &&
+      /full|space/i.test(err.message) &&
+      state.integrity === "ok" &&
+      state.turnCount === 2 &&
+      state.turns.join() === "0,1";
     recordFigure({ section: "faults", row: "store: disk full", tried: 1, passed: ok ? 1 : 0, unit: "handled", extra: { error: err ? `${err.name}` : "none" } });
     expect(err).toBeInstanceOf(StudioError);
     expect((err as InstanceType<typeof StudioError>).code).toBe("storage");
@@ -83,15 +92,22 @@ describe.skipIf(!mounted)("store faults", () => {
     let err: Error | null;
     let err2: Error | null;
     try {
-      err = await appendTurn({ episodeId: ep.id, turn: turn(1) }).then(() => null, (e: Error) => e);
-      err2 = await createEpisode({ environment: "bash", dataset: "demo-bash", taskId: "x", query: "q", playerKind: "human", turnLimit: 5 }).then(() => null, (e: Error) => e);
+      err = await appendTurn({ episodeId: ep.id, turn: turn(1) }).then(
+        () => null,
+        (e: Error) => e,
+      );
+      err2 = await createEpisode({ environment: "bash", dataset: "demo-bash", taskId: "x", query: "q", playerKind: "human", turnLimit: 5 }).then(
+        () => null,
+        (e: Error) => e,
+      );
     } finally {
       await closeStore().catch(() => {});
       closeRawDb();
       execFileSync("mount", ["-o", "remount,rw", mountDir]);
     }
     const state = storedState(ep.id);
-    const ok = [err, err2].every((e) => e instanceof StudioError && e.code === "storage" && /read-only|readonly|writ/i.test(e.message)) && state.turns.join() === "0";
+    const ok =
+      [err, err2].every((e) => e instanceof StudioError && e.code === "storage" && /read-only|readonly|writ/i.test(e.message)) && state.turns.join() === "0";
     recordFigure({ section: "faults", row: "store: read-only", tried: 1, passed: ok ? 1 : 0, unit: "handled", extra: { error: err ? err.name : "none" } });
     for (const e of [err, err2]) {
       expect(e).toBeInstanceOf(StudioError);

@@ -2,7 +2,6 @@ import fs from "node:fs";
 import path from "node:path";
 import { ensureBuild, ROOT } from "@/lib/testing/studio-server";
 
-
 /**
  * Makes sure the app is built (server.ts runs it in production mode). An existing build is used
  * as it is unless IC_HARDENING_BUILD=1 (which rebuilds when sources are newer).

@@ -16,7 +16,17 @@ afterEach(() => {
 describe("parseConfig", () => {
   it("gives the documented defaults for an empty environment", () => {
     const c = parseConfig({});
-    expect(c).toMatchObject({ host: "127.0.0.1", port: 3000, token: null, idleMs: 600_000, maxSandboxes: 16, backend: "auto", dockerPool: 2, localPool: 2, bwrap: "bwrap" });
+    expect(c).toMatchObject({
+      host: "127.0.0.1",
+      port: 3000,
+      token: null,
+      idleMs: 600_000,
+      maxSandboxes: 16,
+      backend: "auto",
+      dockerPool: 2,
+      localPool: 2,
+      bwrap: "bwrap",
+    });
     expect(c.limits).toEqual({});
     expect(c.sqlUrl).toBeUndefined();
     expect(c.store).toEqual({ kind: "sqlite", file: path.resolve("var/studio.db") });
@@ -25,7 +35,16 @@ describe("parseConfig", () => {
   });
 
   it("reads every value, empty strings as unset", () => {
-    const c = parseConfig({ IC_PORT: "0", IC_SANDBOX: "local", IC_TIMEOUT_MS: "2500", IC_DOCKER_POOL: "0", IC_DATA_DIR: "/tmp/x", IC_SQL_URL: "", IC_DEBUG: "1", IC_TOKEN: "" });
+    const c = parseConfig({
+      IC_PORT: "0",
+      IC_SANDBOX: "local",
+      IC_TIMEOUT_MS: "2500",
+      IC_DOCKER_POOL: "0",
+      IC_DATA_DIR: "/tmp/x",
+      IC_SQL_URL: "",
+      IC_DEBUG: "1",
+      IC_TOKEN: "",
+    });
     expect(c).toMatchObject({ port: 0, backend: "local", dockerPool: 0, dataDir: "/tmp/x", fsDir: "/tmp/x/fs", debug: true, token: null, sqlUrl: undefined });
     expect(c.limits).toEqual({ timeoutMs: 2500 });
   });

@@ -20,7 +20,11 @@ const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..
 /** Unset and "" mean "not set" throughout. */
 const unset = (v: string | undefined): v is undefined | "" => v === undefined || v === "";
 
-const text = () => z.string().optional().transform((v) => (unset(v) ? undefined : v));
+const text = () =>
+  z
+    .string()
+    .optional()
+    .transform((v) => (unset(v) ? undefined : v));
 
 const int = (min: number, what: string) =>
   z
@@ -94,7 +98,8 @@ export function parseDockerHost(entry: string, defaultMax: number): DockerHostSe
   const allowed = url.protocol === "tcp:" ? ["tls"] : url.protocol === "ssh:" ? ["key"] : [];
   const unknown = [...options.keys()].filter((k) => !allowed.includes(k));
   if (url.protocol !== "tcp:" && url.protocol !== "ssh:") return "must start with unix://, tcp:// or ssh://";
-  if (unknown.length) return `unknown option ${unknown.map((k) => `?${k}=`).join(", ")} (${url.protocol === "tcp:" ? "tcp:// takes ?tls=/dir" : "ssh:// takes ?key=/file"})`;
+  if (unknown.length)
+    return `unknown option ${unknown.map((k) => `?${k}=`).join(", ")} (${url.protocol === "tcp:" ? "tcp:// takes ?tls=/dir" : "ssh:// takes ?key=/file"})`;
   if (!url.hostname) return "names no host";
   if (url.pathname && url.pathname !== "/") return `has a path (${url.pathname}); give only host and port`;
   const name = `${url.protocol}//${url.username ? `${url.username}@` : ""}${url.host}`;
@@ -149,10 +154,15 @@ export function parseStoreTarget(value: string, where?: string): StoreTarget {
       throw new BadInputError(`not a valid PostgreSQL URL: ${JSON.stringify(redactStoreUrl(value))}`, where);
     }
     if (!u.hostname && !u.searchParams.get("host")) throw new BadInputError(`the PostgreSQL URL ${redactStoreUrl(value)} names no host`, where);
-    if (u.pathname.length <= 1) throw new BadInputError(`the PostgreSQL URL ${redactStoreUrl(value)} names no database (postgresql://user:password@host:port/database)`, where);
+    if (u.pathname.length <= 1)
+      throw new BadInputError(`the PostgreSQL URL ${redactStoreUrl(value)} names no database (postgresql://user:password@host:port/database)`, where);
     return { kind: "postgresql", url: value };
   }
-  if (scheme) throw new BadInputError(`unsupported store URL scheme ${JSON.stringify(scheme + "://")}: use a SQLite file path or postgresql://user:password@host:port/database`, where);
+  if (scheme)
+    throw new BadInputError(
+      `unsupported store URL scheme ${JSON.stringify(scheme + "://")}: use a SQLite file path or postgresql://user:password@host:port/database`,
+      where,
+    );
   return { kind: "sqlite", file: value === ":memory:" ? value : path.resolve(value.startsWith("file:") ? value.slice(5) : value) };
 }
 

@@ -89,7 +89,11 @@ const folders = [...new Set([...edges.keys(), ...[...edges.values()].flatMap((m)
 
 // Tarjan's strongly connected components: every component of more than one folder is a cycle.
 let index = 0;
-const idx = new Map(), low = new Map(), onStack = new Set(), stack = [], components = [];
+const idx = new Map(),
+  low = new Map(),
+  onStack = new Set(),
+  stack = [],
+  components = [];
 function strongConnect(v) {
   idx.set(v, index), low.set(v, index), index++, stack.push(v), onStack.add(v);
   for (const w of edges.get(v)?.keys() ?? []) {
@@ -107,7 +111,11 @@ function strongConnect(v) {
 for (const f of folders) if (!idx.has(f)) strongConnect(f);
 for (const c of components) {
   const inside = new Set(c);
-  const lines = c.flatMap((f) => [...(edges.get(f) ?? [])].filter(([to]) => inside.has(to)).map(([to, ex]) => `    ${f} -> ${to}: ${ex[0]}${ex.length > 1 ? ` (+${ex.length - 1} more)` : ""}`));
+  const lines = c.flatMap((f) =>
+    [...(edges.get(f) ?? [])]
+      .filter(([to]) => inside.has(to))
+      .map(([to, ex]) => `    ${f} -> ${to}: ${ex[0]}${ex.length > 1 ? ` (+${ex.length - 1} more)` : ""}`),
+  );
   problems.push(`import cycle between ${c.join(", ")}:\n${lines.join("\n")}`);
 }
 
@@ -156,7 +164,9 @@ for (const file of ["app", "components", "lib"].flatMap((d) => walk(path.join(ro
       seen.add(target);
       if (serverOnly(target)) {
         const via = chain.length > 1 ? ` (via ${chain.slice(1).map(rel).join(" -> ")})` : "";
-        problems.push(`${rel(file)} is client code but imports ${typeOnly ? "types from " : ""}the server-only ${rel(target)}${via}; move what it needs to a shared module`);
+        problems.push(
+          `${rel(file)} is client code but imports ${typeOnly ? "types from " : ""}the server-only ${rel(target)}${via}; move what it needs to a shared module`,
+        );
       } else todo.push([...chain, target]);
     }
   }
@@ -164,12 +174,14 @@ for (const file of ["app", "components", "lib"].flatMap((d) => walk(path.join(ro
 
 // 5. lib/viewer is the client-safe half of the viewer: a server-only module there belongs in lib/replay.
 for (const file of walk(path.join(root, "lib/viewer"))) {
-  if (!isTest(file) && serverOnly(file)) problems.push(`${rel(file)} is server-only; lib/viewer holds client-safe view helpers (server jobs go in lib/replay/)`);
+  if (!isTest(file) && serverOnly(file))
+    problems.push(`${rel(file)} is server-only; lib/viewer holds client-safe view helpers (server jobs go in lib/replay/)`);
 }
 
 // 6. The fast tier (`npm run test:fast`) runs with no sandbox and no database: a test that needs
 //    one says so in its name (*.int.test.ts), so it cannot use these helpers as a plain *.test.ts.
-const NEEDS_SERVICES = /\b(useTempStore|useFreshDb|storeEngines|tempPgStoreUrl|initStore|backendsUnderTest|useLiveEpisodeManager|registerSandboxConformance|startScriptedServer|startServer|spawnStudio|createEnvironment|getSandboxBackend)\b/;
+const NEEDS_SERVICES =
+  /\b(useTempStore|useFreshDb|storeEngines|tempPgStoreUrl|initStore|backendsUnderTest|useLiveEpisodeManager|registerSandboxConformance|startScriptedServer|startServer|spawnStudio|createEnvironment|getSandboxBackend)\b/;
 for (const file of ["lib", "app", "components"].flatMap((d) => walk(path.join(root, d)))) {
   if (!isTest(file) || /\.(int|hardening)\.test\.tsx?$/.test(file)) continue;
   const m = NEEDS_SERVICES.exec(fs.readFileSync(file, "utf8"));
@@ -184,4 +196,6 @@ if (problems.length) {
   console.error(`\ncheck-imports: ${problems.length} problem(s)\n` + problems.map((p) => `  ${p}`).join("\n"));
   process.exit(1);
 }
-console.log(`check-imports: no folder cycle in lib/ (${folders.length} folders), IC_* read only in lib/config.ts, no client code imports from a server-only module (types included), lib/viewer client-safe, fast tests need no store, sandbox or server`);
+console.log(
+  `check-imports: no folder cycle in lib/ (${folders.length} folders), IC_* read only in lib/config.ts, no client code imports from a server-only module (types included), lib/viewer client-safe, fast tests need no store, sandbox or server`,
+);

@@ -30,7 +30,9 @@ for (const fs of fss) {
     process.stdout.write(`${mark} ${fs}:${c.index} [${c.issues.join(",")}] ${Array.isArray(c.gold) ? c.gold.join("; ") : c.gold}\n`);
     if (show || unexplained.length) {
       const cut = (s) => (s.length > 600 ? s.slice(0, 600) + "..." : s);
-      process.stdout.write(`    exit=${c.run.exitCode}${c.run.timedOut ? " (timeout)" : ""}\n    stdout: ${JSON.stringify(cut(c.run.stdout))}\n    stderr: ${JSON.stringify(cut(c.run.stderr))}\n    status: ${JSON.stringify(c.run.status)}\n`);
+      process.stdout.write(
+        `    exit=${c.run.exitCode}${c.run.timedOut ? " (timeout)" : ""}\n    stdout: ${JSON.stringify(cut(c.run.stdout))}\n    stderr: ${JSON.stringify(cut(c.run.stderr))}\n    status: ${JSON.stringify(c.run.status)}\n`,
+      );
     }
   }
 }
@@ -40,6 +42,10 @@ const summary = {
   explained: results.filter((r) => r.issues.length > 0 && r.unexplained.length === 0).length,
   unexplained: results.filter((r) => r.unexplained.length > 0).map((r) => `${r.fs}:${r.index} ${r.unexplained.join(",")}`),
 };
-if (json) process.stdout.write(JSON.stringify({ summary, results: results.map(({ run, ...r }) => ({ ...r, stdout: run.stdout, stderr: run.stderr, status: run.status })) }, null, 1) + "\n");
+if (json)
+  process.stdout.write(
+    JSON.stringify({ summary, results: results.map(({ run, ...r }) => ({ ...r, stdout: run.stdout, stderr: run.stderr, status: run.status })) }, null, 1) +
+      "\n",
+  );
 else process.stdout.write(`\n${JSON.stringify(summary, null, 1)}\n`);
 await shutdownSandboxBackends();

@@ -67,7 +67,10 @@ describe("the key store behind the routes", () => {
     const task = loadDataset("demo-sql")[0]!;
     server.setScript({
       apiKey: SECRET,
-      rules: [{ match: CONNECTION_TEST_PROMPT, replies: ["OK"] }, { match: task.query, replies: [replyFor("try-again", task, goldAction(task))] }],
+      rules: [
+        { match: CONNECTION_TEST_PROMPT, replies: ["OK"] },
+        { match: task.query, replies: [replyFor("try-again", task, goldAction(task))] },
+      ],
     });
     const out = await runEpisode({ task, model: resolveModel("probe"), policy: "try-again", maxTurns: 2, recorder: dbRecorder() });
     expect(out.status).toBe("submitted");
@@ -91,7 +94,9 @@ describe("the key store behind the routes", () => {
         const handler = mod[method] as ((req: Request, ctx: { params: Promise<Record<string, string>> }) => Promise<Response>) | undefined;
         if (typeof handler !== "function") continue;
         const call = () =>
-          handler(new NextRequest(url, method === "GET" ? { method } : { method, headers: { "content-type": "application/json" }, body: "{}" }), { params: Promise.resolve(params) });
+          handler(new NextRequest(url, method === "GET" ? { method } : { method, headers: { "content-type": "application/json" }, body: "{}" }), {
+            params: Promise.resolve(params),
+          });
         // Removing the model goes last, so every other route sees it.
         if (method === "DELETE" && rel[0] === "models") {
           deleteModel = call;
@@ -108,15 +113,17 @@ describe("the key store behind the routes", () => {
     probed.push(`DELETE /api/models/probe ${removed.status}`);
 
     // The routes that show models and the episode answered for real (not 404s that prove nothing).
-    expect(probed).toEqual(expect.arrayContaining([
-      "GET http://studio.test/api/models 200",
-      "GET http://studio.test/api/agent/models 200",
-      "POST http://studio.test/api/models/probe/test 200",
-      `GET http://studio.test/api/episodes/${episodeId} 200`,
-      `GET http://studio.test/api/episodes/${episodeId}/transcript?turn=0 200`,
-      "GET http://studio.test/api/episodes/export 200",
-      "DELETE /api/models/probe 200",
-    ]));
+    expect(probed).toEqual(
+      expect.arrayContaining([
+        "GET http://studio.test/api/models 200",
+        "GET http://studio.test/api/agent/models 200",
+        "POST http://studio.test/api/models/probe/test 200",
+        `GET http://studio.test/api/episodes/${episodeId} 200`,
+        `GET http://studio.test/api/episodes/${episodeId}/transcript?turn=0 200`,
+        "GET http://studio.test/api/episodes/export 200",
+        "DELETE /api/models/probe 200",
+      ]),
+    );
     expect(probed.length).toBeGreaterThanOrEqual(files.length);
     expect(logged.filter((l) => l.includes(SECRET))).toEqual([]);
   });

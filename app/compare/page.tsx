@@ -24,7 +24,14 @@ const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v
 export default async function ComparePage({ searchParams }: Props) {
   const sp = await searchParams;
   const raw = sp.ids;
-  const ids = [...new Set((Array.isArray(raw) ? raw.join(",") : (raw ?? "")).split(",").map((s) => s.trim()).filter(Boolean))].slice(0, 8);
+  const ids = [
+    ...new Set(
+      (Array.isArray(raw) ? raw.join(",") : (raw ?? ""))
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ].slice(0, 8);
   const q = first(sp.q);
   const task = first(sp.task);
   const sealed = await listSealedTaskKeys();
@@ -42,12 +49,23 @@ export default async function ComparePage({ searchParams }: Props) {
     wouldBe[d.episode.id] = Object.fromEntries(rows.map((r) => [r.index, r.reward]));
     if (rows.length) wouldBeCurves[d.episode.id] = await listTurnReplayCurveByEpisode({ episodeId: d.episode.id, bucket: d.curve.bucket });
   }
-  const candidates = await listViewerEpisodes({ filters: { ...(q ? { search: q } : {}), ...(task ? { taskId: [task] } : {}) }, sort: "startedAt", dir: "desc", pageSize: PICK_ROWS });
-  const picker = <ComparePicker rows={await redactSealedRows(candidates.rows)} total={candidates.total} q={q} task={task} picked={episodes.map((d) => d.episode.id)} />;
+  const candidates = await listViewerEpisodes({
+    filters: { ...(q ? { search: q } : {}), ...(task ? { taskId: [task] } : {}) },
+    sort: "startedAt",
+    dir: "desc",
+    pageSize: PICK_ROWS,
+  });
+  const picker = (
+    <ComparePicker rows={await redactSealedRows(candidates.rows)} total={candidates.total} q={q} task={task} picked={episodes.map((d) => d.episode.id)} />
+  );
   return (
     <div className="space-y-3 p-4">
       <h1 className="text-lg font-semibold">Compare</h1>
-      {found.length > episodes.length && <p className="text-xs text-amber-400" data-testid="sealed">{found.length - episodes.length} of the episodes are of a task sealed by an unsubmitted baseline episode.</p>}
+      {found.length > episodes.length && (
+        <p className="text-xs text-amber-400" data-testid="sealed">
+          {found.length - episodes.length} of the episodes are of a task sealed by an unsubmitted baseline episode.
+        </p>
+      )}
       {found.length < ids.length && <p className="text-xs text-amber-400">{ids.length - found.length} of the ids are not in the store.</p>}
       {tasks.size > 1 && <p className="text-xs text-amber-400">These episodes are of {tasks.size} different tasks; turns are still aligned by position.</p>}
       {head && <p className="text-sm text-zinc-200">{head.query}</p>}

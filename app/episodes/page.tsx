@@ -23,7 +23,14 @@ export default async function EpisodesPage({ searchParams }: Props) {
   const p = parseListParams(raw);
   const sort = p.sort ?? "date";
   const dir = p.dir ?? "desc";
-  const page = await listViewerEpisodes({ filters: toEpisodeFilters(p), sort: LIST_SORTS[sort], dir, page: p.page ?? 1, pageSize: PAGE_SIZE, exactCount: p.count === "exact" });
+  const page = await listViewerEpisodes({
+    filters: toEpisodeFilters(p),
+    sort: LIST_SORTS[sort],
+    dir,
+    page: p.page ?? 1,
+    pageSize: PAGE_SIZE,
+    exactCount: p.count === "exact",
+  });
   const facets = await listEpisodeFacets();
   const tags = [...new Set([...BASE_TAXONOMY.map((t) => t.tag), ...(await listUsedTags()).map((t) => t.tag)])];
   const query: Record<string, string> = {};
@@ -49,18 +56,37 @@ export default async function EpisodesPage({ searchParams }: Props) {
         {page.totalExact ? null : (
           <span className="text-xs text-zinc-400" data-testid="estimated">
             (estimated from a sample: more than {COUNT_EXACT_UP_TO.toLocaleString("en")} match){" "}
-            <Link className="text-sky-400 underline" href={`/episodes${qs({ count: "exact" })}`} data-testid="count-exact">count exactly</Link>
+            <Link className="text-sky-400 underline" href={`/episodes${qs({ count: "exact" })}`} data-testid="count-exact">
+              count exactly
+            </Link>
           </span>
         )}
-        <Link className="text-xs text-sky-400 underline" href={`/episodes/stats${filterOnly}`} data-testid="stats-link">aggregates of this set</Link>
+        <Link className="text-xs text-sky-400 underline" href={`/episodes/stats${filterOnly}`} data-testid="stats-link">
+          aggregates of this set
+        </Link>
       </div>
       <EpisodeFilters query={query} facets={facets} tags={tags} />
       <ImportExport query={filterOnly} />
       <EpisodeTable rows={await redactSealedRows(page.rows)} query={query} sort={sort} dir={dir} />
       <nav className="flex items-center gap-3 text-xs text-zinc-400" data-testid="pager">
-        {page.page > 1 ? <Link href={`/episodes${qs({ page: String(page.page - 1) })}`} className="text-sky-400">← previous</Link> : <span>← previous</span>}
-        <span>page {page.page} of {page.totalExact ? "" : "about "}{pages.toLocaleString("en")}</span>
-        {page.page < pages ? <Link href={`/episodes${qs({ page: String(page.page + 1) })}`} className="text-sky-400" data-testid="next-page">next →</Link> : <span>next →</span>}
+        {page.page > 1 ? (
+          <Link href={`/episodes${qs({ page: String(page.page - 1) })}`} className="text-sky-400">
+            ← previous
+          </Link>
+        ) : (
+          <span>← previous</span>
+        )}
+        <span>
+          page {page.page} of {page.totalExact ? "" : "about "}
+          {pages.toLocaleString("en")}
+        </span>
+        {page.page < pages ? (
+          <Link href={`/episodes${qs({ page: String(page.page + 1) })}`} className="text-sky-400" data-testid="next-page">
+            next →
+          </Link>
+        ) : (
+          <span>next →</span>
+        )}
       </nav>
     </div>
   );

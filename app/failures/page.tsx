@@ -35,7 +35,12 @@ export default async function FailuresPage({ searchParams }: Props) {
         <span className="text-zinc-300">{result.failing} failing episode(s)</span>
         <span className="text-zinc-400">group by:</span>
         {(["detector", "cluster"] as const).map((g) => (
-          <Link key={g} href={failuresHref("/failures", q, { groupBy: g })} aria-current={p.groupBy === g ? "page" : undefined} className={p.groupBy === g ? "text-zinc-100" : "text-sky-400 underline"}>
+          <Link
+            key={g}
+            href={failuresHref("/failures", q, { groupBy: g })}
+            aria-current={p.groupBy === g ? "page" : undefined}
+            className={p.groupBy === g ? "text-zinc-100" : "text-sky-400 underline"}
+          >
             {g === "detector" ? "detector" : "last error"}
           </Link>
         ))}
@@ -47,15 +52,21 @@ export default async function FailuresPage({ searchParams }: Props) {
         </Link>
       </div>
       {result.groups.length === 0 ? (
-        <p className="text-sm text-zinc-300" data-testid="no-failures">No failing episodes match.</p>
+        <p className="text-sm text-zinc-300" data-testid="no-failures">
+          No failing episodes match.
+        </p>
       ) : (
         <div className="overflow-x-auto">
           <table className="text-xs" data-testid="failure-groups">
             <caption className="sr-only">Failure groups, with their failing episodes per model and policy</caption>
             <thead>
               <tr className="text-left text-zinc-300">
-                <th scope="col" className="pr-4">group</th>
-                <th scope="col" className="pr-4">episodes</th>
+                <th scope="col" className="pr-4">
+                  group
+                </th>
+                <th scope="col" className="pr-4">
+                  episodes
+                </th>
                 {columns.map((c) => (
                   <th scope="col" key={`${c.model}\u0000${c.policy}`} className="pr-4 font-normal">
                     {label(c.model)}

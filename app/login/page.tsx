@@ -23,7 +23,11 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
         data-testid="token"
         className="w-full rounded border border-zinc-700 bg-zinc-900 px-2 py-1 font-mono"
       />
-      {failed && <p className="text-sm text-red-400" role="alert">That token is not right.</p>}
+      {failed && (
+        <p className="text-sm text-red-400" role="alert">
+          That token is not right.
+        </p>
+      )}
       <button type="submit" className="rounded bg-emerald-700 px-3 py-1 text-sm font-medium text-white hover:bg-emerald-600" data-testid="login">
         Log in
       </button>

@@ -18,7 +18,10 @@ export const pickerParamsSchema = z.object({
 
 /** How a task page is played: ?mode=baseline&feedback=reward&limit=10&study=<id>&i=<position>. */
 export const playParamsSchema = z.object({
-  mode: one.pipe(z.enum(["play", "baseline"]).optional()).catch(undefined).transform((v) => v ?? "play"),
+  mode: one
+    .pipe(z.enum(["play", "baseline"]).optional())
+    .catch(undefined)
+    .transform((v) => v ?? "play"),
   feedback: one.pipe(z.enum(["none", "reward"]).optional()).catch(undefined),
   limit: one.transform((v) => {
     const n = Number(v);

@@ -41,7 +41,9 @@ export default async function RunsPage() {
       <AutoRefresh active={rows.some((r) => r.live)} />
       <div className="flex items-baseline gap-3">
         <h1 className="text-lg font-semibold">Runs</h1>
-        <span className="text-xs text-zinc-400">A model under a policy over a task set; the same engine as <code>icstudio eval</code>, whose runs show here too.</span>
+        <span className="text-xs text-zinc-400">
+          A model under a policy over a task set; the same engine as <code>icstudio eval</code>, whose runs show here too.
+        </span>
       </div>
       {modelsError && <p className="text-xs text-red-400">{modelsError}</p>}
       <NewRunForm
@@ -56,16 +58,28 @@ export default async function RunsPage() {
         <table className="w-full text-xs" data-testid="runs-list">
           <thead>
             <tr className="text-left text-zinc-400">
-              <th className="pr-3">run</th><th className="pr-3">status</th><th className="pr-3">done</th><th className="pr-3">solved</th><th className="pr-3">success</th>
-              <th className="pr-3">env · dataset</th><th className="pr-3">model · policy · turns</th><th>started</th>
+              <th className="pr-3">run</th>
+              <th className="pr-3">status</th>
+              <th className="pr-3">done</th>
+              <th className="pr-3">solved</th>
+              <th className="pr-3">success</th>
+              <th className="pr-3">env · dataset</th>
+              <th className="pr-3">model · policy · turns</th>
+              <th>started</th>
             </tr>
           </thead>
           <tbody>
             {rows.map(({ run, config, done, solved, live, total }) => (
               <tr key={run.id} className="border-t border-zinc-900" data-testid="runs-row" data-run={run.id}>
-                <td className="pr-3"><Link className="text-sky-400 underline" href={`/runs/${run.id}`}>{run.name}</Link></td>
+                <td className="pr-3">
+                  <Link className="text-sky-400 underline" href={`/runs/${run.id}`}>
+                    {run.name}
+                  </Link>
+                </td>
                 <td className="pr-3">{live ? "running" : run.status === "running" ? "stopped unexpectedly" : run.status}</td>
-                <td className="pr-3 font-mono">{done} / {total}</td>
+                <td className="pr-3 font-mono">
+                  {done} / {total}
+                </td>
                 <td className="pr-3">{solved}</td>
                 <td className="pr-3">{done ? pct(solved / done) : "–"}</td>
                 <td className="pr-3">{config ? `${config.env} · ${config.dataset}` : ""}</td>

@@ -106,7 +106,13 @@ export function AgentView({ task, turnLimit = 10, attachId }: { task: PublicTask
         <span className="font-mono text-xs text-zinc-400">{task.ref}</span>
         <label className="text-xs text-zinc-400">
           model{" "}
-          <select data-testid="agent-model" value={model} onChange={(e) => setModel(e.target.value)} disabled={live} className="rounded border border-zinc-700 bg-zinc-900 px-1 text-xs text-zinc-100">
+          <select
+            data-testid="agent-model"
+            value={model}
+            onChange={(e) => setModel(e.target.value)}
+            disabled={live}
+            className="rounded border border-zinc-700 bg-zinc-900 px-1 text-xs text-zinc-100"
+          >
             {models.map((m) => (
               <option key={m.id} value={m.id} disabled={!m.available} title={m.reason ?? `${m.provider}:${m.model}`}>
                 {m.id}
@@ -117,7 +123,13 @@ export function AgentView({ task, turnLimit = 10, attachId }: { task: PublicTask
         </label>
         <label className="text-xs text-zinc-400">
           policy{" "}
-          <select data-testid="agent-policy" value={policy} onChange={(e) => setPolicy(e.target.value)} disabled={live} className="rounded border border-zinc-700 bg-zinc-900 px-1 text-xs text-zinc-100">
+          <select
+            data-testid="agent-policy"
+            value={policy}
+            onChange={(e) => setPolicy(e.target.value)}
+            disabled={live}
+            className="rounded border border-zinc-700 bg-zinc-900 px-1 text-xs text-zinc-100"
+          >
             {policies.map((p) => (
               <option key={p.name} value={p.name} title={p.summary}>
                 {p.name}
@@ -127,7 +139,16 @@ export function AgentView({ task, turnLimit = 10, attachId }: { task: PublicTask
         </label>
         <label className="text-xs text-zinc-400">
           turns{" "}
-          <input data-testid="agent-turns" type="number" min={1} max={50} value={turns} onChange={(e) => setTurns(Number(e.target.value) || 1)} disabled={live} className="w-12 rounded border border-zinc-700 bg-zinc-900 px-1 text-xs text-zinc-100" />
+          <input
+            data-testid="agent-turns"
+            type="number"
+            min={1}
+            max={50}
+            value={turns}
+            onChange={(e) => setTurns(Number(e.target.value) || 1)}
+            disabled={live}
+            className="w-12 rounded border border-zinc-700 bg-zinc-900 px-1 text-xs text-zinc-100"
+          />
         </label>
         {task.env === "sql" && (
           <label className="text-xs text-zinc-400" title="give the model the database schema up front">
@@ -169,9 +190,19 @@ export function AgentView({ task, turnLimit = 10, attachId }: { task: PublicTask
             Hand back
           </Button>
           {(task.env === "ctf" || task.env === "python") && human && (
-            <input aria-label="submit argument" value={submitArg} onChange={(e) => setSubmitArg(e.target.value)} placeholder={task.env === "ctf" ? "flag" : (task.functionName ?? "function")} className="w-28 rounded border border-zinc-700 bg-zinc-900 px-1 font-mono text-xs" />
+            <input
+              aria-label="submit argument"
+              value={submitArg}
+              onChange={(e) => setSubmitArg(e.target.value)}
+              placeholder={task.env === "ctf" ? "flag" : (task.functionName ?? "function")}
+              className="w-28 rounded border border-zinc-700 bg-zinc-900 px-1 font-mono text-xs"
+            />
           )}
-          <Button data-testid="agent-submit" disabled={!human} onClick={() => void control({ op: "action", text: `submit ${submitArg}`.trim(), source: "button" })}>
+          <Button
+            data-testid="agent-submit"
+            disabled={!human}
+            onClick={() => void control({ op: "action", text: `submit ${submitArg}`.trim(), source: "button" })}
+          >
             Submit
           </Button>
           <Button data-testid="agent-stop" variant="danger" disabled={!live} onClick={() => void control({ op: "stop" })}>
@@ -179,7 +210,8 @@ export function AgentView({ task, turnLimit = 10, attachId }: { task: PublicTask
           </Button>
         </span>
         <span data-testid="agent-status" className="ml-auto font-mono text-xs text-zinc-300">
-          {state.error ? <span className="text-red-400">{state.error}</span> : state.outcome ? `${state.outcome.status}` : (state.mode ?? "idle")} · turns {state.turns.length}
+          {state.error ? <span className="text-red-400">{state.error}</span> : state.outcome ? `${state.outcome.status}` : (state.mode ?? "idle")} · turns{" "}
+          {state.turns.length}
           {state.outcome?.reward != null && <span data-testid="agent-reward"> · reward {state.outcome.reward.toFixed(2)}</span>}
         </span>
       </div>
@@ -227,9 +259,21 @@ export function AgentView({ task, turnLimit = 10, attachId }: { task: PublicTask
           {state.replyDraft && live && <pre className="mx-3 whitespace-pre-wrap rounded bg-zinc-900 p-2 text-xs text-zinc-400">{state.replyDraft}</pre>}
         </div>
         <div className="grid min-h-0 grid-rows-[minmax(120px,2fr)_3fr] border-l border-zinc-800">
-          <CodeEditor key={editorText.key} language={LANGUAGE[task.env] ?? "plaintext"} defaultValue={editorText.text} onRun={(text) => act(text)} onEscape={() => termRef.current?.focus()} disabled={!human} />
+          <CodeEditor
+            key={editorText.key}
+            language={LANGUAGE[task.env] ?? "plaintext"}
+            defaultValue={editorText.text}
+            onRun={(text) => act(text)}
+            onEscape={() => termRef.current?.focus()}
+            disabled={!human}
+          />
           <div className="flex min-h-0 flex-col border-t border-zinc-800">
-            <Console prompt={PROMPT[task.env] ?? "> "} onReady={onTerminalReady} onLine={(line) => act(line, true)} onInterrupt={() => void control({ op: "stop" })} />
+            <Console
+              prompt={PROMPT[task.env] ?? "> "}
+              onReady={onTerminalReady}
+              onLine={(line) => act(line, true)}
+              onInterrupt={() => void control({ op: "stop" })}
+            />
           </div>
         </div>
       </div>

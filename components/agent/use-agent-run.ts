@@ -31,7 +31,18 @@ export interface AgentRunHandlers {
   onReplyDropped?(): void;
 }
 
-const EMPTY: AgentRunState = { runId: null, episodeId: null, mode: null, turns: [], currentAction: null, replyDraft: "", plan: null, outcome: null, info: null, error: null };
+const EMPTY: AgentRunState = {
+  runId: null,
+  episodeId: null,
+  mode: null,
+  turns: [],
+  currentAction: null,
+  replyDraft: "",
+  plan: null,
+  outcome: null,
+  info: null,
+  error: null,
+};
 
 /** Thrown by follow() when the server does not know the run: retrying will not help. */
 class GoneError extends Error {}
@@ -148,7 +159,15 @@ export function useAgentRun(handlers: AgentRunHandlers) {
 
   /** Starts a model on the task; resolves with the new run's id (null when it was refused). */
   const start = useCallback(
-    async (body: { env: string; taskRef: string; model: string; policy: string; turnLimit: number; handicap: boolean; paused?: boolean }): Promise<string | null> => {
+    async (body: {
+      env: string;
+      taskRef: string;
+      model: string;
+      policy: string;
+      turnLimit: number;
+      handicap: boolean;
+      paused?: boolean;
+    }): Promise<string | null> => {
       abortRef.current?.abort();
       lastSeq.current = -1;
       setState(EMPTY);

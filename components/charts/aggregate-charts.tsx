@@ -11,7 +11,9 @@ function Card({ title, csv, children, testId }: { title: string; csv: string; ch
     <section className="rounded border border-zinc-800 p-3" data-testid={testId}>
       <div className="mb-2 flex items-center text-xs">
         <h2 className="font-semibold text-zinc-300">{title}</h2>
-        <a className="ml-auto text-sky-400 underline" href={csv} download>CSV</a>
+        <a className="ml-auto text-sky-400 underline" href={csv} download>
+          CSV
+        </a>
       </div>
       <div className="h-56">{children}</div>
     </section>
@@ -50,7 +52,9 @@ export function AggregateCharts({ stats, csvBase }: { stats: ViewerStats; csvBas
             <YAxis domain={[0, 1]} stroke="#a1a1aa" fontSize={10} />
             <Tooltip {...tip} />
             <Legend wrapperStyle={{ fontSize: 9 }} />
-            {stats.groups.map((g, i) => <Line key={g} dataKey={g} stroke={COLOURS[i % COLOURS.length]} dot={false} isAnimationActive={false} />)}
+            {stats.groups.map((g, i) => (
+              <Line key={g} dataKey={g} stroke={COLOURS[i % COLOURS.length]} dot={false} isAnimationActive={false} />
+            ))}
           </LineChart>
         </ResponsiveContainer>
       </Card>

@@ -20,7 +20,18 @@ function CurrentMarker() {
   if (turn === undefined || !scale || !area) return null;
   const x = scale(turn, { position: "middle" });
   if (x === undefined || !Number.isFinite(x)) return null;
-  return <line className="recharts-reference-line-line" x1={x} x2={x} y1={area.y} y2={area.y + area.height} stroke="#a1a1aa" strokeDasharray="3 3" data-testid="reward-curve-marker" />;
+  return (
+    <line
+      className="recharts-reference-line-line"
+      x1={x}
+      x2={x}
+      y1={area.y}
+      y2={area.y + area.height}
+      stroke="#a1a1aa"
+      strokeDasharray="3 3"
+      data-testid="reward-curve-marker"
+    />
+  );
 }
 
 /**
@@ -82,7 +93,16 @@ export function RewardCurve({
           <Tooltip contentStyle={{ background: "#18181b", border: "1px solid #3f3f46", fontSize: 11 }} />
           {series.length > 1 && <Legend wrapperStyle={{ fontSize: 10 }} />}
           {series.map((s, j) => (
-            <Line key={j} type="monotone" dataKey={`s${j}`} name={s.name} stroke={COLOURS[j % COLOURS.length]} dot={data.length <= 100 ? { r: 2 } : false} connectNulls isAnimationActive={false} />
+            <Line
+              key={j}
+              type="monotone"
+              dataKey={`s${j}`}
+              name={s.name}
+              stroke={COLOURS[j % COLOURS.length]}
+              dot={data.length <= 100 ? { r: 2 } : false}
+              connectNulls
+              isAnimationActive={false}
+            />
           ))}
           <CurrentMarker />
         </LineChart>

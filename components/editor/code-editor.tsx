@@ -64,7 +64,6 @@ export function useEditor(onRun: (text: string) => void, onEscape?: () => void, 
     [run],
   );
 
-
   return { ready, onMount, run, actionText, editorRef };
 }
 

@@ -54,7 +54,12 @@ export function EpisodeFilters({ query, facets, tags }: { query: Record<string, 
     >
       <label className="flex flex-col text-zinc-400">
         search (query, actions, output)
-        <input className="w-64 rounded border border-zinc-700 bg-zinc-900 px-1 py-0.5 text-zinc-100" value={v.q ?? ""} onChange={(e) => set("q", e.target.value)} data-testid="search" />
+        <input
+          className="w-64 rounded border border-zinc-700 bg-zinc-900 px-1 py-0.5 text-zinc-100"
+          value={v.q ?? ""}
+          onChange={(e) => set("q", e.target.value)}
+          data-testid="search"
+        />
       </label>
       {SELECTS.map((s) =>
         s.key === "status" ? (
@@ -71,22 +76,40 @@ export function EpisodeFilters({ query, facets, tags }: { query: Record<string, 
               data-testid="filter-status"
             >
               <option value="">any</option>
-              {EPISODE_STATUSES.map((st) => <option key={st} value={st}>{st}</option>)}
+              {EPISODE_STATUSES.map((st) => (
+                <option key={st} value={st}>
+                  {st}
+                </option>
+              ))}
             </select>
           </label>
         ) : facets[s.facet].length ? (
           <label key={s.key} className="flex flex-col text-zinc-400">
             {s.label}
-            <select className="max-w-40 rounded border border-zinc-700 bg-zinc-900 px-1 py-0.5 text-zinc-100" value={v[s.key] ?? ""} onChange={(e) => set(s.key, e.target.value)} data-testid={`filter-${s.key}`}>
+            <select
+              className="max-w-40 rounded border border-zinc-700 bg-zinc-900 px-1 py-0.5 text-zinc-100"
+              value={v[s.key] ?? ""}
+              onChange={(e) => set(s.key, e.target.value)}
+              data-testid={`filter-${s.key}`}
+            >
               <option value="">any</option>
-              {facets[s.facet].map((f) => <option key={f} value={f}>{f}</option>)}
+              {facets[s.facet].map((f) => (
+                <option key={f} value={f}>
+                  {f}
+                </option>
+              ))}
             </select>
           </label>
         ) : null,
       )}
       <label className="flex flex-col text-zinc-400">
         solved
-        <select className="rounded border border-zinc-700 bg-zinc-900 px-1 py-0.5 text-zinc-100" value={v.solved ?? ""} onChange={(e) => set("solved", e.target.value)} data-testid="filter-solved">
+        <select
+          className="rounded border border-zinc-700 bg-zinc-900 px-1 py-0.5 text-zinc-100"
+          value={v.solved ?? ""}
+          onChange={(e) => set("solved", e.target.value)}
+          data-testid="filter-solved"
+        >
           <option value="">any</option>
           <option value="yes">yes</option>
           <option value="no">no</option>
@@ -106,9 +129,19 @@ export function EpisodeFilters({ query, facets, tags }: { query: Record<string, 
           />
         </label>
       ))}
-      <datalist id="known-tags">{tags.map((t) => <option key={t} value={t} />)}</datalist>
-      <datalist id="known-flags">{Object.keys(EPISODE_FLAGS).map((f) => <option key={f} value={f} />)}</datalist>
-      <Button type="submit" variant="primary" data-testid="apply-filters">apply</Button>
+      <datalist id="known-tags">
+        {tags.map((t) => (
+          <option key={t} value={t} />
+        ))}
+      </datalist>
+      <datalist id="known-flags">
+        {Object.keys(EPISODE_FLAGS).map((f) => (
+          <option key={f} value={f} />
+        ))}
+      </datalist>
+      <Button type="submit" variant="primary" data-testid="apply-filters">
+        apply
+      </Button>
       <Button
         onClick={() => {
           setV({});

@@ -26,7 +26,8 @@ const COLUMNS: { sort: string; label: string }[] = [
   { sort: "date", label: "date" },
 ];
 
-const fmtDuration = (ms: number | null) => (ms === null ? "–" : ms < 1000 ? `${ms} ms` : ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 60_000)} min`);
+const fmtDuration = (ms: number | null) =>
+  ms === null ? "–" : ms < 1000 ? `${ms} ms` : ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 60_000)} min`;
 
 /**
  * The episode table. Headers link to the same view sorted on that column (the whole view lives
@@ -45,7 +46,11 @@ export function EpisodeTable({ rows, query, sort, dir }: { rows: ViewerRow[]; qu
   return (
     <div>
       <div className="mb-1 flex items-center gap-2 text-xs">
-        <Button disabled={picked.length < 2} onClick={() => router.push(`/compare?ids=${picked.map(encodeURIComponent).join(",")}`)} data-testid="compare-selected">
+        <Button
+          disabled={picked.length < 2}
+          onClick={() => router.push(`/compare?ids=${picked.map(encodeURIComponent).join(",")}`)}
+          data-testid="compare-selected"
+        >
           compare {picked.length || ""} selected
         </Button>
       </div>
@@ -86,19 +91,32 @@ export function EpisodeTable({ rows, query, sort, dir }: { rows: ViewerRow[]; qu
               <td className="px-2">{r.environment}</td>
               <td className="px-2">{r.dataset}</td>
               <td className="px-2">{playerLabel(r)}</td>
-              <td className="px-2"><StatusChip status={r.status} /></td>
+              <td className="px-2">
+                <StatusChip status={r.status} />
+              </td>
               <td className="px-2 font-mono">{r.reward === null ? "–" : r.reward.toFixed(2)}</td>
               <td className={`px-2 ${r.success ? "text-emerald-400" : "text-zinc-400"}`}>{r.success ? "yes" : "no"}</td>
-              <td className="px-2">{r.turnCount}/{r.turnLimit}</td>
+              <td className="px-2">
+                {r.turnCount}/{r.turnLimit}
+              </td>
               <td className={`px-2 ${r.invalidCount ? "text-red-400" : ""}`}>{r.invalidCount}</td>
               <td className="px-2">{fmtDuration(r.durationMs)}</td>
-              <td className="px-2">{r.tags.map((t) => <Link key={t} href={`/episodes?tag=${encodeURIComponent(t)}`} className="mr-1 rounded bg-zinc-800 px-1 text-emerald-300">{t}</Link>)}<FlagChips flags={r.flags} link /></td>
+              <td className="px-2">
+                {r.tags.map((t) => (
+                  <Link key={t} href={`/episodes?tag=${encodeURIComponent(t)}`} className="mr-1 rounded bg-zinc-800 px-1 text-emerald-300">
+                    {t}
+                  </Link>
+                ))}
+                <FlagChips flags={r.flags} link />
+              </td>
               <td className="whitespace-nowrap px-2 text-zinc-400">{formatDate(r.startedAt)}</td>
             </tr>
           ))}
           {!rows.length && (
             <tr>
-              <td colSpan={13} className="p-4 text-center text-zinc-400">no episodes match</td>
+              <td colSpan={13} className="p-4 text-center text-zinc-400">
+                no episodes match
+              </td>
             </tr>
           )}
         </tbody>

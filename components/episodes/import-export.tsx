@@ -48,18 +48,60 @@ export function ImportExport({ query }: { query: string }) {
   const sep = query ? "&" : "?";
   return (
     <div className="flex flex-wrap items-center gap-2 text-xs" data-testid="import-export">
-      <input ref={input} type="file" multiple accept=".json,.jsonl,.eval" className="text-zinc-400" data-testid="import-file" aria-label="log files to import" />
-      <input className="w-32 rounded border border-zinc-700 bg-zinc-900 px-1" placeholder="dataset (optional)" value={dataset} onChange={(e) => setDataset(e.target.value)} />
-      <Button onClick={upload} disabled={busy} data-testid="import-button">{busy ? "importing…" : "import"}</Button>
+      <input
+        ref={input}
+        type="file"
+        multiple
+        accept=".json,.jsonl,.eval"
+        className="text-zinc-400"
+        data-testid="import-file"
+        aria-label="log files to import"
+      />
+      <input
+        className="w-32 rounded border border-zinc-700 bg-zinc-900 px-1"
+        placeholder="dataset (optional)"
+        value={dataset}
+        onChange={(e) => setDataset(e.target.value)}
+      />
+      <Button onClick={upload} disabled={busy} data-testid="import-button">
+        {busy ? "importing…" : "import"}
+      </Button>
       <span className="ml-4 text-zinc-400">export filtered:</span>
-      <a className="text-sky-400 underline" href={`/api/episodes/export${query}${sep}format=jsonl`} data-testid="export-jsonl">JSONL</a>
-      <a className="text-sky-400 underline" href={`/api/episodes/export${query}${sep}format=intercode`}>InterCode</a>
-      <a className="text-sky-400 underline" href={`/api/episodes/export${query}${sep}format=inspect`} data-testid="export-inspect">Inspect (.eval)</a>
-      <a className="text-sky-400 underline" href={`/api/episodes/export${query}${sep}format=atif`} data-testid="export-atif">ATIF (Harbor trials, .zip)</a>
-      {error && <span className="text-red-300" role="alert" data-testid="import-error">{error}</span>}
+      <a className="text-sky-400 underline" href={`/api/episodes/export${query}${sep}format=jsonl`} data-testid="export-jsonl">
+        JSONL
+      </a>
+      <a className="text-sky-400 underline" href={`/api/episodes/export${query}${sep}format=intercode`}>
+        InterCode
+      </a>
+      <a className="text-sky-400 underline" href={`/api/episodes/export${query}${sep}format=inspect`} data-testid="export-inspect">
+        Inspect (.eval)
+      </a>
+      <a className="text-sky-400 underline" href={`/api/episodes/export${query}${sep}format=atif`} data-testid="export-atif">
+        ATIF (Harbor trials, .zip)
+      </a>
+      {error && (
+        <span className="text-red-300" role="alert" data-testid="import-error">
+          {error}
+        </span>
+      )}
       {reports && (
         <span className="text-zinc-400" data-testid="import-report">
-          {reports.map((r) => `${r.file}: ${r.error ? `not imported (${r.error})` : `${r.added} added, ${r.skipped} already there${r.rejected.length ? `, ${r.rejected.length} rejected` : ""}${r.flagged ? `, ${r.flagged} flagged (${Object.entries(r.flags).map(([f, n]) => `${f} ${n}`).join(", ")})` : ""}`}`).join(" · ")}
+          {reports
+            .map(
+              (r) =>
+                `${r.file}: ${
+                  r.error
+                    ? `not imported (${r.error})`
+                    : `${r.added} added, ${r.skipped} already there${r.rejected.length ? `, ${r.rejected.length} rejected` : ""}${
+                        r.flagged
+                          ? `, ${r.flagged} flagged (${Object.entries(r.flags)
+                              .map(([f, n]) => `${f} ${n}`)
+                              .join(", ")})`
+                          : ""
+                      }`
+                }`,
+            )
+            .join(" · ")}
         </span>
       )}
     </div>

@@ -24,7 +24,12 @@ const HINT: Record<EpisodeStatus, string> = {
 export function StatusChip({ status, testId = "status" }: { status: string; testId?: string }) {
   const known = (EPISODE_STATUSES as readonly string[]).includes(status) ? (status as EpisodeStatus) : null;
   return (
-    <span className={`whitespace-nowrap rounded border px-1 ${known ? LOOK[known] : "border-zinc-600 text-zinc-300"}`} title={known ? HINT[known] : undefined} data-testid={testId} data-status={status}>
+    <span
+      className={`whitespace-nowrap rounded border px-1 ${known ? LOOK[known] : "border-zinc-600 text-zinc-300"}`}
+      title={known ? HINT[known] : undefined}
+      data-testid={testId}
+      data-status={status}
+    >
       {status}
     </span>
   );

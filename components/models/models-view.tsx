@@ -66,7 +66,8 @@ export function ModelsView({ initial, configFile }: { initial: PublicModel[]; co
       <div className="flex items-baseline gap-4">
         <h1 className="text-lg font-semibold">Models</h1>
         <p className="text-xs text-zinc-400">
-          Configured in <code>{configFile}</code> or added here. Keys stay on the server: a key entered here is kept in a file only the server&apos;s user can read, and is never shown again.
+          Configured in <code>{configFile}</code> or added here. Keys stay on the server: a key entered here is kept in a file only the server&apos;s user can
+          read, and is never shown again.
         </p>
         <Button className="ml-auto" variant="primary" onClick={() => setAdding((a) => !a)} data-testid="model-add" aria-expanded={adding}>
           {adding ? "close" : "add a model"}
@@ -85,12 +86,24 @@ export function ModelsView({ initial, configFile }: { initial: PublicModel[]; co
         <caption className="sr-only">Models</caption>
         <thead className="text-xs text-zinc-400">
           <tr>
-            <th scope="col" className="py-1 pr-3">model</th>
-            <th scope="col" className="pr-3">provider</th>
-            <th scope="col" className="pr-3">endpoint</th>
-            <th scope="col" className="pr-3">key</th>
-            <th scope="col" className="pr-3">connection</th>
-            <th scope="col"><span className="sr-only">actions</span></th>
+            <th scope="col" className="py-1 pr-3">
+              model
+            </th>
+            <th scope="col" className="pr-3">
+              provider
+            </th>
+            <th scope="col" className="pr-3">
+              endpoint
+            </th>
+            <th scope="col" className="pr-3">
+              key
+            </th>
+            <th scope="col" className="pr-3">
+              connection
+            </th>
+            <th scope="col">
+              <span className="sr-only">actions</span>
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -98,23 +111,40 @@ export function ModelsView({ initial, configFile }: { initial: PublicModel[]; co
             <tr key={m.id} className="border-t border-zinc-800 align-top" data-testid="model-row" data-model-id={m.id} data-status={m.status}>
               <td className="py-1.5 pr-3">
                 <div className="font-mono">{m.id}</div>
-                <div className="text-xs text-zinc-400">{m.model !== m.id ? m.model : ""}{m.source === "added" ? " added here" : ""}</div>
+                <div className="text-xs text-zinc-400">
+                  {m.model !== m.id ? m.model : ""}
+                  {m.source === "added" ? " added here" : ""}
+                </div>
               </td>
               <td className="pr-3">{PROVIDER_LABELS[m.provider]}</td>
               <td className="break-all pr-3 font-mono text-xs">{m.baseURL ?? "provider default"}</td>
-              <td className="pr-3 text-xs" data-testid="model-key">{keyText(m)}</td>
+              <td className="pr-3 text-xs" data-testid="model-key">
+                {keyText(m)}
+              </td>
               <td className="pr-3 text-xs">
-                <span data-testid="model-status" className={m.status === "ok" ? "text-emerald-400" : m.status === "failed" || m.status === "no-key" ? "text-red-400" : "text-zinc-300"}>
+                <span
+                  data-testid="model-status"
+                  className={m.status === "ok" ? "text-emerald-400" : m.status === "failed" || m.status === "no-key" ? "text-red-400" : "text-zinc-300"}
+                >
                   {STATUS_TEXT[m.status]}
                 </span>
                 <div data-testid="model-test-result" role="status" className={`break-words ${m.lastTest?.ok ? "text-emerald-400" : "text-red-300"}`}>
                   {testing[m.id] ? "testing…" : m.lastTest ? testText(m.lastTest) : ""}
                 </div>
                 {m.lastTest && <div className="text-zinc-400">tested {new Date(m.lastTest.at).toLocaleString()}</div>}
-                {rowError[m.id] && <div className="text-red-300" role="alert">{rowError[m.id]}</div>}
+                {rowError[m.id] && (
+                  <div className="text-red-300" role="alert">
+                    {rowError[m.id]}
+                  </div>
+                )}
               </td>
               <td className="whitespace-nowrap py-1.5 text-right">
-                <Button onClick={() => void test(m.id)} disabled={testing[m.id] || !m.available} title={m.reason ?? "send one tiny request"} data-testid="model-test">
+                <Button
+                  onClick={() => void test(m.id)}
+                  disabled={testing[m.id] || !m.available}
+                  title={m.reason ?? "send one tiny request"}
+                  data-testid="model-test"
+                >
                   test connection
                 </Button>
                 {m.source === "added" && (
@@ -167,16 +197,32 @@ function AddModelForm({ onSaved }: { onSaved: (id: string) => Promise<void> }) {
   };
 
   return (
-    <form onSubmit={(e) => void submit(e)} className="grid max-w-3xl gap-3 rounded border border-zinc-800 p-3 sm:grid-cols-2" data-testid="model-form" noValidate>
+    <form
+      onSubmit={(e) => void submit(e)}
+      className="grid max-w-3xl gap-3 rounded border border-zinc-800 p-3 sm:grid-cols-2"
+      data-testid="model-form"
+      noValidate
+    >
       <label className="text-xs text-zinc-400">
         provider
         <select name="provider" value={provider} onChange={(e) => setProvider(e.target.value as Provider)} className={input} data-testid="model-provider">
-          {PROVIDERS.map((p) => <option key={p} value={p}>{PROVIDER_LABELS[p]}</option>)}
+          {PROVIDERS.map((p) => (
+            <option key={p} value={p}>
+              {PROVIDER_LABELS[p]}
+            </option>
+          ))}
         </select>
       </label>
       <label className="text-xs text-zinc-400">
         base URL{provider === "openai-compatible" ? "" : " (optional: the provider's default)"}
-        <input name="baseURL" type="url" className={input} placeholder={provider === "openai-compatible" ? "http://127.0.0.1:8000/v1" : ""} data-testid="model-base-url" autoComplete="off" />
+        <input
+          name="baseURL"
+          type="url"
+          className={input}
+          placeholder={provider === "openai-compatible" ? "http://127.0.0.1:8000/v1" : ""}
+          data-testid="model-base-url"
+          autoComplete="off"
+        />
       </label>
       <label className="text-xs text-zinc-400">
         model name
@@ -203,8 +249,14 @@ function AddModelForm({ onSaved }: { onSaved: (id: string) => Promise<void> }) {
         <input name="priceOut" type="number" min="0" step="any" className={input} data-testid="model-price-out" />
       </label>
       <div className="flex items-center gap-3 sm:col-span-2">
-        <Button type="submit" variant="primary" disabled={saving} data-testid="model-save">{saving ? "saving…" : "save"}</Button>
-        {error && <p className="text-xs text-red-300" role="alert" data-testid="model-error" data-attempt={attempt}>{error}</p>}
+        <Button type="submit" variant="primary" disabled={saving} data-testid="model-save">
+          {saving ? "saving…" : "save"}
+        </Button>
+        {error && (
+          <p className="text-xs text-red-300" role="alert" data-testid="model-error" data-attempt={attempt}>
+            {error}
+          </p>
+        )}
       </div>
     </form>
   );

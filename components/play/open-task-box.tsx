@@ -30,7 +30,9 @@ export function OpenTaskBox() {
         data-testid="open-task"
         className="w-64 rounded border border-zinc-700 bg-zinc-900 px-1.5 py-0.5 font-mono text-xs"
       />
-      <button type="submit" className="rounded border border-zinc-700 px-2 py-0.5 text-xs hover:bg-zinc-800">Open</button>
+      <button type="submit" className="rounded border border-zinc-700 px-2 py-0.5 text-xs hover:bg-zinc-800">
+        Open
+      </button>
       {error && <span className="text-xs text-red-400">{error}</span>}
     </form>
   );

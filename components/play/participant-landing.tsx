@@ -28,8 +28,13 @@ export function ParticipantLanding({ progress }: { progress: ParticipantProgress
     <div className="mx-auto mt-12 max-w-2xl space-y-4 text-sm" data-testid="participant-landing">
       <h1 className="text-lg font-semibold">Study: {study.name}</h1>
       <p className="text-zinc-300">
-        You are participant <span className="font-mono font-semibold" data-testid="participant-label">{progress.label}</span>. {progress.total} tasks
-        {study.timeLimitMs ? <>, at most {formatDuration(study.timeLimitMs)} of active time each</> : null}. Done: <span data-testid="participant-done">{progress.done}</span> / {progress.total}.
+        You are participant{" "}
+        <span className="font-mono font-semibold" data-testid="participant-label">
+          {progress.label}
+        </span>
+        . {progress.total} tasks
+        {study.timeLimitMs ? <>, at most {formatDuration(study.timeLimitMs)} of active time each</> : null}. Done:{" "}
+        <span data-testid="participant-done">{progress.done}</span> / {progress.total}.
       </p>
       {study.instructions && (
         <section aria-label="instructions" className="whitespace-pre-wrap rounded border border-zinc-800 p-3 text-zinc-200" data-testid="study-instructions">
@@ -39,15 +44,19 @@ export function ParticipantLanding({ progress }: { progress: ParticipantProgress
       {progress.completionCode ? (
         <section className="rounded border border-emerald-700/60 bg-emerald-950/30 p-4" aria-label="completion">
           <p className="text-emerald-200">All tasks are done. Thank you! Your completion code:</p>
-          <p className="mt-2 font-mono text-2xl tracking-widest text-zinc-50" data-testid="completion-code">{progress.completionCode}</p>
+          <p className="mt-2 font-mono text-2xl tracking-widest text-zinc-50" data-testid="completion-code">
+            {progress.completionCode}
+          </p>
         </section>
       ) : !progress.consented ? (
         <section className="space-y-2 rounded border border-zinc-800 p-3" aria-label="consent">
           <p className="text-zinc-300">
-            Your actions in each task (commands, edits, their times) are recorded for research and stored with the code {progress.label}, not your name.
-            You may skip any task or stop at any time.
+            Your actions in each task (commands, edits, their times) are recorded for research and stored with the code {progress.label}, not your name. You may
+            skip any task or stop at any time.
           </p>
-          <Button variant="primary" onClick={consent} disabled={busy} data-testid="consent">I agree, start the study</Button>
+          <Button variant="primary" onClick={consent} disabled={busy} data-testid="consent">
+            I agree, start the study
+          </Button>
         </section>
       ) : progress.href ? (
         <p>
@@ -56,7 +65,11 @@ export function ParticipantLanding({ progress }: { progress: ParticipantProgress
           </a>
         </p>
       ) : null}
-      {error && <p className="text-red-300" role="alert">{error}</p>}
+      {error && (
+        <p className="text-red-300" role="alert">
+          {error}
+        </p>
+      )}
     </div>
   );
 }

@@ -80,7 +80,14 @@ export function PlayView(props: PlayViewProps) {
   const pendingOpened = useRef<OpenedMessage | null>(null);
   // The episode's recording (keys, console output, editor changes), sent in batches over the socket.
   const recordRef = useRef<(chunk: RecordingChunk) => boolean>(() => false);
-  const recorder = useMemo(() => new EpisodeRecorder((c) => recordRef.current(c), () => termRef.current?.size() ?? null), []);
+  const recorder = useMemo(
+    () =>
+      new EpisodeRecorder(
+        (c) => recordRef.current(c),
+        () => termRef.current?.size() ?? null,
+      ),
+    [],
+  );
   const recordedEpisode = useRef<string | null>(null);
   /** Set while the console redraws an episode's earlier turns (not new events). */
   const redrawing = useRef(false);
@@ -160,7 +167,13 @@ export function PlayView(props: PlayViewProps) {
     if (skipping.current && ep.episode?.status === "abandoned" && props.nextHref) window.location.assign(props.nextHref);
   }, [ep.episode?.status, props.nextHref]);
   // A study task's active time: runs only while this page is open and the person active.
-  const clock = useStudyClock({ studyId: props.studyId ?? "", taskId: task.id, annotator: annotator ?? undefined, idleMs: props.studyIdleMs ?? 60_000, enabled: Boolean(props.studyId && annotator && live) });
+  const clock = useStudyClock({
+    studyId: props.studyId ?? "",
+    taskId: task.id,
+    annotator: annotator ?? undefined,
+    idleMs: props.studyIdleMs ?? 60_000,
+    enabled: Boolean(props.studyId && annotator && live),
+  });
   useEffect(() => {
     // The time limit is up: the task is skipped with that reason, and the study goes on.
     if (!clock.timeUp || !live || skipping.current) return;
@@ -225,7 +238,13 @@ export function PlayView(props: PlayViewProps) {
         {mode === "baseline" && <Clock startedAt={ep.episode?.firstActionAt ?? null} endedAt={ep.episode?.endedAt ?? null} stopped={!live} />}
         {mode === "baseline" && annotator && <span className="text-xs text-zinc-400">annotator: {annotator}</span>}
         {props.studyId && (
-          <span className={`font-mono text-xs ${clock.idle ? "text-amber-300" : "text-zinc-300"}`} data-testid="study-clock" data-active-ms={clock.activeMs} data-idle={clock.idle ? "1" : "0"} aria-live="polite">
+          <span
+            className={`font-mono text-xs ${clock.idle ? "text-amber-300" : "text-zinc-300"}`}
+            data-testid="study-clock"
+            data-active-ms={clock.activeMs}
+            data-idle={clock.idle ? "1" : "0"}
+            aria-live="polite"
+          >
             active {formatDuration(clock.activeMs)}
             {clock.remainingMs !== null && <> · {formatDuration(clock.remainingMs)} left</>}
             {clock.idle && live && <> · paused (idle)</>}
@@ -236,7 +255,11 @@ export function PlayView(props: PlayViewProps) {
             reward now {ep.lastReward.toFixed(2)}
           </span>
         )}
-        {ep.running && <span className="text-xs text-sky-300" data-testid="busy">action running…</span>}
+        {ep.running && (
+          <span className="text-xs text-sky-300" data-testid="busy">
+            action running…
+          </span>
+        )}
         <span className="ml-auto flex items-center gap-2">
           {props.agentHref && (
             <a href={props.agentHref} className="text-xs text-emerald-400 underline-offset-2 hover:underline" data-testid="agent-link">
@@ -253,7 +276,11 @@ export function PlayView(props: PlayViewProps) {
           </span>
           {/* Not in a study: a participant's access stops at their own tasks (the replay shows the gold). */}
           {!props.studyId && ep.episode && ep.episode.stored !== false && !live && (
-            <a href={`/episodes/${encodeURIComponent(ep.episode.id)}`} className="text-xs text-emerald-400 underline-offset-2 hover:underline" data-testid="replay-link">
+            <a
+              href={`/episodes/${encodeURIComponent(ep.episode.id)}`}
+              className="text-xs text-emerald-400 underline-offset-2 hover:underline"
+              data-testid="replay-link"
+            >
               Replay this episode
             </a>
           )}
@@ -270,12 +297,14 @@ export function PlayView(props: PlayViewProps) {
                 aria-describedby={needsArg ? "flag-hint" : undefined}
                 value={submitArg}
                 onChange={(e) => setSubmitArg(e.target.value)}
-                placeholder={needsArg ? "flag, e.g. studio{…}" : task.functionName ?? "function"}
+                placeholder={needsArg ? "flag, e.g. studio{…}" : (task.functionName ?? "function")}
                 className={`${needsArg ? "w-80" : "w-40"} rounded border border-zinc-700 bg-zinc-900 px-1.5 py-0.5 font-mono text-xs`}
               />
             )}
             {needsArg && (
-              <span id="flag-hint" className="text-[11px] text-amber-300">one try: submit ends the episode</span>
+              <span id="flag-hint" className="text-[11px] text-amber-300">
+                one try: submit ends the episode
+              </span>
             )}
             <Button type="submit" data-testid="submit" variant="primary" disabled={!live || ep.running}>
               Submit
@@ -294,11 +323,7 @@ export function PlayView(props: PlayViewProps) {
             </>
           )}
           {props.studyId && (
-            <Button
-              data-testid="skip"
-              onClick={() => setAsking("skip")}
-              disabled={!live}
-            >
+            <Button data-testid="skip" onClick={() => setAsking("skip")} disabled={!live}>
               Skip
             </Button>
           )}
@@ -350,7 +375,9 @@ export function PlayView(props: PlayViewProps) {
       >
         <p>
           You get one try: a wrong flag scores 0 and the episode ends. Flag:{" "}
-          <span className="font-mono text-zinc-100" data-testid="submit-dialog-flag">{submitArg.trim() || "(empty)"}</span>
+          <span className="font-mono text-zinc-100" data-testid="submit-dialog-flag">
+            {submitArg.trim() || "(empty)"}
+          </span>
         </p>
       </ConfirmDialog>
       <ReasonDialog
@@ -404,7 +431,11 @@ function AnnotatorForm({ onSave }: { onSave(name: string): void }) {
         onChange={(e) => (setName(e.target.value), setError(null))}
         className="w-full rounded border border-zinc-700 bg-zinc-900 px-2 py-1"
       />
-      {error && <p className="text-xs text-red-300" role="alert" data-testid="annotator-error">{error}</p>}
+      {error && (
+        <p className="text-xs text-red-300" role="alert" data-testid="annotator-error">
+          {error}
+        </p>
+      )}
       <Button type="submit" variant="primary">
         Start
       </Button>

@@ -5,7 +5,10 @@ import { EpisodeRecorder } from "./recorder";
 
 function setup(ok = () => true) {
   const sent: RecordingChunk[] = [];
-  const r = new EpisodeRecorder((c) => (ok() ? (sent.push(c), true) : false), () => ({ cols: 80, rows: 24 }));
+  const r = new EpisodeRecorder(
+    (c) => (ok() ? (sent.push(c), true) : false),
+    () => ({ cols: 80, rows: 24 }),
+  );
   return { r, sent };
 }
 
@@ -19,7 +22,10 @@ describe("EpisodeRecorder", () => {
     r.push("i", "x");
     r.enabled = true;
     r.flush();
-    expect(sent.map((c) => [c.turnIndex, c.events.map((e) => e[2]).join("")])).toEqual([[0, "ll"], [1, "x"]]);
+    expect(sent.map((c) => [c.turnIndex, c.events.map((e) => e[2]).join("")])).toEqual([
+      [0, "ll"],
+      [1, "x"],
+    ]);
     expect(sent[0]).toMatchObject({ cols: 80, rows: 24 });
   });
 

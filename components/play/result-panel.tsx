@@ -16,7 +16,9 @@ export function ResultPanel({ result }: { env: string; result: SubmittedPayload 
     return (
       <section className="max-h-[55%] overflow-auto border-b border-zinc-800 p-2 text-xs" aria-label="result" tabIndex={0} data-testid="result-limited">
         {result.hidden ? (
-          <p className="text-sm text-zinc-200" data-testid="reward-hidden">Submitted. This study does not show scores.</p>
+          <p className="text-sm text-zinc-200" data-testid="reward-hidden">
+            Submitted. This study does not show scores.
+          </p>
         ) : (
           <span data-testid="reward" data-reward={result.reward} className={`text-lg font-semibold ${solved ? "text-emerald-400" : "text-amber-300"}`}>
             reward {result.reward.toFixed(2)}
@@ -44,7 +46,9 @@ export function ResultPanel({ result }: { env: string; result: SubmittedPayload 
           <h4 className="mb-1 font-semibold text-zinc-300">Gold solution</h4>
           <pre className="whitespace-pre-wrap rounded bg-zinc-900 p-1.5 font-mono text-emerald-300">{result.gold}</pre>
           <h4 className="mb-1 mt-2 font-semibold text-zinc-300">Gold output</h4>
-          <pre className="max-h-48 overflow-auto whitespace-pre-wrap rounded bg-zinc-900 p-1.5 font-mono" tabIndex={0}>{result.goldObservation}</pre>
+          <pre className="max-h-48 overflow-auto whitespace-pre-wrap rounded bg-zinc-900 p-1.5 font-mono" tabIndex={0}>
+            {result.goldObservation}
+          </pre>
         </div>
         <div>
           <h4 className="mb-1 font-semibold text-zinc-300">Your answer, as scored</h4>
@@ -68,7 +72,8 @@ function BreakdownView({ b }: { b: Breakdown }) {
         (["missing", "extra", "wrong"] as const).map((k) =>
           Array.isArray(r[k]) && (r[k] as string[]).length ? (
             <p key={k} className="text-amber-300">
-              {k === "missing" ? "changed by gold only" : k === "extra" ? "changed by you only" : "contents differ from gold's"}: <span className="font-mono">{(r[k] as string[]).join(", ")}</span>
+              {k === "missing" ? "changed by gold only" : k === "extra" ? "changed by you only" : "contents differ from gold's"}:{" "}
+              <span className="font-mono">{(r[k] as string[]).join(", ")}</span>
             </p>
           ) : null,
         )}
@@ -89,11 +94,15 @@ function BreakdownView({ b }: { b: Breakdown }) {
                 <td className={`pr-2 ${t.agree ? "text-emerald-400" : "text-red-300"}`}>
                   {t.agree ? <CheckIcon title="same outcome as gold" /> : <CrossIcon title="different outcome from gold" />}
                 </td>
-                <td className={`pr-2 ${t.agent === "pass" ? "text-emerald-400" : "text-red-300"}`} data-testid="python-test-agent">{t.agent}</td>
+                <td className={`pr-2 ${t.agent === "pass" ? "text-emerald-400" : "text-red-300"}`} data-testid="python-test-agent">
+                  {t.agent}
+                </td>
                 <td className="pr-2 text-zinc-300">{t.gold}</td>
                 <td>
                   {/* Verbatim: a test's spaces are often the point ('  a   b '). */}
-                  <pre className="whitespace-pre text-zinc-100" data-testid="python-test-source">{t.test}</pre>
+                  <pre className="whitespace-pre text-zinc-100" data-testid="python-test-source">
+                    {t.test}
+                  </pre>
                   {t.detail && <pre className="whitespace-pre text-zinc-400">{t.detail}</pre>}
                 </td>
               </tr>

@@ -10,7 +10,11 @@ export function StudyActions({ studyId, sealed, visible }: { studyId: string; se
   const [error, setError] = useState<string | null>(null);
   const post = async (path: string, body?: unknown) => {
     setError(null);
-    const r = await fetch(`/api/studies/${encodeURIComponent(studyId)}/${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body ?? {}) });
+    const r = await fetch(`/api/studies/${encodeURIComponent(studyId)}/${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body ?? {}),
+    });
     if (!r.ok) setError(((await r.json()) as { error?: { message: string } }).error?.message ?? `HTTP ${r.status}`);
     router.refresh();
   };
@@ -22,11 +26,19 @@ export function StudyActions({ studyId, sealed, visible }: { studyId: string; se
         </Button>
       )}
       {sealed && (
-        <Button variant="danger" onClick={() => window.confirm("Close the study? Invites stop working and its tasks' seal lifts.") && post("close")} data-testid="close-study">
+        <Button
+          variant="danger"
+          onClick={() => window.confirm("Close the study? Invites stop working and its tasks' seal lifts.") && post("close")}
+          data-testid="close-study"
+        >
           Close the study
         </Button>
       )}
-      {error && <span role="alert" className="text-red-300">{error}</span>}
+      {error && (
+        <span role="alert" className="text-red-300">
+          {error}
+        </span>
+      )}
     </div>
   );
 }

@@ -39,9 +39,22 @@ export function StudyRunner({ id, name, total }: { id: string; name: string; tot
       >
         <h2 className="font-semibold">Study: {name}</h2>
         <p className="text-sm text-zinc-400">{total} tasks. Your name or code is stored with each episode.</p>
-        <input autoFocus aria-label="annotator name" data-testid="annotator" value={draft} onChange={(e) => (setDraft(e.target.value), setNameError(null))} className="w-full rounded border border-zinc-700 bg-zinc-900 px-2 py-1" />
-        {nameError && <p className="text-xs text-red-300" role="alert" data-testid="annotator-error">{nameError}</p>}
-        <Button type="submit" variant="primary">Start</Button>
+        <input
+          autoFocus
+          aria-label="annotator name"
+          data-testid="annotator"
+          value={draft}
+          onChange={(e) => (setDraft(e.target.value), setNameError(null))}
+          className="w-full rounded border border-zinc-700 bg-zinc-900 px-2 py-1"
+        />
+        {nameError && (
+          <p className="text-xs text-red-300" role="alert" data-testid="annotator-error">
+            {nameError}
+          </p>
+        )}
+        <Button type="submit" variant="primary">
+          Start
+        </Button>
       </form>
     );
   }
@@ -52,9 +65,13 @@ export function StudyRunner({ id, name, total }: { id: string; name: string; tot
       {state?.finished ? (
         <p className="mt-2 text-emerald-400">
           All {total} tasks done. Thank you, {annotator}.{" "}
-          <a className="underline" href={`/play/study/${encodeURIComponent(id)}/results`}>See the study&apos;s results</a>
+          <a className="underline" href={`/play/study/${encodeURIComponent(id)}/results`}>
+            See the study&apos;s results
+          </a>
         </p>
-      ) : !error && <p className="mt-2 text-zinc-400">Opening your next task…</p>}
+      ) : (
+        !error && <p className="mt-2 text-zinc-400">Opening your next task…</p>
+      )}
     </div>
   );
 }

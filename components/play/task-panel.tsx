@@ -46,7 +46,9 @@ export function TaskPanel({ task }: { task: PublicTask }) {
           )}
           {task.tree?.length ? (
             <pre className="max-h-[60vh] overflow-auto font-mono text-xs leading-5 text-zinc-300" data-testid="tree" tabIndex={0}>
-              {task.tree.map((p) => "  ".repeat(p.replace(/\/$/, "").split("/").length - 1) + p.replace(/\/$/, "").split("/").pop() + (p.endsWith("/") ? "/" : "")).join("\n")}
+              {task.tree
+                .map((p) => "  ".repeat(p.replace(/\/$/, "").split("/").length - 1) + p.replace(/\/$/, "").split("/").pop() + (p.endsWith("/") ? "/" : ""))
+                .join("\n")}
             </pre>
           ) : (
             <p className="text-xs text-zinc-400">Explore it with ls and find.</p>
@@ -56,8 +58,8 @@ export function TaskPanel({ task }: { task: PublicTask }) {
       {task.env === "python" && (
         <section className="mt-4 text-xs text-zinc-400">
           <p>
-            Define <span className="font-mono text-emerald-400">{task.functionName ?? "the function"}</span>; hidden tests score it when you submit
-            (<span className="font-mono">submit</span> or <span className="font-mono">submit {task.functionName ?? "<function>"}</span>).
+            Define <span className="font-mono text-emerald-400">{task.functionName ?? "the function"}</span>; hidden tests score it when you submit (
+            <span className="font-mono">submit</span> or <span className="font-mono">submit {task.functionName ?? "<function>"}</span>).
           </p>
         </section>
       )}

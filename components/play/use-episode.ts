@@ -120,7 +120,10 @@ export function useEpisode(params: EpisodeOpenParams | null, handlers: EpisodeSt
           return;
         case "turnEnd":
           setRunning(false);
-          setTurns((ts) => [...ts.filter((t) => t.index !== m.index), { index: m.index, action: "", observation: m.observation, ok: m.ok, reward: m.reward ?? null }]);
+          setTurns((ts) => [
+            ...ts.filter((t) => t.index !== m.index),
+            { index: m.index, action: "", observation: m.observation, ok: m.ok, reward: m.reward ?? null },
+          ]);
           if (typeof m.reward === "number") setLastReward(m.reward);
           h.onTurnEnd?.(m);
           return;

@@ -20,7 +20,13 @@ export interface StudyClockView {
  * few seconds (POST /api/studies/<id>/clock), which keeps the total and the time limit.
  */
 export function useStudyClock(o: { studyId: string; taskId: string; annotator?: string; idleMs: number; enabled: boolean }): StudyClockView {
-  const [state, setState] = useState<{ stored: number; pending: number; idle: boolean; remainingMs: number | null; limit: number | null }>({ stored: 0, pending: 0, idle: false, remainingMs: null, limit: null });
+  const [state, setState] = useState<{ stored: number; pending: number; idle: boolean; remainingMs: number | null; limit: number | null }>({
+    stored: 0,
+    pending: 0,
+    idle: false,
+    remainingMs: null,
+    limit: null,
+  });
   const lastInput = useRef(Date.now());
   const pending = useRef(0);
 

@@ -10,12 +10,18 @@ export function AnsiOutput({ text, className = "", testId, limit }: { text: stri
   const spans = useMemo(() => parseAnsi(shown), [shown]);
   return (
     <>
-    <pre data-testid={testId} className={`overflow-auto whitespace-pre-wrap break-words rounded bg-black p-2 font-mono text-xs text-zinc-200 ${className}`}>
-      {spans.length === 0 ? <span className="text-zinc-400">(no output)</span> : spans.map((s, i) => (
-        <span key={i} style={spanStyle(s)}>{s.text}</span>
-      ))}
-    </pre>
-    {more}
+      <pre data-testid={testId} className={`overflow-auto whitespace-pre-wrap break-words rounded bg-black p-2 font-mono text-xs text-zinc-200 ${className}`}>
+        {spans.length === 0 ? (
+          <span className="text-zinc-400">(no output)</span>
+        ) : (
+          spans.map((s, i) => (
+            <span key={i} style={spanStyle(s)}>
+              {s.text}
+            </span>
+          ))
+        )}
+      </pre>
+      {more}
     </>
   );
 }

@@ -20,16 +20,24 @@ export function ComparePicker({ rows, total, q, task, picked }: { rows: ViewerRo
           task id
           <input name="task" defaultValue={task} className={`w-28 ${input}`} data-testid="compare-task" />
         </label>
-        {picked.map((id) => <input key={id} type="hidden" name="ids" value={id} />)}
-        <button type="submit" className="rounded border border-zinc-700 px-2 py-0.5 text-zinc-200 hover:bg-zinc-800">search</button>
-        <span className="text-zinc-400">{total.toLocaleString("en")} episodes{total > rows.length ? `, the latest ${rows.length} shown` : ""}</span>
+        {picked.map((id) => (
+          <input key={id} type="hidden" name="ids" value={id} />
+        ))}
+        <button type="submit" className="rounded border border-zinc-700 px-2 py-0.5 text-zinc-200 hover:bg-zinc-800">
+          search
+        </button>
+        <span className="text-zinc-400">
+          {total.toLocaleString("en")} episodes{total > rows.length ? `, the latest ${rows.length} shown` : ""}
+        </span>
       </form>
       <form method="get" action="/compare" className="space-y-2">
         <table className="w-full border-collapse" data-testid="compare-candidates">
           <thead>
             <tr className="border-b border-zinc-800 text-left text-zinc-400">
               {["pick", "task", "env · dataset", "player", "status", "reward", "turns"].map((h) => (
-                <th key={h} scope="col" className="px-1 font-medium">{h}</th>
+                <th key={h} scope="col" className="px-1 font-medium">
+                  {h}
+                </th>
               ))}
             </tr>
           </thead>
@@ -37,21 +45,33 @@ export function ComparePicker({ rows, total, q, task, picked }: { rows: ViewerRo
             {rows.map((r) => (
               <tr key={r.id} className="border-b border-zinc-900" data-testid="compare-candidate" data-id={r.id}>
                 <td className="px-1">
-                  <input type="checkbox" name="ids" value={r.id} defaultChecked={picked.includes(r.id)} aria-label={`compare ${r.taskId} by ${playerLabel(r)}`} />
+                  <input
+                    type="checkbox"
+                    name="ids"
+                    value={r.id}
+                    defaultChecked={picked.includes(r.id)}
+                    aria-label={`compare ${r.taskId} by ${playerLabel(r)}`}
+                  />
                 </td>
                 <td className="max-w-[32rem] truncate px-2" title={r.query}>
                   <span className="text-zinc-400">{r.taskId}</span> {r.query}
                 </td>
-                <td className="px-2">{r.environment} · {r.dataset}</td>
+                <td className="px-2">
+                  {r.environment} · {r.dataset}
+                </td>
                 <td className="px-2">{playerLabel(r)}</td>
-                <td className="px-2"><StatusChip status={r.status} /></td>
+                <td className="px-2">
+                  <StatusChip status={r.status} />
+                </td>
                 <td className="px-2 font-mono">{r.reward === null ? "–" : r.reward.toFixed(2)}</td>
                 <td className="px-2">{r.turnCount}</td>
               </tr>
             ))}
             {!rows.length && (
               <tr>
-                <td colSpan={7} className="p-2 text-zinc-400">no episodes match</td>
+                <td colSpan={7} className="p-2 text-zinc-400">
+                  no episodes match
+                </td>
               </tr>
             )}
           </tbody>

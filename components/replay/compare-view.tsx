@@ -11,7 +11,8 @@ import { Highlight } from "./highlight";
 import { TurnActor } from "./turn-actor";
 import { sendJson } from "./use-author";
 
-const turnsUrl = (id: string, q: Record<string, number>) => `/api/episodes/${encodeURIComponent(id)}/turns?${new URLSearchParams(Object.entries(q).map(([k, v]) => [k, String(v)]))}`;
+const turnsUrl = (id: string, q: Record<string, number>) =>
+  `/api/episodes/${encodeURIComponent(id)}/turns?${new URLSearchParams(Object.entries(q).map(([k, v]) => [k, String(v)]))}`;
 
 /** A cell's output, cut by the server; "show all" fetches the whole of it. */
 function CellOutput({ episodeId, position, turn }: { episodeId: string; position: number; turn: WindowTurn }) {
@@ -35,7 +36,11 @@ function CellOutput({ episodeId, position, turn }: { episodeId: string; position
           show all ({turn.observationChars.toLocaleString("en-US")} characters)
         </button>
       )}
-      {error && <p className="text-red-400" role="alert">{error}</p>}
+      {error && (
+        <p className="text-red-400" role="alert">
+          {error}
+        </p>
+      )}
     </>
   );
 }
@@ -87,7 +92,10 @@ export function CompareView({
       for (const d of episodes) {
         const have = next[d.episode.id]?.length ?? 0;
         if (have >= d.turnCount) continue;
-        const w = await sendJson<TurnWindow & { wouldBe?: Record<number, number | null> }>(turnsUrl(d.episode.id, { from: have, limit: WINDOW_TURNS, cut: COMPARE_CUT }), "GET");
+        const w = await sendJson<TurnWindow & { wouldBe?: Record<number, number | null> }>(
+          turnsUrl(d.episode.id, { from: have, limit: WINDOW_TURNS, cut: COMPARE_CUT }),
+          "GET",
+        );
         next[d.episode.id] = [...(next[d.episode.id] ?? []), ...w.turns];
         nextWouldBe[d.episode.id] = { ...nextWouldBe[d.episode.id], ...w.wouldBe };
       }
@@ -106,9 +114,12 @@ export function CompareView({
         <div />
         {episodes.map((d) => (
           <div key={d.episode.id} className="rounded border border-zinc-800 p-2" data-testid="compare-column">
-            <Link href={`/episodes/${d.episode.id}`} className="font-semibold text-sky-400 underline">{playerLabel(d.episode)}</Link>
+            <Link href={`/episodes/${d.episode.id}`} className="font-semibold text-sky-400 underline">
+              {playerLabel(d.episode)}
+            </Link>
             <div className="text-zinc-400">
-              {d.episode.status} · reward {d.episode.reward === null ? "–" : d.episode.reward.toFixed(2)} · {d.turnCount} turns{d.episode.success ? " · solved" : ""}
+              {d.episode.status} · reward {d.episode.reward === null ? "–" : d.episode.reward.toFixed(2)} · {d.turnCount} turns
+              {d.episode.success ? " · solved" : ""}
             </div>
           </div>
         ))}
@@ -118,7 +129,10 @@ export function CompareView({
             {episodes.map((d) => {
               const t = turns[d.episode.id]?.[i];
               return (
-                <div key={d.episode.id} className={`min-w-0 rounded border p-2 ${t ? (t.ok === false ? "border-red-900" : "border-zinc-800") : "border-transparent"}`}>
+                <div
+                  key={d.episode.id}
+                  className={`min-w-0 rounded border p-2 ${t ? (t.ok === false ? "border-red-900" : "border-zinc-800") : "border-transparent"}`}
+                >
                   {t ? (
                     <>
                       <div className="mb-1 flex flex-wrap gap-x-2 text-zinc-400">
@@ -141,12 +155,22 @@ export function CompareView({
       {rows < total && (
         <p className="flex items-center gap-2 text-xs text-zinc-400">
           turns 1–{rows} of {total}
-          <button type="button" className="rounded bg-zinc-800 px-2 py-0.5 text-zinc-200 hover:bg-zinc-700" onClick={() => void more()} disabled={loading} data-testid="compare-more">
+          <button
+            type="button"
+            className="rounded bg-zinc-800 px-2 py-0.5 text-zinc-200 hover:bg-zinc-700"
+            onClick={() => void more()}
+            disabled={loading}
+            data-testid="compare-more"
+          >
             {loading ? "loading…" : `next ${WINDOW_TURNS} turns`}
           </button>
         </p>
       )}
-      {error && <p className="text-xs text-red-400" role="alert">{error}</p>}
+      {error && (
+        <p className="text-xs text-red-400" role="alert">
+          {error}
+        </p>
+      )}
     </div>
   );
 }

@@ -15,7 +15,12 @@ export function useCutText(text: string, limit = CUT_CHARS): { shown: string; mo
   return {
     shown: text.slice(0, limit),
     more: (
-      <button type="button" className="mt-1 block rounded bg-zinc-800 px-2 py-0.5 font-sans text-xs text-zinc-200 hover:bg-zinc-700" onClick={() => setAll(true)} data-testid="show-all">
+      <button
+        type="button"
+        className="mt-1 block rounded bg-zinc-800 px-2 py-0.5 font-sans text-xs text-zinc-200 hover:bg-zinc-700"
+        onClick={() => setAll(true)}
+        data-testid="show-all"
+      >
         show all ({text.length.toLocaleString("en-US")} characters; {(text.length - limit).toLocaleString("en-US")} more)
       </button>
     ),

@@ -26,7 +26,15 @@ function FileChanges({ b }: { b: Breakdown }) {
       {shown.map(([label, v]) => (
         <div key={label}>
           <span className="text-zinc-400">{label}: </span>
-          {(v as string[]).length ? (v as string[]).map((p) => <code key={p} className="mr-2 text-amber-300">{p}</code>) : <span className="text-zinc-400">none</span>}
+          {(v as string[]).length ? (
+            (v as string[]).map((p) => (
+              <code key={p} className="mr-2 text-amber-300">
+                {p}
+              </code>
+            ))
+          ) : (
+            <span className="text-zinc-400">none</span>
+          )}
         </div>
       ))}
     </div>
@@ -46,9 +54,15 @@ function PythonTests({ b }: { b: Breakdown }) {
       <table className="w-full border-collapse">
         <thead>
           <tr className="text-left text-zinc-400">
-            <th scope="col" className="pr-2 font-medium">player</th>
-            <th scope="col" className="pr-2 font-medium">gold</th>
-            <th scope="col" className="font-medium">test</th>
+            <th scope="col" className="pr-2 font-medium">
+              player
+            </th>
+            <th scope="col" className="pr-2 font-medium">
+              gold
+            </th>
+            <th scope="col" className="font-medium">
+              test
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -57,7 +71,9 @@ function PythonTests({ b }: { b: Breakdown }) {
               <td className={`pr-2 ${t.agent === "pass" ? "text-emerald-400" : "text-red-400"}`}>{String(t.agent)}</td>
               <td className="pr-2 text-zinc-400">{String(t.gold)}</td>
               <td className="min-w-0">
-                <pre className="overflow-x-auto whitespace-pre font-mono text-zinc-200" data-testid="python-test-text">{String(t.test)}</pre>
+                <pre className="overflow-x-auto whitespace-pre font-mono text-zinc-200" data-testid="python-test-text">
+                  {String(t.test)}
+                </pre>
                 {typeof t.detail === "string" && t.detail && <pre className="overflow-x-auto whitespace-pre font-mono text-red-300">{t.detail}</pre>}
               </td>
             </tr>
@@ -82,7 +98,9 @@ function RawRows({ b, skip }: { b: Record<string, unknown>; skip: Set<string> })
       {nested.flatMap(([k, o]) =>
         Object.entries(o).map(([k2, v]) => (
           <tr key={`${k}.${k2}`}>
-            <td className="pr-3 text-zinc-400">{k}.{k2}</td>
+            <td className="pr-3 text-zinc-400">
+              {k}.{k2}
+            </td>
             <td className="font-mono">{typeof v === "object" ? JSON.stringify(v) : String(v)}</td>
           </tr>
         )),
@@ -172,17 +190,30 @@ export function GoldPanel({
     <section className="space-y-3" data-testid="gold-panel">
       <div>
         <h3 className="mb-1 text-xs font-semibold text-zinc-300">Gold solution</h3>
-        {source ? <div className="rounded bg-zinc-900 p-2" data-testid="gold-source"><Highlight code={source} env={env} /></div> : <p className="text-xs text-zinc-400">unknown</p>}
+        {source ? (
+          <div className="rounded bg-zinc-900 p-2" data-testid="gold-source">
+            <Highlight code={source} env={env} />
+          </div>
+        ) : (
+          <p className="text-xs text-zinc-400">unknown</p>
+        )}
       </div>
       <div>
         <h3 className="mb-1 flex items-center gap-2 text-xs font-semibold text-zinc-300">
           Gold output {gold ? <span className="font-normal text-zinc-400">({gold.cached ? "cached" : "just run in a fresh sandbox"})</span> : null}
           {loading && <span className="font-normal text-zinc-400">running gold in a fresh sandbox…</span>}
         </h3>
-        {goldOut !== null && goldOut !== undefined ? <AnsiOutput text={goldOut} className="max-h-48" testId="gold-output" /> : !loading && <p className="text-xs text-zinc-400">not available</p>}
+        {goldOut !== null && goldOut !== undefined ? (
+          <AnsiOutput text={goldOut} className="max-h-48" testId="gold-output" />
+        ) : (
+          !loading && <p className="text-xs text-zinc-400">not available</p>
+        )}
         {error && (
           <p className="text-xs text-red-400">
-            {error} <button type="button" className="underline" onClick={() => void load()}>retry</button>
+            {error}{" "}
+            <button type="button" className="underline" onClick={() => void load()}>
+              retry
+            </button>
           </p>
         )}
       </div>

@@ -20,7 +20,17 @@ const fmt = (ms: number) => {
  * (`onTurn`), and picking a turn there moves the player to its start. The recording is loaded
  * from its own API when the player is shown, so the replay page does not carry it.
  */
-export function RecordingPlayer({ episodeId, current, turnCount, onTurn }: { episodeId: string; current: number; turnCount: number; onTurn(index: number): void }) {
+export function RecordingPlayer({
+  episodeId,
+  current,
+  turnCount,
+  onTurn,
+}: {
+  episodeId: string;
+  current: number;
+  turnCount: number;
+  onTurn(index: number): void;
+}) {
   const [recording, setRecording] = useState<Recording | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -37,13 +47,35 @@ export function RecordingPlayer({ episodeId, current, turnCount, onTurn }: { epi
     };
   }, [episodeId]);
 
-  if (error) return <p className="text-xs text-amber-400" data-testid="recording-error">{error}</p>;
-  if (!recording) return <p className="text-xs text-zinc-400" data-testid="recording-loading">loading the recording…</p>;
+  if (error)
+    return (
+      <p className="text-xs text-amber-400" data-testid="recording-error">
+        {error}
+      </p>
+    );
+  if (!recording)
+    return (
+      <p className="text-xs text-zinc-400" data-testid="recording-loading">
+        loading the recording…
+      </p>
+    );
   if (recording.chunks.length === 0) return null;
   return <Player episodeId={episodeId} recording={recording} current={current} turnCount={turnCount} onTurn={onTurn} />;
 }
 
-function Player({ episodeId, recording, current, turnCount, onTurn }: { episodeId: string; recording: Recording; current: number; turnCount: number; onTurn(index: number): void }) {
+function Player({
+  episodeId,
+  recording,
+  current,
+  turnCount,
+  onTurn,
+}: {
+  episodeId: string;
+  recording: Recording;
+  current: number;
+  turnCount: number;
+  onTurn(index: number): void;
+}) {
   const events = useMemo<TimedEvent[]>(() => limitIdle(timeline(recording)), [recording]);
   const duration = events.at(-1)?.t ?? 0;
   const turnStarts = useMemo(() => {
@@ -118,7 +150,7 @@ function Player({ episodeId, recording, current, turnCount, onTurn }: { episodeI
       shown.current = i;
       editorRef.current = text;
       setEditorText(text);
-      const turn = i > 0 ? events[i - 1].turnIndex : events[0]?.turnIndex ?? 0;
+      const turn = i > 0 ? events[i - 1].turnIndex : (events[0]?.turnIndex ?? 0);
       const clamped = Math.max(0, Math.min(turnCount - 1, turn));
       if (turnCount > 0 && reported.current !== clamped) {
         reported.current = clamped;
@@ -159,17 +191,35 @@ function Player({ episodeId, recording, current, turnCount, onTurn }: { episodeI
   };
 
   return (
-    <section aria-labelledby="recording-title" className="space-y-2 rounded border border-zinc-800 p-2" data-testid="recording-player" data-clock={Math.round(clock)} data-playing={playing ? "1" : "0"}
+    <section
+      aria-labelledby="recording-title"
+      className="space-y-2 rounded border border-zinc-800 p-2"
+      data-testid="recording-player"
+      data-clock={Math.round(clock)}
+      data-playing={playing ? "1" : "0"}
       // The replay's own keys (space plays the turns, arrows step) stay out of the player's controls.
       onKeyDown={(e) => e.stopPropagation()}
     >
       <div className="flex flex-wrap items-center gap-2 text-xs">
-        <h2 id="recording-title" className="font-semibold text-zinc-200">Recording</h2>
-        <Button onClick={toggle} data-testid="recording-play" aria-pressed={playing}>{playing ? "pause" : "play"}</Button>
+        <h2 id="recording-title" className="font-semibold text-zinc-200">
+          Recording
+        </h2>
+        <Button onClick={toggle} data-testid="recording-play" aria-pressed={playing}>
+          {playing ? "pause" : "play"}
+        </Button>
         <label className="flex items-center gap-1 text-zinc-300">
           speed
-          <select className="rounded border border-zinc-700 bg-zinc-900 px-1" value={speed} onChange={(e) => setSpeed(Number(e.target.value) as (typeof SPEEDS)[number])} data-testid="recording-speed">
-            {SPEEDS.map((s) => <option key={s} value={s}>{s}×</option>)}
+          <select
+            className="rounded border border-zinc-700 bg-zinc-900 px-1"
+            value={speed}
+            onChange={(e) => setSpeed(Number(e.target.value) as (typeof SPEEDS)[number])}
+            data-testid="recording-speed"
+          >
+            {SPEEDS.map((s) => (
+              <option key={s} value={s}>
+                {s}×
+              </option>
+            ))}
           </select>
         </label>
         <label className="flex items-center gap-1 text-zinc-300">
@@ -185,7 +235,13 @@ function Player({ episodeId, recording, current, turnCount, onTurn }: { episodeI
             data-testid="recording-turn"
           >
             <option value="">—</option>
-            {[...turnStarts.keys()].filter((k) => k < Math.max(1, turnCount)).map((k) => <option key={k} value={k}>turn {k + 1}</option>)}
+            {[...turnStarts.keys()]
+              .filter((k) => k < Math.max(1, turnCount))
+              .map((k) => (
+                <option key={k} value={k}>
+                  turn {k + 1}
+                </option>
+              ))}
           </select>
         </label>
         <input
@@ -200,13 +256,17 @@ function Player({ episodeId, recording, current, turnCount, onTurn }: { episodeI
           className="min-w-32 flex-1 accent-emerald-500"
           data-testid="recording-seek"
         />
-        <span className="font-mono text-zinc-300" data-testid="recording-time">{fmt(clock)} / {fmt(duration)}</span>
+        <span className="font-mono text-zinc-300" data-testid="recording-time">
+          {fmt(clock)} / {fmt(duration)}
+        </span>
         <a className="text-sky-400 underline" href={`/api/episodes/${encodeURIComponent(episodeId)}/recording.cast`} download data-testid="recording-cast">
           download .cast
         </a>
       </div>
       {recording.truncated && (
-        <p className="text-xs text-amber-400" data-testid="recording-truncated">The recording reached its size cap: what came after it was not recorded.</p>
+        <p className="text-xs text-amber-400" data-testid="recording-truncated">
+          The recording reached its size cap: what came after it was not recorded.
+        </p>
       )}
       <div className="grid gap-2 md:grid-cols-2">
         <div>
@@ -215,7 +275,13 @@ function Player({ episodeId, recording, current, turnCount, onTurn }: { episodeI
         </div>
         <div>
           <h3 className="mb-1 text-xs text-zinc-400">Editor</h3>
-          <pre className="max-h-64 min-h-16 overflow-auto whitespace-pre-wrap rounded bg-zinc-900 p-1.5 font-mono text-xs text-zinc-100" data-testid="recording-editor" tabIndex={0} role="region" aria-label="the recorded editor">
+          <pre
+            className="max-h-64 min-h-16 overflow-auto whitespace-pre-wrap rounded bg-zinc-900 p-1.5 font-mono text-xs text-zinc-100"
+            data-testid="recording-editor"
+            tabIndex={0}
+            role="region"
+            aria-label="the recorded editor"
+          >
             {editorText}
           </pre>
         </div>

@@ -171,7 +171,8 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayHeader; in
   }, [detail, comparedAt, current]);
   const tagsByTurn = useMemo(() => {
     const m = new Map<number, ReplayAnnotation[]>();
-    for (const a of data.annotations) if (a.turnIndex !== null && a.kind === "tag" && a.status === "accepted") m.set(a.turnIndex, [...(m.get(a.turnIndex) ?? []), a]);
+    for (const a of data.annotations)
+      if (a.turnIndex !== null && a.kind === "tag" && a.status === "accepted") m.set(a.turnIndex, [...(m.get(a.turnIndex) ?? []), a]);
     return m;
   }, [data.annotations]);
 
@@ -185,8 +186,15 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayHeader; in
             </Link>
             <span>· {playerLabel(ep)}</span>
             <span>· {ep.status}</span>
-            <span data-testid="episode-reward" className={ep.success ? "text-emerald-400" : "text-zinc-300"}>· reward {fmtReward(ep.reward)}{ep.success ? " (solved)" : ""}</span>
-            {ep.tags.map((t) => <span key={t} className="rounded bg-zinc-800 px-1 text-emerald-300">{t}</span>)}
+            <span data-testid="episode-reward" className={ep.success ? "text-emerald-400" : "text-zinc-300"}>
+              · reward {fmtReward(ep.reward)}
+              {ep.success ? " (solved)" : ""}
+            </span>
+            {ep.tags.map((t) => (
+              <span key={t} className="rounded bg-zinc-800 px-1 text-emerald-300">
+                {t}
+              </span>
+            ))}
             <FlagChips flags={ep.flags} link />
           </div>
           <p className="text-sm text-zinc-100">{ep.query}</p>
@@ -195,7 +203,10 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayHeader; in
           <div className="flex flex-wrap gap-3 text-xs text-zinc-400" data-testid="lineage">
             {data.parent && (
               <span>
-                branched at turn {ep.branchTurn} from <Link className="text-sky-400 underline" href={`/episodes/${data.parent.id}`}>{data.parent.player} ({fmtReward(data.parent.reward)})</Link>
+                branched at turn {ep.branchTurn} from{" "}
+                <Link className="text-sky-400 underline" href={`/episodes/${data.parent.id}`}>
+                  {data.parent.player} ({fmtReward(data.parent.reward)})
+                </Link>
               </span>
             )}
             {data.children.length > 0 && (
@@ -212,16 +223,40 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayHeader; in
         </header>
 
         <div className="flex flex-wrap items-center gap-2 text-xs">
-          <Button onClick={() => step(-1)} disabled={current <= 0} data-testid="prev">◀ prev (k)</Button>
-          <Button onClick={() => step(1)} disabled={current >= turnCount - 1} data-testid="next">next (j) ▶</Button>
-          <Button onClick={() => setPlaying((p) => !p)} disabled={turnCount < 2} data-testid="play">{playing ? "pause" : "play"}</Button>
-          <select className="rounded border border-zinc-700 bg-zinc-900 px-1" value={speed} onChange={(e) => setSpeed(Number(e.target.value) as (typeof SPEEDS)[number])} aria-label="speed">
-            {SPEEDS.map((s) => <option key={s} value={s}>{s}× </option>)}
+          <Button onClick={() => step(-1)} disabled={current <= 0} data-testid="prev">
+            ◀ prev (k)
+          </Button>
+          <Button onClick={() => step(1)} disabled={current >= turnCount - 1} data-testid="next">
+            next (j) ▶
+          </Button>
+          <Button onClick={() => setPlaying((p) => !p)} disabled={turnCount < 2} data-testid="play">
+            {playing ? "pause" : "play"}
+          </Button>
+          <select
+            className="rounded border border-zinc-700 bg-zinc-900 px-1"
+            value={speed}
+            onChange={(e) => setSpeed(Number(e.target.value) as (typeof SPEEDS)[number])}
+            aria-label="speed"
+          >
+            {SPEEDS.map((s) => (
+              <option key={s} value={s}>
+                {s}×{" "}
+              </option>
+            ))}
           </select>
-          <span className="text-zinc-400" data-testid="position">turn {current + 1} / {turnCount}</span>
+          <span className="text-zinc-400" data-testid="position">
+            turn {current + 1} / {turnCount}
+          </span>
           <span className="ml-auto flex gap-2">
-            <Button onClick={runCheck} disabled={checking || !turnCount} data-testid="recheck">{checking ? "replaying…" : "replay check"}</Button>
-            <Button onClick={() => void branch(current + 1)} disabled={current < 0} data-testid="branch" title="a new episode with the first turns replayed, opened in the playground">
+            <Button onClick={runCheck} disabled={checking || !turnCount} data-testid="recheck">
+              {checking ? "replaying…" : "replay check"}
+            </Button>
+            <Button
+              onClick={() => void branch(current + 1)}
+              disabled={current < 0}
+              data-testid="branch"
+              title="a new episode with the first turns replayed, opened in the playground"
+            >
               continue from turn {current + 1}
             </Button>
           </span>
@@ -234,17 +269,21 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayHeader; in
           </p>
         )}
         {message && <p className="text-xs text-red-400">{message}</p>}
-        {win.error && <p className="text-xs text-red-400" role="alert">{win.error}</p>}
+        {win.error && (
+          <p className="text-xs text-red-400" role="alert">
+            {win.error}
+          </p>
+        )}
         {ep.playerKind === "human" && <RecordingPlayer episodeId={ep.id} current={current} turnCount={turnCount} onTurn={jump} />}
 
         <p className="text-xs text-zinc-400" data-testid="scores-status">
-          {scoring
-            ? "scoring every turn: replaying the actions in a fresh sandbox…"
-            : scores.error
-              ? <span className="text-amber-400">{scores.error}</span>
-              : scores.source === "replayed" || scores.source === "cached"
-                ? `rewards marked "would be" are what a submit would have scored after that turn (replayed in a sandbox${scores.source === "cached" ? ", cached" : ""}).`
-                : null}
+          {scoring ? (
+            "scoring every turn: replaying the actions in a fresh sandbox…"
+          ) : scores.error ? (
+            <span className="text-amber-400">{scores.error}</span>
+          ) : scores.source === "replayed" || scores.source === "cached" ? (
+            `rewards marked "would be" are what a submit would have scored after that turn (replayed in a sandbox${scores.source === "cached" ? ", cached" : ""}).`
+          ) : null}
         </p>
         <LazyRewardCurve series={curveSeries} current={current} onPick={jump} />
 
@@ -273,7 +312,9 @@ export function ReplayView({ initial, initialTurn }: { initial: ReplayHeader; in
           breakdown={ep.breakdown}
           recordedGold={ep.gold}
           recordedGoldObservation={ep.goldObservation}
-          compared={compared ? { turn: comparedAt + 1, output: compared.observation, matchesGold: scoreByIndex.get(compared.index)?.matchesGold ?? null } : null}
+          compared={
+            compared ? { turn: comparedAt + 1, output: compared.observation, matchesGold: scoreByIndex.get(compared.index)?.matchesGold ?? null } : null
+          }
         />
         <AnnotationsPanel episodeId={ep.id} current={current >= 0 ? current : null} turnCount={turnCount} annotations={data.annotations} onChange={refresh} />
       </aside>

@@ -62,7 +62,9 @@ export function SqlResult({
             <thead className="sticky top-0 bg-zinc-900">
               <tr>
                 {table.columns.map((c, i) => (
-                  <th key={i} scope="col" className="border-b border-zinc-700 px-2 py-0.5 text-left font-semibold text-zinc-300">{c}</th>
+                  <th key={i} scope="col" className="border-b border-zinc-700 px-2 py-0.5 text-left font-semibold text-zinc-300">
+                    {c}
+                  </th>
                 ))}
               </tr>
             </thead>
@@ -70,18 +72,26 @@ export function SqlResult({
               {table.rows.slice(0, SHOWN_ROWS).map((r, i) => (
                 <tr key={i} className="odd:bg-zinc-950">
                   {r.map((c, j) => (
-                    <td key={j} className={`whitespace-pre px-2 py-0.5 align-top ${c === "NULL" ? "italic text-zinc-400" : ""}`}>{c}</td>
+                    <td key={j} className={`whitespace-pre px-2 py-0.5 align-top ${c === "NULL" ? "italic text-zinc-400" : ""}`}>
+                      {c}
+                    </td>
                   ))}
                 </tr>
               ))}
               {!table.rows.length && (
                 <tr>
-                  <td colSpan={Math.max(1, table.columns.length)} className="px-2 py-0.5 text-zinc-400">(no rows)</td>
+                  <td colSpan={Math.max(1, table.columns.length)} className="px-2 py-0.5 text-zinc-400">
+                    (no rows)
+                  </td>
                 </tr>
               )}
             </tbody>
           </table>
-          {table.rows.length > SHOWN_ROWS && <p className="px-2 py-0.5 text-xs text-zinc-400">first {SHOWN_ROWS} of {table.rows.length} rows; switch to raw for all</p>}
+          {table.rows.length > SHOWN_ROWS && (
+            <p className="px-2 py-0.5 text-xs text-zinc-400">
+              first {SHOWN_ROWS} of {table.rows.length} rows; switch to raw for all
+            </p>
+          )}
         </div>
       )}
     </div>

@@ -10,7 +10,12 @@ export function TurnActor({ turn, playerKind }: { turn: Pick<ReplayTurn, "actor"
   const source = turn.source ? (SOURCE_WORDS[turn.source] ?? turn.source) : null;
   const takeover = playerKind === "model" && turn.actor === "human";
   return (
-    <span data-testid="turn-actor" data-actor={turn.actor} data-source={turn.source ?? ""} className={takeover ? "rounded bg-amber-900/60 px-1 text-amber-200" : "text-zinc-400"}>
+    <span
+      data-testid="turn-actor"
+      data-actor={turn.actor}
+      data-source={turn.source ?? ""}
+      className={takeover ? "rounded bg-amber-900/60 px-1 text-amber-200" : "text-zinc-400"}
+    >
       {turn.actor}
       {source && source !== turn.actor ? ` · ${source}` : ""}
       {takeover && <span data-testid="takeover"> · taken over by a person</span>}

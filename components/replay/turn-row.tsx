@@ -32,9 +32,15 @@ function ShowWhole({ turn, onLoad }: { turn: WindowTurn; onLoad: () => Promise<v
             .finally(() => setBusy(false));
         }}
       >
-        {busy ? "loading…" : `show all (${turn.observationChars.toLocaleString("en-US")} characters; ${(turn.observationChars - turn.observation.length).toLocaleString("en-US")} more)`}
+        {busy
+          ? "loading…"
+          : `show all (${turn.observationChars.toLocaleString("en-US")} characters; ${(turn.observationChars - turn.observation.length).toLocaleString("en-US")} more)`}
       </button>
-      {error && <p className="text-xs text-red-400" role="alert">{error}</p>}
+      {error && (
+        <p className="text-xs text-red-400" role="alert">
+          {error}
+        </p>
+      )}
     </>
   );
 }
@@ -108,21 +114,53 @@ export const TurnRow = memo(function TurnRow({
         {t && <span className={t.ok === false ? "text-red-400" : t.ok ? "text-emerald-400" : ""}>{t.ok === null ? "?" : t.ok ? "ok" : "invalid"}</span>}
         {t && <TurnActor turn={t} playerKind={playerKind} />}
         {t && (
-          <span data-testid="turn-reward" title={score?.rewardFrom === "replay" ? "what a submit would have scored after this turn (replayed in a sandbox)" : undefined}>
+          <span
+            data-testid="turn-reward"
+            title={score?.rewardFrom === "replay" ? "what a submit would have scored after this turn (replayed in a sandbox)" : undefined}
+          >
             {score?.rewardFrom === "replay" ? "would be" : "reward"} {fmtReward(reward)}
           </span>
         )}
-        {score?.matchesGold && <span className="rounded bg-emerald-900/60 px-1 text-emerald-200" data-testid="matches-gold">output = gold&apos;s</span>}
+        {score?.matchesGold && (
+          <span className="rounded bg-emerald-900/60 px-1 text-emerald-200" data-testid="matches-gold">
+            output = gold&apos;s
+          </span>
+        )}
         {t?.timedOut && <span className="text-amber-400">timed out</span>}
-        {t && (t.tokensIn !== null || t.tokensOut !== null) && <span>tokens {t.tokensIn ?? "?"}→{t.tokensOut ?? "?"}</span>}
+        {t && (t.tokensIn !== null || t.tokensOut !== null) && (
+          <span>
+            tokens {t.tokensIn ?? "?"}→{t.tokensOut ?? "?"}
+          </span>
+        )}
         {t && t.latencyMs !== null && <span title="model reply latency">model {t.latencyMs} ms</span>}
-        {t && t.durationMs !== null && <span title="time in the environment">{t.latencyMs !== null ? "env " : ""}{t.durationMs} ms</span>}
-        {tags.map((a) => <span key={a.id} className="rounded bg-zinc-800 px-1 text-emerald-300">{a.tag}</span>)}
-        {differs && <span className="text-amber-400" data-testid="differs">replay differs{check.rewardAgrees === false ? ` (reward ${fmtReward(check.replayedReward)})` : ""}{check.category ? `: ${check.category}` : ""}{check.evidence ? ` (${check.evidence})` : ""}</span>}
+        {t && t.durationMs !== null && (
+          <span title="time in the environment">
+            {t.latencyMs !== null ? "env " : ""}
+            {t.durationMs} ms
+          </span>
+        )}
+        {tags.map((a) => (
+          <span key={a.id} className="rounded bg-zinc-800 px-1 text-emerald-300">
+            {a.tag}
+          </span>
+        ))}
+        {differs && (
+          <span className="text-amber-400" data-testid="differs">
+            replay differs{check.rewardAgrees === false ? ` (reward ${fmtReward(check.replayedReward)})` : ""}
+            {check.category ? `: ${check.category}` : ""}
+            {check.evidence ? ` (${check.evidence})` : ""}
+          </span>
+        )}
       </div>
       {t?.thought && <p className="mt-1 text-xs italic text-zinc-400">{t.thought}</p>}
-      {t && <div className="mt-1"><Highlight code={t.action} env={env} /></div>}
-      {t && t.actor === "model" && playerKind === "model" && <TurnTranscript episodeId={episodeId} turnIndex={t.index} tokensIn={t.tokensIn} tokensOut={t.tokensOut} latencyMs={t.latencyMs} costUsd={t.costUsd} />}
+      {t && (
+        <div className="mt-1">
+          <Highlight code={t.action} env={env} />
+        </div>
+      )}
+      {t && t.actor === "model" && playerKind === "model" && (
+        <TurnTranscript episodeId={episodeId} turnIndex={t.index} tokensIn={t.tokensIn} tokensOut={t.tokensOut} latencyMs={t.latencyMs} costUsd={t.costUsd} />
+      )}
       {t && current && (
         <>
           {env === "sql" && !isSubmit(t.action) ? (

@@ -58,7 +58,15 @@ export const TurnTimeline = memo(function TurnTimeline({
     },
     [current],
   );
-  const list = useVirtualizer({ count: turnCount, getScrollElement: () => scrollRef.current, estimateSize: () => 64, gap: 4, overscan: 8, initialRect: { width: 800, height: 600 }, rangeExtractor: withCurrent });
+  const list = useVirtualizer({
+    count: turnCount,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => 64,
+    gap: 4,
+    overscan: 8,
+    initialRect: { width: 800, height: 600 },
+    rangeExtractor: withCurrent,
+  });
   const items = list.getVirtualItems();
   // The rows in view (the current one apart: its page is fetched by the turn window itself).
   const inView = items.filter((v) => v.index !== current);

@@ -55,7 +55,18 @@ export function NewRunForm({
         : kind === "sample"
           ? { kind, limit: num(limit) as number, seed: num(seed) ?? 1 }
           : { kind, offset: num(offset) ?? 0, limit: num(limit) };
-    const body: LaunchRunInput = { env: env as LaunchRunInput["env"], dataset, selection, model, policy: policy as LaunchRunInput["policy"], turns: num(turns) ?? 10, concurrency: num(concurrency) ?? 4, handicap, profile, name: name.trim() || undefined };
+    const body: LaunchRunInput = {
+      env: env as LaunchRunInput["env"],
+      dataset,
+      selection,
+      model,
+      policy: policy as LaunchRunInput["policy"],
+      turns: num(turns) ?? 10,
+      concurrency: num(concurrency) ?? 4,
+      handicap,
+      profile,
+      name: name.trim() || undefined,
+    };
     try {
       const res = await fetch("/api/runs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
       const json = (await res.json().catch(() => ({}))) as { id?: string; error?: { message?: string } };
@@ -75,15 +86,29 @@ export function NewRunForm({
       {open && (
         <form onSubmit={submit} className="mt-3 grid max-w-3xl grid-cols-[9rem_1fr] items-center gap-x-3 gap-y-2 text-xs" aria-label="new run">
           <label htmlFor="run-env">environment</label>
-          <select id="run-env" data-testid="run-env" className={field} value={env} onChange={(e) => {
-            setEnv(e.target.value);
-            setDataset(datasets.find((d) => d.env === e.target.value)?.name ?? "");
-          }}>
-            {ENVS.map((x) => <option key={x} value={x}>{x}</option>)}
+          <select
+            id="run-env"
+            data-testid="run-env"
+            className={field}
+            value={env}
+            onChange={(e) => {
+              setEnv(e.target.value);
+              setDataset(datasets.find((d) => d.env === e.target.value)?.name ?? "");
+            }}
+          >
+            {ENVS.map((x) => (
+              <option key={x} value={x}>
+                {x}
+              </option>
+            ))}
           </select>
           <label htmlFor="run-dataset">dataset</label>
           <select id="run-dataset" data-testid="run-dataset" className={field} value={dataset} onChange={(e) => setDataset(e.target.value)}>
-            {inEnv.map((d) => <option key={d.name} value={d.name}>{d.name} ({d.tasks} tasks)</option>)}
+            {inEnv.map((d) => (
+              <option key={d.name} value={d.name}>
+                {d.name} ({d.tasks} tasks)
+              </option>
+            ))}
             {dataset && !inEnv.some((d) => d.name === dataset) && <option value={dataset}>{dataset}</option>}
           </select>
           <span>tasks</span>
@@ -99,11 +124,23 @@ export function NewRunForm({
             <>
               <label htmlFor="run-limit">{kind === "slice" ? "how many (empty: all)" : "sample size"}</label>
               <div className="flex items-center gap-2">
-                <input id="run-limit" data-testid="run-limit" type="number" className={`${field} w-20`} value={limit} onChange={(e) => setLimit(e.target.value)} />
+                <input
+                  id="run-limit"
+                  data-testid="run-limit"
+                  type="number"
+                  className={`${field} w-20`}
+                  value={limit}
+                  onChange={(e) => setLimit(e.target.value)}
+                />
                 {kind === "slice" ? (
-                  <label className="flex items-center gap-1">from task <input aria-label="offset" type="number" min={0} className={`${field} w-16`} value={offset} onChange={(e) => setOffset(e.target.value)} /></label>
+                  <label className="flex items-center gap-1">
+                    from task{" "}
+                    <input aria-label="offset" type="number" min={0} className={`${field} w-16`} value={offset} onChange={(e) => setOffset(e.target.value)} />
+                  </label>
                 ) : (
-                  <label className="flex items-center gap-1">seed <input aria-label="seed" type="number" className={`${field} w-16`} value={seed} onChange={(e) => setSeed(e.target.value)} /></label>
+                  <label className="flex items-center gap-1">
+                    seed <input aria-label="seed" type="number" className={`${field} w-16`} value={seed} onChange={(e) => setSeed(e.target.value)} />
+                  </label>
                 )}
               </div>
             </>
@@ -111,29 +148,68 @@ export function NewRunForm({
           {kind === "list" && (
             <>
               <label htmlFor="run-tasks">task ids</label>
-              <textarea id="run-tasks" data-testid="run-tasks" rows={2} className={field} placeholder="ids separated by commas or spaces" value={taskList} onChange={(e) => setTaskList(e.target.value)} />
+              <textarea
+                id="run-tasks"
+                data-testid="run-tasks"
+                rows={2}
+                className={field}
+                placeholder="ids separated by commas or spaces"
+                value={taskList}
+                onChange={(e) => setTaskList(e.target.value)}
+              />
             </>
           )}
           <label htmlFor="run-model">model</label>
           <select id="run-model" data-testid="run-model" className={field} value={model} onChange={(e) => setModel(e.target.value)}>
             {models.map((m) => (
               <option key={m.id} value={m.id} disabled={!m.available} title={m.reason ?? undefined}>
-                {m.id}{m.available ? "" : " (unavailable)"}
+                {m.id}
+                {m.available ? "" : " (unavailable)"}
               </option>
             ))}
           </select>
           <label htmlFor="run-policy">policy</label>
           <select id="run-policy" data-testid="run-policy" className={field} value={policy} onChange={(e) => setPolicy(e.target.value)}>
-            {policies.map((p) => <option key={p.name} value={p.name} title={p.summary}>{p.name}</option>)}
+            {policies.map((p) => (
+              <option key={p.name} value={p.name} title={p.summary}>
+                {p.name}
+              </option>
+            ))}
           </select>
           <label htmlFor="run-turns">turn limit</label>
-          <input id="run-turns" data-testid="run-turns" type="number" min={1} max={100} className={`${field} w-20`} value={turns} onChange={(e) => setTurns(e.target.value)} />
+          <input
+            id="run-turns"
+            data-testid="run-turns"
+            type="number"
+            min={1}
+            max={100}
+            className={`${field} w-20`}
+            value={turns}
+            onChange={(e) => setTurns(e.target.value)}
+          />
           <label htmlFor="run-concurrency">episodes at once</label>
-          <input id="run-concurrency" data-testid="run-concurrency" type="number" min={1} className={`${field} w-20`} value={concurrency} onChange={(e) => setConcurrency(e.target.value)} title={`at most ${maxSandboxes} (the sandbox cap)`} />
+          <input
+            id="run-concurrency"
+            data-testid="run-concurrency"
+            type="number"
+            min={1}
+            className={`${field} w-20`}
+            value={concurrency}
+            onChange={(e) => setConcurrency(e.target.value)}
+            title={`at most ${maxSandboxes} (the sandbox cap)`}
+          />
           <label htmlFor="run-handicap">handicap</label>
-          <label className="flex items-center gap-1"><input id="run-handicap" type="checkbox" checked={handicap} onChange={(e) => setHandicap(e.target.checked)} /> give the SQL schema up front</label>
+          <label className="flex items-center gap-1">
+            <input id="run-handicap" type="checkbox" checked={handicap} onChange={(e) => setHandicap(e.target.checked)} /> give the SQL schema up front
+          </label>
           <label htmlFor="run-profile">profile</label>
-          <select id="run-profile" data-testid="run-profile" className={field} value={profile} onChange={(e) => setProfile(e.target.value as "studio" | "intercode")}>
+          <select
+            id="run-profile"
+            data-testid="run-profile"
+            className={field}
+            value={profile}
+            onChange={(e) => setProfile(e.target.value as "studio" | "intercode")}
+          >
             <option value="studio">studio</option>
             <option value="intercode">intercode (InterCode&apos;s loop as it ran)</option>
           </select>
@@ -144,7 +220,11 @@ export function NewRunForm({
             <Button type="submit" variant="primary" data-testid="run-start" disabled={busy || !model || !dataset}>
               {busy ? "Starting…" : "Start run"}
             </Button>
-            {error && <span role="alert" data-testid="run-error" className="text-red-400">{error}</span>}
+            {error && (
+              <span role="alert" data-testid="run-error" className="text-red-400">
+                {error}
+              </span>
+            )}
           </div>
         </form>
       )}

@@ -18,7 +18,9 @@ function Stat({ label, children, testId }: { label: string; children: React.Reac
   return (
     <div className="rounded border border-zinc-800 px-3 py-2">
       <div className="text-[10px] uppercase tracking-wide text-zinc-400">{label}</div>
-      <div className="font-mono text-sm text-zinc-100" data-testid={testId}>{children}</div>
+      <div className="font-mono text-sm text-zinc-100" data-testid={testId}>
+        {children}
+      </div>
     </div>
   );
 }
@@ -36,7 +38,14 @@ function MeasuresRow({ m }: { m: RunMeasures }) {
   );
 }
 
-const STATUS_COLOUR: Record<string, string> = { submitted: "text-zinc-200", running: "text-sky-300", pending: "text-zinc-400", error: "text-red-400", interrupted: "text-amber-400", abandoned: "text-zinc-400" };
+const STATUS_COLOUR: Record<string, string> = {
+  submitted: "text-zinc-200",
+  running: "text-sky-300",
+  pending: "text-zinc-400",
+  error: "text-red-400",
+  interrupted: "text-amber-400",
+  abandoned: "text-zinc-400",
+};
 
 /**
  * One run, live while it runs (done / total, solved, success rate, errors, tokens and cost,
@@ -80,32 +89,58 @@ export function RunLive({ initial, others }: { initial: RunView; others: { id: s
     <div className="space-y-4" data-testid="run-view" data-status={v.status} data-live={v.live ? "1" : "0"}>
       <div className="flex flex-wrap items-baseline gap-3">
         <h1 className="text-lg font-semibold">{v.name}</h1>
-        <span data-testid="run-status" className="rounded bg-zinc-800 px-1.5 py-0.5 font-mono text-xs">{v.live ? "running" : v.status === "running" ? "stopped unexpectedly" : v.status}</span>
+        <span data-testid="run-status" className="rounded bg-zinc-800 px-1.5 py-0.5 font-mono text-xs">
+          {v.live ? "running" : v.status === "running" ? "stopped unexpectedly" : v.status}
+        </span>
         {c && (
           <span className="text-xs text-zinc-400">
-            {c.env} · {c.dataset} · {c.model} · {c.policy} · {c.turns} turns{c.handicap ? " · handicap" : ""}{c.concurrency ? ` · ${c.concurrency} at once` : ""}
-            {c.profile === "intercode" ? " · intercode profile" : ""}{c.launchedFrom === "cli" ? " · started from the command line" : ""}
+            {c.env} · {c.dataset} · {c.model} · {c.policy} · {c.turns} turns{c.handicap ? " · handicap" : ""}
+            {c.concurrency ? ` · ${c.concurrency} at once` : ""}
+            {c.profile === "intercode" ? " · intercode profile" : ""}
+            {c.launchedFrom === "cli" ? " · started from the command line" : ""}
           </span>
         )}
         <span className="ml-auto flex gap-2">
-          {v.here && <Button data-testid="run-stop" variant="danger" disabled={busy} onClick={() => void act("stop")}>Stop</Button>}
+          {v.here && (
+            <Button data-testid="run-stop" variant="danger" disabled={busy} onClick={() => void act("stop")}>
+              Stop
+            </Button>
+          )}
           {v.live && !v.here && (
             // A queued run's owner is "queue <url>#<name>" (lib/db/runs.ts QUEUE_OWNER_PREFIX): its workers play it.
             <span data-testid="run-owner" className="text-xs text-zinc-400">
               {v.owner?.startsWith("queue ") ? `on the ${v.owner}, played by icstudio worker processes` : `running in ${v.owner}; stop it there (Ctrl+C)`}
             </span>
           )}
-          {resumable && <Button data-testid="run-resume" variant="primary" disabled={busy} onClick={() => void act("resume")}>Resume ({left} left)</Button>}
+          {resumable && (
+            <Button data-testid="run-resume" variant="primary" disabled={busy} onClick={() => void act("resume")}>
+              Resume ({left} left)
+            </Button>
+          )}
         </span>
       </div>
-      {error && <p role="alert" className="text-xs text-red-400">{error}</p>}
+      {error && (
+        <p role="alert" className="text-xs text-red-400">
+          {error}
+        </p>
+      )}
 
       <div className="grid grid-cols-2 gap-2 sm:grid-cols-4 lg:grid-cols-8">
-        <Stat label="done" testId="run-progress">{v.done} / {v.total}</Stat>
-        <Stat label="solved" testId="run-solved">{v.solved}</Stat>
-        <Stat label="success rate" testId="run-success-rate">{v.done ? pct(v.solved / v.done) : "–"}</Stat>
-        <Stat label="errors" testId="run-errors">{v.errors}</Stat>
-        <Stat label="tokens in / out">{v.tokensIn.toLocaleString("en")} / {v.tokensOut.toLocaleString("en")}</Stat>
+        <Stat label="done" testId="run-progress">
+          {v.done} / {v.total}
+        </Stat>
+        <Stat label="solved" testId="run-solved">
+          {v.solved}
+        </Stat>
+        <Stat label="success rate" testId="run-success-rate">
+          {v.done ? pct(v.solved / v.done) : "–"}
+        </Stat>
+        <Stat label="errors" testId="run-errors">
+          {v.errors}
+        </Stat>
+        <Stat label="tokens in / out">
+          {v.tokensIn.toLocaleString("en")} / {v.tokensOut.toLocaleString("en")}
+        </Stat>
         <Stat label="est. cost">${v.costUsd.toFixed(4)}</Stat>
         <Stat label="elapsed">{duration(elapsed)}</Stat>
         <Stat label="remaining">{v.live ? (remaining === null ? "…" : `~${duration(remaining)}`) : "–"}</Stat>
@@ -121,27 +156,58 @@ export function RunLive({ initial, others }: { initial: RunView; others: { id: s
             <table className="text-xs" data-testid="run-measures">
               <thead>
                 <tr className="text-left text-zinc-400">
-                  <th className="pr-4">{v.groupBy === "hardness" ? "hardness" : v.groupBy === "db" ? "file system" : "group"}</th><th className="pr-4">episodes</th><th className="pr-4">solved</th><th className="pr-4">success</th><th className="pr-4">mean turns</th><th>error rate</th>
+                  <th className="pr-4">{v.groupBy === "hardness" ? "hardness" : v.groupBy === "db" ? "file system" : "group"}</th>
+                  <th className="pr-4">episodes</th>
+                  <th className="pr-4">solved</th>
+                  <th className="pr-4">success</th>
+                  <th className="pr-4">mean turns</th>
+                  <th>error rate</th>
                 </tr>
               </thead>
               <tbody>
                 <MeasuresRow m={v.overall} />
-                {v.groups.map((g) => <MeasuresRow key={g.label} m={g} />)}
+                {v.groups.map((g) => (
+                  <MeasuresRow key={g.label} m={g} />
+                ))}
               </tbody>
             </table>
             <p className="text-xs text-zinc-400">
-              Export: <a className="text-sky-400 underline" href={`/api/runs/${v.id}/export?format=csv`} download data-testid="run-export-csv">CSV (per task)</a>{" · "}
-              <a className="text-sky-400 underline" href={`/api/episodes/export?format=jsonl&run=${v.id}`} download data-testid="run-export-jsonl">JSONL (episodes)</a>{" · "}
-              <Link className="text-sky-400 underline" href={`/episodes?run=${v.id}`}>in the episode list</Link>
+              Export:{" "}
+              <a className="text-sky-400 underline" href={`/api/runs/${v.id}/export?format=csv`} download data-testid="run-export-csv">
+                CSV (per task)
+              </a>
+              {" · "}
+              <a className="text-sky-400 underline" href={`/api/episodes/export?format=jsonl&run=${v.id}`} download data-testid="run-export-jsonl">
+                JSONL (episodes)
+              </a>
+              {" · "}
+              <Link className="text-sky-400 underline" href={`/episodes?run=${v.id}`}>
+                in the episode list
+              </Link>
             </p>
             {others.length > 0 && (
               <form className="flex items-center gap-2 text-xs" action="/runs/compare">
                 <input type="hidden" name="a" value={v.id} />
-                <label htmlFor="compare-with" className="text-zinc-400">compare with</label>
-                <select id="compare-with" name="b" value={other} onChange={(e) => setOther(e.target.value)} className="rounded border border-zinc-700 bg-zinc-900 px-1 text-zinc-100" data-testid="run-compare-with">
-                  {others.map((o) => <option key={o.id} value={o.id}>{o.name}</option>)}
+                <label htmlFor="compare-with" className="text-zinc-400">
+                  compare with
+                </label>
+                <select
+                  id="compare-with"
+                  name="b"
+                  value={other}
+                  onChange={(e) => setOther(e.target.value)}
+                  className="rounded border border-zinc-700 bg-zinc-900 px-1 text-zinc-100"
+                  data-testid="run-compare-with"
+                >
+                  {others.map((o) => (
+                    <option key={o.id} value={o.id}>
+                      {o.name}
+                    </option>
+                  ))}
                 </select>
-                <button type="submit" className="rounded border border-zinc-700 px-2 py-0.5 hover:bg-zinc-800" data-testid="run-compare">Compare</button>
+                <button type="submit" className="rounded border border-zinc-700 px-2 py-0.5 hover:bg-zinc-800" data-testid="run-compare">
+                  Compare
+                </button>
               </form>
             )}
           </div>
@@ -157,17 +223,43 @@ export function RunLive({ initial, others }: { initial: RunView; others: { id: s
         <table className="w-full text-xs" data-testid="run-tasks">
           <thead>
             <tr className="text-left text-zinc-400">
-              <th className="pr-3">task</th><th className="pr-3">status</th><th className="pr-3">reward</th><th className="pr-3">turns</th><th className="pr-3">solved at</th>
+              <th className="pr-3">task</th>
+              <th className="pr-3">status</th>
+              <th className="pr-3">reward</th>
+              <th className="pr-3">turns</th>
+              <th className="pr-3">solved at</th>
               {v.groupBy && <th className="pr-3">{v.groupBy === "hardness" ? "hardness" : "file system"}</th>}
-              <th className="pr-3">tokens</th><th className="pr-3">cost</th><th>episode</th>
+              <th className="pr-3">tokens</th>
+              <th className="pr-3">cost</th>
+              <th>episode</th>
             </tr>
           </thead>
           <tbody>
             {v.tasks.map((t) => (
-              <tr key={t.taskId} data-testid="run-task" data-task={t.taskId} data-status={t.status} data-episode={t.episodeId ?? ""} className="border-t border-zinc-900">
+              <tr
+                key={t.taskId}
+                data-testid="run-task"
+                data-task={t.taskId}
+                data-status={t.status}
+                data-episode={t.episodeId ?? ""}
+                className="border-t border-zinc-900"
+              >
                 <td className="pr-3 font-mono">{t.taskId}</td>
-                <td className={`pr-3 ${STATUS_COLOUR[t.status] ?? ""}`} title={t.errorReason ?? undefined}>{t.status}{t.success ? " ✓" : ""}</td>
-                <td className="pr-3" data-testid="run-task-reward">{t.sealed ? <span className="text-amber-300" title="sealed by an open study or a baseline episode">sealed</span> : t.reward === null ? "–" : t.reward.toFixed(2)}</td>
+                <td className={`pr-3 ${STATUS_COLOUR[t.status] ?? ""}`} title={t.errorReason ?? undefined}>
+                  {t.status}
+                  {t.success ? " ✓" : ""}
+                </td>
+                <td className="pr-3" data-testid="run-task-reward">
+                  {t.sealed ? (
+                    <span className="text-amber-300" title="sealed by an open study or a baseline episode">
+                      sealed
+                    </span>
+                  ) : t.reward === null ? (
+                    "–"
+                  ) : (
+                    t.reward.toFixed(2)
+                  )}
+                </td>
                 <td className="pr-3">{t.episodeId ? t.turns : ""}</td>
                 <td className="pr-3">{t.solvedAtTurn ?? ""}</td>
                 {v.groupBy && <td className="pr-3">{t.group ?? ""}</td>}
@@ -175,9 +267,13 @@ export function RunLive({ initial, others }: { initial: RunView; others: { id: s
                 <td className="pr-3">{t.episodeId ? `$${t.costUsd.toFixed(4)}` : ""}</td>
                 <td>
                   {t.watchHref ? (
-                    <Link className="text-sky-400 underline" href={t.watchHref} data-testid="run-watch">watch live</Link>
+                    <Link className="text-sky-400 underline" href={t.watchHref} data-testid="run-watch">
+                      watch live
+                    </Link>
                   ) : t.episodeId ? (
-                    <Link className="text-sky-400 underline" href={`/episodes/${t.episodeId}`}>replay</Link>
+                    <Link className="text-sky-400 underline" href={`/episodes/${t.episodeId}`}>
+                      replay
+                    </Link>
                   ) : null}
                   {t.status === "error" && t.errorReason && <span className="ml-2 text-red-400">{t.errorReason.slice(0, 120)}</span>}
                 </td>

@@ -23,12 +23,6 @@ export function Console({ prompt, onLine, onInterrupt, onRecord, onReady }: Cons
   return (
     // biome-ignore lint/a11y/noStaticElementInteractions: a click on the padding focuses the terminal, which takes the keys itself.
     // biome-ignore lint/a11y/useKeyWithClickEvents: as above; the keyboard reaches the terminal by Tab or Escape from the editor.
-    <div
-      data-testid="terminal"
-      data-ready={api ? "1" : "0"}
-      className="min-h-0 flex-1 bg-[#09090b] p-1"
-      ref={containerRef}
-      onClick={() => api?.focus()}
-    />
+    <div data-testid="terminal" data-ready={api ? "1" : "0"} className="min-h-0 flex-1 bg-[#09090b] p-1" ref={containerRef} onClick={() => api?.focus()} />
   );
 }

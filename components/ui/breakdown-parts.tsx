@@ -6,7 +6,10 @@ export function BreakdownPartList({ parts }: { parts: BreakdownPart[] }) {
     <ul className="space-y-0.5">
       {parts.map((p) => (
         <li key={p.key} data-testid="breakdown-part" data-part={p.key}>
-          <span className="font-semibold text-zinc-200">{p.label} {p.value}</span> <span className="text-zinc-300">— {p.explain}</span>
+          <span className="font-semibold text-zinc-200">
+            {p.label} {p.value}
+          </span>{" "}
+          <span className="text-zinc-300">— {p.explain}</span>
         </li>
       ))}
     </ul>

@@ -3,7 +3,11 @@
 import type { ButtonHTMLAttributes } from "react";
 
 /** A small dense button; `primary` for the one main action of a view. */
-export function Button({ variant = "default", className = "", ...rest }: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: "default" | "primary" | "danger" }) {
+export function Button({
+  variant = "default",
+  className = "",
+  ...rest
+}: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: "default" | "primary" | "danger" }) {
   const look =
     variant === "primary"
       ? "bg-emerald-700 text-white hover:bg-emerald-600"

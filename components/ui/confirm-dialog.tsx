@@ -49,11 +49,17 @@ export function ConfirmDialog({
           onConfirm();
         }}
       >
-        <h2 id={`${testId}-title`} className="mb-2 font-semibold">{title}</h2>
+        <h2 id={`${testId}-title`} className="mb-2 font-semibold">
+          {title}
+        </h2>
         <div className="text-zinc-300">{children}</div>
         <div className="mt-3 flex justify-end gap-2">
-          <Button onClick={onCancel} data-testid={`${testId}-cancel`}>Cancel</Button>
-          <Button type="submit" variant="primary" autoFocus data-testid={`${testId}-confirm`}>{confirmLabel}</Button>
+          <Button onClick={onCancel} data-testid={`${testId}-cancel`}>
+            Cancel
+          </Button>
+          <Button type="submit" variant="primary" autoFocus data-testid={`${testId}-confirm`}>
+            {confirmLabel}
+          </Button>
         </div>
       </form>
     </dialog>

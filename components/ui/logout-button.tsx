@@ -3,7 +3,6 @@
 import { useEffect, useState } from "react";
 import { SIGNED_IN_COOKIE } from "@/lib/http/cookie-names";
 
-
 /** "Log out" (POST /logout, which ends the session on the server), shown while a session is open. */
 export function LogoutButton() {
   const [signedIn, setSignedIn] = useState(false);

@@ -35,10 +35,25 @@ export function describeMissing(path: string, search = ""): Missing {
   if ((top === "play" || top === "tasks") && a) {
     const env = seg(a);
     if (!ENVS.includes(env)) {
-      return { heading: "Environment not found", detail: `“${env}” is not an environment: there are bash, sql, python and ctf.`, links: [{ href: "/tasks", label: "All datasets" }, { href: "/play", label: "Playground" }] };
+      return {
+        heading: "Environment not found",
+        detail: `“${env}” is not an environment: there are bash, sql, python and ctf.`,
+        links: [
+          { href: "/tasks", label: "All datasets" },
+          { href: "/play", label: "Playground" },
+        ],
+      };
     }
     const wanted = new URLSearchParams(search).get("dataset");
-    if (!b) return { heading: "Dataset not found", detail: wanted ? `There is no ${env} dataset “${wanted}” installed.` : `That ${env} dataset is not installed.`, links: [{ href: `/tasks/${env}`, label: `The ${env} datasets` }, { href: "/tasks", label: "All datasets" }] };
+    if (!b)
+      return {
+        heading: "Dataset not found",
+        detail: wanted ? `There is no ${env} dataset “${wanted}” installed.` : `That ${env} dataset is not installed.`,
+        links: [
+          { href: `/tasks/${env}`, label: `The ${env} datasets` },
+          { href: "/tasks", label: "All datasets" },
+        ],
+      };
     const ref = seg(b);
     const colon = ref.indexOf(":");
     const dataset = colon > 0 ? ref.slice(0, colon) : "";
@@ -56,9 +71,17 @@ export function describeMissing(path: string, search = ""): Missing {
     };
   }
   if (top === "episodes" && a && a !== "stats") {
-    return { heading: "Episode not found", detail: `There is no episode with the id “${seg(a)}” in the store.`, links: [{ href: "/episodes", label: "All episodes" }, home] };
+    return {
+      heading: "Episode not found",
+      detail: `There is no episode with the id “${seg(a)}” in the store.`,
+      links: [{ href: "/episodes", label: "All episodes" }, home],
+    };
   }
-  return { heading: "Page not found", detail: `Nothing lives at ${path}.`, links: [{ href: "/play", label: "Playground" }, { href: "/episodes", label: "Episodes" }, home] };
+  return {
+    heading: "Page not found",
+    detail: `Nothing lives at ${path}.`,
+    links: [{ href: "/play", label: "Playground" }, { href: "/episodes", label: "Episodes" }, home],
+  };
 }
 
 /** The themed 404: names what was not found and links back. */
@@ -72,11 +95,15 @@ export function NotFoundView() {
     <div className="mx-auto mt-16 max-w-xl rounded-lg border border-zinc-800 bg-zinc-900/60 p-6" data-testid="not-found">
       <p className="font-mono text-xs text-zinc-400">404</p>
       <h1 className="mt-1 text-xl font-semibold text-zinc-50">{m.heading}</h1>
-      <p className="mt-2 text-sm text-zinc-200" data-testid="not-found-detail">{m.detail}</p>
+      <p className="mt-2 text-sm text-zinc-200" data-testid="not-found-detail">
+        {m.detail}
+      </p>
       <ul className="mt-4 flex flex-wrap gap-3 text-sm">
         {m.links.map((l) => (
           <li key={l.href}>
-            <Link href={l.href} className="text-emerald-400 underline-offset-2 hover:underline">{l.label}</Link>
+            <Link href={l.href} className="text-emerald-400 underline-offset-2 hover:underline">
+              {l.label}
+            </Link>
           </li>
         ))}
       </ul>

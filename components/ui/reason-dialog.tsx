@@ -60,7 +60,9 @@ export function ReasonDialog({
           onConfirm(reason);
         }}
       >
-        <h2 id={testId ? `${testId}-title` : undefined} className="mb-2 font-semibold">{title}</h2>
+        <h2 id={testId ? `${testId}-title` : undefined} className="mb-2 font-semibold">
+          {title}
+        </h2>
         <label className="flex flex-col gap-1 text-xs text-zinc-300">
           {label}
           <input
@@ -72,10 +74,16 @@ export function ReasonDialog({
             data-testid={testId ? `${testId}-reason` : undefined}
           />
         </label>
-        {error && <p className="mt-1 text-xs text-red-300" role="alert">{error}</p>}
+        {error && (
+          <p className="mt-1 text-xs text-red-300" role="alert">
+            {error}
+          </p>
+        )}
         <div className="mt-3 flex justify-end gap-2">
           <Button onClick={onCancel}>Cancel</Button>
-          <Button type="submit" variant="primary" data-testid={testId ? `${testId}-confirm` : undefined}>{confirmLabel}</Button>
+          <Button type="submit" variant="primary" data-testid={testId ? `${testId}-confirm` : undefined}>
+            {confirmLabel}
+          </Button>
         </div>
       </form>
     </dialog>

@@ -29,9 +29,13 @@ export class ModelsPage {
     const id = fields.id || fields.model;
     // The row, or an error answering this save (not one left from the last).
     const outcome = await Promise.race([
-      this.row(id).waitFor({ timeout: 15_000 }).then(() => null),
+      this.row(id)
+        .waitFor({ timeout: 15_000 })
+        .then(() => null),
       this.page
-        .waitForFunction((n) => Number(document.querySelector('[data-testid="model-error"]')?.getAttribute("data-attempt") ?? 0) > n, before, { timeout: 15_000 })
+        .waitForFunction((n) => Number(document.querySelector('[data-testid="model-error"]')?.getAttribute("data-attempt") ?? 0) > n, before, {
+          timeout: 15_000,
+        })
         .then(() => this.page.locator('[data-testid="model-error"]').textContent()),
     ]);
     return outcome;

@@ -38,11 +38,9 @@ export class PlayPage extends TaskWorkbench {
 
   /** Waits until `n` actions are counted ("turns n / limit"). */
   async waitTurns(n: number, timeout = 60_000): Promise<void> {
-    await this.page.waitForFunction(
-      (want) => new RegExp(`turns ${want} /`).test(document.querySelector('[data-testid="turns"]')?.textContent ?? ""),
-      n,
-      { timeout },
-    );
+    await this.page.waitForFunction((want) => new RegExp(`turns ${want} /`).test(document.querySelector('[data-testid="turns"]')?.textContent ?? ""), n, {
+      timeout,
+    });
     await this.page.waitForSelector('[data-testid="connection"]:has-text("open")');
   }
 
@@ -52,12 +50,21 @@ export class PlayPage extends TaskWorkbench {
 
   /** The console's text (xterm's rows). */
   async consoleText(): Promise<string> {
-    return this.page.evaluate(() => Array.from(document.querySelectorAll('[data-testid="terminal"] .xterm-rows > div')).map((d) => d.textContent ?? "").join("\n"));
+    return this.page.evaluate(() =>
+      Array.from(document.querySelectorAll('[data-testid="terminal"] .xterm-rows > div'))
+        .map((d) => d.textContent ?? "")
+        .join("\n"),
+    );
   }
 
   async waitConsole(re: RegExp, timeout = 30_000): Promise<void> {
     await this.page.waitForFunction(
-      ([src, flags]) => new RegExp(src, flags).test(Array.from(document.querySelectorAll('[data-testid="terminal"] .xterm-rows > div')).map((d) => d.textContent ?? "").join("\n")),
+      ([src, flags]) =>
+        new RegExp(src, flags).test(
+          Array.from(document.querySelectorAll('[data-testid="terminal"] .xterm-rows > div'))
+            .map((d) => d.textContent ?? "")
+            .join("\n"),
+        ),
       [re.source, re.flags] as const,
       { timeout },
     );

@@ -50,7 +50,9 @@ export class ReplayPage {
 
   /** Waits until the server has scored every turn (recorded, cached or replayed now). */
   async waitScores(timeout = 90_000): Promise<void> {
-    await this.page.waitForFunction(() => !/scoring every turn/.test(document.querySelector('[data-testid="scores-status"]')?.textContent ?? "x"), undefined, { timeout });
+    await this.page.waitForFunction(() => !/scoring every turn/.test(document.querySelector('[data-testid="scores-status"]')?.textContent ?? "x"), undefined, {
+      timeout,
+    });
   }
 
   /** Each turn's reward label ("would be 1.00", "reward 0.00", "reward –"). */
@@ -60,7 +62,9 @@ export class ReplayPage {
 
   /** 0-based positions of the turns marked as printing gold's output. */
   async turnsMatchingGold(): Promise<number[]> {
-    return this.page.$$eval('[data-testid="turn"]', (els) => els.flatMap((e) => (e.querySelector('[data-testid="matches-gold"]') ? [Number(e.getAttribute("data-index"))] : [])));
+    return this.page.$$eval('[data-testid="turn"]', (els) =>
+      els.flatMap((e) => (e.querySelector('[data-testid="matches-gold"]') ? [Number(e.getAttribute("data-index"))] : [])),
+    );
   }
 
   /** Each turn's actor label ("human · console", "model", "human · editor · taken over by a person"). */
@@ -81,7 +85,9 @@ export class ReplayPage {
   /** Texts of the suggested tags, as "tag@turn n" or "tag@episode". */
   async suggestions(): Promise<string[]> {
     await this.page.waitForSelector('[data-testid="suggestions"] li');
-    return this.page.$$eval('[data-testid="suggestions"] li', (els) => els.map((e) => `${e.children[1]?.textContent ?? ""}@${e.children[0]?.textContent ?? ""}`));
+    return this.page.$$eval('[data-testid="suggestions"] li', (els) =>
+      els.map((e) => `${e.children[1]?.textContent ?? ""}@${e.children[0]?.textContent ?? ""}`),
+    );
   }
 
   /** "turn i / n" */

@@ -17,13 +17,18 @@ export class SitePage {
 
   /** The header's links, as [label, href]. */
   async navLinks(): Promise<[string, string][]> {
-    return this.page.$$eval('[data-testid="site-nav"] a', (as) => as.map((a) => [a.textContent?.trim() ?? "", a.getAttribute("href") ?? ""] as [string, string]));
+    return this.page.$$eval('[data-testid="site-nav"] a', (as) =>
+      as.map((a) => [a.textContent?.trim() ?? "", a.getAttribute("href") ?? ""] as [string, string]),
+    );
   }
 
   /** The not-found page's heading and detail, or null when the page is not one (within 15 s). */
   async notFound(): Promise<{ heading: string; detail: string; links: string[] } | null> {
     // A notFound() thrown by a dynamic page arrives as an error shell that the client fills in.
-    const shown = await this.page.waitForSelector('[data-testid="not-found"]', { timeout: 15_000 }).then(() => true, () => false);
+    const shown = await this.page.waitForSelector('[data-testid="not-found"]', { timeout: 15_000 }).then(
+      () => true,
+      () => false,
+    );
     if (!shown) return null;
     return {
       heading: (await this.page.textContent('[data-testid="not-found"] h1')) ?? "",

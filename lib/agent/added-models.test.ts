@@ -17,8 +17,22 @@ function sandbox() {
     file,
     JSON.stringify({
       models: [
-        { id: "local-preset", provider: "openai-compatible", model: "default", baseURL: "http://127.0.0.1:9/v1", contextWindow: 8192, price: { inputPerMtok: 0, outputPerMtok: 0 } },
-        { id: "gpt-4o", provider: "openai", model: "gpt-4o", apiKeyEnv: "OPENAI_API_KEY", contextWindow: 128000, price: { inputPerMtok: 2.5, outputPerMtok: 10 } },
+        {
+          id: "local-preset",
+          provider: "openai-compatible",
+          model: "default",
+          baseURL: "http://127.0.0.1:9/v1",
+          contextWindow: 8192,
+          price: { inputPerMtok: 0, outputPerMtok: 0 },
+        },
+        {
+          id: "gpt-4o",
+          provider: "openai",
+          model: "gpt-4o",
+          apiKeyEnv: "OPENAI_API_KEY",
+          contextWindow: 128000,
+          price: { inputPerMtok: 2.5, outputPerMtok: 10 },
+        },
       ],
     }),
   );
@@ -58,7 +72,10 @@ describe("models added in the page", () => {
     const s = sandbox();
     expect(add({ provider: "anthropic", model: "claude-x" }, s)).toMatchObject({ keySet: false, available: false, status: "no-key" });
     // OPENAI_API_KEY is named by the models file, so an added model may use it.
-    const viaEnv = addModel(parseInput(addModelInputSchema, { provider: "google", model: "gemini-x", apiKeyEnv: "OPENAI_API_KEY" }, "body"), { ...s, env: { OPENAI_API_KEY: "g-key" } });
+    const viaEnv = addModel(parseInput(addModelInputSchema, { provider: "google", model: "gemini-x", apiKeyEnv: "OPENAI_API_KEY" }, "body"), {
+      ...s,
+      env: { OPENAI_API_KEY: "g-key" },
+    });
     expect(viaEnv).toMatchObject({ keySet: true, keySource: "env", available: true });
   });
 
@@ -67,7 +84,12 @@ describe("models added in the page", () => {
     const env = { MY_CLOUD_SECRET: "cloud-secret", IC_TOKEN: "t".repeat(40) };
     for (const name of ["MY_CLOUD_SECRET", "IC_TOKEN", "HOME"]) {
       const body = { provider: "openai-compatible", model: "m", baseURL: "http://127.0.0.1:9/v1", apiKeyEnv: name };
-      expect(() => addModel(parseInput(addModelInputSchema, body, "body"), { ...s, env })).toThrow(expect.objectContaining({ where: "apiKeyEnv", message: expect.stringMatching(new RegExp(`^apiKeyEnv: ${name} is not a variable a model may take its key from: use OPENAI_API_KEY`)) }));
+      expect(() => addModel(parseInput(addModelInputSchema, body, "body"), { ...s, env })).toThrow(
+        expect.objectContaining({
+          where: "apiKeyEnv",
+          message: expect.stringMatching(new RegExp(`^apiKeyEnv: ${name} is not a variable a model may take its key from: use OPENAI_API_KEY`)),
+        }),
+      );
     }
     // IC_MODEL_KEY_ENV widens the list.
     process.env.IC_MODEL_KEY_ENV = "MY_CLOUD_SECRET";

@@ -166,7 +166,12 @@ export async function callModel(model: ResolvedModel, options: CallOptions): Pro
     } catch (err) {
       if (!(err instanceof ProviderError)) throw err;
       if (!err.retryable || attempt >= policy.attempts) {
-        throw new ProviderError(`${err.message} (after ${attempt} attempt${attempt === 1 ? "" : "s"})`, err.retryable, { ...err.details, attempts: attempt }, { cause: err });
+        throw new ProviderError(
+          `${err.message} (after ${attempt} attempt${attempt === 1 ? "" : "s"})`,
+          err.retryable,
+          { ...err.details, attempts: attempt },
+          { cause: err },
+        );
       }
       const delayMs = backoffDelay(attempt, policy, err.details?.retryAfterMs as number | undefined);
       options.onRetry?.({ attempt, delayMs, error: err });

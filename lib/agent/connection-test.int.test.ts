@@ -9,7 +9,6 @@ import { addModel, listModels } from "./models";
 import { freePort } from "@/lib/testing/studio-server";
 import { startScriptedServer, type ScriptedServer } from "./scripted-server";
 
-
 describe("test connection", () => {
   let server: ScriptedServer;
   let sources: { dir: string; file: string; env: Record<string, string> };
@@ -82,7 +81,16 @@ describe("keys and the Studio's own address (finding 9)", () => {
         return;
       }
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ id: "x", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: `OK ${auth}` } }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
+      res.end(
+        JSON.stringify({
+          id: "x",
+          object: "chat.completion",
+          created: 0,
+          model: "m",
+          choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: `OK ${auth}` } }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        }),
+      );
     });
     await new Promise<void>((r) => echo.listen(0, "127.0.0.1", () => r()));
     base = `http://127.0.0.1:${(echo.address() as import("node:net").AddressInfo).port}`;
@@ -115,7 +123,9 @@ describe("keys and the Studio's own address (finding 9)", () => {
     const port = await freePort();
     process.env.IC_PORT = String(port);
     try {
-      expect(() => add({ id: "self", baseURL: `http://127.0.0.1:${port}/api`, model: "m" })).toThrow(expect.objectContaining({ where: "baseURL", message: expect.stringMatching(/this Studio's own address/) }));
+      expect(() => add({ id: "self", baseURL: `http://127.0.0.1:${port}/api`, model: "m" })).toThrow(
+        expect.objectContaining({ where: "baseURL", message: expect.stringMatching(/this Studio's own address/) }),
+      );
       expect(() => add({ id: "self2", baseURL: `http://localhost:${port}/v1`, model: "m" })).toThrow(/own address/);
     } finally {
       delete process.env.IC_PORT;

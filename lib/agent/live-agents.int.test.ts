@@ -36,7 +36,11 @@ describe("live model episodes", () => {
     const task = loadDataset("demo-python")[0]!;
     if (task.env !== "python") throw new Error("expected python");
     server.setScript({ rules: [{ match: task.query, replies: ["```python\n" + wrongAction(task) + "\n```"] }] });
-    const agent = startAgent(task, { model: "scripted", policy: "react", turnLimit: 5, handicap: false, refineTurns: 0, paused: true }, { adhoc: { baseURL: server.baseURL } });
+    const agent = startAgent(
+      task,
+      { model: "scripted", policy: "react", turnLimit: 5, handicap: false, refineTurns: 0, paused: true },
+      { adhoc: { baseURL: server.baseURL } },
+    );
     expect(getAgent(agent.id)).toBe(agent);
     const seen: LoggedEvent[] = [];
     agent.subscribe((e) => seen.push(e));
@@ -57,7 +61,11 @@ describe("live model episodes", () => {
     }
     const ep = await getEpisodeById({ id: agent.episodeId! });
     // Each turn says who acted and where the person typed (today's code stored "editor" for both).
-    expect(ep!.turns.map((t) => [t.actor, t.source])).toEqual([["model", "model"], ["human", "console"], ["human", "button"]]);
+    expect(ep!.turns.map((t) => [t.actor, t.source])).toEqual([
+      ["model", "model"],
+      ["human", "console"],
+      ["human", "button"],
+    ]);
     expect(ep!.mode).toBe("play");
     await expect(controlAgent(agent.id, { op: "pause" })).rejects.toBeInstanceOf(ConflictError);
   });

@@ -34,7 +34,10 @@ export const agentControlSchema = z.discriminatedUnion("op", [
   z.object({ op: z.enum(["pause", "resume", "step", "stop", "takeOver", "handBack"]) }),
   z.object({
     op: z.literal("action"),
-    text: z.string().min(1).max(64 * 1024),
+    text: z
+      .string()
+      .min(1)
+      .max(64 * 1024),
     /** Where the person typed it; recorded on the turn ("api" when not said). */
     source: z.enum(HUMAN_TURN_SOURCES).optional(),
   }),
@@ -176,7 +179,6 @@ export function isAgentLive(id: string): boolean {
 export function listRunAgents(runId: string): LiveAgent[] {
   return [...registry.agents.values()].filter((a) => a.runId === runId);
 }
-
 
 /**
  * Applies a control to a running agent. For "action" (a person's turn after takeOver) resolves once

@@ -49,8 +49,7 @@ export const modelConfigSchema = z
 
 export type ModelConfig = z.infer<typeof modelConfigSchema>;
 
-const optionalText = <T extends z.ZodType>(schema: T) =>
-  z.union([z.literal("").transform(() => undefined), schema]).optional();
+const optionalText = <T extends z.ZodType>(schema: T) => z.union([z.literal("").transform(() => undefined), schema]).optional();
 
 /** A model added in the models page (the body of POST /api/models). The key is write-only. */
 export const addModelInputSchema = z
@@ -60,7 +59,13 @@ export const addModelInputSchema = z
     model: z.string({ message: "the model name is required" }).trim().min(1, { message: "the model name is empty" }).max(200),
     baseURL: optionalText(endpointUrlSchema),
     /** The name the Studio uses (default: the model name). */
-    id: optionalText(z.string().trim().max(120).regex(/^[A-Za-z0-9][\w.:@/+-]*$/, { message: "letters, digits and . : @ / + - _ only, starting with a letter or digit" })),
+    id: optionalText(
+      z
+        .string()
+        .trim()
+        .max(120)
+        .regex(/^[A-Za-z0-9][\w.:@/+-]*$/, { message: "letters, digits and . : @ / + - _ only, starting with a letter or digit" }),
+    ),
     /** The key itself: kept on the server in the key store, never shown again. */
     apiKey: optionalText(z.string().trim().max(4096)),
     /** Or the environment variable that holds it. */
@@ -69,7 +74,9 @@ export const addModelInputSchema = z
     price: z.object({ inputPerMtok: z.number().nonnegative(), outputPerMtok: z.number().nonnegative() }).optional(),
   })
   .superRefine((m, ctx) => {
-    if (m.provider === "openai-compatible" && !m.baseURL) ctx.addIssue({ code: "custom", path: ["baseURL"], message: "an OpenAI-compatible endpoint needs its base URL" });
-    if (m.apiKey && m.apiKeyEnv) ctx.addIssue({ code: "custom", path: ["apiKeyEnv"], message: "give the key or the name of its environment variable, not both" });
+    if (m.provider === "openai-compatible" && !m.baseURL)
+      ctx.addIssue({ code: "custom", path: ["baseURL"], message: "an OpenAI-compatible endpoint needs its base URL" });
+    if (m.apiKey && m.apiKeyEnv)
+      ctx.addIssue({ code: "custom", path: ["apiKeyEnv"], message: "give the key or the name of its environment variable, not both" });
   });
 export type AddModelInput = z.infer<typeof addModelInputSchema>;

@@ -30,9 +30,13 @@ describe("models config", () => {
 
   it("rejects an unknown id and a bad file, naming the field", () => {
     expect(() => resolveModel("no-such-model", { env: {} })).toThrow(NotFoundError);
-    const bad = tmpConfig({ models: [{ id: "x", provider: "openai-compatible", model: "m", contextWindow: 10, price: { inputPerMtok: 0, outputPerMtok: 0 } }] });
+    const bad = tmpConfig({
+      models: [{ id: "x", provider: "openai-compatible", model: "m", contextWindow: 10, price: { inputPerMtok: 0, outputPerMtok: 0 } }],
+    });
     expect(() => loadModelsConfig(bad)).toThrow(/models\.0\.baseURL/);
-    const dup = tmpConfig({ models: [1, 2].map(() => ({ id: "x", provider: "openai", model: "m", contextWindow: 10, price: { inputPerMtok: 0, outputPerMtok: 0 } })) });
+    const dup = tmpConfig({
+      models: [1, 2].map(() => ({ id: "x", provider: "openai", model: "m", contextWindow: 10, price: { inputPerMtok: 0, outputPerMtok: 0 } })),
+    });
     expect(() => loadModelsConfig(dup)).toThrow(/duplicate model id/);
   });
 

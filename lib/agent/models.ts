@@ -86,7 +86,14 @@ export function allowedKeyEnv(configured: ModelConfig[]): Set<string> {
   return new Set([...configured.flatMap((m) => (m.apiKeyEnv ? [m.apiKeyEnv] : [])), ...config().modelKeyEnv]);
 }
 
-function describe(m: ModelConfig, source: ModelInfo["source"], env: EnvVars, storedKeys: Set<string>, tests: Record<string, ConnectionTest>, allowedEnv: Set<string>): ModelInfo {
+function describe(
+  m: ModelConfig,
+  source: ModelInfo["source"],
+  env: EnvVars,
+  storedKeys: Set<string>,
+  tests: Record<string, ConnectionTest>,
+  allowedEnv: Set<string>,
+): ModelInfo {
   const envAllowed = m.apiKeyEnv !== undefined && allowedEnv.has(m.apiKeyEnv);
   const keySource = storedKeys.has(m.id) ? "stored" : m.apiKeyEnv && envAllowed && env[m.apiKeyEnv] ? "env" : null;
   const keySet = keySource !== null;
@@ -193,10 +200,7 @@ export function adHocModelInfo(adhoc: AdHocModel): ModelInfo {
  * the model to request from that endpoint.
  * @throws NotFoundError for an unknown id; BadInputError naming the key variable when it is missing.
  */
-export function resolveModel(
-  id: string | undefined,
-  options: ModelSources & { adhoc?: AdHocModel } = {},
-): ResolvedModel {
+export function resolveModel(id: string | undefined, options: ModelSources & { adhoc?: AdHocModel } = {}): ResolvedModel {
   const env = options.env ?? process.env;
   if (options.adhoc) {
     const info = adHocModelInfo({ ...options.adhoc, model: options.adhoc.model ?? id });

@@ -61,14 +61,23 @@ describe("parseLoggedAction", () => {
 
   it("reads a ReAct reply in InterCode's format when asked (profile intercode)", () => {
     const opts = { actionLabel: "Action", thoughtLabel: "Thought", executeBrackets: true };
-    expect(parseAction("Thought: count them\nAction: execute[SELECT count(*) FROM singer]", opts)).toEqual({ kind: "action", action: "SELECT count(*) FROM singer", thought: "count them", written: "execute[SELECT count(*) FROM singer]" });
+    expect(parseAction("Thought: count them\nAction: execute[SELECT count(*) FROM singer]", opts)).toEqual({
+      kind: "action",
+      action: "SELECT count(*) FROM singer",
+      thought: "count them",
+      written: "execute[SELECT count(*) FROM singer]",
+    });
     expect(parseAction("Thought: done\nAction: submit", opts)).toEqual({ kind: "submit", thought: "done" });
     expect(parseAction("Action: execute[ls]", { actionLabel: "Action" })).toMatchObject({ kind: "action", action: "execute[ls]" });
   });
 
   it("takes a bare `cmd ...` line as the action when the prefix is asked for (InterCode CTF), a fence still first", () => {
     const opts = { fenceLanguage: "bash", barePrefix: "cmd" };
-    expect(parseAction("It looks like base64.\ncmd base64 -d note.txt", opts)).toEqual({ kind: "action", action: "cmd base64 -d note.txt", thought: "It looks like base64." });
+    expect(parseAction("It looks like base64.\ncmd base64 -d note.txt", opts)).toEqual({
+      kind: "action",
+      action: "cmd base64 -d note.txt",
+      thought: "It looks like base64.",
+    });
     expect(parseAction("```bash\ncmd ls\n```\ncmd cat x", opts)).toMatchObject({ kind: "action", action: "cmd ls" });
     expect(parseAction("cmd", opts)).toMatchObject({ kind: "invalid" });
     expect(parseAction("cmd ls", { fenceLanguage: "bash" })).toMatchObject({ kind: "invalid" });

@@ -9,7 +9,7 @@ import { getEpisodeById } from "@/lib/db/episodes";
 import { EpisodeController } from "@/lib/episodes/controller";
 import { dbRecorder } from "@/lib/episodes/db-recorder";
 import { resolveModel, type ResolvedModel } from "./models";
-import { POLICY_NAMES, } from "./policies/types";
+import { POLICY_NAMES } from "./policies/types";
 import { runEpisode } from "./run-episode";
 import type { AgentEvent } from "@/lib/episodes/agent-event";
 import { goldAction, ruleFor, scriptedReplies, wrongAction } from "./scripts";
@@ -56,7 +56,16 @@ for (const env of ENV_NAMES) {
           const task = pickTask(env);
           server.setScript({ rules: [ruleFor(task, scriptedReplies(policy, task, "solve"))] });
           const events: AgentEvent[] = [];
-          const out = await runEpisode({ task, model, policy, maxTurns: 5, recorder, retry: FAST_RETRY, onEvent: (e) => events.push(e), stream: policy === "react" });
+          const out = await runEpisode({
+            task,
+            model,
+            policy,
+            maxTurns: 5,
+            recorder,
+            retry: FAST_RETRY,
+            onEvent: (e) => events.push(e),
+            stream: policy === "react",
+          });
           expect(out.status).toBe("submitted");
           expect(out.success).toBe(true);
           expect(out.reward).toBe(1);
@@ -119,7 +128,12 @@ for (const env of ENV_NAMES) {
         it("recovers from provider errors within its retries", async () => {
           const task = pickTask(env);
           server.setScript({
-            rules: [ruleFor(task, scriptedReplies(policy, task, "solve"), [{ kind: "500", times: 1, turn: 0 }, { kind: "429", times: 1, turn: 1, retryAfterSec: 0 }])],
+            rules: [
+              ruleFor(task, scriptedReplies(policy, task, "solve"), [
+                { kind: "500", times: 1, turn: 0 },
+                { kind: "429", times: 1, turn: 1, retryAfterSec: 0 },
+              ]),
+            ],
           });
           const before = server.requests.length;
           const out = await runEpisode({ task, model, policy, maxTurns: 5, recorder, retry: FAST_RETRY });
@@ -171,7 +185,17 @@ describe("controller", () => {
           }
         }, 10);
       });
-    const done = runEpisode({ task, model, policy: "try-again", maxTurns: 6, recorder, controller, retry: FAST_RETRY, onEvent: (e) => events.push(e), mode: "play" });
+    const done = runEpisode({
+      task,
+      model,
+      policy: "try-again",
+      maxTurns: 6,
+      recorder,
+      controller,
+      retry: FAST_RETRY,
+      onEvent: (e) => events.push(e),
+      mode: "play",
+    });
     await new Promise((r) => setTimeout(r, 150));
     expect(events.filter((e) => e.type === "turn-start")).toHaveLength(0); // paused: nothing ran
     controller.step();
@@ -185,7 +209,10 @@ describe("controller", () => {
     // Reward 1.0 after the person's turn ends the episode under Try Again.
     expect(out).toMatchObject({ status: "submitted", success: true });
     const ep = await stored(out.episodeId);
-    expect(ep.turns.map((t) => [t.actor, t.source])).toEqual([["model", "model"], ["human", "editor"]]);
+    expect(ep.turns.map((t) => [t.actor, t.source])).toEqual([
+      ["model", "model"],
+      ["human", "editor"],
+    ]);
   });
 
   it("hands back to the model, which continues from the person's history", async () => {
@@ -210,7 +237,11 @@ describe("controller", () => {
     const out = await done;
     expect(sawHuman).toBe(true);
     const ep = await stored(out.episodeId);
-    expect(ep.turns.map((t) => [t.actor, t.source])).toEqual([["human", "console"], ["model", "model"], ["model", "model"]]);
+    expect(ep.turns.map((t) => [t.actor, t.source])).toEqual([
+      ["human", "console"],
+      ["model", "model"],
+      ["model", "model"],
+    ]);
     expect(ep.turns[1]!.action).toBe(goldAction(task).trim());
   });
 

@@ -163,7 +163,14 @@ class ModelEpisode {
       environment: async () => this.options.environment ?? (await createEnv(task, this.options.envOptions)),
       storeAt: "open",
     });
-    this.emit({ type: "episode-start", episodeId: this.session.id, taskId: task.id, policy: this.options.policy, model: model.info.id, maxTurns: this.policy.maxTurns });
+    this.emit({
+      type: "episode-start",
+      episodeId: this.session.id,
+      taskId: task.id,
+      policy: this.options.policy,
+      model: model.info.id,
+      maxTurns: this.policy.maxTurns,
+    });
   }
 
   /** Plan & Solve's first reply: a plan, carried into the first turn's record. */
@@ -177,7 +184,13 @@ class ModelEpisode {
     if (this.policy.planning!.leavesOutReply) this.messages.pop();
     this.emit({ type: "plan", steps, rawReply: r.text });
     this.pending = message;
-    this.carried = { tokensIn: r.tokensIn, tokensOut: r.tokensOut, latencyMs: r.latencyMs, raw: r.text, thought: `Plan:\n${steps.map((s, i) => `${i + 1}. ${s}`).join("\n")}` };
+    this.carried = {
+      tokensIn: r.tokensIn,
+      tokensOut: r.tokensOut,
+      latencyMs: r.latencyMs,
+      raw: r.text,
+      thought: `Plan:\n${steps.map((s, i) => `${i + 1}. ${s}`).join("\n")}`,
+    };
     return "next";
   }
 
@@ -234,7 +247,12 @@ class ModelEpisode {
     if (this.controller.state === "human" || this.controller.state === "stopped") {
       this.messages.splice(-2, 2);
       this.pending = pendingBefore;
-      this.carried = { ...this.carried, tokensIn: this.carried.tokensIn + r.tokensIn, tokensOut: this.carried.tokensOut + r.tokensOut, latencyMs: this.carried.latencyMs + r.latencyMs };
+      this.carried = {
+        ...this.carried,
+        tokensIn: this.carried.tokensIn + r.tokensIn,
+        tokensOut: this.carried.tokensOut + r.tokensOut,
+        latencyMs: this.carried.latencyMs + r.latencyMs,
+      };
       this.emit({ type: "reply-dropped", index });
       return "next";
     }
@@ -428,7 +446,11 @@ class ModelEpisode {
     const run = (who?: ActorRef & { startedAt: Date }) =>
       session.submit(
         arg,
-        who && { ...who, action: explicit ? `submit ${explicit}` : "submit", observation: (r: SubmitResult) => (verdict ? r.agentObservation : `Submitted: reward ${r.reward.toFixed(2)}`) },
+        who && {
+          ...who,
+          action: explicit ? `submit ${explicit}` : "submit",
+          observation: (r: SubmitResult) => (verdict ? r.agentObservation : `Submitted: reward ${r.reward.toFixed(2)}`),
+        },
         { ...(storeForced ? { storeForced: { actor: "model" as const, source: "model" as const } } : {}), bestTurn: this.policy.bestTurnReward },
       );
     const r = typed ? await this.withClaim(typed, (w) => run({ ...w, startedAt: typed.startedAt })) : await run();
@@ -446,7 +468,8 @@ class ModelEpisode {
 
   /** The loop failed: a stop ends it interrupted, anything else as an error (a store failure is thrown). */
   private async failed(err: unknown): Promise<EpisodeOutcome> {
-    if (this.controller.signal.aborted) return this.interrupted("stopped").catch(() => this.outcome({ status: "interrupted", reward: null, success: false, solvedAtTurn: null }, false));
+    if (this.controller.signal.aborted)
+      return this.interrupted("stopped").catch(() => this.outcome({ status: "interrupted", reward: null, success: false, solvedAtTurn: null }, false));
     const e = asStudioError(err);
     // Without a store to write to (or an episode to write into) the caller must see the failure.
     if (e.code === "storage" || !this.session?.stored) throw e;

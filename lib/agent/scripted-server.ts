@@ -247,12 +247,20 @@ export async function startScriptedServer(initial: Script, options: { port?: num
         // OpenAI's shape: the refusal in its own field, the reply stopped by the content filter.
         const base = { id: "chatcmpl-refused", created: 0, model: "scripted" };
         if (!stream) {
-          sendJson(res, 200, { ...base, object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: null, refusal: REFUSAL }, finish_reason: "content_filter" }] });
+          sendJson(res, 200, {
+            ...base,
+            object: "chat.completion",
+            choices: [{ index: 0, message: { role: "assistant", content: null, refusal: REFUSAL }, finish_reason: "content_filter" }],
+          });
           return;
         }
         res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-        res.write(`data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: { role: "assistant", refusal: REFUSAL }, finish_reason: null }] })}\n\n`);
-        res.write(`data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "content_filter" }] })}\n\n`);
+        res.write(
+          `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: { role: "assistant", refusal: REFUSAL }, finish_reason: null }] })}\n\n`,
+        );
+        res.write(
+          `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "content_filter" }] })}\n\n`,
+        );
         res.end("data: [DONE]\n\n");
         return;
       }

@@ -55,7 +55,13 @@ describe("transcript", () => {
     const messages = await listTranscriptMessagesByEpisode({ episodeId: out.episodeId });
     // System prompt, then a prompt and a reply per turn: 7 messages, not 1 + 2 + 4 + 6.
     expect(messages.map((m) => [m.seq, m.turnIndex, m.role])).toEqual([
-      [0, 0, "system"], [1, 0, "user"], [2, 0, "assistant"], [3, 1, "user"], [4, 1, "assistant"], [5, 2, "user"], [6, 2, "assistant"],
+      [0, 0, "system"],
+      [1, 0, "user"],
+      [2, 0, "assistant"],
+      [3, 1, "user"],
+      [4, 1, "assistant"],
+      [5, 2, "user"],
+      [6, 2, "assistant"],
     ]);
     const ep = (await getEpisodeById({ id: out.episodeId }))!;
     expect(received).toHaveLength(3);
@@ -75,7 +81,14 @@ describe("transcript", () => {
     const cost = (m: ChatMessageIn) => estimateTokens(m.content) + 4;
     const budget = estimateTokens(full[0]!.content) + cost(full[1]!) + cost(full[4]!) + cost(full[5]!) + 20;
     threeTurns();
-    const out = await runEpisode({ task, model: scripted("sk-right", { contextWindow: budget + 100, maxOutputTokens: 100 }), policy: "try-again", maxTurns: 5, recorder, retry: FAST_RETRY });
+    const out = await runEpisode({
+      task,
+      model: scripted("sk-right", { contextWindow: budget + 100, maxOutputTokens: 100 }),
+      policy: "try-again",
+      maxTurns: 5,
+      recorder,
+      retry: FAST_RETRY,
+    });
     const messages = await listTranscriptMessagesByEpisode({ episodeId: out.episodeId });
     const dropped = messages.filter((m) => (m.droppedTurns ?? 0) > 0);
     expect(dropped.length).toBeGreaterThan(0);

@@ -44,8 +44,6 @@ export function turnTranscript(messages: readonly StoredMessage[], turnIndex: nu
     calls.push({ system, sent, reply: m.content, replySeq: m.seq, droppedTurns: dropped });
     lastReplyPos = pos;
   });
-  const unanswered = chat
-    .filter((m, pos) => m.turnIndex === turnIndex && pos > lastReplyPos)
-    .map((m) => ({ role: m.role, content: m.content, seq: m.seq }));
+  const unanswered = chat.filter((m, pos) => m.turnIndex === turnIndex && pos > lastReplyPos).map((m) => ({ role: m.role, content: m.content, seq: m.seq }));
   return { turnIndex, calls, unanswered };
 }

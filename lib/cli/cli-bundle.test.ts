@@ -35,7 +35,11 @@ describe("scripts/cli-bundle.mjs", () => {
     expect(freshBundle("main", root)).toBe(first);
     const out = JSON.parse(run(first).stdout);
     // `server-only` is empty, `import.meta.url` is the source file's, the reading thread's entry is this build's.
-    expect(out).toEqual({ word: "one", url: pathToFileURL(path.join(root, "lib/cli/main.ts")).href, worker: path.join(path.dirname(first), "import-worker.mjs") });
+    expect(out).toEqual({
+      word: "one",
+      url: pathToFileURL(path.join(root, "lib/cli/main.ts")).href,
+      worker: path.join(path.dirname(first), "import-worker.mjs"),
+    });
     expect(fs.existsSync(out.worker)).toBe(true);
 
     // Same size, another time: built again.

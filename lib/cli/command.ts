@@ -70,14 +70,24 @@ export function flagSpec(name: string, schema: z.ZodType): FlagSpec {
     meta = { ...(z.globalRegistry.get(s) as FlagMeta | undefined), ...meta };
     const def = defOf(s).def;
     if (def.type === "default" || def.type === "prefault") dflt ??= def.defaultValue;
-    const inner = def.type === "pipe" ? def.in : ["optional", "default", "prefault", "nullable", "readonly", "catch", "nonoptional"].includes(def.type) ? def.innerType : undefined;
+    const inner =
+      def.type === "pipe"
+        ? def.in
+        : ["optional", "default", "prefault", "nullable", "readonly", "catch", "nonoptional"].includes(def.type)
+          ? def.innerType
+          : undefined;
     if (!inner) break;
     s = inner;
   }
   const base = defOf(s).def;
   const type = base.type === "boolean" ? "boolean" : "string";
   const multiple = base.type === "array";
-  const entries = base.type === "enum" ? Object.values(base.entries!) : multiple && defOf(base.element!).def.type === "enum" ? Object.values(defOf(base.element!).def.entries!) : undefined;
+  const entries =
+    base.type === "enum"
+      ? Object.values(base.entries!)
+      : multiple && defOf(base.element!).def.type === "enum"
+        ? Object.values(defOf(base.element!).def.entries!)
+        : undefined;
   const value = type === "boolean" ? undefined : (meta.value ?? (entries ? entries.join("|") : base.type === "number" ? "N" : name.toUpperCase()));
   const optin = defOf(schema).optin;
   return {
@@ -122,13 +132,20 @@ export type ParsedArgs<S extends FlagsSchema> = { help: true } | { help: false; 
 export function parseCommandArgs<S extends FlagsSchema>(command: Command<S>, argv: string[]): ParsedArgs<S> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: parseOptions(command as unknown as Command), allowPositionals: Boolean(command.positionals?.length), strict: true });
+    parsed = parseArgs({
+      args: argv,
+      options: parseOptions(command as unknown as Command),
+      allowPositionals: Boolean(command.positionals?.length),
+      strict: true,
+    });
   } catch (err) {
     const message = (err as Error).message.replace(/^TypeError \[[A-Z_]+\]: /, "");
     const code = (err as { code?: string }).code;
     if (argv.includes("--help") || argv.includes("-h")) return { help: true };
-    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") throw new BadInputError(`unknown flag (\`icstudio ${command.name} --help\` lists them)`, flagOfParseError(message) ?? "arguments");
-    if (code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL") throw new BadInputError(`takes no arguments, got ${JSON.stringify(/'([^']*)'/.exec(message)?.[1] ?? "")}`, "arguments");
+    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION")
+      throw new BadInputError(`unknown flag (\`icstudio ${command.name} --help\` lists them)`, flagOfParseError(message) ?? "arguments");
+    if (code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL")
+      throw new BadInputError(`takes no arguments, got ${JSON.stringify(/'([^']*)'/.exec(message)?.[1] ?? "")}`, "arguments");
     const flag = flagOfParseError(message);
     if (flag && /argument missing/.test(message)) throw new BadInputError("needs a value", flag.replace(/ .*/, ""));
     if (flag && /does not take an argument/.test(message)) throw new BadInputError("takes no value", flag);
@@ -172,7 +189,10 @@ export function parseFlags<S extends z.ZodType>(schema: S, values: unknown): z.o
 }
 
 /** Flags a command needs only in some of its forms (`studies create --name N`): each missing one is a BadInputError naming it. */
-export function requireFlags<V extends Record<string, unknown>, K extends keyof V & string>(values: V, messages: Record<K, string>): V & { [k in K]-?: NonNullable<V[k]> } {
+export function requireFlags<V extends Record<string, unknown>, K extends keyof V & string>(
+  values: V,
+  messages: Record<K, string>,
+): V & { [k in K]-?: NonNullable<V[k]> } {
   for (const [k, message] of Object.entries(messages) as [K, string][]) if (values[k] === undefined) throw new BadInputError(message, `--${k}`);
   return values as V & { [k in K]-?: NonNullable<V[k]> };
 }
@@ -188,7 +208,10 @@ function flagUsage(f: FlagSpec): string {
 
 /** A flag's help line: its description, and its default when it has one worth saying. */
 export function flagHelp(f: FlagSpec): string {
-  const shown = f.default === undefined || f.default === false || (Array.isArray(f.default) && !f.default.length) ? "" : ` (default ${Array.isArray(f.default) ? f.default.join(",") : String(f.default)})`;
+  const shown =
+    f.default === undefined || f.default === false || (Array.isArray(f.default) && !f.default.length)
+      ? ""
+      : ` (default ${Array.isArray(f.default) ? f.default.join(",") : String(f.default)})`;
   return `${f.description}${shown}`.trim();
 }
 

@@ -30,7 +30,11 @@ describe("bin/icstudio.mjs", () => {
       expect(unknown.status).toBe(2);
       expect(unknown.stderr).toContain('unknown command "no-such-command"');
       // A command's missing arguments are named once, not with the command's name twice.
-      for (const [cmd, args] of [["import", []], ["recheck", []], ["datasets", ["list"]]] as const) {
+      for (const [cmd, args] of [
+        ["import", []],
+        ["recheck", []],
+        ["datasets", ["list"]],
+      ] as const) {
         const r = bin([cmd, ...args], { IC_DB: db });
         expect(r.status).toBe(2);
         expect(r.stderr).toMatch(new RegExp(`^icstudio ${cmd}: arguments: `));
@@ -81,7 +85,9 @@ describe("bin/icstudio.mjs", () => {
       });
       expect(imp.stderr).toBe("");
       expect(JSON.parse(imp.stdout).totals).toMatchObject({ files: 2, failedFiles: 0, added: episodes, rejected: 0 });
-      const urls = fs.readdirSync(prof).map((f) => (JSON.parse(fs.readFileSync(path.join(prof, f), "utf8")) as { nodes: { callFrame: { url: string } }[] }).nodes.map((n) => n.callFrame.url));
+      const urls = fs
+        .readdirSync(prof)
+        .map((f) => (JSON.parse(fs.readFileSync(path.join(prof, f), "utf8")) as { nodes: { callFrame: { url: string } }[] }).nodes.map((n) => n.callFrame.url));
       expect(urls).toHaveLength(2);
       const worker = path.join(path.dirname(freshBundle("import-worker")!), "import-worker.mjs");
       expect(urls.filter((u) => u.some((url) => url.endsWith(worker)))).toHaveLength(1);

@@ -57,7 +57,10 @@ const NOT_MANIFESTS = new Set(["gold-exceptions.json"]);
 /** Names of every file system with a manifest: fs1..fs4 and the demo ones. */
 export async function listFileSystems(): Promise<string[]> {
   const files = await fsp.readdir(manifestDir());
-  return files.filter((f) => f.endsWith(".json") && !NOT_MANIFESTS.has(f)).map((f) => f.slice(0, -5)).sort();
+  return files
+    .filter((f) => f.endsWith(".json") && !NOT_MANIFESTS.has(f))
+    .map((f) => f.slice(0, -5))
+    .sort();
 }
 
 const manifestCache = new Map<string, Promise<FsManifest>>();
@@ -215,4 +218,3 @@ export function fileSystemAt(fs: string, nowMs: number): Promise<string> {
 export async function fileSystemTimes(name: string, nowMs: number): Promise<PathTimes[]> {
   return manifestTimes(await loadFsManifest(name), nowMs);
 }
-

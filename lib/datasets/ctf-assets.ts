@@ -38,7 +38,11 @@ export function ctfFiles(task: CtfTask): CtfFilesState {
   const dir = path.join(intercodeDataDir(), CTF_ASSETS_REL, task.id);
   if (!existsSync(dir)) return { state: "absent", reason: "InterCode's CTF task files have not been fetched (icstudio datasets fetch intercode)" };
   if (visibleEntries(dir).length > 0) return { state: "present", dir };
-  if (task.setup) return { state: "absent", reason: `this task's files came from a setup command that needs the network (${task.setup.slice(0, 120)}), which the sandbox does not have` };
+  if (task.setup)
+    return {
+      state: "absent",
+      reason: `this task's files came from a setup command that needs the network (${task.setup.slice(0, 120)}), which the sandbox does not have`,
+    };
   return { state: "absent", reason: "this task's files (a large disk image) are not in the published copy of InterCode's data" };
 }
 
@@ -51,7 +55,10 @@ export function ctfSolutionText(task: CtfTask): string | undefined {
     .filter((f) => statSync(path.join(dir, f)).isFile())
     .sort((a, b) => Number(b.toLowerCase() === "readme.md") - Number(a.toLowerCase() === "readme.md") || a.localeCompare(b));
   if (!files.length) return undefined;
-  return files.map((f, i) => `${i === 0 && f.toLowerCase() === "readme.md" ? "" : `--- ${f}\n`}${readFileSync(path.join(dir, f), "utf8").trimEnd()}`).join("\n\n") + "\n";
+  return (
+    files.map((f, i) => `${i === 0 && f.toLowerCase() === "readme.md" ? "" : `--- ${f}\n`}${readFileSync(path.join(dir, f), "utf8").trimEnd()}`).join("\n\n") +
+    "\n"
+  );
 }
 
 /**

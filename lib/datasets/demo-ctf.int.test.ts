@@ -43,7 +43,9 @@ describe("demo CTF tasks", () => {
   it("each solution prints exactly its flag when run in a sandbox over the task's files", { timeout: 300_000 }, async () => {
     const tasks = await loadTasks();
     const results = await mapLimit(tasks, 2, async (t) => ({ t, r: await runSolution(t) }));
-    const wrong = results.filter(({ t, r }) => r.status !== 0 || r.stdout.trim() !== t.gold).map(({ t, r }) => `${t.id}: exit ${r.status}, printed ${JSON.stringify(r.stdout.slice(0, 120))}, stderr ${JSON.stringify(r.stderr.slice(0, 200))}`);
+    const wrong = results
+      .filter(({ t, r }) => r.status !== 0 || r.stdout.trim() !== t.gold)
+      .map(({ t, r }) => `${t.id}: exit ${r.status}, printed ${JSON.stringify(r.stdout.slice(0, 120))}, stderr ${JSON.stringify(r.stderr.slice(0, 200))}`);
     expect(wrong).toEqual([]);
   });
 

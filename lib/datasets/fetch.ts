@@ -68,7 +68,8 @@ function verify(rel: string, file: string): number | undefined {
   }
   if (rel === SPIDER_DUMP_REL) {
     const head = readFileSync(file, "utf8");
-    if (!/CREATE TABLE/i.test(head) || !/INSERT INTO/i.test(head)) throw new BadInputError("does not look like a MySQL dump (no CREATE TABLE / INSERT INTO)", file);
+    if (!/CREATE TABLE/i.test(head) || !/INSERT INTO/i.test(head))
+      throw new BadInputError("does not look like a MySQL dump (no CREATE TABLE / INSERT INTO)", file);
     return undefined;
   }
   const set = INTERCODE_SETS.find((s) => s.rel === rel)!;
@@ -145,7 +146,9 @@ export async function fetchIntercode(
     } catch (err) {
       // The task sets are in place; NL2Bash tasks run on the project's file systems until a build succeeds.
       report.fileSystemsError = (err as Error).message;
-      log(`InterCode's bash file systems were not built (${report.fileSystemsError}); NL2Bash tasks use the project's own until \`icstudio datasets fetch intercode\` builds them`);
+      log(
+        `InterCode's bash file systems were not built (${report.fileSystemsError}); NL2Bash tasks use the project's own until \`icstudio datasets fetch intercode\` builds them`,
+      );
     }
   }
   return report;

@@ -56,7 +56,10 @@ describe("InterCode task files", () => {
     expect(e.where).toBe(`${file}: record 1: field gold`);
     expect(e.message).toContain(file);
 
-    const mbpp = write("ic_mbpp.json", [{ task_id: 1, query: "q", gold: "def f(): pass", tests: ["assert f() is None"], test_setup_code: "" }, { task_id: 2, query: "q", gold: "x", tests: "assert 1" }]);
+    const mbpp = write("ic_mbpp.json", [
+      { task_id: 1, query: "q", gold: "def f(): pass", tests: ["assert f() is None"], test_setup_code: "" },
+      { task_id: 2, query: "q", gold: "x", tests: "assert 1" },
+    ]);
     expect(errorOf(() => parseDatasetFile(mbpp, { dataset: "mbpp" })).where).toBe(`${mbpp}: record 1: field tests`);
 
     const spider = write("ic_spider_dev.json", [{ db: "d", gold: "SELECT 1", query: "q", hardness: "impossible", db_tables: {} }]);
@@ -66,7 +69,10 @@ describe("InterCode task files", () => {
   it("rejects invalid JSON, a non-list, duplicate ids, and an unknown file name", () => {
     expect(errorOf(() => parseDatasetFile(write("ic_ctf.json", "[{"), { dataset: "ctf" })).where).toContain("ic_ctf.json");
     expect(errorOf(() => parseDatasetFile(write("ic_ctf.json", { a: 1 }), { dataset: "ctf" })).message).toContain("list");
-    const dup = write("demo-ctf.json", [{ id: "a", query: "q", gold: "f" }, { id: "a", query: "q", gold: "g" }]);
+    const dup = write("demo-ctf.json", [
+      { id: "a", query: "q", gold: "f" },
+      { id: "a", query: "q", gold: "g" },
+    ]);
     expect(errorOf(() => parseDatasetFile(dup, { dataset: "demo-ctf" })).where).toBe(`${dup}: record 1: field id`);
     expect(() => parseDatasetFile(write("whatever.json", []), { dataset: "w" })).toThrow(BadInputError);
   });

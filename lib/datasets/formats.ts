@@ -102,7 +102,10 @@ export function formatOfFile(file: string): { format: DatasetFormat; fs?: string
   if (/mbpp/.test(base)) return { format: "mbpp" };
   if (/^ic_ctf/.test(base)) return { format: "ctf" };
   if (/^demo-/.test(base)) return { format: "demo" };
-  throw new BadInputError("cannot tell the dataset format from the file name (expected nl2bash_fs_N.json, ic_spider_dev.json, ic_mbpp.json, ic_ctf.json or demo-<env>.json)", file);
+  throw new BadInputError(
+    "cannot tell the dataset format from the file name (expected nl2bash_fs_N.json, ic_spider_dev.json, ic_mbpp.json, ic_ctf.json or demo-<env>.json)",
+    file,
+  );
 }
 
 function readJson(file: string): unknown {
@@ -155,14 +158,27 @@ export function parseDatasetJson(raw: unknown, file: string, opts: ParseOptions)
     case "spider":
       list().forEach((rec, i) => {
         const r = parseRecord(spiderRecordSchema, rec, file, i);
-        push({ env: "sql", dataset: opts.dataset, id: String(i), index: i, query: r.query, gold: r.gold, db: r.db, hardness: r.hardness, tables: r.db_tables }, i);
+        push(
+          { env: "sql", dataset: opts.dataset, id: String(i), index: i, query: r.query, gold: r.gold, db: r.db, hardness: r.hardness, tables: r.db_tables },
+          i,
+        );
       });
       break;
     case "mbpp":
       list().forEach((rec, i) => {
         const r = parseRecord(mbppRecordSchema, rec, file, i);
         push(
-          { env: "python", dataset: opts.dataset, id: String(r.task_id), index: i, query: r.query, gold: r.gold, tests: r.tests, setup: r.test_setup_code, functionName: functionNameFromTests(r.tests) },
+          {
+            env: "python",
+            dataset: opts.dataset,
+            id: String(r.task_id),
+            index: i,
+            query: r.query,
+            gold: r.gold,
+            tests: r.tests,
+            setup: r.test_setup_code,
+            functionName: functionNameFromTests(r.tests),
+          },
           i,
         );
       });
@@ -195,7 +211,8 @@ export function parseDatasetJson(raw: unknown, file: string, opts: ParseOptions)
   }
   const seen = new Set<string>();
   out.forEach((t, i) => {
-    if (seen.has(t.id)) throw new BadInputError(`duplicate task id ${JSON.stringify(t.id)}`, `${file}: record ${i}: field id`, { file, record: i, field: "id" });
+    if (seen.has(t.id))
+      throw new BadInputError(`duplicate task id ${JSON.stringify(t.id)}`, `${file}: record ${i}: field id`, { file, record: i, field: "id" });
     seen.add(t.id);
   });
   return out;

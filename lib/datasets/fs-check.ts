@@ -48,7 +48,7 @@ st=$(git status --short) || exit 4
 printf '%s\n\036\n' "$st"
 printf '%s\n' "$st" | while IFS= read -r line; do
   [ -n "$line" ] || continue
-  p="${'$'}{line:3}"; p="${'$'}{p#\"}"; p="${'$'}{p%\"}"
+  p="${"$"}{line:3}"; p="${"$"}{p#\"}"; p="${"$"}{p%\"}"
   [ -e "$p" ] || [ -L "$p" ] || continue
   find "$p" -print0 | LC_ALL=C sort -z | while IFS= read -r -d '' f; do
     printf '%s\0%s\0' "$f" "$(stat -c %f "$f")"
@@ -73,10 +73,18 @@ export async function runGold(fs: string, gold: string | string[], opts: { nowMs
   try {
     const res = await sandbox.exec(["bash", "-c", command], { cwd: "/", timeoutMs, maxOutputBytes: GOLD_OUTPUT_BYTES });
     const after = await sandbox.exec(["bash", "-c", STATUS_AND_DIGEST], { cwd: "/", env: GIT_ENV, maxOutputBytes: GOLD_OUTPUT_BYTES });
-    if (after.exitCode !== 0) throw new Error(`git status or the changes' digest failed in the sandbox (exit ${after.exitCode}): ${after.output.trim().slice(0, 500)}`);
+    if (after.exitCode !== 0)
+      throw new Error(`git status or the changes' digest failed in the sandbox (exit ${after.exitCode}): ${after.output.trim().slice(0, 500)}`);
     const [st = "", digest = ""] = after.stdout.split("\n\u001e\n");
     const status = st ? `${st}\n` : "";
-    return { stdout: res.stdout, stderr: res.stderr, exitCode: res.timedOut ? null : res.exitCode, timedOut: res.timedOut, status, changesDigest: digest.trim() };
+    return {
+      stdout: res.stdout,
+      stderr: res.stderr,
+      exitCode: res.timedOut ? null : res.exitCode,
+      timedOut: res.timedOut,
+      status,
+      changesDigest: digest.trim(),
+    };
   } finally {
     await sandbox.close();
   }

@@ -22,7 +22,10 @@ const timeSpecSchema = z.string().regex(/^(-\d+[smhd]|\d{4}-\d\d-\d\dT\d\d:\d\d:
 const tarMemberSchema = z.object({
   path: z.string().min(1),
   content: z.string(),
-  mode: z.string().regex(/^[0-7]{3,4}$/).optional(),
+  mode: z
+    .string()
+    .regex(/^[0-7]{3,4}$/)
+    .optional(),
 });
 
 const fileEntrySchema = z
@@ -43,7 +46,10 @@ const fileEntrySchema = z
     gzip: z.boolean().optional(),
     /** Line endings: "crlf" rewrites every "\n" to "\r\n". */
     eol: z.enum(["lf", "crlf"]).optional(),
-    mode: z.string().regex(/^[0-7]{3,4}$/).optional(),
+    mode: z
+      .string()
+      .regex(/^[0-7]{3,4}$/)
+      .optional(),
     mtime: timeSpecSchema.optional(),
     atime: timeSpecSchema.optional(),
   })
@@ -53,7 +59,10 @@ const dirEntrySchema = z
   .object({
     path: z.string().min(1),
     type: z.literal("dir"),
-    mode: z.string().regex(/^[0-7]{3,4}$/).optional(),
+    mode: z
+      .string()
+      .regex(/^[0-7]{3,4}$/)
+      .optional(),
     mtime: timeSpecSchema.optional(),
     atime: timeSpecSchema.optional(),
   })
@@ -90,8 +99,27 @@ export type FsManifest = z.infer<typeof fsManifestSchema>;
  * mounts); they are git-ignored so that only the task's own paths count as changes.
  */
 export const SYSTEM_DIRS = [
-  "bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "libx32", "media", "mnt", "opt",
-  "proc", "root", "run", "sbin", "srv", "sys", "tmp", "usr", "var",
+  "bin",
+  "boot",
+  "dev",
+  "etc",
+  "home",
+  "lib",
+  "lib32",
+  "lib64",
+  "libx32",
+  "media",
+  "mnt",
+  "opt",
+  "proc",
+  "root",
+  "run",
+  "sbin",
+  "srv",
+  "sys",
+  "tmp",
+  "usr",
+  "var",
 ] as const;
 
 /** Parses and checks a manifest; errors name the file and the entry at fault. */

@@ -53,7 +53,31 @@ export function intercodeFsBuilt(n: FsNumber): boolean {
  * Top-level entries of a root that are not the file system's own: the system directories a
  * sandbox lays over it (InterCode's .gitignore lists most; a sandbox's own mount points too).
  */
-const NOT_OURS = ["bin", "boot", "dev", "etc", "home", "lib", "lib32", "lib64", "libx32", "media", "mnt", "opt", "proc", "root", "run", "sbin", "srv", "sys", "tmp", "usr", "var", ".dockerenv", ".sandbox-root"];
+const NOT_OURS = [
+  "bin",
+  "boot",
+  "dev",
+  "etc",
+  "home",
+  "lib",
+  "lib32",
+  "lib64",
+  "libx32",
+  "media",
+  "mnt",
+  "opt",
+  "proc",
+  "root",
+  "run",
+  "sbin",
+  "srv",
+  "sys",
+  "tmp",
+  "usr",
+  "var",
+  ".dockerenv",
+  ".sandbox-root",
+];
 
 /**
  * Paths git must not see in a sandbox over the tree that InterCode's .gitignore does not name:
@@ -104,7 +128,10 @@ function setupHash(dataDir: string, n: FsNumber): string {
 async function openBuildSandbox(hostDir: string, backend: "local" | "docker" | "auto"): Promise<Sandbox> {
   const { getSandboxBackend } = await import("@/lib/sandbox");
   const kind = (await getSandboxBackend(backend)).kind;
-  const b = kind === "docker" ? (await import("@/lib/sandbox/docker")).createDockerBackend({ poolSize: 0 }) : (await import("@/lib/sandbox/local")).createLocalBackend({ poolSize: 0 });
+  const b =
+    kind === "docker"
+      ? (await import("@/lib/sandbox/docker")).createDockerBackend({ poolSize: 0 })
+      : (await import("@/lib/sandbox/local")).createLocalBackend({ poolSize: 0 });
   return b.create({ image: "bash", files: { hostDir, mountAt: "/" }, workdir: "/", limits: { timeoutMs: 120_000 } });
 }
 
@@ -116,7 +143,10 @@ async function openBuildSandbox(hostDir: string, backend: "local" | "docker" | "
  * earlier one in place.
  * @returns the built tree's directory.
  */
-export async function buildIntercodeFileSystem(n: FsNumber, opts: { dataDir?: string; backend?: "local" | "docker" | "auto"; log?: (m: string) => void } = {}): Promise<string> {
+export async function buildIntercodeFileSystem(
+  n: FsNumber,
+  opts: { dataDir?: string; backend?: "local" | "docker" | "auto"; log?: (m: string) => void } = {},
+): Promise<string> {
   const dataDir = opts.dataDir ?? intercodeDataDir();
   const log = opts.log ?? (() => {});
   const dir = intercodeFsDir(n);
@@ -146,11 +176,14 @@ export async function buildIntercodeFileSystem(n: FsNumber, opts: { dataDir?: st
       const ran = await sandbox.exec(["/bin/sh", "-c", at], { cwd: "/", env, replaceEnv: true, timeoutMs: 120_000 });
       if (ran.timedOut) throw new SandboxError(`${setupScriptName(n)} did not finish within 120 s`);
       const skip = NOT_OURS.map((e) => e.replace(".", "\\.")).join("|");
-      const pack = await sandbox.exec(["/bin/bash", "-c", `cd / && ls -A | grep -vxE '${skip}' | tr '\\n' '\\0' | xargs -0 tar --numeric-owner -cf - -- | base64 -w0`], {
-        cwd: "/",
-        timeoutMs: 120_000,
-        maxOutputBytes: 256 * 1024 * 1024,
-      });
+      const pack = await sandbox.exec(
+        ["/bin/bash", "-c", `cd / && ls -A | grep -vxE '${skip}' | tr '\\n' '\\0' | xargs -0 tar --numeric-owner -cf - -- | base64 -w0`],
+        {
+          cwd: "/",
+          timeoutMs: 120_000,
+          maxOutputBytes: 256 * 1024 * 1024,
+        },
+      );
       if (pack.exitCode !== 0 || pack.truncated) throw new SandboxError(`taking the built tree out of the sandbox failed: ${pack.stderr.slice(0, 500)}`);
       tarB64 = pack.stdout;
     } finally {

@@ -20,10 +20,38 @@ export interface DatasetSource {
 
 /** InterCode's task sets: dataset name → path under the fetched data directory. */
 export const INTERCODE_SETS: readonly { name: string; env: EnvName; rel: string; format: DatasetFormat; fs?: string; description: string }[] = [
-  { name: "nl2bash-fs1", env: "bash", rel: "nl2bash/nl2bash_fs_1.json", format: "nl2bash", fs: "fs1", description: "InterCode NL2Bash queries on file system 1" },
-  { name: "nl2bash-fs2", env: "bash", rel: "nl2bash/nl2bash_fs_2.json", format: "nl2bash", fs: "fs2", description: "InterCode NL2Bash queries on file system 2" },
-  { name: "nl2bash-fs3", env: "bash", rel: "nl2bash/nl2bash_fs_3.json", format: "nl2bash", fs: "fs3", description: "InterCode NL2Bash queries on file system 3" },
-  { name: "nl2bash-fs4", env: "bash", rel: "nl2bash/nl2bash_fs_4.json", format: "nl2bash", fs: "fs4", description: "InterCode NL2Bash queries on file system 4" },
+  {
+    name: "nl2bash-fs1",
+    env: "bash",
+    rel: "nl2bash/nl2bash_fs_1.json",
+    format: "nl2bash",
+    fs: "fs1",
+    description: "InterCode NL2Bash queries on file system 1",
+  },
+  {
+    name: "nl2bash-fs2",
+    env: "bash",
+    rel: "nl2bash/nl2bash_fs_2.json",
+    format: "nl2bash",
+    fs: "fs2",
+    description: "InterCode NL2Bash queries on file system 2",
+  },
+  {
+    name: "nl2bash-fs3",
+    env: "bash",
+    rel: "nl2bash/nl2bash_fs_3.json",
+    format: "nl2bash",
+    fs: "fs3",
+    description: "InterCode NL2Bash queries on file system 3",
+  },
+  {
+    name: "nl2bash-fs4",
+    env: "bash",
+    rel: "nl2bash/nl2bash_fs_4.json",
+    format: "nl2bash",
+    fs: "fs4",
+    description: "InterCode NL2Bash queries on file system 4",
+  },
   { name: "spider-dev", env: "sql", rel: "sql/spider/ic_spider_dev.json", format: "spider", description: "InterCode SQL: the Spider dev set" },
   { name: "mbpp", env: "python", rel: "python/mbpp/ic_mbpp.json", format: "mbpp", description: "InterCode Python: MBPP" },
   { name: "ctf", env: "ctf", rel: "ctf/ic_ctf.json", format: "ctf", description: "InterCode CTF: picoCTF tasks (assets not included)" },
@@ -44,7 +72,14 @@ export function listDatasetSources(): DatasetSource[] {
     for (const f of readdirSync(DATASETS_DIR).sort()) {
       const m = /^demo-(bash|sql|python|ctf)\.json$/.exec(f);
       if (!m) continue;
-      out.push({ name: `demo-${m[1]}`, env: m[1] as EnvName, source: "demo", description: `The project's own ${m[1]} tasks`, file: path.join(DATASETS_DIR, f), format: "demo" });
+      out.push({
+        name: `demo-${m[1]}`,
+        env: m[1] as EnvName,
+        source: "demo",
+        description: `The project's own ${m[1]} tasks`,
+        file: path.join(DATASETS_DIR, f),
+        format: "demo",
+      });
     }
   }
   const dir = intercodeDataDir();
@@ -81,7 +116,8 @@ function sourceFor(nameOrPath: string): DatasetSource {
     const file = path.resolve(nameOrPath);
     const base = path.basename(file);
     const icByFile = INTERCODE_SETS.find((s) => path.basename(s.rel) === base);
-    if (icByFile) return { name: icByFile.name, env: icByFile.env, source: "intercode", description: icByFile.description, file, format: icByFile.format, fs: icByFile.fs };
+    if (icByFile)
+      return { name: icByFile.name, env: icByFile.env, source: "intercode", description: icByFile.description, file, format: icByFile.format, fs: icByFile.fs };
     const demo = /^demo-(bash|sql|python|ctf)/.exec(base);
     if (demo) return { name: base.replace(/\.json$/, ""), env: demo[1] as EnvName, source: "demo", description: base, file, format: "demo" };
     if (base === "test_queries.json") return { name: "nl2bash-test", env: "bash", source: "intercode", description: base, file, format: "nl2bash", fs: "fs1" };
@@ -89,7 +125,6 @@ function sourceFor(nameOrPath: string): DatasetSource {
   }
   throw new NotFoundError(`dataset ${JSON.stringify(nameOrPath)}`, { dataset: nameOrPath, known: listDatasetSources().map((s) => s.name) });
 }
-
 
 /**
  * All tasks of a dataset, by name (`nl2bash-fs1`, `demo-python`, ...) or by the path of a task file.

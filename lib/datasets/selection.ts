@@ -20,7 +20,8 @@ export function selectTasks<T extends { id: string }>(tasks: readonly T[], selec
   switch (selection.kind) {
     case "slice": {
       const offset = selection.offset ?? 0;
-      if (offset >= tasks.length) throw new BadInputError(`the slice starts at task ${offset}, past the end of the dataset (${tasks.length} tasks)`, `${at}offset`);
+      if (offset >= tasks.length)
+        throw new BadInputError(`the slice starts at task ${offset}, past the end of the dataset (${tasks.length} tasks)`, `${at}offset`);
       return tasks.slice(offset, selection.limit === undefined ? undefined : offset + selection.limit);
     }
     case "sample": {
@@ -36,7 +37,11 @@ export function selectTasks<T extends { id: string }>(tasks: readonly T[], selec
     case "list": {
       const byId = new Map(tasks.map((t) => [t.id, t]));
       const missing = selection.tasks.filter((id) => !byId.has(id));
-      if (missing.length) throw new BadInputError(`no such task in the dataset: ${missing.slice(0, 10).join(", ")}${missing.length > 10 ? ` and ${missing.length - 10} more` : ""}`, `${at}tasks`);
+      if (missing.length)
+        throw new BadInputError(
+          `no such task in the dataset: ${missing.slice(0, 10).join(", ")}${missing.length > 10 ? ` and ${missing.length - 10} more` : ""}`,
+          `${at}tasks`,
+        );
       if (!selection.tasks.length) throw new BadInputError("the task list is empty", `${at}tasks`);
       return selection.tasks.map((id) => byId.get(id)!);
     }

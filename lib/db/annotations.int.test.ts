@@ -75,12 +75,20 @@ describe.each(storeEngines())("machine tags on %s", (engine) => {
     expect(await countTags()).toEqual([{ tag: "misread-task", count: 1 }]);
     expect((await listUsedTags()).map((t) => t.tag)).toEqual(["misread-task"]);
     const ep = await getEpisodeById({ id: "mt-1" });
-    expect(ep!.annotations.map((a) => [a.tag, a.source]).sort()).toEqual([["misread-task", "person"], ["repeated-action", "detector"]]);
+    expect(ep!.annotations.map((a) => [a.tag, a.source]).sort()).toEqual([
+      ["misread-task", "person"],
+      ["repeated-action", "detector"],
+    ]);
   });
 
   it("scanner tags keep their scan's provenance, apart from the detectors'", async () => {
     const provenance = { scanId: "scan-1", model: "scripted", prompt: "Did it give up?", at: "2026-12-02T16:00:00.000Z" };
-    await writeMachineTags({ source: "scanner", authors: ["scan-1"], episodeIds: ["mt-1"], tags: [{ episodeId: "mt-1", turnIndex: null, tag: "gave-up", author: "scan-1", provenance }] });
+    await writeMachineTags({
+      source: "scanner",
+      authors: ["scan-1"],
+      episodeIds: ["mt-1"],
+      tags: [{ episodeId: "mt-1", turnIndex: null, tag: "gave-up", author: "scan-1", provenance }],
+    });
     expect((await listMachineTagsBySource({ source: "scanner" })).map((t) => [t.tag, t.author, t.provenance])).toEqual([["gave-up", "scan-1", provenance]]);
     expect(await listMachineTagsBySource({ source: "detector", tag: "gave-up" })).toEqual([]);
   });
@@ -88,7 +96,9 @@ describe.each(storeEngines())("machine tags on %s", (engine) => {
   it("refuses a tag outside the write, a bad name or a provenance of the wrong kind", async () => {
     const tag = { episodeId: "mt-1", turnIndex: null, tag: "x", author: "d", provenance: detector("d") };
     await expect(writeMachineTags({ source: "detector", authors: ["d"], episodeIds: ["mt-2"], tags: [tag] })).rejects.toThrow(/does not cover/);
-    await expect(writeMachineTags({ source: "detector", authors: ["d"], episodeIds: ["mt-1"], tags: [{ ...tag, tag: "Bad Tag" }] })).rejects.toThrow(/a tag is/);
+    await expect(writeMachineTags({ source: "detector", authors: ["d"], episodeIds: ["mt-1"], tags: [{ ...tag, tag: "Bad Tag" }] })).rejects.toThrow(
+      /a tag is/,
+    );
     await expect(writeMachineTags({ source: "scanner", authors: ["d"], episodeIds: ["mt-1"], tags: [tag] })).rejects.toThrow(/provenance/);
   });
 });

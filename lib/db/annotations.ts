@@ -156,7 +156,20 @@ function checkMachineWrite(w: MachineTagWrite): void {
 
 function machineRows(w: MachineTagWrite, time: (ms: number) => unknown): unknown[][] {
   const now = time(Date.now());
-  return w.tags.map((t) => [uuidv7(), t.episodeId, t.turnIndex, "tag", t.tag, t.text ?? null, t.author, "accepted", w.source, JSON.stringify(t.provenance), now, now]);
+  return w.tags.map((t) => [
+    uuidv7(),
+    t.episodeId,
+    t.turnIndex,
+    "tag",
+    t.tag,
+    t.text ?? null,
+    t.author,
+    "accepted",
+    w.source,
+    JSON.stringify(t.provenance),
+    now,
+    now,
+  ]);
 }
 
 function deleteSql(episodes: number, authors: number): string {
@@ -224,7 +237,17 @@ export interface MachineTag {
   createdAt: number;
 }
 
-type MachineTagRow = { id: string; episodeId: string; turnIndex: number | null; tag: string; text: string | null; author: string; source: string; provenance: string | null; createdAt: unknown };
+type MachineTagRow = {
+  id: string;
+  episodeId: string;
+  turnIndex: number | null;
+  tag: string;
+  text: string | null;
+  author: string;
+  source: string;
+  provenance: string | null;
+  createdAt: unknown;
+};
 
 function parseProvenance(source: MachineSource, text: string | null): DetectorProvenance | ScannerProvenance | null {
   if (!text) return null;
@@ -272,10 +295,18 @@ export async function listMachineTagsBySource({
         part ? [...params, ...part] : params,
       );
       for (const r of rows) {
-        out.push({ ...r, source, provenance: parseProvenance(source, r.provenance), createdAt: typeof r.createdAt === "number" ? r.createdAt : new Date(r.createdAt as string).getTime() });
+        out.push({
+          ...r,
+          source,
+          provenance: parseProvenance(source, r.provenance),
+          createdAt: typeof r.createdAt === "number" ? r.createdAt : new Date(r.createdAt as string).getTime(),
+        });
       }
     }
-    return out.sort((a, b) => a.episodeId.localeCompare(b.episodeId) || (a.turnIndex ?? -1) - (b.turnIndex ?? -1) || a.tag.localeCompare(b.tag) || a.author.localeCompare(b.author));
+    return out.sort(
+      (a, b) =>
+        a.episodeId.localeCompare(b.episodeId) || (a.turnIndex ?? -1) - (b.turnIndex ?? -1) || a.tag.localeCompare(b.tag) || a.author.localeCompare(b.author),
+    );
   });
 }
 
@@ -286,13 +317,30 @@ export type EpisodeDetectorTag = Omit<MachineTagInput, "episodeId" | "provenance
 export function insertDetectorTagsRaw(db: Database.Database, episodeId: string, tags: readonly EpisodeDetectorTag[], now: number): void {
   if (!tags.length) return;
   const insert = cachedStatement(db, MACHINE_INSERT);
-  for (const t of tags) insert.run(uuidv7(), episodeId, t.turnIndex, "tag", t.tag, t.text ?? null, t.author, "accepted", "detector", JSON.stringify(t.provenance), now, now);
+  for (const t of tags)
+    insert.run(uuidv7(), episodeId, t.turnIndex, "tag", t.tag, t.text ?? null, t.author, "accepted", "detector", JSON.stringify(t.provenance), now, now);
 }
 
 /** The same on PostgreSQL for many episodes at once, inside the importer's transaction. */
 export async function insertDetectorTagsSql(sql: Sql, tags: readonly (EpisodeDetectorTag & { episodeId: string })[], now: number): Promise<void> {
   const time = sql.dialect.time(now);
-  await insertMachineRows(sql, tags.map((t) => [uuidv7(), t.episodeId, t.turnIndex, "tag", t.tag, t.text ?? null, t.author, "accepted", "detector", JSON.stringify(t.provenance), time, time]));
+  await insertMachineRows(
+    sql,
+    tags.map((t) => [
+      uuidv7(),
+      t.episodeId,
+      t.turnIndex,
+      "tag",
+      t.tag,
+      t.text ?? null,
+      t.author,
+      "accepted",
+      "detector",
+      JSON.stringify(t.provenance),
+      time,
+      time,
+    ]),
+  );
 }
 
 /**

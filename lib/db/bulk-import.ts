@@ -60,10 +60,48 @@ export type BulkTurn = Omit<NewTurnInput, "actor" | "ok" | "startedAt"> & {
 };
 
 const EPISODE_COLS = [
-  "id", "environment", "dataset", "taskId", "taskIndex", "query", "gold", "playerKind", "annotator", "model", "policy", "turnLimit",
-  "mode", "feedback", "backend", "status", "errorReason", "reward", "breakdown", "success", "solvedAtTurn", "goldObservation",
-  "agentObservation", "startedAt", "firstActionAt", "endedAt", "durationMs", "sourceFile", "sourceKey", "parentEpisodeId",
-  "branchTurn", "hardness", "db", "tags", "flags", "turnCount", "turnsTaken", "invalidCount", "checkedCount", "createdAt", "updatedAt", "searchKey",
+  "id",
+  "environment",
+  "dataset",
+  "taskId",
+  "taskIndex",
+  "query",
+  "gold",
+  "playerKind",
+  "annotator",
+  "model",
+  "policy",
+  "turnLimit",
+  "mode",
+  "feedback",
+  "backend",
+  "status",
+  "errorReason",
+  "reward",
+  "breakdown",
+  "success",
+  "solvedAtTurn",
+  "goldObservation",
+  "agentObservation",
+  "startedAt",
+  "firstActionAt",
+  "endedAt",
+  "durationMs",
+  "sourceFile",
+  "sourceKey",
+  "parentEpisodeId",
+  "branchTurn",
+  "hardness",
+  "db",
+  "tags",
+  "flags",
+  "turnCount",
+  "turnsTaken",
+  "invalidCount",
+  "checkedCount",
+  "createdAt",
+  "updatedAt",
+  "searchKey",
 ] as const;
 const TURN_COLS = TURN_INSERT_COLUMNS;
 /**
@@ -83,9 +121,7 @@ function prepare(db: Database.Database) {
   const turnRow = `(${TURN_COLS.map(() => "?").join(", ")})`;
   const turnInsert = (rows: number) => db.prepare(`INSERT INTO "Turn" (${TURN_COLS.map(q).join(", ")}) VALUES ${Array(rows).fill(turnRow).join(", ")}`);
   return {
-    episode: db.prepare(
-      `INSERT INTO "Episode" (${EPISODE_COLS.map(q).join(", ")}) VALUES (${EPISODE_COLS.map(() => "?").join(", ")}) ON CONFLICT DO NOTHING`,
-    ),
+    episode: db.prepare(`INSERT INTO "Episode" (${EPISODE_COLS.map(q).join(", ")}) VALUES (${EPISODE_COLS.map(() => "?").join(", ")}) ON CONFLICT DO NOTHING`),
     turn: turnInsert(1),
     turnBatch: turnInsert(TURN_BATCH),
     parentExists: db.prepare(`SELECT 1 FROM "Episode" WHERE "id" = ?`),
@@ -169,12 +205,48 @@ export async function insertEpisodesBulk({
           const parent = e.parentEpisodeId && s.parentExists.get(e.parentEpisodeId) ? e.parentEpisodeId : null;
           // Positional parameters, in EPISODE_COLS order: binding 40 named ones per row costs more than the insert.
           const res = s.episode.run(
-            id, e.environment, e.dataset, e.taskId, e.taskIndex ?? null, e.query, e.gold ?? null, e.playerKind, e.annotator ?? null,
-            e.model ?? null, e.policy ?? null, e.turnLimit, e.mode ?? "import", e.feedback ?? "reward", e.backend ?? null, e.status,
-            e.errorReason ?? null, e.reward, e.breakdown ?? null, e.success ? 1 : 0, e.solvedAtTurn ?? null, e.goldObservation ?? null,
-            e.agentObservation ?? null, e.startedAt, e.firstActionAt ?? null, e.endedAt ?? null, e.durationMs ?? null, e.sourceFile ?? null,
-            e.sourceKey, parent, parent ? (e.branchTurn ?? null) : null, e.hardness ?? null, e.db ?? null, e.tags ?? "",
-            e.flags ?? "", e.turns.length, e.turnsTaken ?? null, invalid, checked, now, now, searchKey + 1,
+            id,
+            e.environment,
+            e.dataset,
+            e.taskId,
+            e.taskIndex ?? null,
+            e.query,
+            e.gold ?? null,
+            e.playerKind,
+            e.annotator ?? null,
+            e.model ?? null,
+            e.policy ?? null,
+            e.turnLimit,
+            e.mode ?? "import",
+            e.feedback ?? "reward",
+            e.backend ?? null,
+            e.status,
+            e.errorReason ?? null,
+            e.reward,
+            e.breakdown ?? null,
+            e.success ? 1 : 0,
+            e.solvedAtTurn ?? null,
+            e.goldObservation ?? null,
+            e.agentObservation ?? null,
+            e.startedAt,
+            e.firstActionAt ?? null,
+            e.endedAt ?? null,
+            e.durationMs ?? null,
+            e.sourceFile ?? null,
+            e.sourceKey,
+            parent,
+            parent ? (e.branchTurn ?? null) : null,
+            e.hardness ?? null,
+            e.db ?? null,
+            e.tags ?? "",
+            e.flags ?? "",
+            e.turns.length,
+            e.turnsTaken ?? null,
+            invalid,
+            checked,
+            now,
+            now,
+            searchKey + 1,
           );
           if (res.changes === 0) continue;
           searchKey++;
@@ -188,9 +260,25 @@ export async function insertEpisodesBulk({
             body += (body ? " " : "") + t.action + " " + t.observation;
             // In TURN_COLS order.
             pending.push(
-              id, t.index, t.actor, t.action, t.observation, bool(t.ok), t.reward ?? null, t.rawReply ?? null, t.thought ?? null,
-              t.tokensIn ?? null, t.tokensOut ?? null, t.durationMs ?? null, t.latencyMs ?? null, t.costUsd ?? null, t.source ?? null,
-              t.timedOut ? 1 : 0, t.aborted ? 1 : 0, t.startedAt ?? null, now,
+              id,
+              t.index,
+              t.actor,
+              t.action,
+              t.observation,
+              bool(t.ok),
+              t.reward ?? null,
+              t.rawReply ?? null,
+              t.thought ?? null,
+              t.tokensIn ?? null,
+              t.tokensOut ?? null,
+              t.durationMs ?? null,
+              t.latencyMs ?? null,
+              t.costUsd ?? null,
+              t.source ?? null,
+              t.timedOut ? 1 : 0,
+              t.aborted ? 1 : 0,
+              t.startedAt ?? null,
+              now,
             );
             if (++pendingRows === TURN_BATCH) {
               s.turnBatch.run(pending);
@@ -245,9 +333,25 @@ export async function bulkWriteSession<T>(fn: () => Promise<T>): Promise<T> {
 
 /** The PostgreSQL type of each Turn column (the init migration's), for unnest's arrays. */
 const PG_TURN_TYPES: Record<(typeof TURN_COLS)[number], string> = {
-  episodeId: "TEXT", index: "INTEGER", actor: "TEXT", action: "TEXT", observation: "TEXT", ok: "BOOLEAN", reward: "DOUBLE PRECISION",
-  rawReply: "TEXT", thought: "TEXT", tokensIn: "INTEGER", tokensOut: "INTEGER", durationMs: "INTEGER", latencyMs: "INTEGER",
-  costUsd: "DOUBLE PRECISION", source: "TEXT", timedOut: "BOOLEAN", aborted: "BOOLEAN", startedAt: "TIMESTAMP(3)", createdAt: "TIMESTAMP(3)",
+  episodeId: "TEXT",
+  index: "INTEGER",
+  actor: "TEXT",
+  action: "TEXT",
+  observation: "TEXT",
+  ok: "BOOLEAN",
+  reward: "DOUBLE PRECISION",
+  rawReply: "TEXT",
+  thought: "TEXT",
+  tokensIn: "INTEGER",
+  tokensOut: "INTEGER",
+  durationMs: "INTEGER",
+  latencyMs: "INTEGER",
+  costUsd: "DOUBLE PRECISION",
+  source: "TEXT",
+  timedOut: "BOOLEAN",
+  aborted: "BOOLEAN",
+  startedAt: "TIMESTAMP(3)",
+  createdAt: "TIMESTAMP(3)",
 };
 
 /** Rows per multi-row INSERT on PostgreSQL (its 65,535 bound parameters over 42 episode columns). */
@@ -298,12 +402,48 @@ async function insertEpisodesBulkPg(
       }
       const parent = e.parentEpisodeId && (parents.has(e.parentEpisodeId) || byId.has(e.parentEpisodeId)) ? e.parentEpisodeId : null;
       params.push(
-        id, e.environment, e.dataset, e.taskId, e.taskIndex ?? null, e.query, e.gold ?? null, e.playerKind, e.annotator ?? null,
-        e.model ?? null, e.policy ?? null, e.turnLimit, e.mode ?? "import", e.feedback ?? "reward", e.backend ?? null, e.status,
-        e.errorReason ?? null, e.reward, e.breakdown ?? null, e.success, e.solvedAtTurn ?? null, e.goldObservation ?? null,
-        e.agentObservation ?? null, t(e.startedAt), e.firstActionAt == null ? null : t(e.firstActionAt), e.endedAt == null ? null : t(e.endedAt),
-        e.durationMs ?? null, e.sourceFile ?? null, e.sourceKey, parent, parent ? (e.branchTurn ?? null) : null, e.hardness ?? null, e.db ?? null,
-        e.tags ?? "", e.flags ?? "", e.turns.length, e.turnsTaken ?? null, invalid, checked, t(now), t(now), null,
+        id,
+        e.environment,
+        e.dataset,
+        e.taskId,
+        e.taskIndex ?? null,
+        e.query,
+        e.gold ?? null,
+        e.playerKind,
+        e.annotator ?? null,
+        e.model ?? null,
+        e.policy ?? null,
+        e.turnLimit,
+        e.mode ?? "import",
+        e.feedback ?? "reward",
+        e.backend ?? null,
+        e.status,
+        e.errorReason ?? null,
+        e.reward,
+        e.breakdown ?? null,
+        e.success,
+        e.solvedAtTurn ?? null,
+        e.goldObservation ?? null,
+        e.agentObservation ?? null,
+        t(e.startedAt),
+        e.firstActionAt == null ? null : t(e.firstActionAt),
+        e.endedAt == null ? null : t(e.endedAt),
+        e.durationMs ?? null,
+        e.sourceFile ?? null,
+        e.sourceKey,
+        parent,
+        parent ? (e.branchTurn ?? null) : null,
+        e.hardness ?? null,
+        e.db ?? null,
+        e.tags ?? "",
+        e.flags ?? "",
+        e.turns.length,
+        e.turnsTaken ?? null,
+        invalid,
+        checked,
+        t(now),
+        t(now),
+        null,
       );
     }
     // searchKey (last) is left to the trigger (the sequence).
@@ -330,9 +470,25 @@ async function insertEpisodesBulkPg(
       const e = byId.get(r.id)!;
       for (const x of e.turns)
         turnRows.push([
-          r.id, x.index, x.actor, x.action, x.observation, x.ok ?? null, x.reward ?? null, x.rawReply ?? null, x.thought ?? null,
-          x.tokensIn ?? null, x.tokensOut ?? null, x.durationMs ?? null, x.latencyMs ?? null, x.costUsd ?? null, x.source ?? null,
-          Boolean(x.timedOut), Boolean(x.aborted), x.startedAt == null ? null : t(x.startedAt), t(now),
+          r.id,
+          x.index,
+          x.actor,
+          x.action,
+          x.observation,
+          x.ok ?? null,
+          x.reward ?? null,
+          x.rawReply ?? null,
+          x.thought ?? null,
+          x.tokensIn ?? null,
+          x.tokensOut ?? null,
+          x.durationMs ?? null,
+          x.latencyMs ?? null,
+          x.costUsd ?? null,
+          x.source ?? null,
+          Boolean(x.timedOut),
+          Boolean(x.aborted),
+          x.startedAt == null ? null : t(x.startedAt),
+          t(now),
         ]);
       for (const m of e.messages ?? []) messageRows.push([r.id, m.seq, m.turnIndex, m.role, m.content, m.droppedTurns ?? null]);
     }
@@ -346,13 +502,20 @@ async function insertEpisodesBulkPg(
     }
     for (let j = 0; j < messageRows.length; j += PG_BATCH * 4) {
       const part = messageRows.slice(j, j + PG_BATCH * 4);
-      await sql.run(`INSERT INTO "TranscriptMessage" ("episodeId", "seq", "turnIndex", "role", "content", "droppedTurns") VALUES ${valuesOf(part.length, 6)}`, part.flat());
+      await sql.run(
+        `INSERT INTO "TranscriptMessage" ("episodeId", "seq", "turnIndex", "role", "content", "droppedTurns") VALUES ${valuesOf(part.length, 6)}`,
+        part.flat(),
+      );
     }
     for (const r of rows) {
       const rec = byId.get(r.id)!.recording;
       if (rec?.chunks.length) await insertRecording(sql, r.id, rec);
     }
-    await insertDetectorTagsSql(sql, rows.flatMap((r) => (byId.get(r.id)!.detectorTags ?? []).map((tag) => ({ ...tag, episodeId: r.id }))), now);
+    await insertDetectorTagsSql(
+      sql,
+      rows.flatMap((r) => (byId.get(r.id)!.detectorTags ?? []).map((tag) => ({ ...tag, episodeId: r.id }))),
+      now,
+    );
   }
   if (file) await sql.run(FILE_RECORD_SQL, [file.contentHash, file.path, file.format, episodes.length, file.rejected, t(now)]);
   return { added: addedIds.length, skipped: episodes.length - addedIds.length, addedIds };

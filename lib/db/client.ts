@@ -18,7 +18,9 @@ async function connect(store: StoreTarget): Promise<PrismaClient> {
     const { connectionString, schema } = pgConnection(store.url);
     // Generated from the same schema.prisma (scripts/prisma-generate.mjs): the same models and
     // queries, so lib/db uses it through the SQLite client's type.
-    return new PrismaClientPg({ adapter: new PrismaPg({ connectionString, max: 8, options: `-c search_path="${schema}"` }, { schema }) }) as unknown as PrismaClient;
+    return new PrismaClientPg({
+      adapter: new PrismaPg({ connectionString, max: 8, options: `-c search_path="${schema}"` }, { schema }),
+    }) as unknown as PrismaClient;
   }
   const file = store.file;
   getRawDb(); // opens the file and applies pending migrations first

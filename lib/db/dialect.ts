@@ -52,7 +52,10 @@ function searchWords(text: string): Array<{ word: string; prefix: boolean }> {
   const out: Array<{ word: string; prefix: boolean }> = [];
   for (const w of text.split(/\s+/).filter(Boolean)) {
     const prefix = w.length > 1 && w.endsWith("*");
-    const tokens = w.normalize("NFKC").split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+    const tokens = w
+      .normalize("NFKC")
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter(Boolean);
     for (const [i, t] of tokens.entries()) out.push({ word: t, prefix: prefix && i === tokens.length - 1 });
   }
   return out.slice(0, 32);

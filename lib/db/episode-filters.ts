@@ -124,7 +124,22 @@ export function listConditions(f: EpisodeFilters, dialect: Dialect): { parts: st
 }
 
 /** The filters the statistics index (Episode_stats_idx) holds the columns of. */
-const STATS_INDEX_FILTERS = new Set(["environment", "dataset", "playerKind", "model", "policy", "status", "success", "rewardMin", "rewardMax", "turnsMin", "turnsMax", "turnLimit", "invalidMin", "search"]);
+const STATS_INDEX_FILTERS = new Set([
+  "environment",
+  "dataset",
+  "playerKind",
+  "model",
+  "policy",
+  "status",
+  "success",
+  "rewardMin",
+  "rewardMax",
+  "turnsMin",
+  "turnsMax",
+  "turnLimit",
+  "invalidMin",
+  "search",
+]);
 const RANGE_FILTERS = ["rewardMin", "rewardMax", "turnsMin", "turnsMax", "invalidMin"];
 
 /**
@@ -178,9 +193,7 @@ export function isEpisodeSortKey(key: string): key is EpisodeSortKey {
 type Sorts = typeof EPISODE_SORTS;
 /** The viewer URL's sort names → sort keys (the EPISODE_SORTS entries with a `url`). */
 export type ListSorts = { [K in keyof Sorts as Sorts[K] extends { url: string } ? Sorts[K]["url"] : never]: K };
-export const LIST_SORTS = Object.fromEntries(
-  Object.entries(EPISODE_SORTS).flatMap(([key, spec]) => ("url" in spec ? [[spec.url, key]] : [])),
-) as ListSorts;
+export const LIST_SORTS = Object.fromEntries(Object.entries(EPISODE_SORTS).flatMap(([key, spec]) => ("url" in spec ? [[spec.url, key]] : []))) as ListSorts;
 
 /** A sort the list can ask for: an SQL expression over `e`, and what the planner needs to know of it. */
 export interface EpisodeSortSpec {
@@ -236,7 +249,9 @@ function roundEstimate(n: number): number {
 async function estimateMatches(sql: Sql, conds: string[], params: Record<string, unknown>, ftsParam: string | null): Promise<number | null> {
   const floor = COUNT_EXACT_UP_TO + 1;
   // Two subqueries: MIN and MAX together in one SELECT make SQLite scan the index instead of reading its two ends.
-  const range = await sql.get<{ lo: number | null; hi: number | null }>(`SELECT (SELECT MIN("searchKey") FROM "Episode") AS lo, (SELECT MAX("searchKey") FROM "Episode") AS hi`);
+  const range = await sql.get<{ lo: number | null; hi: number | null }>(
+    `SELECT (SELECT MIN("searchKey") FROM "Episode") AS lo, (SELECT MAX("searchKey") FROM "Episode") AS hi`,
+  );
   const lo = Number(range?.lo ?? 0);
   const span = Number(range?.hi ?? 0) - lo + 1;
   const sampled = SAMPLE_WINDOWS * SAMPLE_WINDOW_KEYS;
@@ -379,7 +394,11 @@ export async function readEpisodePage(
   }
   const read = (extra: string[], order: string, limit: number, skip: number) => {
     const all = [...pageConds, ...extra];
-    return sql.all(`SELECT ${columns} FROM ${pageFrom} ${all.length ? `WHERE ${all.join(" AND ")}` : ""} ORDER BY ${order} LIMIT @limit OFFSET @offset`, { ...p, limit, offset: skip });
+    return sql.all(`SELECT ${columns} FROM ${pageFrom} ${all.length ? `WHERE ${all.join(" AND ")}` : ""} ORDER BY ${order} LIMIT @limit OFFSET @offset`, {
+      ...p,
+      limit,
+      offset: skip,
+    });
   };
   if (!sort.nullable) return { total, totalExact, rows: await read([], `${sort.expr} ${dir}, e."id" ${dir}`, pageSize, offset) };
   // NULLs sort last both ways. One ORDER BY saying so (NULLS LAST) is an order no index of the

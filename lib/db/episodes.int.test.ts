@@ -39,7 +39,12 @@ describe.each(storeEngines())("episodes on %s", (engine) => {
       const live = await withSql(async (sql) =>
         sql.dialect.name === "sqlite"
           ? (await sql.all<{ name: string }>(`SELECT "name" FROM pragma_table_info(?)`, [table])).map((r) => r.name)
-          : (await sql.all<{ name: string }>(`SELECT column_name AS "name" FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?`, [table])).map((r) => r.name),
+          : (
+              await sql.all<{ name: string }>(
+                `SELECT column_name AS "name" FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?`,
+                [table],
+              )
+            ).map((r) => r.name),
       );
       expect([...live].sort(), table).toEqual([...columnsOf(table)].sort());
     }
@@ -52,7 +57,10 @@ describe.each(storeEngines())("episodes on %s", (engine) => {
     await appendTurn({ episodeId: ep.id, turn: { index: 0, actor: "human", action: "ls /testbed", observation: "dir1\nfile.py\n", ok: true } });
     await appendTurn({ episodeId: ep.id, turn: { index: 1, actor: "human", action: "fnd . -name '*.py'", observation: "fnd: command not found", ok: false } });
     await expect(appendTurn({ episodeId: ep.id, turn: { index: 1, actor: "human", action: "x", observation: "" } })).rejects.toBeInstanceOf(ConflictError);
-    await appendTurn({ episodeId: ep.id, turn: { index: 2, actor: "human", action: "find /testbed -name '*.py' | wc -l", observation: "4\n", ok: true, reward: 1 } });
+    await appendTurn({
+      episodeId: ep.id,
+      turn: { index: 2, actor: "human", action: "find /testbed -name '*.py' | wc -l", observation: "4\n", ok: true, reward: 1 },
+    });
     const done = await finishEpisode({ episodeId: ep.id, outcome: { status: "submitted", reward: 1, breakdown: { answer: 1 } } });
     expect(done).toMatchObject({ status: "submitted", success: true, solvedAtTurn: 3, turnCount: 3, invalidCount: 1, checkedCount: 3 });
     expect(done.durationMs).toBeGreaterThanOrEqual(0);
@@ -109,8 +117,28 @@ describe.each(storeEngines())("episodes on %s", (engine) => {
   it("lists with filters, sort, paging and full-text search over queries, actions and observations", async () => {
     const run = await createRun({ name: "list-test", config: { model: "m" }, total: 5 });
     for (let i = 0; i < 5; i++) {
-      const ep = await createEpisode({ ...base, environment: "sql", dataset: "spider", taskId: `q${i}`, query: `how many singers ${i}`, playerKind: "model", model: i % 2 ? "gpt-4" : "gpt-3.5", policy: "try-again", annotator: null, runId: run.id });
-      await appendTurn({ episodeId: ep.id, turn: { index: 0, actor: "model", action: i === 3 ? "SELECT zebra_count FROM singer" : "SELECT count(*) FROM singer", observation: `(${i},)`, ok: true } });
+      const ep = await createEpisode({
+        ...base,
+        environment: "sql",
+        dataset: "spider",
+        taskId: `q${i}`,
+        query: `how many singers ${i}`,
+        playerKind: "model",
+        model: i % 2 ? "gpt-4" : "gpt-3.5",
+        policy: "try-again",
+        annotator: null,
+        runId: run.id,
+      });
+      await appendTurn({
+        episodeId: ep.id,
+        turn: {
+          index: 0,
+          actor: "model",
+          action: i === 3 ? "SELECT zebra_count FROM singer" : "SELECT count(*) FROM singer",
+          observation: `(${i},)`,
+          ok: true,
+        },
+      });
       await finishEpisode({ episodeId: ep.id, outcome: { status: "submitted", reward: i / 4 } });
       await recordRunEpisode({ id: run.id, solved: i === 4, errored: false });
     }
@@ -142,27 +170,28 @@ describe.each(storeEngines())("episodes on %s", (engine) => {
   });
 
   // SQLite's own faults (PostgreSQL's read-only and full-disk cases are the server's to report).
-  if (engine === "sqlite") it("a read-only database or a full disk is a StorageError and nothing is half-written", async () => {
-    const ep = await createEpisode({ ...base, taskId: "faults" });
-    const prisma = await getPrisma();
-    await prisma.$executeRawUnsafe("PRAGMA query_only = ON");
-    const ro = await createEpisode(base).catch((e) => e);
-    expect(ro).toBeInstanceOf(StorageError);
-    expect(ro.message).toMatch(/read-only/);
-    await prisma.$executeRawUnsafe("PRAGMA query_only = OFF");
+  if (engine === "sqlite")
+    it("a read-only database or a full disk is a StorageError and nothing is half-written", async () => {
+      const ep = await createEpisode({ ...base, taskId: "faults" });
+      const prisma = await getPrisma();
+      await prisma.$executeRawUnsafe("PRAGMA query_only = ON");
+      const ro = await createEpisode(base).catch((e) => e);
+      expect(ro).toBeInstanceOf(StorageError);
+      expect(ro.message).toMatch(/read-only/);
+      await prisma.$executeRawUnsafe("PRAGMA query_only = OFF");
 
-    const pages = Number((await prisma.$queryRawUnsafe<Array<{ page_count: bigint }>>("PRAGMA page_count"))[0].page_count);
-    // Turns are written on the raw connection (max_page_count is per connection).
-    getRawDb().pragma(`max_page_count = ${pages}`);
-    const big = "x".repeat(200_000);
-    const full = await appendTurn({ episodeId: ep.id, turn: { index: 0, actor: "human", action: big, observation: big, ok: true } }).catch((e) => e);
-    getRawDb().pragma(`max_page_count = 1073741823`);
-    expect(full).toBeInstanceOf(StorageError);
-    expect(full.message).toMatch(/disk .* is full/);
-    const after = await getEpisodeById({ id: ep.id });
-    expect(after!.turnCount).toBe(0);
-    expect(after!.turns).toHaveLength(0);
-  });
+      const pages = Number((await prisma.$queryRawUnsafe<Array<{ page_count: bigint }>>("PRAGMA page_count"))[0].page_count);
+      // Turns are written on the raw connection (max_page_count is per connection).
+      getRawDb().pragma(`max_page_count = ${pages}`);
+      const big = "x".repeat(200_000);
+      const full = await appendTurn({ episodeId: ep.id, turn: { index: 0, actor: "human", action: big, observation: big, ok: true } }).catch((e) => e);
+      getRawDb().pragma(`max_page_count = 1073741823`);
+      expect(full).toBeInstanceOf(StorageError);
+      expect(full.message).toMatch(/disk .* is full/);
+      const after = await getEpisodeById({ id: ep.id });
+      expect(after!.turnCount).toBe(0);
+      expect(after!.turns).toHaveLength(0);
+    });
 });
 
 describe("an unreachable store", () => {

@@ -5,7 +5,15 @@ import { storeName } from "./sql";
 import { toStorageError } from "./storage-error";
 import type { EpisodeListRow, ViewerRow } from "./episode-rows";
 import { config } from "@/lib/config";
-import { EPISODE_SORTS, isEpisodeSortKey, listConditions, readEpisodePage, statsIndexCovers, type EpisodeFilters, type EpisodeSortKey } from "./episode-filters";
+import {
+  EPISODE_SORTS,
+  isEpisodeSortKey,
+  listConditions,
+  readEpisodePage,
+  statsIndexCovers,
+  type EpisodeFilters,
+  type EpisodeSortKey,
+} from "./episode-filters";
 import { rowParser, words } from "./rows";
 import type { Annotation, Episode, Turn } from "./generated/client";
 import { withWriteLock } from "./lock";
@@ -134,7 +142,15 @@ export async function appendTurn({ episodeId, turn }: { episodeId: string; turn:
           if (!row) throw new NotFoundError(`episode ${episodeId}`);
           throw new ConflictError(`episode ${episodeId} is ${row.status}, not running: it takes no more turns`);
         }
-        const row = turnRow(episodeId, turn, ok, startedAt, now, (v) => (v ? 1 : 0), (ms) => ms);
+        const row = turnRow(
+          episodeId,
+          turn,
+          ok,
+          startedAt,
+          now,
+          (v) => (v ? 1 : 0),
+          (ms) => ms,
+        );
         let id: number;
         try {
           id = Number((cachedStatement(db, INSERT_TURN_SQL).get(TURN_INSERT_COLUMNS.map((c) => row[c])) as { id: number }).id);
@@ -142,7 +158,12 @@ export async function appendTurn({ episodeId, turn }: { episodeId: string; turn:
           if ((err as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") throw new ConflictError(`episode ${episodeId} already has turn ${turn.index}`);
           throw err;
         }
-        if (turn.messages?.length) insertTranscriptMessagesRaw(db, episodeId, turn.messages.map((m) => ({ ...m, turnIndex: turn.index })));
+        if (turn.messages?.length)
+          insertTranscriptMessagesRaw(
+            db,
+            episodeId,
+            turn.messages.map((m) => ({ ...m, turnIndex: turn.index })),
+          );
         return { id, index: turn.index };
       });
       return store.immediate();
@@ -184,7 +205,14 @@ function turnRow(
 }
 
 /** appendTurn on PostgreSQL: the same statements in one transaction on a pooled connection. */
-async function appendTurnPg(url: string, episodeId: string, turn: NewTurnInput, ok: boolean | null, startedAt: number, now: number): Promise<{ id: number; index: number }> {
+async function appendTurnPg(
+  url: string,
+  episodeId: string,
+  turn: NewTurnInput,
+  ok: boolean | null,
+  startedAt: number,
+  now: number,
+): Promise<{ id: number; index: number }> {
   try {
     return await pgTransaction(url, async (sql: Sql) => {
       const t = sql.dialect.time;
@@ -196,12 +224,22 @@ async function appendTurnPg(url: string, episodeId: string, turn: NewTurnInput, 
       const row = turnRow(episodeId, turn, ok, startedAt, now, (v) => v, t);
       let id: number;
       try {
-        id = Number((await sql.get<{ id: number }>(INSERT_TURN_SQL, TURN_INSERT_COLUMNS.map((c) => row[c])))!.id);
+        id = Number(
+          (await sql.get<{ id: number }>(
+            INSERT_TURN_SQL,
+            TURN_INSERT_COLUMNS.map((c) => row[c]),
+          ))!.id,
+        );
       } catch (err) {
         if ((err as { code?: string }).code === "23505") throw new ConflictError(`episode ${episodeId} already has turn ${turn.index}`);
         throw err;
       }
-      if (turn.messages?.length) await insertTranscriptMessages(sql, episodeId, turn.messages.map((m) => ({ ...m, turnIndex: turn.index })));
+      if (turn.messages?.length)
+        await insertTranscriptMessages(
+          sql,
+          episodeId,
+          turn.messages.map((m) => ({ ...m, turnIndex: turn.index })),
+        );
       return { id, index: turn.index };
     });
   } catch (err) {
@@ -347,8 +385,29 @@ export const MAX_PAGE_SIZE = 500;
 
 /** The columns of a list row (the query cut to what a table shows), parsed by the one row schema. */
 const LIST_COLUMNS = [
-  "id", "environment", "dataset", "taskId", "taskIndex", "query", "playerKind", "annotator", "model", "policy", "status", "reward", "success",
-  "turnCount", "invalidCount", "turnLimit", "durationMs", "hardness", "tags", "flags", "startedAt", "parentEpisodeId", "runId",
+  "id",
+  "environment",
+  "dataset",
+  "taskId",
+  "taskIndex",
+  "query",
+  "playerKind",
+  "annotator",
+  "model",
+  "policy",
+  "status",
+  "reward",
+  "success",
+  "turnCount",
+  "invalidCount",
+  "turnLimit",
+  "durationMs",
+  "hardness",
+  "tags",
+  "flags",
+  "startedAt",
+  "parentEpisodeId",
+  "runId",
 ] as const;
 const LIST_SELECT = LIST_COLUMNS.map((c) => (c === "query" ? `substr(e."query", 1, 200) AS "query"` : `e."${c}"`)).join(", ");
 const listRow = rowParser("Episode", LIST_COLUMNS);
@@ -446,7 +505,15 @@ export async function listViewerEpisodes({
 }
 
 /** Every episode of one task (any dataset of that environment when dataset is omitted), for the task page. */
-export async function listViewerEpisodesByTask({ environment, dataset, taskId }: { environment: string; dataset?: string; taskId: string }): Promise<ViewerRow[]> {
+export async function listViewerEpisodesByTask({
+  environment,
+  dataset,
+  taskId,
+}: {
+  environment: string;
+  dataset?: string;
+  taskId: string;
+}): Promise<ViewerRow[]> {
   return withSql(async (sql) =>
     listRow
       .all(

@@ -14,7 +14,14 @@ const date = (ms: number | null) => (ms === null ? null : new Date(ms));
 /** A stored episode as Prisma hands it out (times as Dates), from its raw row. */
 function episodeFromRow(row: unknown): Episode {
   const e = episodeRow.one(row);
-  return { ...e, startedAt: new Date(e.startedAt), firstActionAt: date(e.firstActionAt), endedAt: date(e.endedAt), createdAt: new Date(e.createdAt), updatedAt: new Date(e.updatedAt) };
+  return {
+    ...e,
+    startedAt: new Date(e.startedAt),
+    firstActionAt: date(e.firstActionAt),
+    endedAt: date(e.endedAt),
+    createdAt: new Date(e.createdAt),
+    updatedAt: new Date(e.updatedAt),
+  };
 }
 
 /** A stored turn as Prisma hands it out, from its raw row. */
@@ -28,9 +35,13 @@ function turnFromRow(row: unknown): Turn {
  * stable order (dataset, task index, id), read in batches so an export of any size holds one
  * batch in memory at a time.
  */
-export async function* iterateEpisodesWithTurns({ filters = {}, batchSize = 500 }: { filters?: EpisodeFilters; batchSize?: number } = {}): AsyncGenerator<
-  Episode & { turns: Turn[]; messages: TranscriptMessage[]; recording?: Recording }
-> {
+export async function* iterateEpisodesWithTurns({
+  filters = {},
+  batchSize = 500,
+}: {
+  filters?: EpisodeFilters;
+  batchSize?: number;
+} = {}): AsyncGenerator<Episode & { turns: Turn[]; messages: TranscriptMessage[]; recording?: Recording }> {
   let offset = 0;
   for (;;) {
     const batch = await withSql(async (q) => {
@@ -51,7 +62,12 @@ export async function* iterateEpisodesWithTurns({ filters = {}, batchSize = 500 
       }
       const messages = await listTranscriptMessagesByEpisodes(q, ids);
       const recordings = await listRecordingsByEpisodes(q, ids);
-      return eps.map((e) => ({ ...episodeFromRow(e), turns: byEp.get(e.id as string) ?? [], messages: messages.get(e.id as string) ?? [], recording: recordings.get(e.id as string) }));
+      return eps.map((e) => ({
+        ...episodeFromRow(e),
+        turns: byEp.get(e.id as string) ?? [],
+        messages: messages.get(e.id as string) ?? [],
+        recording: recordings.get(e.id as string),
+      }));
     });
     if (!batch.length) return;
     yield* batch;

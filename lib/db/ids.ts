@@ -30,7 +30,7 @@ export function uuidv7(now = Date.now()): string {
   const b = pool.subarray(poolAt, (poolAt += 16)); // each pooled byte is used once
   // 48-bit milliseconds, big-endian (two writes: bit operators work on 32 bits).
   b.writeUInt16BE(Math.floor(now / 2 ** 32) & 0xffff, 0);
-  b.writeUInt32BE(now % 2 ** 32 >>> 0, 2);
+  b.writeUInt32BE((now % 2 ** 32) >>> 0, 2);
   b[6] = 0x70 | (seq >> 8);
   b[7] = seq & 0xff;
   b[8] = (b[8] & 0x3f) | 0x80;

@@ -105,13 +105,19 @@ describe.each(storeEngines())("list counts on %s", (engine) => {
         .sort((a, b) => (a.d === null ? 1 : 0) - (b.d === null ? 1 : 0) || (a.d !== null && b.d !== null ? dir * (a.d - b.d) : 0) || dir * (a.i - b.i))
         .map(({ i }) => `task ${i}`);
     const keyed = count((e) => e.durationMs != null);
-    for (const [dir, sign] of [["asc", 1], ["desc", -1]] as const) {
+    for (const [dir, sign] of [
+      ["asc", 1],
+      ["desc", -1],
+    ] as const) {
       const want = order(sign);
       // The page holding the last keyed episodes and the first unkeyed ones, then one of unkeyed only.
       const boundary = Math.floor(keyed / 50) + 1;
       for (const page of [1, boundary, boundary + 3]) {
         const got = await listEpisodes({ sort: { key: "durationMs", dir }, page, pageSize: 50, exactCount: true });
-        expect(got.rows.map((r) => r.query), `${dir} page ${page}`).toEqual(want.slice((page - 1) * 50, page * 50));
+        expect(
+          got.rows.map((r) => r.query),
+          `${dir} page ${page}`,
+        ).toEqual(want.slice((page - 1) * 50, page * 50));
       }
     }
   });

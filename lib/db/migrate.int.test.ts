@@ -20,7 +20,22 @@ describe("migrations", () => {
     const db = new Database(":memory:");
     applyMigrations(db, realMigrations);
     const models = parsePrismaSchema(fs.readFileSync(schemaPath, "utf8"));
-    expect(models.map((m) => m.name).sort()).toEqual(["Annotation", "Episode", "GoldCache", "ImportedFile", "Participant", "RecordingChunk", "Run", "SealReveal", "Session", "Study", "StudyTaskClock", "TranscriptMessage", "Turn", "TurnReplay"]);
+    expect(models.map((m) => m.name).sort()).toEqual([
+      "Annotation",
+      "Episode",
+      "GoldCache",
+      "ImportedFile",
+      "Participant",
+      "RecordingChunk",
+      "Run",
+      "SealReveal",
+      "Session",
+      "Study",
+      "StudyTaskClock",
+      "TranscriptMessage",
+      "Turn",
+      "TurnReplay",
+    ]);
     expect(models.find((m) => m.name === "Episode")!.indexes.length).toBeGreaterThan(10);
     expect(compareSchemaWithDatabase(schemaPath, db)).toEqual([]);
   });

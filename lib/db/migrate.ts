@@ -47,7 +47,8 @@ export function checkAppliedMigrations(files: MigrationFile[], applied: Array<{ 
   const known = new Map(files.map((f) => [f.name, f]));
   for (const row of applied) {
     const file = known.get(row.name);
-    if (!file) throw new StorageError(`the database has migration ${row.name}, which this version of the Studio does not know: it was written by a newer version`);
+    if (!file)
+      throw new StorageError(`the database has migration ${row.name}, which this version of the Studio does not know: it was written by a newer version`);
     if (file.checksum !== row.checksum)
       throw new StorageError(`migration ${row.name} was edited after it was applied (checksum differs): restore the file, or add a new migration instead`);
   }

@@ -10,9 +10,7 @@ export async function createParticipantRows({
 }: {
   rows: { studyId: string; label: string; inviteHash: string; position: number; taskOrder: string[]; expiresAt: Date | null }[];
 }): Promise<Participant[]> {
-  return withPrisma((prisma) =>
-    prisma.$transaction(rows.map((r) => prisma.participant.create({ data: { ...r, taskOrder: JSON.stringify(r.taskOrder) } }))),
-  );
+  return withPrisma((prisma) => prisma.$transaction(rows.map((r) => prisma.participant.create({ data: { ...r, taskOrder: JSON.stringify(r.taskOrder) } }))));
 }
 
 /** How many participants a study has had (revoked ones included): the next one's position. */

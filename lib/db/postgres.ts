@@ -12,7 +12,8 @@ export function pgConnection(url: string): { connectionString: string; schema: s
   const u = new URL(url);
   const schema = u.searchParams.get("schema") ?? "public";
   u.searchParams.delete("schema");
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema)) throw new StorageError(`the schema ${JSON.stringify(schema)} in ${redactStoreUrl(url)} must be letters, digits and _`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(schema))
+    throw new StorageError(`the schema ${JSON.stringify(schema)} in ${redactStoreUrl(url)} must be letters, digits and _`);
   return { connectionString: u.toString(), schema };
 }
 
@@ -20,23 +21,24 @@ export function pgConnection(url: string): { connectionString: string; schema: s
  * Raw rows read the same on both engines: counts and sums as numbers (not bigint strings),
  * booleans as 1/0 and timestamps as Unix milliseconds, as better-sqlite3 gives them.
  */
-const typesOf = (lib: typeof pg) => ({
-  getTypeParser(oid: number, format?: "text" | "binary") {
-    switch (oid) {
-      case 20: // int8
-      case 1700: // numeric
-        return (v: string) => Number(v);
-      case 16: // bool
-        return (v: string) => (v === "t" ? 1 : 0);
-      case 1114: // timestamp (UTC, as Prisma writes it)
-        return (v: string) => Date.parse(v.replace(" ", "T") + "Z");
-      case 1184: // timestamptz
-        return (v: string) => Date.parse(v);
-      default:
-        return lib.types.getTypeParser(oid, format as "text");
-    }
-  },
-}) as pg.CustomTypesConfig;
+const typesOf = (lib: typeof pg) =>
+  ({
+    getTypeParser(oid: number, format?: "text" | "binary") {
+      switch (oid) {
+        case 20: // int8
+        case 1700: // numeric
+          return (v: string) => Number(v);
+        case 16: // bool
+          return (v: string) => (v === "t" ? 1 : 0);
+        case 1114: // timestamp (UTC, as Prisma writes it)
+          return (v: string) => Date.parse(v.replace(" ", "T") + "Z");
+        case 1184: // timestamptz
+          return (v: string) => Date.parse(v);
+        default:
+          return lib.types.getTypeParser(oid, format as "text");
+      }
+    },
+  }) as pg.CustomTypesConfig;
 
 /**
  * A pool on the store's database with its schema on the search path, and its error mapping. The

@@ -39,15 +39,37 @@ describe.each(storeEngines())("recordings on %s", (engine) => {
   });
 
   it("stores chunks in order per turn, and the export carries them", async () => {
-    await appendRecordingChunk({ episodeId: "rec-1", maxBytes: 10_000, chunk: { turnIndex: 0, startedAt: 1_700_000_000_000, events: [[0, "i", "ls"], [5, "o", "ls"]], cols: 80, rows: 24 } });
+    await appendRecordingChunk({
+      episodeId: "rec-1",
+      maxBytes: 10_000,
+      chunk: {
+        turnIndex: 0,
+        startedAt: 1_700_000_000_000,
+        events: [
+          [0, "i", "ls"],
+          [5, "o", "ls"],
+        ],
+        cols: 80,
+        rows: 24,
+      },
+    });
     await appendRecordingChunk({ episodeId: "rec-1", maxBytes: 10_000, chunk: { turnIndex: 1, startedAt: 1_700_000_000_500, events: [[0, "o", "a\r\n"]] } });
     const r = await getRecordingByEpisode({ episodeId: "rec-1" });
-    expect(r.chunks.map((c) => [c.seq, c.turnIndex, c.startedAt, c.events.length])).toEqual([[0, 0, 1_700_000_000_000, 2], [1, 1, 1_700_000_000_500, 1]]);
+    expect(r.chunks.map((c) => [c.seq, c.turnIndex, c.startedAt, c.events.length])).toEqual([
+      [0, 0, 1_700_000_000_000, 2],
+      [1, 1, 1_700_000_000_500, 1],
+    ]);
     expect(r).toMatchObject({ truncated: false, cols: 80, rows: 24 });
     const lines = [];
     for await (const e of iterateEpisodesWithTurns({})) lines.push(jsonlEpisodeSchema.parse(toJsonlEpisode(e)));
     const one = lines.find((l) => l.id === "rec-1")!;
-    expect(one.recording?.chunks.map((c) => c.events)).toEqual([[[0, "i", "ls"], [5, "o", "ls"]], [[0, "o", "a\r\n"]]]);
+    expect(one.recording?.chunks.map((c) => c.events)).toEqual([
+      [
+        [0, "i", "ls"],
+        [5, "o", "ls"],
+      ],
+      [[0, "o", "a\r\n"]],
+    ]);
     expect(lines.find((l) => l.id === "rec-2")!.recording).toBeUndefined();
 
     // Imported again (as another episode), the recording comes back whole.
@@ -62,7 +84,11 @@ describe.each(storeEngines())("recordings on %s", (engine) => {
   });
 
   it("cuts the chunk that reaches the episode's cap, marks it, and drops later ones", async () => {
-    const big = (n: number) => ({ turnIndex: 0, startedAt: 1_700_000_000_000, events: Array.from({ length: n }, (_, i) => [i, "o", "x".repeat(92)] as [number, "o", string]) });
+    const big = (n: number) => ({
+      turnIndex: 0,
+      startedAt: 1_700_000_000_000,
+      events: Array.from({ length: n }, (_, i) => [i, "o", "x".repeat(92)] as [number, "o", string]),
+    });
     expect(await appendRecordingChunk({ episodeId: "rec-2", maxBytes: 1000, chunk: big(5) })).toMatchObject({ stored: true, truncated: false, bytes: 500 });
     expect(await appendRecordingChunk({ episodeId: "rec-2", maxBytes: 1000, chunk: big(8) })).toMatchObject({ stored: true, truncated: true, bytes: 1000 });
     expect(await appendRecordingChunk({ episodeId: "rec-2", maxBytes: 1000, chunk: big(1) })).toMatchObject({ stored: false, truncated: true });

@@ -45,7 +45,15 @@ function fitChunk(chunk: RecordingChunk, totals: Totals, maxBytes: number): { ev
  * `maxBytes` of event data: the chunk that reaches the cap is stored cut and marked truncated, and
  * later chunks are dropped.
  */
-export async function appendRecordingChunk({ episodeId, chunk, maxBytes }: { episodeId: string; chunk: RecordingChunk; maxBytes: number }): Promise<AppendRecordingResult> {
+export async function appendRecordingChunk({
+  episodeId,
+  chunk,
+  maxBytes,
+}: {
+  episodeId: string;
+  chunk: RecordingChunk;
+  maxBytes: number;
+}): Promise<AppendRecordingResult> {
   const store = config().store;
   const row = (t: Totals, f: { events: RecordingEvent[]; truncated: boolean }) =>
     [episodeId, t.next, chunk.turnIndex, chunk.startedAt, JSON.stringify(f.events), chunkBytes(f.events), chunk.cols ?? null, chunk.rows ?? null] as const;
@@ -87,7 +95,17 @@ export interface ImportedRecording {
 
 function importedRows(episodeId: string, r: ImportedRecording): unknown[][] {
   // The truncated flag goes on the last chunk, as the cap marks the chunk at which it was hit.
-  return r.chunks.map((c, i) => [episodeId, c.seq, c.turnIndex, c.startedAt, JSON.stringify(c.events), chunkBytes(c.events), r.cols, r.rows, r.truncated && i === r.chunks.length - 1]);
+  return r.chunks.map((c, i) => [
+    episodeId,
+    c.seq,
+    c.turnIndex,
+    c.startedAt,
+    JSON.stringify(c.events),
+    chunkBytes(c.events),
+    r.cols,
+    r.rows,
+    r.truncated && i === r.chunks.length - 1,
+  ]);
 }
 
 /** Stores an imported recording on a SQLite connection, inside the caller's transaction (the bulk importer). */
@@ -101,7 +119,17 @@ export async function insertRecording(sql: Sql, episodeId: string, r: ImportedRe
   for (const row of importedRows(episodeId, r)) await sql.run(INSERT_SQL, row);
 }
 
-type ChunkRow = { episodeId: string; seq: number; turnIndex: number; startedAt: unknown; events: string; bytes: number; cols: number | null; rows: number | null; truncated: unknown };
+type ChunkRow = {
+  episodeId: string;
+  seq: number;
+  turnIndex: number;
+  startedAt: unknown;
+  events: string;
+  bytes: number;
+  cols: number | null;
+  rows: number | null;
+  truncated: unknown;
+};
 const SELECT_COLUMNS = `"episodeId", "seq", "turnIndex", "startedAt", "events", "bytes", "cols", "rows", "truncated"`;
 
 function toRecording(rows: ChunkRow[]): Recording {
@@ -134,9 +162,10 @@ export async function getRecordingByEpisode({ episodeId }: { episodeId: string }
 export async function listRecordingsByEpisodes(sql: Sql, episodeIds: readonly string[]): Promise<Map<string, Recording>> {
   const out = new Map<string, Recording>();
   if (episodeIds.length === 0) return out;
-  const rows = await sql.all<ChunkRow>(`SELECT ${SELECT_COLUMNS} FROM "RecordingChunk" WHERE "episodeId" ${sql.dialect.inList("?")} ORDER BY "episodeId", "seq"`, [
-    sql.dialect.listValue(episodeIds),
-  ]);
+  const rows = await sql.all<ChunkRow>(
+    `SELECT ${SELECT_COLUMNS} FROM "RecordingChunk" WHERE "episodeId" ${sql.dialect.inList("?")} ORDER BY "episodeId", "seq"`,
+    [sql.dialect.listValue(episodeIds)],
+  );
   const by = new Map<string, ChunkRow[]>();
   for (const r of rows) {
     let list = by.get(r.episodeId);

@@ -82,13 +82,19 @@ describe.each(storeEngines())("the replay's window on %s", (engine) => {
     expect(seven.observationChars).toBe("t7:".length + TURN_CUT + 10);
     const whole = await listTurnWindowByEpisode({ episodeId: "long", from: 7, limit: 1, cut: null });
     expect(whole.turns[0].observation).toBe(`t7:${"é".repeat(TURN_CUT + 10)}`);
-    expect((await listTurnWindowByEpisode({ episodeId: "long", from: TURNS - 2, limit: 50, cut: 10 })).turns.map((t) => t.observation)).toEqual([`t${TURNS - 2}:oooo`, `t${TURNS - 1}:oooo`]);
+    expect((await listTurnWindowByEpisode({ episodeId: "long", from: TURNS - 2, limit: 50, cut: 10 })).turns.map((t) => t.observation)).toEqual([
+      `t${TURNS - 2}:oooo`,
+      `t${TURNS - 1}:oooo`,
+    ]);
   });
 
   it("reads a cached replay by page and as the curve's aggregate, and counts what the turn scores need, never reading every turn's row", async () => {
     expect(await countTurnScoreGapsByEpisode({ episodeId: "long" })).toEqual({ unrewarded: 10, replayed: 0 });
     // A replay whose would-be reward after turn k is k / 2,000, with turn 105's unscored.
-    await putTurnReplays({ episodeId: "long", turns: Array.from({ length: TURNS }, (_, k) => ({ index: k, reward: k === 105 ? null : k / 2_000, agrees: k % 2 === 0, columns: null })) });
+    await putTurnReplays({
+      episodeId: "long",
+      turns: Array.from({ length: TURNS }, (_, k) => ({ index: k, reward: k === 105 ? null : k / 2_000, agrees: k % 2 === 0, columns: null })),
+    });
     expect(await countTurnScoreGapsByEpisode({ episodeId: "long" })).toEqual({ unrewarded: 10, replayed: TURNS });
     const page = await listTurnReplaysByEpisode({ episodeId: "long", from: 600, limit: WINDOW_TURNS });
     expect(page.map((r) => r.index)).toEqual(Array.from({ length: WINDOW_TURNS }, (_, k) => 600 + k));

@@ -6,9 +6,26 @@ import { columnsOf, rowParser } from "./rows";
 describe("row schema", () => {
   const turnRow = rowParser("Turn", columnsOf("Turn"));
   const good = {
-    id: 7, episodeId: "e1", index: 0, actor: "human", action: "ls", observation: "a\n", ok: 1, reward: null, rawReply: null, thought: null,
-    tokensIn: null, tokensOut: null, durationMs: 12, latencyMs: null, costUsd: null, source: "console", timedOut: 0, aborted: 0,
-    startedAt: 1_780_000_000_000, createdAt: 1_780_000_000_001,
+    id: 7,
+    episodeId: "e1",
+    index: 0,
+    actor: "human",
+    action: "ls",
+    observation: "a\n",
+    ok: 1,
+    reward: null,
+    rawReply: null,
+    thought: null,
+    tokensIn: null,
+    tokensOut: null,
+    durationMs: 12,
+    latencyMs: null,
+    costUsd: null,
+    source: "console",
+    timedOut: 0,
+    aborted: 0,
+    startedAt: 1_780_000_000_000,
+    createdAt: 1_780_000_000_001,
   };
 
   it("reads booleans stored as 1/0 and keeps times in milliseconds", () => {

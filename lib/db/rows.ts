@@ -146,10 +146,13 @@ export function rowParser<T extends keyof Tables, K extends keyof RowOf<T> & str
     const column = String(issue.path[0] ?? "?");
     const id = row && typeof row === "object" && "id" in row ? ` ${JSON.stringify((row as { id: unknown }).id)}` : "";
     const got = row && typeof row === "object" ? (row as Record<string, unknown>)[column] : row;
-    throw new StorageError(`the store's ${table} row${id} has a bad value in column "${column}": ${issue.message} (got ${JSON.stringify(got) ?? String(got)})`, {
-      table,
-      column,
-    });
+    throw new StorageError(
+      `the store's ${table} row${id} has a bad value in column "${column}": ${issue.message} (got ${JSON.stringify(got) ?? String(got)})`,
+      {
+        table,
+        column,
+      },
+    );
   };
   return { one, all: (rows: readonly unknown[]): Out[] => rows.map(one) };
 }

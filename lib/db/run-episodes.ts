@@ -35,14 +35,21 @@ export async function markRunEpisodesInterrupted({ runId }: { runId: string }): 
 export async function markRunTaskEpisodesInterrupted({ runId, taskId, reason }: { runId: string; taskId: string; reason: string }): Promise<number> {
   return withWriteLock(() =>
     withPrisma(async (prisma) => {
-      const r = await prisma.episode.updateMany({ where: { runId, taskId, status: "running" }, data: { status: "interrupted", errorReason: reason, endedAt: new Date() } });
+      const r = await prisma.episode.updateMany({
+        where: { runId, taskId, status: "running" },
+        data: { status: "interrupted", errorReason: reason, endedAt: new Date() },
+      });
       return r.count;
     }),
   );
 }
 
 /** A run's episodes with what its summary needs, oldest first. */
-export async function listRunEpisodeOutcomes({ runId }: { runId: string }): Promise<
+export async function listRunEpisodeOutcomes({
+  runId,
+}: {
+  runId: string;
+}): Promise<
   { id: string; taskId: string; status: string; success: boolean; reward: number | null; turnCount: number; invalidCount: number; checkedCount: number }[]
 > {
   return withPrisma((prisma) =>
@@ -55,7 +62,19 @@ export async function listRunEpisodeOutcomes({ runId }: { runId: string }): Prom
 }
 
 /** Overwrites a run's counters (after a resume the counts are recomputed from its episodes). */
-export async function setRunCounts({ id, total, done, solved, errors }: { id: string; total?: number; done?: number; solved?: number; errors?: number }): Promise<void> {
+export async function setRunCounts({
+  id,
+  total,
+  done,
+  solved,
+  errors,
+}: {
+  id: string;
+  total?: number;
+  done?: number;
+  solved?: number;
+  errors?: number;
+}): Promise<void> {
   await withWriteLock(() => withPrisma((prisma) => prisma.run.update({ where: { id }, data: { total, done, solved, errors } })));
 }
 
@@ -82,7 +101,22 @@ export interface RunEpisodeRow {
 
 const runEpisodeRow = rowParser(
   "Episode",
-  ["id", "taskId", "taskIndex", "status", "reward", "success", "turnCount", "invalidCount", "solvedAtTurn", "hardness", "db", "errorReason", "startedAt", "endedAt"],
+  [
+    "id",
+    "taskId",
+    "taskIndex",
+    "status",
+    "reward",
+    "success",
+    "turnCount",
+    "invalidCount",
+    "solvedAtTurn",
+    "hardness",
+    "db",
+    "errorReason",
+    "startedAt",
+    "endedAt",
+  ],
   { tokensIn: z.number(), tokensOut: z.number(), costUsd: z.number() },
 );
 

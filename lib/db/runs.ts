@@ -78,7 +78,13 @@ export function isOwnerAlive(owner: string | null): boolean {
  * Sets a run's status (pending, running, done, failed, cancelled), stamping start and end times;
  * a running run is owned by this process until it ends.
  */
-export async function updateRunStatus({ id, status }: { id: string; status: "pending" | "running" | "done" | "failed" | "cancelled" | "interrupted" }): Promise<Run> {
+export async function updateRunStatus({
+  id,
+  status,
+}: {
+  id: string;
+  status: "pending" | "running" | "done" | "failed" | "cancelled" | "interrupted";
+}): Promise<Run> {
   return withPrisma(async (prisma) => {
     try {
       return await prisma.run.update({
@@ -130,6 +136,7 @@ export async function markInterruptedRuns(): Promise<number> {
     const running = await prisma.run.findMany({ where: { status: "running" }, select: { id: true, owner: true } });
     const dead = running.filter((r) => !isOwnerAlive(r.owner)).map((r) => r.id);
     if (!dead.length) return 0;
-    return (await prisma.run.updateMany({ where: { id: { in: dead }, status: "running" }, data: { status: "interrupted", owner: null, endedAt: new Date() } })).count;
+    return (await prisma.run.updateMany({ where: { id: { in: dead }, status: "running" }, data: { status: "interrupted", owner: null, endedAt: new Date() } }))
+      .count;
   });
 }

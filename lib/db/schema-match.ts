@@ -31,11 +31,24 @@ export interface SchemaModel {
   foreignKeys: SchemaForeignKey[];
 }
 
-const SQL_TYPE: Record<string, string> = { String: "TEXT", Int: "INTEGER", Float: "REAL", Boolean: "BOOLEAN", DateTime: "DATETIME", BigInt: "BIGINT", Bytes: "BLOB", Decimal: "DECIMAL", Json: "JSONB" };
+const SQL_TYPE: Record<string, string> = {
+  String: "TEXT",
+  Int: "INTEGER",
+  Float: "REAL",
+  Boolean: "BOOLEAN",
+  DateTime: "DATETIME",
+  BigInt: "BIGINT",
+  Bytes: "BLOB",
+  Decimal: "DECIMAL",
+  Json: "JSONB",
+};
 const ON_DELETE: Record<string, string> = { Cascade: "CASCADE", SetNull: "SET NULL", Restrict: "RESTRICT", NoAction: "NO ACTION", SetDefault: "SET DEFAULT" };
 
 function list(s: string): string[] {
-  return s.split(",").map((x) => x.trim()).filter(Boolean);
+  return s
+    .split(",")
+    .map((x) => x.trim())
+    .filter(Boolean);
 }
 
 /**
@@ -117,7 +130,13 @@ export interface DatabaseShape {
 }
 
 /** Prisma's column types on PostgreSQL (as format_type prints them, upper-cased). */
-const PG_TYPE: Record<string, string> = { TEXT: "TEXT", INTEGER: "INTEGER", REAL: "DOUBLE PRECISION", BOOLEAN: "BOOLEAN", DATETIME: "TIMESTAMP(3) WITHOUT TIME ZONE" };
+const PG_TYPE: Record<string, string> = {
+  TEXT: "TEXT",
+  INTEGER: "INTEGER",
+  REAL: "DOUBLE PRECISION",
+  BOOLEAN: "BOOLEAN",
+  DATETIME: "TIMESTAMP(3) WITHOUT TIME ZONE",
+};
 
 /** Compares schema.prisma's models with a database's shape; returns every mismatch found. */
 function compareSchemaWithShape(models: SchemaModel[], shape: DatabaseShape, engine: "sqlite" | "postgresql"): string[] {
@@ -138,9 +157,11 @@ function compareSchemaWithShape(models: SchemaModel[], shape: DatabaseShape, eng
       const want = engine === "sqlite" ? f.type : (PG_TYPE[f.type] ?? f.type);
       if (c.type.toUpperCase() !== want) problems.push(`${model.name}.${f.name}: type ${c.type}, schema says ${want}`);
       const notNull = c.notNull || c.pk;
-      if (notNull === f.optional) problems.push(`${model.name}.${f.name}: ${notNull ? "NOT NULL" : "nullable"} in the database, schema says ${f.optional ? "optional" : "required"}`);
+      if (notNull === f.optional)
+        problems.push(`${model.name}.${f.name}: ${notNull ? "NOT NULL" : "nullable"} in the database, schema says ${f.optional ? "optional" : "required"}`);
       if (c.pk !== f.id) problems.push(`${model.name}.${f.name}: primary key mismatch`);
-      if (c.hasDefault !== f.hasDefault) problems.push(`${model.name}.${f.name}: ${c.hasDefault ? "a default" : "no default"} in the database, schema ${f.hasDefault ? "has one" : "has none"}`);
+      if (c.hasDefault !== f.hasDefault)
+        problems.push(`${model.name}.${f.name}: ${c.hasDefault ? "a default" : "no default"} in the database, schema ${f.hasDefault ? "has one" : "has none"}`);
     }
     for (const c of cols) if (!model.fields.some((f) => f.name === c.name)) problems.push(`${model.name}.${c.name}: column not in the schema`);
 
@@ -152,7 +173,8 @@ function compareSchemaWithShape(models: SchemaModel[], shape: DatabaseShape, eng
         problems.push(`index ${idx.name} is missing`);
         continue;
       }
-      if (found.columns.join(",") !== idx.columns.join(",")) problems.push(`index ${idx.name}: columns ${found.columns.join(",")}, schema says ${idx.columns.join(",")}`);
+      if (found.columns.join(",") !== idx.columns.join(","))
+        problems.push(`index ${idx.name}: columns ${found.columns.join(",")}, schema says ${idx.columns.join(",")}`);
       if (found.unique !== idx.unique) problems.push(`index ${idx.name}: uniqueness differs`);
     }
     for (const i of dbIndexes) if (!indexes.some((x) => x.name === i.name)) problems.push(`index ${i.name} is not in the schema`);
@@ -161,9 +183,11 @@ function compareSchemaWithShape(models: SchemaModel[], shape: DatabaseShape, eng
     for (const fk of model.foreignKeys) {
       const hit = fks.filter((r) => r.table === fk.table && fk.columns.includes(r.from));
       if (hit.length !== fk.columns.length) problems.push(`${model.name}: foreign key (${fk.columns}) → ${fk.table} is missing`);
-      else if (hit.some((r) => r.onDelete !== fk.onDelete)) problems.push(`${model.name}: foreign key (${fk.columns}) ON DELETE ${hit[0].onDelete}, schema says ${fk.onDelete}`);
+      else if (hit.some((r) => r.onDelete !== fk.onDelete))
+        problems.push(`${model.name}: foreign key (${fk.columns}) ON DELETE ${hit[0].onDelete}, schema says ${fk.onDelete}`);
     }
-    if (fks.length !== model.foreignKeys.reduce((n, f) => n + f.columns.length, 0)) problems.push(`${model.name}: ${fks.length} foreign key columns in the database, schema has ${model.foreignKeys.length}`);
+    if (fks.length !== model.foreignKeys.reduce((n, f) => n + f.columns.length, 0))
+      problems.push(`${model.name}: ${fks.length} foreign key columns in the database, schema has ${model.foreignKeys.length}`);
   }
   const modelNames = new Set(models.map((m) => m.name));
   for (const t of shape.tables) {
@@ -180,14 +204,24 @@ function sqliteShape(db: Database.Database): DatabaseShape {
   for (const t of tables) {
     if (t.startsWith("sqlite_") || /^(EpisodeSearch|TurnSearch|EpisodeText)/.test(t)) continue;
     const cols = db.prepare(`PRAGMA table_info("${t}")`).all() as Array<{ name: string; type: string; notnull: number; dflt_value: string | null; pk: number }>;
-    shape.columns.set(t, cols.map((c) => ({ name: c.name, type: c.type, notNull: c.notnull === 1, hasDefault: c.dflt_value !== null, pk: c.pk === 1 })));
+    shape.columns.set(
+      t,
+      cols.map((c) => ({ name: c.name, type: c.type, notNull: c.notnull === 1, hasDefault: c.dflt_value !== null, pk: c.pk === 1 })),
+    );
     const idx = (db.prepare(`PRAGMA index_list("${t}")`).all() as Array<{ name: string; unique: number; origin: string }>).filter((i) => i.origin === "c");
     shape.indexes.set(
       t,
-      idx.map((i) => ({ name: i.name, unique: i.unique === 1, columns: (db.prepare(`PRAGMA index_info("${i.name}")`).all() as Array<{ name: string | null }>).map((r) => r.name ?? "(expression)") })),
+      idx.map((i) => ({
+        name: i.name,
+        unique: i.unique === 1,
+        columns: (db.prepare(`PRAGMA index_info("${i.name}")`).all() as Array<{ name: string | null }>).map((r) => r.name ?? "(expression)"),
+      })),
     );
     const fks = db.prepare(`PRAGMA foreign_key_list("${t}")`).all() as Array<{ table: string; from: string; on_delete: string }>;
-    shape.foreignKeys.set(t, fks.map((f) => ({ table: f.table, from: f.from, onDelete: f.on_delete })));
+    shape.foreignKeys.set(
+      t,
+      fks.map((f) => ({ table: f.table, from: f.from, onDelete: f.on_delete })),
+    );
   }
   return shape;
 }
@@ -196,7 +230,11 @@ const PG_ON_DELETE: Record<string, string> = { a: "NO ACTION", r: "RESTRICT", c:
 
 /** A PostgreSQL schema's shape, from its catalogs (the schema on the connection's search path). */
 async function postgresShape(sql: { all<T>(q: string, p?: readonly unknown[]): Promise<T[]> }): Promise<DatabaseShape> {
-  const tables = new Set((await sql.all<{ name: string }>(`SELECT c.relname AS name FROM pg_class c WHERE c.relkind = 'r' AND c.relnamespace = current_schema()::regnamespace`)).map((r) => r.name));
+  const tables = new Set(
+    (await sql.all<{ name: string }>(`SELECT c.relname AS name FROM pg_class c WHERE c.relkind = 'r' AND c.relnamespace = current_schema()::regnamespace`)).map(
+      (r) => r.name,
+    ),
+  );
   const shape: DatabaseShape = { tables, columns: new Map(), indexes: new Map(), foreignKeys: new Map() };
   const cols = await sql.all<{ t: string; name: string; type: string; notnull: number; def: string | null; pk: number }>(
     `SELECT c.relname AS t, a.attname AS name, upper(format_type(a.atttypid, a.atttypmod)) AS type, a.attnotnull AS notnull, pg_get_expr(d.adbin, d.adrelid) AS def,
@@ -208,7 +246,13 @@ async function postgresShape(sql: { all<T>(q: string, p?: readonly unknown[]): P
     const list = shape.columns.get(c.t) ?? [];
     // SERIAL's sequence default is Prisma's autoincrement(), which the schema counts as no default.
     const serial = c.def?.startsWith("nextval(");
-    list.push({ name: c.name, type: serial && c.type === "INTEGER" ? "INTEGER" : c.type, notNull: Boolean(c.notnull), hasDefault: c.def !== null && !serial, pk: Boolean(c.pk) });
+    list.push({
+      name: c.name,
+      type: serial && c.type === "INTEGER" ? "INTEGER" : c.type,
+      notNull: Boolean(c.notnull),
+      hasDefault: c.def !== null && !serial,
+      pk: Boolean(c.pk),
+    });
     shape.columns.set(c.t, list);
   }
   const idx = await sql.all<{ t: string; name: string; unique: number; columns: string[] }>(

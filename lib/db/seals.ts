@@ -24,5 +24,7 @@ export async function findOpenBaselineEpisode(key: TaskKey, exceptId?: string): 
 
 /** Every task that has an unsubmitted baseline episode. */
 export async function listTasksWithOpenBaselineEpisodes(): Promise<TaskKey[]> {
-  return withSql((sql) => sql.all<TaskKey>(`SELECT DISTINCT "environment", "dataset", "taskId" FROM "Episode" WHERE "mode" = 'baseline' AND "status" IN ${OPEN_STATUSES}`));
+  return withSql((sql) =>
+    sql.all<TaskKey>(`SELECT DISTINCT "environment", "dataset", "taskId" FROM "Episode" WHERE "mode" = 'baseline' AND "status" IN ${OPEN_STATUSES}`),
+  );
 }

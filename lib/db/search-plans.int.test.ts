@@ -90,7 +90,10 @@ describe.each(storeEngines())("search plans on %s", (engine) => {
           const all = plain(pred, s.get, dir === "asc" ? 1 : -1);
           const want = all.slice(50, 100);
           const store = await listEpisodes({ filters: c.filters, search: c.search, sort: { key: s.key, dir }, page: 2 });
-          expect(store.rows.map((r) => r.taskId), `${JSON.stringify(c.filters)} ${c.search} ${s.key} ${dir}`).toEqual(want);
+          expect(
+            store.rows.map((r) => r.taskId),
+            `${JSON.stringify(c.filters)} ${c.search} ${s.key} ${dir}`,
+          ).toEqual(want);
           const viewer = await listViewerEpisodes({
             filters: {
               environment: c.filters.environment ? [c.filters.environment] : undefined,

@@ -5,7 +5,17 @@ import type { Session } from "./generated/client";
 export type { Session } from "./generated/client";
 
 /** Stores a new session (its id is the hash of the cookie's secret, lib/http/sessions.ts). */
-export async function createSessionRow({ id, role, participantId = null, expiresAt }: { id: string; role: string; participantId?: string | null; expiresAt: Date }): Promise<Session> {
+export async function createSessionRow({
+  id,
+  role,
+  participantId = null,
+  expiresAt,
+}: {
+  id: string;
+  role: string;
+  participantId?: string | null;
+  expiresAt: Date;
+}): Promise<Session> {
   return withPrisma((prisma) => prisma.session.create({ data: { id, role, participantId, expiresAt } }));
 }
 
@@ -31,5 +41,7 @@ export async function revokeOwnerSessions(): Promise<number> {
 
 /** Deletes sessions that expired or were revoked before `before`; returns how many. */
 export async function deleteSessionsEndedBefore({ before }: { before: Date }): Promise<number> {
-  return withPrisma(async (prisma) => (await prisma.session.deleteMany({ where: { OR: [{ expiresAt: { lt: before } }, { revokedAt: { lt: before } }] } })).count);
+  return withPrisma(
+    async (prisma) => (await prisma.session.deleteMany({ where: { OR: [{ expiresAt: { lt: before } }, { revokedAt: { lt: before } }] } })).count,
+  );
 }

@@ -68,7 +68,9 @@ describe("store copy (SQLite to SQLite)", () => {
     const again = await copyStore({ from: parseStoreTarget(a), to: parseStoreTarget(b) }).catch((e) => e);
     expect(again).toBeInstanceOf(ConflictError);
     // The import's detector tags (machine annotations) are rows of the store too.
-    expect(again.message).toMatch(/the target .*b\.db is not empty \(Episode 15, Turn \d+, RecordingChunk 1, Annotation \d+, ImportedFile 1\): pass --replace to empty it first/);
+    expect(again.message).toMatch(
+      /the target .*b\.db is not empty \(Episode 15, Turn \d+, RecordingChunk 1, Annotation \d+, ImportedFile 1\): pass --replace to empty it first/,
+    );
     expect((await copyStore({ from: parseStoreTarget(a), to: parseStoreTarget(b), replace: true })).checksum).toBe(report.checksum);
     await expect(copyStore({ from: parseStoreTarget(path.join(dir, "none.db")), to: parseStoreTarget(b) })).rejects.toThrow(StorageError);
     await expect(copyStore({ from: parseStoreTarget(a), to: parseStoreTarget(a) })).rejects.toThrow(/the same store/);

@@ -13,7 +13,18 @@ import { openSqlite } from "./sqlite";
 import { toStorageError } from "./storage-error";
 
 /** The tables a store holds, parents before children (foreign keys). */
-export const STORE_TABLES = ["Run", "Study", "Episode", "Turn", "TranscriptMessage", "RecordingChunk", "Annotation", "TurnReplay", "GoldCache", "ImportedFile"] as const;
+export const STORE_TABLES = [
+  "Run",
+  "Study",
+  "Episode",
+  "Turn",
+  "TranscriptMessage",
+  "RecordingChunk",
+  "Annotation",
+  "TurnReplay",
+  "GoldCache",
+  "ImportedFile",
+] as const;
 
 /** One store opened for a copy: its raw SQL on a connection of its own. */
 interface OpenStore {
@@ -124,7 +135,9 @@ async function storeFingerprint(sql: Sql, models = storeModels()): Promise<{ cou
     let sum = 0n;
     for await (const page of rowsOf(sql, model)) {
       for (const r of page) {
-        const h = createHash("sha256").update(JSON.stringify(model.fields.map((f) => canonical(f.type, r[f.name])))).digest();
+        const h = createHash("sha256")
+          .update(JSON.stringify(model.fields.map((f) => canonical(f.type, r[f.name]))))
+          .digest();
         sum = (sum + h.readBigUInt64BE(0)) & 0xffffffffffffffffn;
         n++;
       }
@@ -164,7 +177,11 @@ export async function copyStore({
   log?: (line: string) => void;
 }): Promise<CopyReport> {
   const t0 = performance.now();
-  if (storeLabel(from) === storeLabel(to) && from.kind === to.kind && (from.kind === "sqlite" ? from.file : from.url) === (to.kind === "sqlite" ? to.file : to.url))
+  if (
+    storeLabel(from) === storeLabel(to) &&
+    from.kind === to.kind &&
+    (from.kind === "sqlite" ? from.file : from.url) === (to.kind === "sqlite" ? to.file : to.url)
+  )
     throw new BadInputError("the source and the target are the same store", "--to");
   const models = storeModels();
   const src = await openStore(from, { mustExist: true });
@@ -195,7 +212,9 @@ export async function copyStore({
         const fields = model.fields;
         const per = Math.max(1, Math.min(500, Math.floor(30000 / fields.length)));
         const insert = (rows: number) =>
-          `INSERT INTO "${table}" (${fields.map((f) => `"${f.name}"`).join(", ")}) VALUES ${Array(rows).fill(`(${fields.map(() => "?").join(", ")})`).join(", ")}`;
+          `INSERT INTO "${table}" (${fields.map((f) => `"${f.name}"`).join(", ")}) VALUES ${Array(rows)
+            .fill(`(${fields.map(() => "?").join(", ")})`)
+            .join(", ")}`;
         let copied = 0;
         const parents: Array<[string, string]> = [];
         for await (const page of rowsOf(src.sql, model)) {
@@ -225,7 +244,9 @@ export async function copyStore({
         log(`  ${table}: ${copied}`);
       }
       if (isPg) {
-        await d.run(`INSERT INTO "EpisodeText" ("searchKey", "doc") SELECT "searchKey", ic_search_doc(ic_episode_text("id")) FROM "Episode" WHERE "searchKey" IS NOT NULL`);
+        await d.run(
+          `INSERT INTO "EpisodeText" ("searchKey", "doc") SELECT "searchKey", ic_search_doc(ic_episode_text("id")) FROM "Episode" WHERE "searchKey" IS NOT NULL`,
+        );
         await d.run(`SELECT setval('"Episode_searchKey_seq"', COALESCE((SELECT MAX("searchKey") FROM "Episode"), 0) + 1, false)`);
         for (const table of STORE_TABLES) {
           if (models.get(table)!.fields.find((f) => f.name === "id")?.type !== "INTEGER") continue;
@@ -248,7 +269,14 @@ export async function copyStore({
       throw new StorageError(
         `the copy in ${dst.name} does not match ${src.name}: ${differ.length ? differ.map((t) => `${t} ${dstPrint.counts[t]} rows, source ${srcPrint.counts[t]}`).join("; ") : "the checksums differ"}`,
       );
-    return { from: src.name, to: dst.name, counts: dstPrint.counts, checksum: dstPrint.checksum, replaced: existing.length > 0, ms: Math.round(performance.now() - t0) };
+    return {
+      from: src.name,
+      to: dst.name,
+      counts: dstPrint.counts,
+      checksum: dstPrint.checksum,
+      replaced: existing.length > 0,
+      ms: Math.round(performance.now() - t0),
+    };
   } catch (err) {
     throw toStorageError(err, dst?.name ?? src.name);
   } finally {

@@ -59,7 +59,18 @@ export async function listStudyEpisodeResultsByStudy({ studyId }: { studyId: str
   return withPrisma((prisma) =>
     prisma.episode.findMany({
       where: { studyId },
-      select: { id: true, taskId: true, status: true, errorReason: true, startedAt: true, annotator: true, reward: true, success: true, durationMs: true, endedAt: true },
+      select: {
+        id: true,
+        taskId: true,
+        status: true,
+        errorReason: true,
+        startedAt: true,
+        annotator: true,
+        reward: true,
+        success: true,
+        durationMs: true,
+        endedAt: true,
+      },
       orderBy: [{ startedAt: "asc" }, { id: "asc" }],
     }),
   );
@@ -77,11 +88,23 @@ export async function createSealRevealRow({ studyId, what }: { studyId: string; 
 
 /** A study's reveals, newest first. */
 export async function listSealRevealsByStudy({ studyId }: { studyId: string }): Promise<{ id: string; what: string; createdAt: Date }[]> {
-  return withPrisma((prisma) => prisma.sealReveal.findMany({ where: { studyId }, orderBy: { createdAt: "desc" }, select: { id: true, what: true, createdAt: true } }));
+  return withPrisma((prisma) =>
+    prisma.sealReveal.findMany({ where: { studyId }, orderBy: { createdAt: "desc" }, select: { id: true, what: true, createdAt: true } }),
+  );
 }
 
 /** Adds active time to a study task's clock for an annotator (creating it); returns the new total. */
-export async function addStudyTaskActiveMs({ studyId, annotator, taskId, ms }: { studyId: string; annotator: string; taskId: string; ms: number }): Promise<number> {
+export async function addStudyTaskActiveMs({
+  studyId,
+  annotator,
+  taskId,
+  ms,
+}: {
+  studyId: string;
+  annotator: string;
+  taskId: string;
+  ms: number;
+}): Promise<number> {
   return withPrisma(async (prisma) => {
     const now = new Date();
     const row = await prisma.studyTaskClock.upsert({
@@ -94,11 +117,27 @@ export async function addStudyTaskActiveMs({ studyId, annotator, taskId, ms }: {
 }
 
 /** Every task clock of a study. */
-export async function listStudyTaskClocksByStudy({ studyId }: { studyId: string }): Promise<{ annotator: string; taskId: string; activeMs: number; firstAt: Date; lastAt: Date }[]> {
-  return withPrisma((prisma) => prisma.studyTaskClock.findMany({ where: { studyId }, select: { annotator: true, taskId: true, activeMs: true, firstAt: true, lastAt: true } }));
+export async function listStudyTaskClocksByStudy({
+  studyId,
+}: {
+  studyId: string;
+}): Promise<{ annotator: string; taskId: string; activeMs: number; firstAt: Date; lastAt: Date }[]> {
+  return withPrisma((prisma) =>
+    prisma.studyTaskClock.findMany({ where: { studyId }, select: { annotator: true, taskId: true, activeMs: true, firstAt: true, lastAt: true } }),
+  );
 }
 
 /** One task clock, or null. */
-export async function getStudyTaskClock({ studyId, annotator, taskId }: { studyId: string; annotator: string; taskId: string }): Promise<{ activeMs: number } | null> {
-  return withPrisma((prisma) => prisma.studyTaskClock.findUnique({ where: { studyId_annotator_taskId: { studyId, annotator, taskId } }, select: { activeMs: true } }));
+export async function getStudyTaskClock({
+  studyId,
+  annotator,
+  taskId,
+}: {
+  studyId: string;
+  annotator: string;
+  taskId: string;
+}): Promise<{ activeMs: number } | null> {
+  return withPrisma((prisma) =>
+    prisma.studyTaskClock.findUnique({ where: { studyId_annotator_taskId: { studyId, annotator, taskId } }, select: { activeMs: true } }),
+  );
 }

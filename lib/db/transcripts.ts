@@ -27,13 +27,21 @@ const INSERT_SQL = `INSERT INTO "TranscriptMessage" ("episodeId", "seq", "turnIn
  * Writes messages on a connection inside the caller's transaction (a turn and the messages it
  * added go in together: appendTurn, the bulk importer).
  */
-export function insertTranscriptMessagesRaw(db: Database.Database, episodeId: string, messages: readonly (TranscriptMessageInput & { turnIndex: number })[]): void {
+export function insertTranscriptMessagesRaw(
+  db: Database.Database,
+  episodeId: string,
+  messages: readonly (TranscriptMessageInput & { turnIndex: number })[],
+): void {
   const stmt = cachedStatement(db, INSERT_SQL);
   for (const m of messages) stmt.run(episodeId, m.seq, m.turnIndex, m.role, m.content, m.droppedTurns ?? null);
 }
 
 /** The same on any engine, inside the caller's transaction (PostgreSQL's appendTurn). */
-export async function insertTranscriptMessages(sql: Sql, episodeId: string, messages: readonly (TranscriptMessageInput & { turnIndex: number })[]): Promise<void> {
+export async function insertTranscriptMessages(
+  sql: Sql,
+  episodeId: string,
+  messages: readonly (TranscriptMessageInput & { turnIndex: number })[],
+): Promise<void> {
   for (const m of messages) await sql.run(INSERT_SQL, [episodeId, m.seq, m.turnIndex, m.role, m.content, m.droppedTurns ?? null]);
 }
 
@@ -41,7 +49,15 @@ export async function insertTranscriptMessages(sql: Sql, episodeId: string, mess
  * Stores messages that no turn claimed (the prompt a failing provider call sent, a reply that
  * skipped the task), marked with the index the next turn would have had.
  */
-export async function appendTranscriptMessages({ episodeId, turnIndex, messages }: { episodeId: string; turnIndex: number; messages: readonly TranscriptMessageInput[] }): Promise<void> {
+export async function appendTranscriptMessages({
+  episodeId,
+  turnIndex,
+  messages,
+}: {
+  episodeId: string;
+  turnIndex: number;
+  messages: readonly TranscriptMessageInput[];
+}): Promise<void> {
   if (messages.length === 0) return;
   const rows = messages.map((m) => ({ ...m, turnIndex }));
   const store = config().store;
@@ -51,7 +67,11 @@ export async function appendTranscriptMessages({ episodeId, turnIndex, messages 
 
 /** An episode's whole conversation with its model, in order. */
 export async function listTranscriptMessagesByEpisode({ episodeId }: { episodeId: string }): Promise<TranscriptMessage[]> {
-  return withSql((sql) => sql.all<TranscriptMessage>(`SELECT "seq", "turnIndex", "role", "content", "droppedTurns" FROM "TranscriptMessage" WHERE "episodeId" = ? ORDER BY "seq"`, [episodeId]));
+  return withSql((sql) =>
+    sql.all<TranscriptMessage>(`SELECT "seq", "turnIndex", "role", "content", "droppedTurns" FROM "TranscriptMessage" WHERE "episodeId" = ? ORDER BY "seq"`, [
+      episodeId,
+    ]),
+  );
 }
 
 /** The conversations of several episodes (export), by episode id, on the caller's connection. */

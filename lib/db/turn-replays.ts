@@ -38,7 +38,9 @@ function toRow(row: unknown): TurnReplayRow {
 export async function listTurnReplaysByEpisode({ episodeId, from = 0, limit }: { episodeId: string; from?: number; limit?: number }): Promise<TurnReplayRow[]> {
   const range = limit === undefined ? "" : ` AND "index" >= ? AND "index" < ?`;
   const params = limit === undefined ? [episodeId] : [episodeId, from, from + limit];
-  return withSql(async (sql) => (await sql.all(`SELECT "index", "reward", "agrees", "columns" FROM "TurnReplay" WHERE "episodeId" = ?${range} ORDER BY "index"`, params)).map(toRow));
+  return withSql(async (sql) =>
+    (await sql.all(`SELECT "index", "reward", "agrees", "columns" FROM "TurnReplay" WHERE "episodeId" = ?${range} ORDER BY "index"`, params)).map(toRow),
+  );
 }
 
 /**
@@ -60,7 +62,13 @@ export async function countTurnScoreGapsByEpisode({ episodeId }: { episodeId: st
  * (lib/db/viewer-queries.ts readCurve): the highest in each bucket of `bucket` turns, at the
  * bucket's first turn index. At most CURVE_POINTS points, whatever the episode's length.
  */
-export async function listTurnReplayCurveByEpisode({ episodeId, bucket }: { episodeId: string; bucket: number }): Promise<{ turn: number; reward: number | null }[]> {
+export async function listTurnReplayCurveByEpisode({
+  episodeId,
+  bucket,
+}: {
+  episodeId: string;
+  bucket: number;
+}): Promise<{ turn: number; reward: number | null }[]> {
   const b = Math.max(1, Math.floor(bucket));
   return withSql(async (sql) =>
     (
@@ -80,7 +88,11 @@ export async function putTurnReplays({ episodeId, turns }: { episodeId: string; 
       await sql.run(`DELETE FROM "TurnReplay" WHERE "episodeId" = ?`, [episodeId]);
       for (const t of turns)
         await sql.run(`INSERT INTO "TurnReplay" ("episodeId", "index", "reward", "agrees", "columns") VALUES (?, ?, ?, ?, ?)`, [
-          episodeId, t.index, t.reward, t.agrees, t.columns ? JSON.stringify(t.columns) : null,
+          episodeId,
+          t.index,
+          t.reward,
+          t.agrees,
+          t.columns ? JSON.stringify(t.columns) : null,
         ]);
     });
     return;

@@ -31,7 +31,9 @@ export function whereOf(f: EpisodeFilters, d: Dialect): { cte: string; from: str
  * episode's entry: PostgreSQL has no skip scan, and at a million episodes the eight DISTINCTs were
  * most of a list page there. One statement for all eight (one round trip).
  */
-export async function listEpisodeFacets(): Promise<Record<"environment" | "dataset" | "playerKind" | "model" | "policy" | "annotator" | "status" | "hardness", string[]>> {
+export async function listEpisodeFacets(): Promise<
+  Record<"environment" | "dataset" | "playerKind" | "model" | "policy" | "annotator" | "status" | "hardness", string[]>
+> {
   const cols = ["environment", "dataset", "playerKind", "model", "policy", "annotator", "status", "hardness"] as const;
   const walk = (c: string, i: number) =>
     `f${i}("n", "v") AS (SELECT 1, (SELECT MIN("${c}") FROM "Episode") UNION ALL SELECT f${i}."n" + 1, (SELECT MIN("${c}") FROM "Episode" WHERE "${c}" > f${i}."v") FROM f${i} WHERE f${i}."v" IS NOT NULL AND f${i}."n" < 200)`;
@@ -50,11 +52,55 @@ const player = (r: { annotator: string | null; model: string | null; policy: str
 
 /** The replay's columns of each table, parsed by the one row schema (rows come out in the replay's shapes). */
 const REPLAY_EPISODE = [
-  "id", "environment", "dataset", "taskId", "taskIndex", "query", "gold", "playerKind", "annotator", "model", "policy", "turnLimit", "mode", "status",
-  "errorReason", "reward", "breakdown", "success", "solvedAtTurn", "goldObservation", "agentObservation", "startedAt", "durationMs", "sourceFile",
-  "hardness", "db", "tags", "flags", "turnsTaken", "parentEpisodeId", "branchTurn",
+  "id",
+  "environment",
+  "dataset",
+  "taskId",
+  "taskIndex",
+  "query",
+  "gold",
+  "playerKind",
+  "annotator",
+  "model",
+  "policy",
+  "turnLimit",
+  "mode",
+  "status",
+  "errorReason",
+  "reward",
+  "breakdown",
+  "success",
+  "solvedAtTurn",
+  "goldObservation",
+  "agentObservation",
+  "startedAt",
+  "durationMs",
+  "sourceFile",
+  "hardness",
+  "db",
+  "tags",
+  "flags",
+  "turnsTaken",
+  "parentEpisodeId",
+  "branchTurn",
 ] as const;
-const REPLAY_TURN = ["index", "actor", "action", "observation", "ok", "reward", "thought", "tokensIn", "tokensOut", "durationMs", "latencyMs", "costUsd", "timedOut", "aborted", "source"] as const;
+const REPLAY_TURN = [
+  "index",
+  "actor",
+  "action",
+  "observation",
+  "ok",
+  "reward",
+  "thought",
+  "tokensIn",
+  "tokensOut",
+  "durationMs",
+  "latencyMs",
+  "costUsd",
+  "timedOut",
+  "aborted",
+  "source",
+] as const;
 const REPLAY_ANNOTATION = ["id", "turnIndex", "kind", "tag", "text", "author", "status", "source", "createdAt"] as const;
 const LINEAGE = ["id", "branchTurn", "reward", "success", "status", "annotator", "model", "policy", "playerKind"] as const;
 const select = (cols: readonly string[]) => cols.map((c) => `"${c}"`).join(", ");
@@ -70,7 +116,9 @@ async function readHeader(sql: Conn, id: string): Promise<Omit<ReplayData, "turn
   const found = await sql.get(`SELECT ${select(REPLAY_EPISODE)} FROM "Episode" WHERE "id" = ?`, [id]);
   if (!found) return null;
   const e = episodeRow.one(found);
-  const annotations: ReplayAnnotation[] = annotationRow.all(await sql.all(`SELECT ${select(REPLAY_ANNOTATION)} FROM "Annotation" WHERE "episodeId" = ? ORDER BY "createdAt"`, [id]));
+  const annotations: ReplayAnnotation[] = annotationRow.all(
+    await sql.all(`SELECT ${select(REPLAY_ANNOTATION)} FROM "Annotation" WHERE "episodeId" = ? ORDER BY "createdAt"`, [id]),
+  );
   const parentFound = e.parentEpisodeId ? await sql.get(`SELECT ${select(LINEAGE)} FROM "Episode" WHERE "id" = ?`, [e.parentEpisodeId]) : undefined;
   const parentRow = parentFound ? lineageRow.one(parentFound) : undefined;
   const children = lineageRow.all(await sql.all(`SELECT ${select(LINEAGE)} FROM "Episode" WHERE "parentEpisodeId" = ? ORDER BY "startedAt"`, [id]));
@@ -136,7 +184,17 @@ async function readCurve(sql: Conn, episodeId: string, withPoints: boolean): Pro
  * characters except the turn's own (`TURN_CUT`); `size` 0 reads no turns and no curve. Its cost does not grow
  * with the episode.
  */
-export async function getReplayHeaderById({ id, turn = 0, size = WINDOW_TURNS, cut = WINDOW_CUT }: { id: string; turn?: number; size?: number; cut?: number }): Promise<ReplayHeader | null> {
+export async function getReplayHeaderById({
+  id,
+  turn = 0,
+  size = WINDOW_TURNS,
+  cut = WINDOW_CUT,
+}: {
+  id: string;
+  turn?: number;
+  size?: number;
+  cut?: number;
+}): Promise<ReplayHeader | null> {
   return withSql(async (sql) => {
     const header = await readHeader(sql, id);
     if (!header) return null;
@@ -150,7 +208,17 @@ export async function getReplayHeaderById({ id, turn = 0, size = WINDOW_TURNS, c
 }
 
 /** Turns `from`.. of an episode (at most `limit`), observations cut to `cut` characters or whole (null). */
-export async function listTurnWindowByEpisode({ episodeId, from, limit, cut }: { episodeId: string; from: number; limit: number; cut: number | null }): Promise<TurnWindow> {
+export async function listTurnWindowByEpisode({
+  episodeId,
+  from,
+  limit,
+  cut,
+}: {
+  episodeId: string;
+  from: number;
+  limit: number;
+  cut: number | null;
+}): Promise<TurnWindow> {
   return withSql(async (sql) => ({ from, turns: await readWindow(sql, episodeId, from, limit, cut) }));
 }
 

@@ -32,7 +32,7 @@ describe("the screen that keeps a gold out of bash's score cache", () => {
     const stable = [
       "find /testbed/dir2/subdir2 -type f -print0 | sort -z | xargs -r0 md5sum | md5sum",
       "md5sum /testbed/*.java | awk '{print $1}' | sort | uniq -d",
-      'find /testbed -type d -name "dir1" -print |  sed \'s/$/\\/abc.txt/g\' | xargs touch',
+      "find /testbed -type d -name \"dir1\" -print |  sed 's/$/\\/abc.txt/g' | xargs touch",
       "wc -w /testbed/dir1/*.txt 2>&1 && grep -c time /testbed/notes.txt",
       "cd /testbed && ls -a | sort > names.txt",
       "find /workspace -type d -printf '%d\\t%P\\n' | sort -r -nk1 | cut -f2-",

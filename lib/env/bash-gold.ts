@@ -66,13 +66,37 @@ export async function runGold(task: BashTask, seat: GoldSeat): Promise<GoldResul
 const VOLATILE: { what: string; re: RegExp }[] = [
   // Times shown (ls -l, stat, find -printf %t...) are the clock too: "/" and the mount points are
   // made with the sandbox, so their times are when it started (fs4 2: `ls -ald` of an empty `which` lists "/").
-  { what: "the clock", re: named("date|uptime|timedatectl|hwclock|lastlog|ncal|watch|stat", /\$\{?(SECONDS|EPOCHSECONDS|EPOCHREALTIME)\b|%\(|-[amc](min|time)\b|-newer[amc]t\b|\bls\b[^|;&]*\s(-[a-zA-Z]*[lgot]|--full-time|--time)|-f?printf\b[^|;]*%[aAcCtT]/, "cal|last|who|w|time|times") },
-  { what: "the load or the process table", re: named("pstree|pgrep|pidof|htop|vmstat|iostat|mpstat|pkill|killall|lsof|fuser|nproc", /\/proc\b|\$\{?[$!]|\$\{?(BASHPID|PPID)\b/, "ps|top|free|df|jobs|kill") },
+  {
+    what: "the clock",
+    re: named(
+      "date|uptime|timedatectl|hwclock|lastlog|ncal|watch|stat",
+      /\$\{?(SECONDS|EPOCHSECONDS|EPOCHREALTIME)\b|%\(|-[amc](min|time)\b|-newer[amc]t\b|\bls\b[^|;&]*\s(-[a-zA-Z]*[lgot]|--full-time|--time)|-f?printf\b[^|;]*%[aAcCtT]/,
+      "cal|last|who|w|time|times",
+    ),
+  },
+  {
+    what: "the load or the process table",
+    re: named(
+      "pstree|pgrep|pidof|htop|vmstat|iostat|mpstat|pkill|killall|lsof|fuser|nproc",
+      /\/proc\b|\$\{?[$!]|\$\{?(BASHPID|PPID)\b/,
+      "ps|top|free|df|jobs|kill",
+    ),
+  },
   { what: "randomness", re: named("mktemp|shuf|uuidgen|tempfile", /\$\{?S?RANDOM\b|\/dev\/u?random|\brand\b/) },
-  { what: "the host or the network", re: named("curl|wget|dig|nslookup|ping|ssh|scp|sftp|rsync|telnet|ifconfig|netstat|hostname|uname|whoami|getent|printenv", /\$\{?HOSTNAME\b|\benv\s*($|[|;&)])/, "host|nc|ncat|ftp|ip|ss|route|arp|tty|id") },
+  {
+    what: "the host or the network",
+    re: named(
+      "curl|wget|dig|nslookup|ping|ssh|scp|sftp|rsync|telnet|ifconfig|netstat|hostname|uname|whoami|getent|printenv",
+      /\$\{?HOSTNAME\b|\benv\s*($|[|;&)])/,
+      "host|nc|ncat|ftp|ip|ss|route|arp|tty|id",
+    ),
+  },
   // Actions start in "/": a walk of "/" (a bare "/" argument, or find, grep -r, ls -R, du, tree from
   // the working directory) meets /proc; a single & starts a background job that races the score.
-  { what: "a walk of / or a background job", re: /(^|[\s=])\/(?=$|[\s;|&)])|\bfind\s*(\.(?=[\s;|)]|$)|[-(!]|$)|\bgrep\b[^|;]*\s-[a-zA-Z]*[rR]|\bls\b[^|;]*\s-[a-zA-Z]*R|\b(du|tree)\b|(^|[^&>|])&(?![&>])/ },
+  {
+    what: "a walk of / or a background job",
+    re: /(^|[\s=])\/(?=$|[\s;|&)])|\bfind\s*(\.(?=[\s;|)]|$)|[-(!]|$)|\bgrep\b[^|;]*\s-[a-zA-Z]*[rR]|\bls\b[^|;]*\s-[a-zA-Z]*R|\b(du|tree)\b|(^|[^&>|])&(?![&>])/,
+  },
 ];
 
 /** A pattern for commands named anywhere (`anywhere`), other patterns (`also`), and short names only where a command starts (`asCommand`). */
@@ -122,7 +146,17 @@ async function buildStamp(fs: TaskFileSystem): Promise<string> {
  * any (a new task set, a rebuilt file system) leaves the cached row unused and the gold is checked again.
  */
 export async function goldFingerprint(task: BashTask, ctx: GoldRunContext): Promise<string> {
-  const parts = [goldCommand(task), task.fs, ctx.fs.name, await buildStamp(ctx.fs), path.basename(ctx.hostDir), ctx.backend, ctx.image, ctx.limits.timeoutMs, ctx.limits.outputBytes];
+  const parts = [
+    goldCommand(task),
+    task.fs,
+    ctx.fs.name,
+    await buildStamp(ctx.fs),
+    path.basename(ctx.hostDir),
+    ctx.backend,
+    ctx.image,
+    ctx.limits.timeoutMs,
+    ctx.limits.outputBytes,
+  ];
   return createHash("sha256").update(JSON.stringify(parts)).digest("hex").slice(0, 32);
 }
 

@@ -77,9 +77,9 @@ st=$(git -c safe.directory='*' -c core.quotepath=off status --short --untracked-
 printf '%s\n' "$st"
 printf '\036\n'
 git -c safe.directory='*' -c core.quotepath=off status --porcelain -z --untracked-files=normal | tr '\0' '\n' | while IFS= read -r line; do
-  [ "${'$'}{line:2:1}" = " " ] || continue
-  p="${'$'}{line:3}"
-  p="${'$'}{p%/}"
+  [ "${"$"}{line:2:1}" = " " ] || continue
+  p="${"$"}{line:3}"
+  p="${"$"}{p%/}"
   if [ -d "$p" ]; then h=$(find "$p" -type f -print0 | LC_ALL=C sort -z | xargs -0 -r md5sum | md5sum | cut -c1-32)
   elif [ -e "$p" ]; then h=$(md5sum < "$p" | cut -c1-32)
   else h=-; fi
@@ -100,7 +100,14 @@ describe.each(backends)("bash file-system snapshot on %s", (backend) => {
     expect(changed).toBe(changedBefore);
     const snap = await snapshotTestbed(sandbox);
     expect(snap.status.split("\n")).toEqual(
-      expect.arrayContaining(["R  testbed/hello.c -> testbed/hello2.c", " M testbed/dir1/textfile1.txt", " D testbed/dir2/shellscript2.sh", "?? testbed/new/", '?? "testbed/\\"quoted\\".txt"', "?? testbed/ünï.txt"]),
+      expect.arrayContaining([
+        "R  testbed/hello.c -> testbed/hello2.c",
+        " M testbed/dir1/textfile1.txt",
+        " D testbed/dir2/shellscript2.sh",
+        "?? testbed/new/",
+        '?? "testbed/\\"quoted\\".txt"',
+        "?? testbed/ünï.txt",
+      ]),
     );
     expect(Object.keys(snap.hashes)).toEqual(expect.arrayContaining(["testbed/new", "testbed/a file.txt", "testbed/dir2/shellscript2.sh", "testbed/ünï.txt"]));
     expect(snap.hashes["testbed/dir2/shellscript2.sh"]).toBe("-");

@@ -28,13 +28,13 @@ printf '%s\n' "$st"
 printf '\036\n'
 [ -n "$st" ] || exit 0
 git -c safe.directory='*' -c core.quotepath=off status --porcelain -z --untracked-files=normal | tr '\0' '\n' | while IFS= read -r line; do
-  [ "${'$'}{line:2:1}" = " " ] || continue
-  p="${'$'}{line:3}"
-  p="${'$'}{p%/}"
+  [ "${"$"}{line:2:1}" = " " ] || continue
+  p="${"$"}{line:3}"
+  p="${"$"}{p%/}"
   if [ -d "$p" ]; then h=$(find "$p" -type f -print0 | LC_ALL=C sort -z | xargs -0 -r md5sum | md5sum)
   elif [ -e "$p" ]; then h=$(md5sum < "$p")
   else h=-; fi
-  printf '%s\t%s\n' "${'$'}{h:0:32}" "$p"
+  printf '%s\t%s\n' "${"$"}{h:0:32}" "$p"
 done
 `;
 

@@ -200,7 +200,9 @@ describe.each(backends)("bash environment on %s", (backend) => {
     await a.reset(fs1("0"));
     await b.reset(fs1("0"));
     await a.step("rm -rf /testbed/dir1 && touch /testbed/only-in-a && export SECRET=a");
-    expect((await b.step("ls -d /testbed/dir1; ls /testbed/only-in-a; echo [$SECRET]")).observation).toMatch(/^\/testbed\/dir1\n[\s\S]*No such file[\s\S]*\[\]\n$/);
+    expect((await b.step("ls -d /testbed/dir1; ls /testbed/only-in-a; echo [$SECRET]")).observation).toMatch(
+      /^\/testbed\/dir1\n[\s\S]*No such file[\s\S]*\[\]\n$/,
+    );
     await a.reset(fs1("0"));
     expect((await a.step("ls -d /testbed/dir1 && ls /testbed/only-in-a")).ok).toBe(false);
   });
@@ -211,7 +213,8 @@ describe.each(backends)("bash environment under the intercode profile on %s", (b
     const e = env({ backend, profile: "intercode" });
     await e.reset(fs1("0"));
     expect((await e.step("echo | awk -f nofile")).observation).toBe("awk: cannot open nofile (No such file or directory)\n");
-    for (const tool of ["xxd", "md5deep", "rename"]) expect((await e.step(`${tool} /dev/null`)).observation).toBe(`/bin/bash: line 1: ${tool}: command not found\n`);
+    for (const tool of ["xxd", "md5deep", "rename"])
+      expect((await e.step(`${tool} /dev/null`)).observation).toBe(`/bin/bash: line 1: ${tool}: command not found\n`);
     expect((await e.step("printf 'a b\\ncc d\\n' | column -t")).observation).toBe("a   b\ncc  d\n");
     expect((await e.step("cal 2 2021 | head -1")).observation).toMatch(/February 2021/);
     expect((await e.step("env | grep -c LANG")).observation).toBe("0\n");
@@ -223,7 +226,9 @@ describe.each(backends)("bash environment under the intercode profile on %s", (b
     const bindings = (await e.step("set -o emacs; bind -P | grep -e complete -e spell")).observation;
     expect(bindings).toContain(`complete can be found on "\\C-i", "\\M-\\M-".`);
     expect(bindings).not.toContain("spell-correct-word");
-    expect((await e.step("cut -d: -f1 /etc/group | grep -x -e gnats -e messagebus -e crontab -e _ssh | sort")).observation).toBe("_ssh\ncrontab\ngnats\nmessagebus\n");
+    expect((await e.step("cut -d: -f1 /etc/group | grep -x -e gnats -e messagebus -e crontab -e _ssh | sort")).observation).toBe(
+      "_ssh\ncrontab\ngnats\nmessagebus\n",
+    );
     // No network, so no DNS: an unknown name is not known, not a resolver's temporary failure.
     expect((await e.step("ping -c 1 no-such-host")).observation).toBe("ping: no-such-host: Name or service not known\n");
   });

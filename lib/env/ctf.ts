@@ -44,7 +44,13 @@ export class CtfEnvironment extends ShellEpisode<CtfTask> implements Environment
     this.filesDir = ctfFilesDir(task);
     // Without files there is no /ctf mount; start in /tmp (private and writable) instead.
     const perAction = profileValue(this.profile, "ctf.executor") === "shlex-per-action";
-    await this.begin(task, () => this.open(), this.filesDir ? CTF_WORKDIR : "/tmp", undefined, perAction ? { env: intercodeEnv(), wrap: "cmd-prefix" } : undefined);
+    await this.begin(
+      task,
+      () => this.open(),
+      this.filesDir ? CTF_WORKDIR : "/tmp",
+      undefined,
+      perAction ? { env: intercodeEnv(), wrap: "cmd-prefix" } : undefined,
+    );
     return { observation: task.query };
   }
 

@@ -67,7 +67,10 @@ export function exchange(proc: SandboxProcess, request: string | Buffer, marks: 
           kept += bytes;
           o.onOutput?.(text);
         } else {
-          const part = Buffer.from(text).subarray(0, room).toString("utf8").replace(/\uFFFD$/, "");
+          const part = Buffer.from(text)
+            .subarray(0, room)
+            .toString("utf8")
+            .replace(/\uFFFD$/, "");
           output += part;
           kept = o.maxOutputBytes;
           truncated = true;

@@ -21,14 +21,7 @@ export interface GoldCheckFailure {
   category: FailureCategory;
 }
 
-export type FailureCategory =
-  | "gold-error"
-  | "agent-error"
-  | "order"
-  | "case"
-  | "numeric-format"
-  | "rows-differ"
-  | "no-result-set";
+export type FailureCategory = "gold-error" | "agent-error" | "order" | "case" | "numeric-format" | "rows-differ" | "no-result-set";
 
 export interface GoldCheckReport {
   tasks: number;
@@ -74,8 +67,15 @@ function classify(agent: SqlCell[][], gold: SqlCell[][]): { category: FailureCat
   const a = texts(agent);
   const g = texts(gold);
   if (sameMultiset(a, g)) return { category: "order", detail: "the same rows in a different order (ORDER BY ties or no ORDER BY)" };
-  if (sameMultiset(a.map((t) => t.toLowerCase()), g.map((t) => t.toLowerCase()))) return { category: "case", detail: "the same rows but for letter case (collation)" };
-  if (sameMultiset(a.map(numericNormal), g.map(numericNormal))) return { category: "numeric-format", detail: "the same values with other numeric types or precision (int/float/Decimal)" };
+  if (
+    sameMultiset(
+      a.map((t) => t.toLowerCase()),
+      g.map((t) => t.toLowerCase()),
+    )
+  )
+    return { category: "case", detail: "the same rows but for letter case (collation)" };
+  if (sameMultiset(a.map(numericNormal), g.map(numericNormal)))
+    return { category: "numeric-format", detail: "the same values with other numeric types or precision (int/float/Decimal)" };
   const onlyA = a.filter((t) => !g.includes(t)).slice(0, 2);
   const onlyG = g.filter((t) => !a.includes(t)).slice(0, 2);
   return { category: "rows-differ", detail: `${a.length} rows vs ${g.length}; e.g. got ${onlyA.join(" ") || "-"} where gold has ${onlyG.join(" ") || "-"}` };
@@ -87,8 +87,10 @@ function classify(agent: SqlCell[][], gold: SqlCell[][]): { category: FailureCat
  */
 export function explainInvalidGold(gold: string): string | null {
   if (/\bFROM\s+SHOW\b/i.test(gold)) return "it reads a table named SHOW, a reserved word in MySQL, unquoted";
-  if (/\b(COUNT|SUM|AVG|MIN|MAX)\s+\(/i.test(gold)) return "a space between an aggregate function's name and its parenthesis, which MySQL's default sql_mode (no IGNORE_SPACE) rejects";
-  if (/\bFROM\s*\(\s*SELECT\b[\s\S]*\)\s*;?\s*$/i.test(gold)) return "a derived table without an alias, which MySQL rejects (\"Every derived table must have its own alias\")";
+  if (/\b(COUNT|SUM|AVG|MIN|MAX)\s+\(/i.test(gold))
+    return "a space between an aggregate function's name and its parenthesis, which MySQL's default sql_mode (no IGNORE_SPACE) rejects";
+  if (/\bFROM\s*\(\s*SELECT\b[\s\S]*\)\s*;?\s*$/i.test(gold))
+    return 'a derived table without an alias, which MySQL rejects ("Every derived table must have its own alias")';
   return null;
 }
 

@@ -1,7 +1,16 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
 import type { Sandbox } from "@/lib/sandbox/types";
-import { COMMAND_TIMED_OUT, intercodeArgv, intercodeCd, intercodeHashCommand, intercodeStatusEntries, MALFORMED_COMMAND, shlexSplit, ShlexError } from "./intercode-exec";
+import {
+  COMMAND_TIMED_OUT,
+  intercodeArgv,
+  intercodeCd,
+  intercodeHashCommand,
+  intercodeStatusEntries,
+  MALFORMED_COMMAND,
+  shlexSplit,
+  ShlexError,
+} from "./intercode-exec";
 
 /** The PATH of InterCode's images (Ubuntu's default). */
 const INTERCODE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -43,7 +52,10 @@ function intercodeToolsScript(present: { gawkAsAwk: boolean; tools: string[] }):
 
 /** Puts the tool shims a sandbox needs in it; returns the environment addition that loads them (none when its tools are InterCode's). */
 export async function installIntercodeTools(sandbox: Sandbox): Promise<Record<string, string>> {
-  const probe = await sandbox.exec(["/bin/sh", "-c", `readlink -f "$(command -v awk)"; for t in ${INTERCODE_MISSING_TOOLS.join(" ")}; do command -v "$t" >/dev/null && echo "$t"; done; true`], { timeoutMs: 30_000 });
+  const probe = await sandbox.exec(
+    ["/bin/sh", "-c", `readlink -f "$(command -v awk)"; for t in ${INTERCODE_MISSING_TOOLS.join(" ")}; do command -v "$t" >/dev/null && echo "$t"; done; true`],
+    { timeoutMs: 30_000 },
+  );
   const [awk = "", ...tools] = probe.stdout.split("\n").filter(Boolean);
   const script = intercodeToolsScript({ gawkAsAwk: !awk.endsWith("/mawk"), tools });
   if (!script) return {};
@@ -81,7 +93,13 @@ export async function runIntercodeCommand(
     throw err;
   }
   if (argv.length === 0) return { observation: MALFORMED_COMMAND, ok: false, timedOut: false, malformed: true };
-  const r = await sandbox.exec(argv, { cwd: o.cwd, env: o.env, replaceEnv: true, timeoutMs: o.timeoutMs, maxOutputBytes: Math.max(sandbox.limits.outputBytes, 1 << 20) });
+  const r = await sandbox.exec(argv, {
+    cwd: o.cwd,
+    env: o.env,
+    replaceEnv: true,
+    timeoutMs: o.timeoutMs,
+    maxOutputBytes: Math.max(sandbox.limits.outputBytes, 1 << 20),
+  });
   if (r.timedOut) return { observation: COMMAND_TIMED_OUT, ok: false, timedOut: true, malformed: false };
   // Bytes that are not UTF-8 made InterCode's decode fail, which it reported as a malformed command.
   if (r.output.includes("\uFFFD")) return { observation: MALFORMED_COMMAND, ok: false, timedOut: false, malformed: true };
@@ -160,7 +178,9 @@ export class IntercodeExecutor {
       if (!["A", "??", "C"].includes(e.code) || e.path in hashes) continue;
       const cmd = intercodeHashCommand(e.path);
       // md5deep was not in InterCode's image: the command failed the same way on both sides.
-      hashes[e.path] = cmd.startsWith("md5deep") ? "md5deep: not installed" : (await runIntercodeCommand(this.sandbox, cmd, { cwd: "/", env: this.opts.env, timeoutMs: 60_000, raw: true })).observation;
+      hashes[e.path] = cmd.startsWith("md5deep")
+        ? "md5deep: not installed"
+        : (await runIntercodeCommand(this.sandbox, cmd, { cwd: "/", env: this.opts.env, timeoutMs: 60_000, raw: true })).observation;
     }
     return { status, hashes };
   }

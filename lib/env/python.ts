@@ -39,8 +39,21 @@ export async function runHiddenTests(
   sandbox: Sandbox,
   args: { prelude: string[]; setup: string; tests: string[]; fn: string; target: string; strictPrelude?: boolean },
 ): Promise<TestRun[]> {
-  const input = JSON.stringify({ prelude: args.prelude, setup: args.setup, tests: args.tests, function: args.fn, target: args.target, strictPrelude: args.strictPrelude ?? false, perTestSeconds: 5 });
-  const r = await sandbox.exec(["python3", "-I", "-c", TEST_RUNNER], { cwd: PYTHON_WORKDIR, stdin: input, timeoutMs: Math.max(30_000, args.tests.length * 6_000), maxOutputBytes: 4 * 1024 * 1024 });
+  const input = JSON.stringify({
+    prelude: args.prelude,
+    setup: args.setup,
+    tests: args.tests,
+    function: args.fn,
+    target: args.target,
+    strictPrelude: args.strictPrelude ?? false,
+    perTestSeconds: 5,
+  });
+  const r = await sandbox.exec(["python3", "-I", "-c", TEST_RUNNER], {
+    cwd: PYTHON_WORKDIR,
+    stdin: input,
+    timeoutMs: Math.max(30_000, args.tests.length * 6_000),
+    maxOutputBytes: 4 * 1024 * 1024,
+  });
   const at = r.stdout.lastIndexOf("\u001eICRESULT");
   if (at < 0) {
     const why = r.timedOut ? "the tests timed out" : `the test runner failed (exit ${r.exitCode}): ${r.output.slice(-300)}`;
@@ -82,7 +95,11 @@ export function firstDefName(code: string): string | null {
 
 /** The function name the task's tests call. */
 export function targetName(task: PythonTask): string {
-  if (!task.functionName) throw new BadInputError(`task ${task.dataset}/${task.id} names no function and none could be found in its tests`, `${task.dataset}/${task.id}: functionName`);
+  if (!task.functionName)
+    throw new BadInputError(
+      `task ${task.dataset}/${task.id} names no function and none could be found in its tests`,
+      `${task.dataset}/${task.id}: functionName`,
+    );
   return task.functionName;
 }
 
@@ -183,7 +200,14 @@ export class PythonEnvironment implements Environment {
     }
     const ok = Boolean(r.result?.ok) && !r.timedOut && !r.aborted;
     if (ok) this.cells.push(action);
-    return { observation, ok, done: false, ...(r.timedOut ? { timedOut: true } : {}), ...(r.truncated ? { truncated: true } : {}), ...(r.aborted ? { aborted: true } : {}) };
+    return {
+      observation,
+      ok,
+      done: false,
+      ...(r.timedOut ? { timedOut: true } : {}),
+      ...(r.truncated ? { truncated: true } : {}),
+      ...(r.aborted ? { aborted: true } : {}),
+    };
   }
 
   /** Profile intercode: a `def` runs as written, anything else inside print(...); the observation is str() of the result dict. */
@@ -224,7 +248,8 @@ export class PythonEnvironment implements Environment {
       tests: task.tests.map((t, i) => ({ test: t, gold: gold[i]!.outcome, agent: agent[i]!.outcome, detail: agent[i]!.detail })),
       ...(fn === null ? { error: "the scored action does not define a function (scored 0)" } : {}),
     });
-    const scored = fn === null ? { reward: 0, breakdown: { ...breakdown, tests: breakdown.tests.map((t) => ({ ...t, agree: false })) } } : { reward, breakdown };
+    const scored =
+      fn === null ? { reward: 0, breakdown: { ...breakdown, tests: breakdown.tests.map((t) => ({ ...t, agree: false })) } } : { reward, breakdown };
     return { reward: scored.reward, breakdown: redactTests(scored.breakdown, redact), goldObservation: task.gold, agentObservation: this.lastAction };
   }
 

@@ -12,7 +12,10 @@ import type { EnvironmentOptions, StepOptions, StepResult } from "./types";
 export const INTERRUPT_NOTE = "\n^C [action interrupted]";
 
 /** Formats a shell result as the observation the agent sees. */
-export function observationOf(r: { output: string; timedOut: boolean; aborted: boolean; truncated: boolean }, limits: { timeoutMs: number; outputBytes: number }): string {
+export function observationOf(
+  r: { output: string; timedOut: boolean; aborted: boolean; truncated: boolean },
+  limits: { timeoutMs: number; outputBytes: number },
+): string {
   let obs = r.output;
   if (r.truncated) obs += truncationNote(limits.outputBytes);
   if (r.timedOut) obs += timeoutNote(limits.timeoutMs);

@@ -24,7 +24,10 @@ interface LoggedEpisode {
 
 /** Replays the human players' episodes from InterCode's log; counts identical observations and equal rewards. */
 async function replayHumanLog(engine: SqlEngine): Promise<{ same: number; total: number; rewardsEqual: number; episodes: number }> {
-  const log = JSON.parse(readFileSync(path.join(sharedIntercodeDir(), "results-sample", "sql", "ic_sql_multiturn_human_10_turns.json"), "utf8")) as Record<string, LoggedEpisode>;
+  const log = JSON.parse(readFileSync(path.join(sharedIntercodeDir(), "results-sample", "sql", "ic_sql_multiturn_human_10_turns.json"), "utf8")) as Record<
+    string,
+    LoggedEpisode
+  >;
   const tasks = spider();
   const env = createSqlEnvironment({ engine });
   let same = 0;
@@ -68,13 +71,19 @@ describe("SQL environment on SQLite", () => {
       expect(one).toMatchObject({ observation: "(3,)(5,)(6,)", ok: true, done: false });
       expect((await env.evaluate()).reward).toBe(0);
       // Gold's rows in reverse order: full overlap, tau = -1 → reward 0 (kept in [0, 1]).
-      await env.step("select t1.id, t1.name, t1.age from visitor as t1 join visit as t2 on t1.id = t2.visitor_id group by t1.id having count(*) > 1 order by t1.id desc");
+      await env.step(
+        "select t1.id, t1.name, t1.age from visitor as t1 join visit as t2 on t1.id = t2.visitor_id group by t1.id having count(*) > 1 order by t1.id desc",
+      );
       const reversed = await env.evaluate();
       expect(reversed.breakdown).toMatchObject({ kind: "sql", overlap: 1, order: -1 });
       // Two of gold's three rows, in order: IoU 2/3, tau 1.
-      await env.step("select t1.id, t1.name, t1.age from visitor as t1 join visit as t2 on t1.id = t2.visitor_id group by t1.id having count(*) > 1 order by t1.id limit 2");
+      await env.step(
+        "select t1.id, t1.name, t1.age from visitor as t1 join visit as t2 on t1.id = t2.visitor_id group by t1.id having count(*) > 1 order by t1.id limit 2",
+      );
       expect((await env.evaluate()).reward).toBe(0.67);
-      const last = await env.step("select t1.id, t1.name, t1.age from visitor as t1 join visit as t2 on t1.id = t2.visitor_id group by t1.id having count(*) > 1;");
+      const last = await env.step(
+        "select t1.id, t1.name, t1.age from visitor as t1 join visit as t2 on t1.id = t2.visitor_id group by t1.id having count(*) > 1;",
+      );
       expect(last.observation).toBe("(3, 'Arjen Robben', 27)(5, 'Fernando Gago', 36)(6, 'Rafael van der Vaart', 25)");
       const done = await env.step("submit");
       expect(done).toMatchObject({ done: true, submitted: { reward: 1, breakdown: { kind: "sql", overlap: 1 } } });

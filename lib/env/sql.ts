@@ -32,7 +32,11 @@ export const RESET_NOTE = "\n[the database was restored to the task's initial st
 const goldCache = new Map<string, Promise<{ rows: SqlCell[][] | null; error?: string }>>();
 
 /** Gold's result on a fresh copy of the task's database, computed once per engine and task. */
-export function goldResult(engine: SqlEngine, task: Pick<SqlTask, "db" | "gold">, limits: Pick<Limits, "timeoutMs">): Promise<{ rows: SqlCell[][] | null; error?: string }> {
+export function goldResult(
+  engine: SqlEngine,
+  task: Pick<SqlTask, "db" | "gold">,
+  limits: Pick<Limits, "timeoutMs">,
+): Promise<{ rows: SqlCell[][] | null; error?: string }> {
   const key = `${engine.id}\0${task.db}\0${task.gold}`;
   let hit = goldCache.get(key);
   if (!hit) {
@@ -155,7 +159,8 @@ export class SqlEnvironment implements Environment {
       agentError: last === null ? "no query was run" : (last.error ?? null),
       goldRows: gold.rows,
     });
-    const goldObservation = gold.error !== undefined ? `Error executing query: ${gold.error}` : capObservation(pyReprRowsConcatenated(gold.rows ?? []), this.limits.outputBytes).text;
+    const goldObservation =
+      gold.error !== undefined ? `Error executing query: ${gold.error}` : capObservation(pyReprRowsConcatenated(gold.rows ?? []), this.limits.outputBytes).text;
     return { reward, breakdown, goldObservation, agentObservation: this.lastObservation };
   }
 

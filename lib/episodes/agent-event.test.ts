@@ -22,8 +22,18 @@ describe("agent event schema", () => {
     expect(agentEventSchema.parse({ type: "turn-end", turn })).toEqual({ type: "turn-end", turn });
     const wire = loggedEventViewSchema.parse(JSON.parse(JSON.stringify({ seq: 4, event: { type: "turn-end", turn } })));
     expect(wire.event.type === "turn-end" && wire.event.turn).toEqual({
-      index: 2, actor: "human", source: "console", action: "ls", observation: "a\n", ok: true, reward: null,
-      thought: null, tokensIn: null, tokensOut: null, latencyMs: null, costUsd: null,
+      index: 2,
+      actor: "human",
+      source: "console",
+      action: "ls",
+      observation: "a\n",
+      ok: true,
+      reward: null,
+      thought: null,
+      tokensIn: null,
+      tokensOut: null,
+      latencyMs: null,
+      costUsd: null,
     });
   });
 

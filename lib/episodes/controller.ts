@@ -9,7 +9,6 @@ export type Gate =
   | { kind: "human"; action: string; source: HumanTurnSource; resolve: (turn: Turn | null) => void; reject: (err: unknown) => void }
   | { kind: "stop" };
 
-
 /**
  * Drives a running episode from outside (the playground's buttons, Ctrl+C in a batch run):
  * pause, step one turn, resume, stop, and take over, in which a person's actions are run in the

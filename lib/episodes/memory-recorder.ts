@@ -49,7 +49,8 @@ export function memoryRecorder(): MemoryRecorder {
     },
     async finishEpisode(id, end) {
       const ep = get(id);
-      if (end.status !== "interrupted" && ep.status !== "running" && ep.status !== "interrupted") throw new ConflictError(`episode ${id} already ended (${ep.status})`);
+      if (end.status !== "interrupted" && ep.status !== "running" && ep.status !== "interrupted")
+        throw new ConflictError(`episode ${id} already ended (${ep.status})`);
       ep.status = end.status;
       ep.end = end;
       calls.push(`end ${id} ${end.status}`);

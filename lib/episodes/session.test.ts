@@ -14,7 +14,12 @@ const task: Task = { env: "sql", dataset: "demo-sql", id: "t1", index: 0, query:
 /** An environment whose actions echo, scored 1.0 once the action `win` has run. */
 function fakeEnv(log: string[] = []): Environment & { closed: number } {
   let won = false;
-  const score = (): SubmitResult => ({ reward: won ? 1 : 0, breakdown: { kind: "sql", overlap: won ? 1 : 0, order: null }, goldObservation: "gold", agentObservation: "agent" });
+  const score = (): SubmitResult => ({
+    reward: won ? 1 : 0,
+    breakdown: { kind: "sql", overlap: won ? 1 : 0, order: null },
+    goldObservation: "gold",
+    agentObservation: "agent",
+  });
   return {
     env: "sql",
     task: null,
@@ -63,22 +68,50 @@ describe("EpisodeSession", () => {
     expect(s.status).toBe("running");
     expect(rec.calls).toEqual([]);
     const chunks: string[] = [];
-    const { turn } = await s.act("ls", { actor: "human", source: "console" }, { onOutput: (c) => chunks.push(c), score: async (e) => ({ reward: (await e.evaluate()).reward }) });
+    const { turn } = await s.act(
+      "ls",
+      { actor: "human", source: "console" },
+      { onOutput: (c) => chunks.push(c), score: async (e) => ({ reward: (await e.evaluate()).reward }) },
+    );
     expect(chunks).toEqual(["out:ls"]);
     expect(rec.calls).toEqual(["start ep-1", "turn ep-1 0"]);
-    expect(turn).toMatchObject({ index: 0, actor: "human", source: "console", action: "ls", observation: "ran ls", ok: true, reward: 0, invalid: false, rawReply: null });
+    expect(turn).toMatchObject({
+      index: 0,
+      actor: "human",
+      source: "console",
+      action: "ls",
+      observation: "ran ls",
+      ok: true,
+      reward: 0,
+      invalid: false,
+      rawReply: null,
+    });
     expect(rec.episodes.get("ep-1")!.turns[0]).toBe(turn);
     expect(s.firstActionAt).toBe(turn.startedAt.getTime());
   });
 
   it("stores at open for a model run, with the model's meta on its turns", async () => {
     const rec = memoryRecorder();
-    const s = await EpisodeSession.open(options(rec, fakeEnv(), { storeAt: "open", start: { player: { kind: "model", model: "m", policy: "try-again" }, turnLimit: 5, mode: "eval", feedback: "none" } }));
+    const s = await EpisodeSession.open(
+      options(rec, fakeEnv(), {
+        storeAt: "open",
+        start: { player: { kind: "model", model: "m", policy: "try-again" }, turnLimit: 5, mode: "eval", feedback: "none" },
+      }),
+    );
     expect(rec.calls).toEqual(["start mem-1"]);
     expect(s.id).toBe("mem-1");
     const meta = { rawReply: "```sql\nSELECT 1\n```", thought: "t", tokensIn: 10, tokensOut: 2, latencyMs: 3.6, costUsd: 0.01 };
     const { turn } = await s.act("SELECT 1", { actor: "model", source: "model", meta, messages: [{ seq: 0, role: "system", content: "sys" }] });
-    expect(turn).toMatchObject({ actor: "model", source: "model", rawReply: meta.rawReply, tokensIn: 10, latencyMs: 4, costUsd: 0.01, reward: null, messages: [{ seq: 0, role: "system", content: "sys" }] });
+    expect(turn).toMatchObject({
+      actor: "model",
+      source: "model",
+      rawReply: meta.rawReply,
+      tokensIn: 10,
+      latencyMs: 4,
+      costUsd: 0.01,
+      reward: null,
+      messages: [{ seq: 0, role: "system", content: "sys" }],
+    });
     const bad = await s.invalid("no action in the reply", { actor: "model", source: "model", meta });
     expect(bad).toMatchObject({ index: 1, action: "", ok: false, invalid: true, observation: "no action in the reply" });
   });
@@ -144,8 +177,21 @@ describe("EpisodeSession", () => {
 
     const log: string[] = [];
     const stored: StoredEpisode = {
-      id: "ep-1", env: "sql", dataset: "demo-sql", taskId: "t1", status: "interrupted", mode: "play", feedback: "reward", turnLimit: 3, annotator: "ann", studyId: null,
-      reward: null, breakdown: null, goldObservation: null, agentObservation: null, firstActionAt: 5,
+      id: "ep-1",
+      env: "sql",
+      dataset: "demo-sql",
+      taskId: "t1",
+      status: "interrupted",
+      mode: "play",
+      feedback: "reward",
+      turnLimit: 3,
+      annotator: "ann",
+      studyId: null,
+      reward: null,
+      breakdown: null,
+      goldObservation: null,
+      agentObservation: null,
+      firstActionAt: 5,
       turns: [
         { index: 0, actor: "human", source: "console", action: "win", observation: "ran win", ok: true, reward: 1 },
         { index: 1, actor: "human", source: "console", action: "submit", observation: "", ok: true, reward: 1 },
@@ -161,7 +207,12 @@ describe("EpisodeSession", () => {
   it("a person who takes over a model episode acts in the same session, recorded as human with its source", async () => {
     const rec = memoryRecorder();
     const controller = new EpisodeController();
-    const s = await EpisodeSession.open(options(rec, fakeEnv(), { storeAt: "open", start: { player: { kind: "model", model: "m", policy: "react" }, turnLimit: 5, mode: "play", feedback: "none" } }));
+    const s = await EpisodeSession.open(
+      options(rec, fakeEnv(), {
+        storeAt: "open",
+        start: { player: { kind: "model", model: "m", policy: "react" }, turnLimit: 5, mode: "play", feedback: "none" },
+      }),
+    );
     controller.takeOver();
     const done = controller.humanAction("ls -la", "editor");
     const gate = await controller.next();

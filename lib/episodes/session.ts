@@ -287,7 +287,16 @@ export class EpisodeSession {
     const end: Partial<Pick<EpisodeEnd, "unclaimed" | "turnsTaken">> = rest;
     let turn: Turn | null = null;
     if (forced && storeForced) {
-      turn = { ...this.base(this.turns.length, storeForced, new Date()), action: "submit", observation: result.agentObservation, ok: true, reward: result.reward, actionMs: 0, timedOut: false, aborted: false };
+      turn = {
+        ...this.base(this.turns.length, storeForced, new Date()),
+        action: "submit",
+        observation: result.agentObservation,
+        ok: true,
+        reward: result.reward,
+        actionMs: 0,
+        timedOut: false,
+        aborted: false,
+      };
       await this.env.record(this.id, turn);
       end.turnsTaken = this.turns.length;
     }
@@ -327,7 +336,14 @@ export class EpisodeSession {
    */
   async abandon(reason?: string, options: { keep?: boolean; reward?: number | null; unclaimed?: EpisodeEnd["unclaimed"] } = {}): Promise<EpisodeEnd> {
     if (options.keep) await this.ensureStored();
-    return this.end({ status: "abandoned", reward: options.reward ?? null, success: false, solvedAtTurn: null, errorReason: reason, unclaimed: options.unclaimed });
+    return this.end({
+      status: "abandoned",
+      reward: options.reward ?? null,
+      success: false,
+      solvedAtTurn: null,
+      errorReason: reason,
+      unclaimed: options.unclaimed,
+    });
   }
 
   /** The sandbox or the model failed: the episode ends with status error. */
@@ -375,7 +391,9 @@ export class EpisodeSession {
       actor: who.actor,
       source: who.source,
       startedAt,
-      ...(m ? { thought: m.thought, rawReply: m.rawReply, tokensIn: m.tokensIn, tokensOut: m.tokensOut, latencyMs: Math.round(m.latencyMs), costUsd: m.costUsd } : {}),
+      ...(m
+        ? { thought: m.thought, rawReply: m.rawReply, tokensIn: m.tokensIn, tokensOut: m.tokensOut, latencyMs: Math.round(m.latencyMs), costUsd: m.costUsd }
+        : {}),
       ...(who.messages ? { messages: who.messages } : {}),
     };
   }

@@ -59,7 +59,12 @@ export function plainText(text: string): string {
   return text.includes("\u001b") ? stripAnsi(text) : text;
 }
 
-const firstLine = (text: string, re: RegExp) => text.split("\n").find((l) => re.test(l))?.trim().slice(0, 200) ?? "";
+const firstLine = (text: string, re: RegExp) =>
+  text
+    .split("\n")
+    .find((l) => re.test(l))
+    ?.trim()
+    .slice(0, 200) ?? "";
 
 /** Whether the turn timed out: flagged so, or its output says so and it did not succeed. */
 export function turnTimedOut(t: TurnOutput): boolean {

@@ -15,10 +15,21 @@ import { detectEpisodesByFilters } from "./record";
 import type { FailureGroupsResult } from "./view-types";
 
 const sample = path.join(config().sharedIntercodeDir, "results-sample");
-const files = fs.readdirSync(sample).flatMap((env) => fs.readdirSync(path.join(sample, env)).map((f) => path.join(sample, env, f))).sort();
+const files = fs
+  .readdirSync(sample)
+  .flatMap((env) => fs.readdirSync(path.join(sample, env)).map((f) => path.join(sample, env, f)))
+  .sort();
 
 /** A grouping without its example lists' order-free parts: what must not change between runs. */
-const shape = (r: FailureGroupsResult) => r.groups.map((g) => ({ id: g.id, key: g.key, episodes: g.episodes, byModel: g.byModel, byPolicy: g.byPolicy, examples: g.examples.map((e) => [e.taskId, e.turn]) }));
+const shape = (r: FailureGroupsResult) =>
+  r.groups.map((g) => ({
+    id: g.id,
+    key: g.key,
+    episodes: g.episodes,
+    byModel: g.byModel,
+    byPolicy: g.byPolicy,
+    examples: g.examples.map((e) => [e.taskId, e.turn]),
+  }));
 
 describe.each(storeEngines())("failure groups over InterCode's sample logs on %s", (engine) => {
   useTempStore("failure-groups", engine);
@@ -74,7 +85,8 @@ describe("failure groups are stable across stores", () => {
 
 describe("icstudio failures and tasks-qa", () => {
   const root = path.resolve(__dirname, "../..");
-  const icstudio = (args: string[], db: string) => spawnSync(process.execPath, ["bin/icstudio.mjs", ...args], { cwd: root, env: { ...process.env, IC_DB: db }, encoding: "utf8" });
+  const icstudio = (args: string[], db: string) =>
+    spawnSync(process.execPath, ["bin/icstudio.mjs", ...args], { cwd: root, env: { ...process.env, IC_DB: db }, encoding: "utf8" });
 
   it("print {groups: [{key: {detector} or {cluster}, episodes, ...}]} with the stats' filters, and name a bad flag", () => {
     const db = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "ic-failures-cli-")), "studio.db");
@@ -83,7 +95,18 @@ describe("icstudio failures and tasks-qa", () => {
     expect(byDetector.status).toBe(0);
     const d = JSON.parse(byDetector.stdout);
     expect(d.groupBy).toBe("detector");
-    expect(Object.keys(d.groups[0]).sort()).toEqual(["byEnvironment", "byHardness", "byModel", "byModelPolicy", "byPolicy", "definition", "episodes", "examples", "id", "key"]);
+    expect(Object.keys(d.groups[0]).sort()).toEqual([
+      "byEnvironment",
+      "byHardness",
+      "byModel",
+      "byModelPolicy",
+      "byPolicy",
+      "definition",
+      "episodes",
+      "examples",
+      "id",
+      "key",
+    ]);
     for (const g of d.groups) expect(Object.keys(g.key)).toEqual(["detector"]);
     const byCluster = JSON.parse(icstudio(["failures", "--group-by", "cluster", "--env", "bash", "--json"], db).stdout);
     for (const g of byCluster.groups) {
@@ -105,7 +128,10 @@ describe("icstudio failures and tasks-qa", () => {
     expect(Object.keys(parsed).sort()).toEqual(["counts", "suspects"]);
     expect(Object.keys(parsed.counts).sort()).toEqual(["gold-check-failed", "models-agree-against-gold", "reward-hacking"]);
     const report = path.join(path.dirname(db), "gold.json");
-    fs.writeFileSync(report, JSON.stringify({ tasks: 2, perfect: 1, meanReward: 0.5, failures: [{ taskId: "7", reward: 0, reason: "query failed: no such table: x" }] }));
+    fs.writeFileSync(
+      report,
+      JSON.stringify({ tasks: 2, perfect: 1, meanReward: 0.5, failures: [{ taskId: "7", reward: 0, reason: "query failed: no such table: x" }] }),
+    );
     const withGold = JSON.parse(icstudio(["tasks-qa", "--gold-check", report, "--env", "sql", "--dataset", "spider", "--json"], db).stdout);
     expect(withGold.suspects.filter((s: { kind: string }) => s.kind === "gold-check-failed")).toEqual([
       { environment: "sql", dataset: "spider", taskId: "7", kind: "gold-check-failed", evidence: expect.stringContaining("no such table: x"), episodes: [] },

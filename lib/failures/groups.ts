@@ -87,7 +87,10 @@ function buildGroups(episodes: EpisodeAgg[], groupBy: FailureGroupBy): FullGroup
       let g = groups.get(id);
       if (!g) {
         const definition = "detector" in key ? (DETECTORS.find((d) => d.name === key.detector)?.definition ?? null) : null;
-        groups.set(id, (g = { id, key, definition, episodes: 0, byModel: {}, byPolicy: {}, byHardness: {}, byEnvironment: {}, byModelPolicy: [], examples: [], all: [] }));
+        groups.set(
+          id,
+          (g = { id, key, definition, episodes: 0, byModel: {}, byPolicy: {}, byHardness: {}, byEnvironment: {}, byModelPolicy: [], examples: [], all: [] }),
+        );
       }
       g.episodes++;
       bump(g.byModel, e.row.model ?? (e.row.playerKind === "human" ? (e.row.annotator ? `person:${e.row.annotator}` : "person") : null));
@@ -97,7 +100,16 @@ function buildGroups(episodes: EpisodeAgg[], groupBy: FailureGroupBy): FullGroup
       const mp = g.byModelPolicy.find((x) => x.model === e.row.model && x.policy === e.row.policy);
       if (mp) mp.episodes++;
       else g.byModelPolicy.push({ model: e.row.model, policy: e.row.policy, episodes: 1 });
-      g.all.push({ episodeId: e.row.id, environment: e.row.environment, taskId: e.row.taskId, model: e.row.model, policy: e.row.policy, hardness: e.row.hardness, reward: e.row.reward, turn });
+      g.all.push({
+        episodeId: e.row.id,
+        environment: e.row.environment,
+        taskId: e.row.taskId,
+        model: e.row.model,
+        policy: e.row.policy,
+        hardness: e.row.hardness,
+        reward: e.row.reward,
+        turn,
+      });
     }
   }
   const keyText = (g: FailureGroup) => ("detector" in g.key ? g.key.detector : g.key.cluster);
@@ -119,14 +131,28 @@ function buildGroups(episodes: EpisodeAgg[], groupBy: FailureGroupBy): FullGroup
  * episodes with the turn to look at. Groups come largest first, then by key; episodes by task,
  * model and policy: the same logs give the same result in any store.
  */
-export async function listFailureGroups({ filters = {}, groupBy = "detector" }: { filters?: EpisodeFilters; groupBy?: FailureGroupBy }): Promise<FailureGroupsResult> {
+export async function listFailureGroups({
+  filters = {},
+  groupBy = "detector",
+}: {
+  filters?: EpisodeFilters;
+  groupBy?: FailureGroupBy;
+}): Promise<FailureGroupsResult> {
   const episodes = collect(await listFailureTagsByFilters({ filters }));
   const groups = buildGroups(episodes, groupBy).map(({ all, ...g }) => ({ ...g, examples: all.slice(0, GROUP_EXAMPLES) }));
   return { groupBy, failing: episodes.length, groups };
 }
 
 /** One group (by id) with all its episodes, under the same filters: the group's page. Null when no failing episode is in it. */
-export async function getFailureGroupById({ id, groupBy, filters = {} }: { id: string; groupBy: FailureGroupBy; filters?: EpisodeFilters }): Promise<{ group: FailureGroup; episodes: FailureGroupEpisode[] } | null> {
+export async function getFailureGroupById({
+  id,
+  groupBy,
+  filters = {},
+}: {
+  id: string;
+  groupBy: FailureGroupBy;
+  filters?: EpisodeFilters;
+}): Promise<{ group: FailureGroup; episodes: FailureGroupEpisode[] } | null> {
   const g = buildGroups(collect(await listFailureTagsByFilters({ filters })), groupBy).find((x) => x.id === id);
   if (!g) return null;
   const { all, ...group } = g;

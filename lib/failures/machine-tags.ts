@@ -41,11 +41,24 @@ export function detectorTagsOf(ep: DetectorEpisode): DetectorTag[] {
   const out: DetectorTag[] = [];
   for (const h of runDetectors(ep)) {
     const turns = h.turns.length > 1 ? ` (turns ${h.turns.map((t) => t + 1).join(", ")})` : "";
-    out.push({ turnIndex: h.turns[0] ?? null, tag: h.detector, text: h.evidence + turns, author: h.detector, provenance: { detector: h.detector, version: h.version } });
+    out.push({
+      turnIndex: h.turns[0] ?? null,
+      tag: h.detector,
+      text: h.evidence + turns,
+      author: h.detector,
+      provenance: { detector: h.detector, version: h.version },
+    });
   }
   if (ep.status !== "running" && ep.status !== "interrupted" && !ep.success) {
     const e = lastError(ep);
-    if (e) out.push({ turnIndex: e.turn, tag: LAST_ERROR_TAG, text: e.message, author: LAST_ERROR_TAG, provenance: { detector: LAST_ERROR_TAG, version: LAST_ERROR_VERSION } });
+    if (e)
+      out.push({
+        turnIndex: e.turn,
+        tag: LAST_ERROR_TAG,
+        text: e.message,
+        author: LAST_ERROR_TAG,
+        provenance: { detector: LAST_ERROR_TAG, version: LAST_ERROR_VERSION },
+      });
   }
   return out;
 }

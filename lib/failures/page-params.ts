@@ -6,14 +6,12 @@ import type { FailureGroupBy } from "./view-types";
  * The failure pages' URL: the episode list's filters (so a link from the list or the stats keeps
  * them) and the grouping. Unknown or malformed values fall back to their defaults, as the list's do.
  */
-export const failuresParamsSchema = z
-  .record(z.string(), z.union([z.string(), z.array(z.string())]).optional())
-  .transform((raw) => {
-    const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
-    const g = one(raw.groupBy);
-    const groupBy: FailureGroupBy = g === "cluster" ? "cluster" : "detector";
-    return { groupBy, filters: toEpisodeFilters(listParamsSchema.parse(raw)), raw };
-  });
+export const failuresParamsSchema = z.record(z.string(), z.union([z.string(), z.array(z.string())]).optional()).transform((raw) => {
+  const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+  const g = one(raw.groupBy);
+  const groupBy: FailureGroupBy = g === "cluster" ? "cluster" : "detector";
+  return { groupBy, filters: toEpisodeFilters(listParamsSchema.parse(raw)), raw };
+});
 
 /** The filters of a failure page's URL as a query (without the paging and sorting of the list, and without the grouping). */
 export function filtersQuery(raw: Record<string, string | string[] | undefined>): URLSearchParams {

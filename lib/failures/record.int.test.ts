@@ -40,7 +40,9 @@ describe("detectors at episode end", () => {
     expect(tags[0].provenance).toEqual({ detector: "sql-hardcoded-answer", version: 1 });
     expect(tags[0].text).toBe("literal answer: SELECT 'not the answer'");
     await detectEpisodeById({ episodeId: out.episodeId });
-    expect((await listMachineTagsBySource({ source: "detector", episodeIds: [out.episodeId] })).map((t) => [t.tag, t.turnIndex])).toEqual(tags.map((t) => [t.tag, t.turnIndex]));
+    expect((await listMachineTagsBySource({ source: "detector", episodeIds: [out.episodeId] })).map((t) => [t.tag, t.turnIndex])).toEqual(
+      tags.map((t) => [t.tag, t.turnIndex]),
+    );
   });
 
   it("a model that solves the task gets no failure tag", async () => {

@@ -27,7 +27,13 @@ export async function detectEpisodeById({ episodeId }: { episodeId: string }): P
 }
 
 /** Runs the detectors over every stored episode matching `filters`, a batch of episodes per write. */
-export async function detectEpisodesByFilters({ filters = {}, batchSize = 500 }: { filters?: EpisodeFilters; batchSize?: number }): Promise<{ episodes: number; tags: number }> {
+export async function detectEpisodesByFilters({
+  filters = {},
+  batchSize = 500,
+}: {
+  filters?: EpisodeFilters;
+  batchSize?: number;
+}): Promise<{ episodes: number; tags: number }> {
   let batch: StoredForDetectors[] = [];
   let episodes = 0;
   let tags = 0;

@@ -3,7 +3,14 @@ import { DETECTORS } from "@/lib/failures/detectors";
 import { BASE_TAXONOMY, suggestTags, suggestTagsOnPage, type TurnForTags } from "@/lib/failures/suggest-tags";
 import { detectorTagsOf } from "@/lib/failures/machine-tags";
 
-const t = (index: number, action: string, observation: string, extra: Partial<TurnForTags> = {}): TurnForTags => ({ index, action, observation, ok: true, reward: null, ...extra });
+const t = (index: number, action: string, observation: string, extra: Partial<TurnForTags> = {}): TurnForTags => ({
+  index,
+  action,
+  observation,
+  ok: true,
+  reward: null,
+  ...extra,
+});
 
 describe("suggestTags", () => {
   it("reads failures from the turns", () => {
@@ -37,13 +44,27 @@ describe("suggestTags", () => {
       status: "submitted",
       reward: 1,
       success: true,
-      turns: [t(0, "select * from x", "Error 1146: Table 'db.x' doesn't exist", { ok: false }), t(1, "selct 1", "You have an error in your SQL syntax", { ok: false }), t(2, "submit", "", { reward: 1 })],
+      turns: [
+        t(0, "select * from x", "Error 1146: Table 'db.x' doesn't exist", { ok: false }),
+        t(1, "selct 1", "You have an error in your SQL syntax", { ok: false }),
+        t(2, "submit", "", { reward: 1 }),
+      ],
     });
     expect(s.map((x) => `${x.tag}@${x.turnIndex}`)).toEqual(["no-such-table@0", "sql-schema-not-inspected@0", "query-error@1", "submit-without-success@2"]);
   });
   it("speaks each environment's words, one error tag a turn", () => {
     const missing = "Error executing query: no such table: flights";
-    const sql = suggestTags({ environment: "sql", status: "submitted", reward: 0, success: false, turns: [t(0, "select * from flights", missing, { ok: false }), t(1, "select * from flights", missing, { ok: false }), t(2, "submit", missing, { reward: 0 })] });
+    const sql = suggestTags({
+      environment: "sql",
+      status: "submitted",
+      reward: 0,
+      success: false,
+      turns: [
+        t(0, "select * from flights", missing, { ok: false }),
+        t(1, "select * from flights", missing, { ok: false }),
+        t(2, "submit", missing, { reward: 0 }),
+      ],
+    });
     expect(sql.map((x) => `${x.tag}@${x.turnIndex}`)).toEqual([
       "no-such-table@0",
       "sql-schema-not-inspected@0",
@@ -55,29 +76,54 @@ describe("suggestTags", () => {
     ]);
     expect(sql.some((x) => x.tag === "no-such-file")).toBe(false);
     // InterCode's SQL logs: "submit;" run as a query is an error of its own.
-    const logged = suggestTags({ environment: "sql", status: "submitted", reward: 0, success: false, turns: [t(0, "select name from t", "(1,)"), t(1, "submit;", "Error executing query: You have an error in your SQL syntax", { ok: false })] });
+    const logged = suggestTags({
+      environment: "sql",
+      status: "submitted",
+      reward: 0,
+      success: false,
+      turns: [t(0, "select name from t", "(1,)"), t(1, "submit;", "Error executing query: You have an error in your SQL syntax", { ok: false })],
+    });
     expect(logged.map((x) => `${x.tag}@${x.turnIndex}`)).toEqual(["query-error@1", "wrong-answer@1"]);
-    const mysql = suggestTags({ environment: "sql", status: "running", reward: null, success: false, turns: [t(0, "select x from t", "Error executing query: 1054 (42S22): Unknown column 'x' in 'field list'", { ok: false })] });
+    const mysql = suggestTags({
+      environment: "sql",
+      status: "running",
+      reward: null,
+      success: false,
+      turns: [t(0, "select x from t", "Error executing query: 1054 (42S22): Unknown column 'x' in 'field list'", { ok: false })],
+    });
     expect(mysql.map((x) => x.tag)).toEqual(["no-such-column"]);
     const py = suggestTags({
       environment: "python",
       status: "running",
       reward: null,
       success: false,
-      turns: [t(0, "print(y)", "Traceback (most recent call last):\n  File \"<stdin>\", line 1\nNameError: name 'y' is not defined", { ok: false }), t(1, "1/0", "ZeroDivisionError: division by zero", { ok: false })],
+      turns: [
+        t(0, "print(y)", "Traceback (most recent call last):\n  File \"<stdin>\", line 1\nNameError: name 'y' is not defined", { ok: false }),
+        t(1, "1/0", "ZeroDivisionError: division by zero", { ok: false }),
+      ],
     });
     expect(py.map((x) => `${x.tag}@${x.turnIndex}`)).toEqual(["name-error@0", "exception@1"]);
-    const bash = suggestTags({ environment: "bash", status: "running", reward: null, success: false, turns: [t(0, "cat x", "cat: x: No such file or directory", { ok: false })] });
+    const bash = suggestTags({
+      environment: "bash",
+      status: "running",
+      reward: null,
+      success: false,
+      turns: [t(0, "cat x", "cat: x: No such file or directory", { ok: false })],
+    });
     expect(bash.map((x) => x.tag)).toEqual(["no-such-file"]);
   });
   it("gives up early where the detector says so: abandoned or submitted with turns left, under the full reward", () => {
     const abandoned = suggestTags({ environment: "sql", status: "abandoned", reward: null, success: false, turnLimit: 10, turns: [t(0, "skip", "")] });
     expect(abandoned.map((x) => `${x.tag}@${x.turnIndex}`)).toEqual(["gave-up-early@0"]);
     expect(abandoned[0].reason).toBe("abandoned after 1 of 10 turns with reward 0");
-    expect(suggestTags({ environment: "sql", status: "abandoned", reward: null, success: false, turnLimit: 10, turns: [] }).map((x) => `${x.tag}@${x.turnIndex}`)).toEqual(["gave-up-early@null"]);
+    expect(
+      suggestTags({ environment: "sql", status: "abandoned", reward: null, success: false, turnLimit: 10, turns: [] }).map((x) => `${x.tag}@${x.turnIndex}`),
+    ).toEqual(["gave-up-early@null"]);
     // Without a turn limit the detector cannot say turns were left.
     expect(suggestTags({ environment: "sql", status: "abandoned", reward: null, success: false, turns: [t(0, "skip", "")] })).toEqual([]);
-    expect(suggestTags({ environment: "sql", status: "submitted", reward: 1, success: true, turnLimit: 10, turns: [t(0, "select name from singer", "(1,)")] })).toEqual([]);
+    expect(
+      suggestTags({ environment: "sql", status: "submitted", reward: 1, success: true, turnLimit: 10, turns: [t(0, "select name from singer", "(1,)")] }),
+    ).toEqual([]);
   });
   it("the taxonomy names every detector with its definition", () => {
     for (const d of DETECTORS) expect(BASE_TAXONOMY).toContainEqual({ tag: d.name, description: d.definition });

@@ -73,11 +73,21 @@ function collector() {
 }
 
 /** Each turn's error tag and wrong answer; `prevObs` is the output of the turn before the first one (null for none). */
-function addTurnTags(ep: Pick<EpisodeForTags, "environment" | "success">, turns: TurnForTags[], prevObs: string | null, add: (tag: string, turnIndex: number | null, reason: string) => void): void {
+function addTurnTags(
+  ep: Pick<EpisodeForTags, "environment" | "success">,
+  turns: TurnForTags[],
+  prevObs: string | null,
+  add: (tag: string, turnIndex: number | null, reason: string) => void,
+): void {
   const rules = OUTPUT_RULES[ep.environment] ?? [];
   for (const t of turns) {
     const obs = stripAnsi(t.observation);
-    const firstLine = (re: RegExp) => obs.split("\n").find((l) => re.test(l))?.trim().slice(0, 160) ?? "";
+    const firstLine = (re: RegExp) =>
+      obs
+        .split("\n")
+        .find((l) => re.test(l))
+        ?.trim()
+        .slice(0, 160) ?? "";
     const submit = isSubmit(t.action);
     if (turnTimedOut(t)) add("timeout", t.index, firstLine(TIMEOUT_RE) || "the action timed out");
     else if (!(submit && obs === prevObs)) {

@@ -75,7 +75,19 @@ describe("auth", () => {
   it("redirects after login to paths on this server only (finding 5)", () => {
     expect(safeNext("/play?x=1")).toBe("/play?x=1");
     expect(safeNext("/episodes/abc#t3")).toBe("/episodes/abc#t3");
-    for (const bad of ["//evil.example", "https://evil.example", "/\\evil", "", null, "/%09/evil.example/phish", "/\t/evil.example", "/%2F/evil.example", "/x\r\nSet-Cookie: a=b", "/%0d%0aSet-Cookie:a=b", "/%5Cevil"])
+    for (const bad of [
+      "//evil.example",
+      "https://evil.example",
+      "/\\evil",
+      "",
+      null,
+      "/%09/evil.example/phish",
+      "/\t/evil.example",
+      "/%2F/evil.example",
+      "/x\r\nSet-Cookie: a=b",
+      "/%0d%0aSet-Cookie:a=b",
+      "/%5Cevil",
+    ])
       expect(safeNext(bad)).toBe("/");
   });
 

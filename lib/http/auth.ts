@@ -88,7 +88,10 @@ export interface HostSettings {
 export function hostnameOf(hostHeader: string): string | null {
   const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(hostHeader.trim());
   if (!m) return null;
-  return m[1].replace(/^\[|\]$/g, "").replace(/\.$/, "").toLowerCase();
+  return m[1]
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "")
+    .toLowerCase();
 }
 
 function isWildcard(host: string): boolean {
@@ -172,7 +175,10 @@ export function bodyLimitFor(pathname: string): number {
 
 /** The media type of a Content-Type header ("application/json; charset=utf-8" -> "application/json"). */
 export function mediaType(contentType: string | undefined): string {
-  return String(contentType ?? "").split(";")[0].trim().toLowerCase();
+  return String(contentType ?? "")
+    .split(";")[0]
+    .trim()
+    .toLowerCase();
 }
 
 /**

@@ -38,7 +38,12 @@ function guarded<T extends Loaded>(
  * baseline episode (lib/studies/baseline-seal.ts; 409, naming `what`), runs `fn`, and turns any
  * error into the project's JSON error response.
  */
-export function withEpisode(ctx: EpisodeRouteContext, schema: z.ZodType<{ id: string }>, what: string, fn: (data: ReplayData) => Promise<Response> | Response): Promise<Response> {
+export function withEpisode(
+  ctx: EpisodeRouteContext,
+  schema: z.ZodType<{ id: string }>,
+  what: string,
+  fn: (data: ReplayData) => Promise<Response> | Response,
+): Promise<Response> {
   return guarded(ctx, schema, what, (id) => getReplayDataById({ id }), fn);
 }
 

@@ -21,13 +21,23 @@ export async function handleInvite(
   const found = await redeemInvite(secret);
   if (found.kind === "ok") {
     const { secret: cookie } = await startSession({ role: "participant", participantId: found.participant.id });
-    res.writeHead(303, { location: `/play/study/${encodeURIComponent(found.studyId)}`, "set-cookie": sessionCookie(cookie, ctx.secure), "cache-control": "no-store" });
+    res.writeHead(303, {
+      location: `/play/study/${encodeURIComponent(found.studyId)}`,
+      "set-cookie": sessionCookie(cookie, ctx.secure),
+      "cache-control": "no-store",
+    });
     res.end();
     return;
   }
   if (found.kind === "unknown") {
     ctx.limiter.fail(ctx.address);
-    return page(res, 401, "This invite link is not valid", "The link is not one this server made: check that it was copied whole, or ask the study's researcher for a new one.", "invalid");
+    return page(
+      res,
+      401,
+      "This invite link is not valid",
+      "The link is not one this server made: check that it was copied whole, or ask the study's researcher for a new one.",
+      "invalid",
+    );
   }
   const why =
     found.kind === "revoked"

@@ -60,7 +60,10 @@ function appFiles(name: "route.ts" | "page.tsx"): { template: string; methods: s
       const p = path.join(dir, e.name);
       if (e.isDirectory()) walk(p);
       else if (e.name === name) {
-        const rel = path.relative(path.join(ROOT, "app"), path.dirname(p)).split(path.sep).filter((s) => s && !/^\(.*\)$/.test(s));
+        const rel = path
+          .relative(path.join(ROOT, "app"), path.dirname(p))
+          .split(path.sep)
+          .filter((s) => s && !/^\(.*\)$/.test(s));
         const src = fs.readFileSync(p, "utf8");
         const methods = name === "page.tsx" ? ["GET"] : [...src.matchAll(/export (?:async )?function (GET|POST|PUT|PATCH|DELETE)\b/g)].map((m) => m[1]);
         out.push({ template: "/" + rel.join("/"), methods });
@@ -84,7 +87,11 @@ let cookie2 = "";
 async function redeem(invitePath: string, headers: Record<string, string> = {}) {
   return fetch(`${base}${invitePath}`, { redirect: "manual", headers });
 }
-const cookieOf = (res: Response) => res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+const cookieOf = (res: Response) =>
+  res.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
 
 beforeAll(async () => {
   await prepareStore();
@@ -93,12 +100,27 @@ beforeAll(async () => {
   server = createStudioServer({
     token: TOKEN,
     manager,
-    handle: (req, res) => void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ reached: req.url, role: req.headers["x-ic-role"] })),
+    handle: (req, res) =>
+      void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ reached: req.url, role: req.headers["x-ic-role"] })),
   }).server;
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  study = (await getStudy((await createStudyFromSelection({ name: "walk", env: "python", dataset: "demo-python", selection: { kind: "indices", indices: [0, 1, 2] }, assign: "balanced" })).id))!;
-  other = (await getStudy((await createStudyFromSelection({ name: "other", env: "python", dataset: "demo-python", selection: { kind: "indices", indices: [3] } })).id))!;
+  study = (await getStudy(
+    (
+      await createStudyFromSelection({
+        name: "walk",
+        env: "python",
+        dataset: "demo-python",
+        selection: { kind: "indices", indices: [0, 1, 2] },
+        assign: "balanced",
+      })
+    ).id,
+  ))!;
+  other = (await getStudy(
+    (
+      await createStudyFromSelection({ name: "other", env: "python", dataset: "demo-python", selection: { kind: "indices", indices: [3] } })
+    ).id,
+  ))!;
   [p1, p2] = await inviteParticipants(study.id, 2, 7 * 86_400_000);
   const r1 = await redeem(p1.path);
   const r2 = await redeem(p2.path);
@@ -203,7 +225,9 @@ describe("a participant session, deny by default", () => {
         ...mine.map((t) => `GET /play/python/${encodeURIComponent(`demo-python:${t}`)}?study=${study.id}`),
       ].sort(),
     );
-    console.log(`participant route walk: ${routes.length} route.ts files and ${pages.length} pages, ${allowed.length + refused.length} requests: ${allowed.length} allowed, ${refused.length} refused`);
+    console.log(
+      `participant route walk: ${routes.length} route.ts files and ${pages.length} pages, ${allowed.length + refused.length} requests: ${allowed.length} allowed, ${refused.length} refused`,
+    );
   });
 
   it("walks every websocket message type: only their current task opens, only their own episodes resume, the outcome follows the feedback setting", async () => {
@@ -241,7 +265,17 @@ describe("a participant session, deny by default", () => {
     await c2.ask({ type: "action", text: "print(2)", source: "console" }, ["turnEnd"]);
     const otherEpisode = (o2 as Extract<ServerMessage, { type: "opened" }>).episode.id;
     await expectRefused({ type: "resume", episodeId: otherEpisode }, /not one of yours/);
-    const ownerEp = await createEpisode({ environment: "python", dataset: "demo-python", taskId: first, query: "q", playerKind: "human", annotator: "owner", turnLimit: 5, mode: "play", feedback: "none" });
+    const ownerEp = await createEpisode({
+      environment: "python",
+      dataset: "demo-python",
+      taskId: first,
+      query: "q",
+      playerKind: "human",
+      annotator: "owner",
+      turnLimit: 5,
+      mode: "play",
+      feedback: "none",
+    });
     await expectRefused({ type: "resume", episodeId: ownerEp.id }, /not one of yours/);
 
     walked.add("ping");
@@ -249,7 +283,14 @@ describe("a participant session, deny by default", () => {
     allowed++;
     // Their current task opens with the study's conditions and the Studio's name for them, whatever they ask.
     walked.add("open");
-    const opened = (await c.ask({ type: "open", env: "python", taskRef: `demo-python:${first}`, studyId: study.id, annotator: "Someone Else", mode: "play" })) as Extract<ServerMessage, { type: "opened" }>;
+    const opened = (await c.ask({
+      type: "open",
+      env: "python",
+      taskRef: `demo-python:${first}`,
+      studyId: study.id,
+      annotator: "Someone Else",
+      mode: "play",
+    })) as Extract<ServerMessage, { type: "opened" }>;
     expect(opened.type).toBe("opened");
     expect(opened.episode).toMatchObject({ annotator: p1.participant, mode: "baseline", studyId: study.id });
     allowed++;

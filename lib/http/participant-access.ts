@@ -65,7 +65,8 @@ async function liveScope(sessionId: string, participantId: string): Promise<Part
 export function redactSubmitted(p: SubmittedPayload, config: Pick<StudyConfig, "feedback" | "showGoldAfterSubmit">, gold: string): SubmittedPayload {
   const kind = p.breakdown.kind;
   const showGold = config.showGoldAfterSubmit;
-  if (config.feedback === "none") return { reward: 0, breakdown: { kind }, gold: showGold ? gold : "", goldObservation: "", agentObservation: "", hidden: true };
+  if (config.feedback === "none")
+    return { reward: 0, breakdown: { kind }, gold: showGold ? gold : "", goldObservation: "", agentObservation: "", hidden: true };
   return {
     reward: p.reward,
     breakdown: config.feedback === "full" ? p.breakdown : { kind },
@@ -88,7 +89,10 @@ function participantError(err: unknown): Error {
  * open takes the participant's current task with the study's conditions and their own annotator
  * name; resume takes only their own episodes; what they hear is filtered by the study's feedback.
  */
-export function participantEpisodes(manager: PlaygroundEpisodes<LiveEpisode>, who: { sessionId: string; participantId: string }): PlaygroundEpisodes<LiveEpisode> {
+export function participantEpisodes(
+  manager: PlaygroundEpisodes<LiveEpisode>,
+  who: { sessionId: string; participantId: string },
+): PlaygroundEpisodes<LiveEpisode> {
   const filters = new WeakMap<EpisodeListener, EpisodeListener>();
 
   const filtered = async (scope: ParticipantScope, listener: EpisodeListener): Promise<EpisodeListener> => {
@@ -135,7 +139,8 @@ export function participantEpisodes(manager: PlaygroundEpisodes<LiveEpisode>, wh
       guard(async () => {
         const scope = await liveScope(who.sessionId, who.participantId);
         const stored = await getEpisodeById({ id: episodeId });
-        if (!stored || stored.studyId !== scope.studyId || stored.annotator !== scope.label) throw new ForbiddenError(`episode ${episodeId} is not one of yours`);
+        if (!stored || stored.studyId !== scope.studyId || stored.annotator !== scope.label)
+          throw new ForbiddenError(`episode ${episodeId} is not one of yours`);
         const f = await filtered(scope, listener);
         return manager.resume(episodeId, f);
       }),
@@ -144,7 +149,8 @@ export function participantEpisodes(manager: PlaygroundEpisodes<LiveEpisode>, wh
       guard(async () => {
         const scope = await liveScope(who.sessionId, who.participantId);
         // The task's time limit (active time) is up: the task takes no more actions.
-        if ((await readStudyClock(scope.studyId, scope.label, ep.task.id)).remainingMs === 0) throw new ConflictError("the time limit for this task is up: submit or skip");
+        if ((await readStudyClock(scope.studyId, scope.label, ep.task.id)).remainingMs === 0)
+          throw new ConflictError("the time limit for this task is up: submit or skip");
         return manager.action(ep, text, source);
       }),
     interrupt: (ep) => manager.interrupt(ep),

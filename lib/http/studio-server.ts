@@ -130,7 +130,12 @@ export function createStudioServer(opts: StudioServerOptions): { server: http.Se
     const url = requestUrl(req);
     if (!url) return sendJson(res, 400, "bad_input", `request target ${JSON.stringify(req.url)} is not a valid path`);
     if (!hostAllowed(req.headers.host, hosts)) {
-      return sendJson(res, 421, "unauthorized", `Host ${JSON.stringify(req.headers.host ?? "")} is not a name this server answers to (add it to IC_ALLOWED_HOSTS if a proxy forwards it)`);
+      return sendJson(
+        res,
+        421,
+        "unauthorized",
+        `Host ${JSON.stringify(req.headers.host ?? "")} is not a name this server answers to (add it to IC_ALLOWED_HOSTS if a proxy forwards it)`,
+      );
     }
     const method = (req.method ?? "GET").toUpperCase();
     if (isStateChanging(method)) {
@@ -169,7 +174,9 @@ export function createStudioServer(opts: StudioServerOptions): { server: http.Se
         return sendJson(res, 401, "unauthorized", "your access to this study has ended (the invite was revoked or expired, or the study closed)");
       }
       if (access) return sendJson(res, 403, "forbidden", `${method} ${url.pathname} is not open to a ${access.role}`);
-      return sendJson(res, 401, "unauthorized", "a valid token is required: log in at /login or send Authorization: Bearer <token>", { "www-authenticate": "Bearer" });
+      return sendJson(res, 401, "unauthorized", "a valid token is required: log in at /login or send Authorization: Bearer <token>", {
+        "www-authenticate": "Bearer",
+      });
     }
     // Who may not ask hears 401 first; then a body of the wrong type is refused.
     const type = contentTypeReason(req, url.pathname);
@@ -252,7 +259,10 @@ function sendAccessEnded(res: ServerResponse): void {
  */
 export function secureRequest(req: Pick<IncomingMessage, "headers" | "socket">): boolean {
   if ((req.socket as { encrypted?: boolean }).encrypted) return true;
-  const proto = String(req.headers["x-forwarded-proto"] ?? "").split(",")[0].trim().toLowerCase();
+  const proto = String(req.headers["x-forwarded-proto"] ?? "")
+    .split(",")[0]
+    .trim()
+    .toLowerCase();
   return proto === "https" && isLoopbackHost(String(req.socket.remoteAddress ?? "").replace(/^::ffff:/, ""));
 }
 
@@ -333,4 +343,3 @@ function requestUrl(req: IncomingMessage): URL | null {
     return null;
   }
 }
-

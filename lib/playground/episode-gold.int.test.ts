@@ -16,13 +16,24 @@ import { useLiveEpisodeManager } from "@/lib/testing/live-episodes";
 const liveManager = useLiveEpisodeManager("episode-gold");
 
 const storedGold = async (id: string) => (await getEpisodeById({ id }))!.gold;
-const modelEpisode = (task: Task) => dbRecorder().startEpisode({ task, env: task.env, player: { kind: "model", model: "scripted", policy: "try-again" }, turnLimit: 5, mode: "eval", feedback: "none" });
+const modelEpisode = (task: Task) =>
+  dbRecorder().startEpisode({
+    task,
+    env: task.env,
+    player: { kind: "model", model: "scripted", policy: "try-again" },
+    turnLimit: 5,
+    mode: "eval",
+    feedback: "none",
+  });
 
 describe("Episode.gold", () => {
   it("is the same text for the same task whichever path created the episode", async () => {
     const task = getTask("demo-ctf", "base64-note");
     expect(goldShown(task)).not.toBe(episodeGold(task)); // the write-up is shown, not stored
-    const played = await liveManager().open({ type: "open", env: "ctf", taskRef: "demo-ctf:base64-note", mode: "play", feedback: "none", turnLimit: 10 }, () => {});
+    const played = await liveManager().open(
+      { type: "open", env: "ctf", taskRef: "demo-ctf:base64-note", mode: "play", feedback: "none", turnLimit: 10 },
+      () => {},
+    );
     await liveManager().action(played, "ls", "console"); // an episode is stored by its first action
     await liveManager().abandon(played);
     const model = await modelEpisode(task);

@@ -27,11 +27,27 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const open = (over: Partial<OpenMessage>): OpenMessage => ({ type: "open", env: "bash", taskRef: REF, mode: "play", feedback: "reward", turnLimit: 10, ...over });
+const open = (over: Partial<OpenMessage>): OpenMessage => ({
+  type: "open",
+  env: "bash",
+  taskRef: REF,
+  mode: "play",
+  feedback: "reward",
+  turnLimit: 10,
+  ...over,
+});
 
 describe("live episodes and the baseline seal", () => {
   it("a study open takes the study's conditions; the sealed task opens no play episode and shows no gold to another submit", async () => {
-    const study = await createStudyFromSelection({ name: "seal test", env: "bash", dataset: "demo-bash", selection: { kind: "slice", from: 3, count: 1 }, feedback: "none", turnLimit: 7, showGoldAfterSubmit: true });
+    const study = await createStudyFromSelection({
+      name: "seal test",
+      env: "bash",
+      dataset: "demo-bash",
+      selection: { kind: "slice", from: 3, count: 1 },
+      feedback: "none",
+      turnLimit: 7,
+      showGoldAfterSubmit: true,
+    });
     const seen: ServerMessageInput[] = [];
     // Asks for play mode and reward feedback: the study's conditions win.
     const a = await manager.open(open({ studyId: study.id, annotator: "ann-a" }), (m) => seen.push(m));

@@ -143,7 +143,13 @@ export class LiveEpisodeManager {
       idleMs: deps.idleMs,
       capName: "IC_MAX_SANDBOXES",
       onIdleClose: (ep) => {
-        ep.send({ type: "error", code: "timeout", message: "the sandbox was closed after being idle; reconnect to restore it", fatal: true, episodeStatus: "interrupted" });
+        ep.send({
+          type: "error",
+          code: "timeout",
+          message: "the sandbox was closed after being idle; reconnect to restore it",
+          fatal: true,
+          episodeStatus: "interrupted",
+        });
         ep.listener = null;
       },
     });
@@ -217,10 +223,7 @@ export class LiveEpisodeManager {
     listener({ type: "status", message: `restoring the episode: replaying ${stored.turns.length} stored action(s) in a fresh sandbox` });
     const conditions: PlayConditions = { mode: stored.mode, feedback: stored.feedback, annotator: stored.annotator, studyId: stored.studyId };
     const ep = await this.pool.admit(async () => {
-      const session = await EpisodeSession.resume(
-        { ...this.sessionOptions(task, conditions), start: this.startFields(conditions, stored.turnLimit) },
-        stored,
-      );
+      const session = await EpisodeSession.resume({ ...this.sessionOptions(task, conditions), start: this.startFields(conditions, stored.turnLimit) }, stored);
       return new LiveEpisode(session, conditions, publicView);
     });
     this.attach(ep, listener);

@@ -17,7 +17,9 @@ export async function prepareStore(): Promise<number> {
 }
 
 /** The live episode manager on the real store, task sets and environments. */
-export function createLiveEpisodeManager(config: Pick<Config, "idleMs" | "maxSandboxes" | "backend"> & Partial<Pick<Config, "sqlUrl" | "recordingMaxBytes">>): LiveEpisodeManager {
+export function createLiveEpisodeManager(
+  config: Pick<Config, "idleMs" | "maxSandboxes" | "backend"> & Partial<Pick<Config, "sqlUrl" | "recordingMaxBytes">>,
+): LiveEpisodeManager {
   return new LiveEpisodeManager({
     recorder: dbRecorder(),
     readEpisode: readStoredEpisode,
@@ -38,7 +40,9 @@ export function createLiveEpisodeManager(config: Pick<Config, "idleMs" | "maxSan
     },
     studyConditions: async (studyId) => {
       const s = await getStudy(studyId);
-      return s ? { env: s.config.env, dataset: s.config.dataset, tasks: s.config.tasks, feedback: episodeFeedback(s.config.feedback), turnLimit: s.config.turnLimit } : null;
+      return s
+        ? { env: s.config.env, dataset: s.config.dataset, tasks: s.config.tasks, feedback: episodeFeedback(s.config.feedback), turnLimit: s.config.turnLimit }
+        : null;
     },
   });
 }

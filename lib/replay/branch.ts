@@ -13,7 +13,15 @@ import { taskForEpisode } from "./episode-task";
  * episode not live in this process, replays the stored actions into a fresh sandbox before play
  * goes on (lib/playground/live-episodes.ts resume). Returns the new id and the playground URL.
  */
-export async function createBranchEpisode({ episodeId, turn, annotator }: { episodeId: string; turn: number; annotator: string }): Promise<{ id: string; href: string }> {
+export async function createBranchEpisode({
+  episodeId,
+  turn,
+  annotator,
+}: {
+  episodeId: string;
+  turn: number;
+  annotator: string;
+}): Promise<{ id: string; href: string }> {
   // The header and the first k turns only (the copies), not the turns after them.
   const parent = await getReplayHeaderById({ id: episodeId, size: 0 });
   if (!parent) throw new NotFoundError(`episode ${episodeId}`);

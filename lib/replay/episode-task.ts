@@ -15,7 +15,17 @@ import type { ReplayLoop } from "./replay-check";
  * of the task set (a Python log's 0 is MBPP's 1): its index is read first.
  * @throws NotFoundError when the dataset is unknown or holds neither.
  */
-export function taskForEpisode({ dataset, taskId, taskIndex, flags }: { dataset: string; taskId: string; taskIndex: number | null; flags?: string | string[] }): Task {
+export function taskForEpisode({
+  dataset,
+  taskId,
+  taskIndex,
+  flags,
+}: {
+  dataset: string;
+  taskId: string;
+  taskIndex: number | null;
+  flags?: string | string[];
+}): Task {
   const unlinked = (typeof flags === "string" ? flags.split(" ") : (flags ?? [])).includes("task-unlinked");
   const byIndex = unlinked && taskIndex !== null ? loadDataset(dataset)[taskIndex] : undefined;
   if (byIndex) return byIndex;

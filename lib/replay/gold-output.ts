@@ -15,7 +15,13 @@ const inflight = new Map<string, Promise<GoldOutput>>();
 export async function getGoldOutput(task: Task): Promise<GoldOutput> {
   const key = { environment: task.env, dataset: task.dataset, taskId: task.id };
   const hit = await getGoldCacheByTask(key);
-  if (hit) return { gold: goldShown(task), observation: hit.observation, details: hit.details ? (JSON.parse(hit.details) as GoldOutput["details"]) : null, cached: true };
+  if (hit)
+    return {
+      gold: goldShown(task),
+      observation: hit.observation,
+      details: hit.details ? (JSON.parse(hit.details) as GoldOutput["details"]) : null,
+      cached: true,
+    };
   const k = `${task.env}\0${task.dataset}\0${task.id}`;
   let p = inflight.get(k);
   if (!p) {

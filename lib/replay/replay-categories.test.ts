@@ -4,9 +4,21 @@ import { categorize } from "./replay-check";
 /** Pairs as InterCode's NL2Bash logs recorded them and as a replay in the Studio's sandbox gives them. */
 describe("categorize: why a replayed turn differs", () => {
   it("names the network when the action or its output asks it", () => {
-    expect(categorize("142.251.40.110", ";; UDP setup with 10.255.255.53#53(10.255.255.53) for google.com failed: network unreachable.", false, undefined, { action: "dig +short google.com | head -n 1" })).toBe("network");
-    expect(categorize("Collecting cryptography", "/bin/bash: line 1: pip3: command not found", false, undefined, { action: '/bin/bash -c "pip3 install cryptography"' })).toBe("network");
-    expect(categorize("ping: hostname: Name or service not known", "ping: hostname: Temporary failure in name resolution", false, undefined, { action: "ping -c 1 hostname" })).toBe("network");
+    expect(
+      categorize("142.251.40.110", ";; UDP setup with 10.255.255.53#53(10.255.255.53) for google.com failed: network unreachable.", false, undefined, {
+        action: "dig +short google.com | head -n 1",
+      }),
+    ).toBe("network");
+    expect(
+      categorize("Collecting cryptography", "/bin/bash: line 1: pip3: command not found", false, undefined, {
+        action: '/bin/bash -c "pip3 install cryptography"',
+      }),
+    ).toBe("network");
+    expect(
+      categorize("ping: hostname: Name or service not known", "ping: hostname: Temporary failure in name resolution", false, undefined, {
+        action: "ping -c 1 hostname",
+      }),
+    ).toBe("network");
   });
 
   it("names gold's own network call when only the reward differs", () => {

@@ -55,7 +55,12 @@ describe("checkEpisodeReplay with InterCode's loops (real sandboxes)", () => {
       loop: { profile: "intercode", policy: "react", turnLimit: 2 },
       turns: [
         { index: 0, action: "execute[SELECT count(*) FROM stations]", observation: "[(8,)]", reward: null },
-        { index: 1, action: "execute[SELECT name FROM stations WHERE station_id < 3 ORDER BY station_id]", observation: "[('Harbour Gate',), ('Old Mill Square',)]", reward: null },
+        {
+          index: 1,
+          action: "execute[SELECT name FROM stations WHERE station_id < 3 ORDER BY station_id]",
+          observation: "[('Harbour Gate',), ('Old Mill Square',)]",
+          reward: null,
+        },
         { index: 2, action: "submit", observation: "", reward: null },
       ],
     });
@@ -104,7 +109,12 @@ describe("checkEpisodeReplay with InterCode's loops (real sandboxes)", () => {
       turns: [
         { index: 0, action: "execute[SHOW TABLES]", observation: "[('poker_players',), ('stations',)]", reward: 0 },
         { index: 1, action: "execute[SELECT player_name FROM poker_players]", observation: "[('player1',), ('player2',)]", reward: 0 },
-        { index: 2, action: "execute[DESCRIBE stations]", observation: "[('station_id', 'int', 'NO', 'PRI', None, ''), ('final_tables', 'int', 'YES', '', None, '')]", reward: 0 },
+        {
+          index: 2,
+          action: "execute[DESCRIBE stations]",
+          observation: "[('station_id', 'int', 'NO', 'PRI', None, ''), ('final_tables', 'int', 'YES', '', None, '')]",
+          reward: 0,
+        },
         // A table the database has, with other rows than the log's: the Studio's environment content.
         { index: 3, action: "execute[SELECT count(*) FROM stations]", observation: "[(99,)]", reward: 0 },
         { index: 4, action: "submit", observation: "", reward: 0 },
@@ -113,7 +123,10 @@ describe("checkEpisodeReplay with InterCode's loops (real sandboxes)", () => {
     expect(check.error).toBeUndefined();
     expect(check.turns.slice(0, 4).map((t) => [t.category, t.evidence ?? null])).toEqual([
       ["the log's environment differed", expect.stringMatching(/^table poker_players: the log's SHOW TABLES listed it/)],
-      ["the log's environment differed", expect.stringMatching(/^table poker_players: the log's query read it and got rows, the task's database \S+ has no such table$/)],
+      [
+        "the log's environment differed",
+        expect.stringMatching(/^table poker_players: the log's query read it and got rows, the task's database \S+ has no such table$/),
+      ],
       ["the log's environment differed", expect.stringMatching(/^column stations\.final_tables: the log's DESCRIBE listed it, .* has no such column$/)],
       ["environment content", null],
     ]);

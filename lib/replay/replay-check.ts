@@ -111,7 +111,8 @@ const ASKS = {
   versions: /--version\b|\bBASH_VERSION\b|(^|[\s|;&(`$"'])bind\b/,
 };
 /** What a failed network call prints: a sign on its own that the difference is the network. */
-const NETWORK_FAILURE = /network unreachable|Network is unreachable|no servers could be reached|Temporary failure in name resolution|Could not resolve host|Name or service not known|connection timed out; no servers/i;
+const NETWORK_FAILURE =
+  /network unreachable|Network is unreachable|no servers could be reached|Temporary failure in name resolution|Could not resolve host|Name or service not known|connection timed out; no servers/i;
 /** The sandbox keeps PID 1 (its agent) unreadable: a difference InterCode's containers did not have. */
 const SANDBOX_DENIED = /'\/proc\/1\/[^']*': Permission denied/;
 
@@ -137,7 +138,13 @@ export interface CategoryContext {
  * (`Please try again`, `execute[`) or a stopped replay is "loop"; anything else is "environment
  * content" (different files, rows or data).
  */
-export function categorize(recorded: string, replayed: string, observationAgrees: boolean, replayError?: string, context: CategoryContext = {}): DisagreementCategory {
+export function categorize(
+  recorded: string,
+  replayed: string,
+  observationAgrees: boolean,
+  replayError?: string,
+  context: CategoryContext = {},
+): DisagreementCategory {
   if (replayError) return "loop";
   const action = context.action ?? "";
   const gold = context.gold ?? "";
@@ -149,7 +156,11 @@ export function categorize(recorded: string, replayed: string, observationAgrees
   }
   const a = normalizeObservation(unwrapRowList(recorded));
   const b = normalizeObservation(unwrapRowList(replayed));
-  const lines = (x: string) => x.split(/\n|(?<=\))(?=\()/).sort().join("\n");
+  const lines = (x: string) =>
+    x
+      .split(/\n|(?<=\))(?=\()/)
+      .sort()
+      .join("\n");
   if (lines(a) === lines(b)) return "order";
   if (ASKS.network.test(action) || NETWORK_FAILURE.test(a) || NETWORK_FAILURE.test(b)) return "network";
   if (ASKS.processIds.test(action)) return "process ids";
@@ -194,7 +205,8 @@ export function sqlLogEnvironmentEvidence(task: Task, action: string, recorded: 
   if (table) {
     const columns = new Set(task.tables[table].map((c) => c.toLowerCase()));
     for (const m of recorded.matchAll(/\(\s*'([^']+)'/g)) {
-      if (!columns.has(m[1].toLowerCase())) return `column ${table}.${m[1]}: the log's ${described![0].trim().split(/\s+/)[0].toUpperCase()} listed it, ${db} has no such column`;
+      if (!columns.has(m[1].toLowerCase()))
+        return `column ${table}.${m[1]}: the log's ${described![0].trim().split(/\s+/)[0].toUpperCase()} listed it, ${db} has no such column`;
     }
   }
   if (/^\s*SHOW\s+TABLES/i.test(action)) {
@@ -246,7 +258,9 @@ export async function checkEpisodeReplay({
     cmdWrapper: task.env === "ctf" && profileValue(loop.profile, "ctf.action-format") === "cmd-wrapper",
   };
   const rewrite =
-    task.env === "python" && loop.policy?.startsWith("try-again") === true && profileValue(loop.profile, "python.try-again-feedback") === "rewritten-test-feedback"
+    task.env === "python" &&
+    loop.policy?.startsWith("try-again") === true &&
+    profileValue(loop.profile, "python.try-again-feedback") === "rewritten-test-feedback"
       ? (detectPythonFeedback(turns.map((t) => t.observation)) ?? DEFAULT_PYTHON_FEEDBACK)
       : null;
   // The categories read shell commands only (a SQL column named `date` asks no clock); a CTF flag is no command.
@@ -265,7 +279,12 @@ export async function checkEpisodeReplay({
       let columns: string[] | undefined;
       const isLast = i === turns.length - 1;
       const forcedSubmit =
-        parsed.kind === "submit" && isLast && loop.policy === "react" && loop.turnLimit !== null && t.index >= loop.turnLimit && profileValue(loop.profile, "react.forced-submit") === "appended-not-counted";
+        parsed.kind === "submit" &&
+        isLast &&
+        loop.policy === "react" &&
+        loop.turnLimit !== null &&
+        t.index >= loop.turnLimit &&
+        profileValue(loop.profile, "react.forced-submit") === "appended-not-counted";
       if (parsed.kind === "submit") {
         // Typed as an action, as the loop sent it: the environment's own submit observation.
         const r = await env.step(parsed.arg ? `submit ${parsed.arg}` : "submit");
@@ -282,7 +301,11 @@ export async function checkEpisodeReplay({
           reward = r.submitted.reward;
           goldObservation = r.submitted.goldObservation;
           done = true;
-        } else if (scoreEvery || (t.reward !== null && !submitOnly) || (isLast && (task.env !== "python" || profileValue(loop.profile, "python.after-score") === "unchanged"))) {
+        } else if (
+          scoreEvery ||
+          (t.reward !== null && !submitOnly) ||
+          (isLast && (task.env !== "python" || profileValue(loop.profile, "python.after-score") === "unchanged"))
+        ) {
           const ev = await env.evaluate();
           reward = ev.reward;
           goldObservation = ev.goldObservation;
@@ -302,7 +325,13 @@ export async function checkEpisodeReplay({
         ...(!observationAgrees || rewardAgrees === false
           ? evidence
             ? { category: "the log's environment differed" as const, evidence }
-            : { category: categorize(t.observation, observation, observationAgrees, undefined, { action: shellAction(parsed.kind === "run" ? parsed.code : t.action), gold: goldText, goldObservation }) }
+            : {
+                category: categorize(t.observation, observation, observationAgrees, undefined, {
+                  action: shellAction(parsed.kind === "run" ? parsed.code : t.action),
+                  gold: goldText,
+                  goldObservation,
+                }),
+              }
           : {}),
         recordedObservation: t.observation,
         observationAgrees,
@@ -322,7 +351,14 @@ export async function checkEpisodeReplay({
 }
 
 /** Shares of agreeing turns over many checked episodes (fractions; null when nothing to compare). */
-export function summarizeChecks(checks: EpisodeCheck[]): { episodes: number; turns: number; observationAgree: number | null; rewardAgree: number | null; rewardCompared: number; errors: number } {
+export function summarizeChecks(checks: EpisodeCheck[]): {
+  episodes: number;
+  turns: number;
+  observationAgree: number | null;
+  rewardAgree: number | null;
+  rewardCompared: number;
+  errors: number;
+} {
   let turns = 0;
   let obs = 0;
   let rc = 0;

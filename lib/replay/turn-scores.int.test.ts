@@ -12,7 +12,16 @@ describe("getTurnScores (SQL, embedded engine, real store)", () => {
   it("replays an episode without per-turn rewards once, caches it, and marks the turns whose output is gold's", async () => {
     const task = loadDataset("demo-sql").find((t) => t.id === "bike-01")!;
     const gold = String(task.gold);
-    const ep = await createEpisode({ environment: "sql", dataset: "demo-sql", taskId: task.id, query: task.query, gold, playerKind: "human", turnLimit: 10, feedback: "none" });
+    const ep = await createEpisode({
+      environment: "sql",
+      dataset: "demo-sql",
+      taskId: task.id,
+      query: task.query,
+      gold,
+      playerKind: "human",
+      turnLimit: 10,
+      feedback: "none",
+    });
     const turns = [
       { action: "SELECT name, docks AS n FROM stations ORDER BY station_id LIMIT 2", observation: "" },
       { action: gold, observation: "" },
@@ -29,7 +38,10 @@ describe("getTurnScores (SQL, embedded engine, real store)", () => {
     expect(turns[2].observation).toMatch(/^Error executing query: .*nope/);
     await env.close();
     for (const [index, t] of turns.entries()) {
-      await appendTurn({ episodeId: ep.id, turn: { index, actor: "human", source: "terminal", action: t.action, observation: t.observation, ok: t.ok ?? true, reward: t.reward ?? null } });
+      await appendTurn({
+        episodeId: ep.id,
+        turn: { index, actor: "human", source: "terminal", action: t.action, observation: t.observation, ok: t.ok ?? true, reward: t.reward ?? null },
+      });
     }
     await finishEpisode({ episodeId: ep.id, outcome: { status: "submitted", reward: 0, success: false } });
 
@@ -62,8 +74,19 @@ describe("getTurnScores (SQL, embedded engine, real store)", () => {
 
   it("replays a SQL episode that recorded every reward once for the engine's column names, keeping the recorded rewards", async () => {
     const task = loadDataset("demo-sql").find((t) => t.id === "bike-01")!;
-    const ep = await createEpisode({ environment: "sql", dataset: "demo-sql", taskId: task.id, query: task.query, playerKind: "human", turnLimit: 10, feedback: "reward" });
-    await appendTurn({ episodeId: ep.id, turn: { index: 0, actor: "human", action: "SELECT district AS d FROM stations LIMIT 1", observation: "('x',)", ok: true, reward: 0.25 } });
+    const ep = await createEpisode({
+      environment: "sql",
+      dataset: "demo-sql",
+      taskId: task.id,
+      query: task.query,
+      playerKind: "human",
+      turnLimit: 10,
+      feedback: "reward",
+    });
+    await appendTurn({
+      episodeId: ep.id,
+      turn: { index: 0, actor: "human", action: "SELECT district AS d FROM stations LIMIT 1", observation: "('x',)", ok: true, reward: 0.25 },
+    });
     const s = await getTurnScores({ header: (await getReplayHeaderById({ id: ep.id, size: 0 }))! });
     expect(s.source).toBe("recorded");
     expect(s.turns).toEqual([{ index: 0, reward: 0.25, rewardFrom: "recorded", matchesGold: false, replayAgrees: false, columns: ["d"] }]);
@@ -72,7 +95,19 @@ describe("getTurnScores (SQL, embedded engine, real store)", () => {
   it("ReAct scores only at submit: the 0 its log holds before the submit is drawn as a would-be reward, not as a recorded one", async () => {
     const task = loadDataset("demo-sql").find((t) => t.id === "bike-01")!;
     const gold = String(task.gold);
-    const ep = await createEpisode({ environment: "sql", dataset: "demo-sql", taskId: task.id, query: task.query, gold, playerKind: "model", model: "gpt-4", policy: "react", mode: "import", turnLimit: 10, feedback: "none" });
+    const ep = await createEpisode({
+      environment: "sql",
+      dataset: "demo-sql",
+      taskId: task.id,
+      query: task.query,
+      gold,
+      playerKind: "model",
+      model: "gpt-4",
+      policy: "react",
+      mode: "import",
+      turnLimit: 10,
+      feedback: "none",
+    });
     // As InterCode's ReAct logs hold it: gold's query run before the submit, reward 0 (never scored).
     await appendTurn({ episodeId: ep.id, turn: { index: 0, actor: "model", action: `execute[${gold}]`, observation: "", ok: true, reward: 0 } });
     await appendTurn({ episodeId: ep.id, turn: { index: 1, actor: "model", action: "submit", observation: "", ok: true, reward: 1 } });

@@ -51,7 +51,17 @@ function replayTurns(id: string): Promise<TurnReplayRow[]> {
  * aggregated as the reward curve is (the store's aggregate, at most CURVE_POINTS points). Once the
  * replay is cached, what a page costs does not grow with the episode.
  */
-export async function getTurnScores({ header, from = 0, limit = WINDOW_TURNS, curve = false }: { header: Omit<ReplayHeader, "window" | "curve">; from?: number; limit?: number; curve?: boolean }): Promise<TurnScores> {
+export async function getTurnScores({
+  header,
+  from = 0,
+  limit = WINDOW_TURNS,
+  curve = false,
+}: {
+  header: Omit<ReplayHeader, "window" | "curve">;
+  from?: number;
+  limit?: number;
+  curve?: boolean;
+}): Promise<TurnScores> {
   const { episode, turnCount } = header;
   const errors: string[] = [];
   let goldOut: string | null = episode.goldObservation;
@@ -64,7 +74,8 @@ export async function getTurnScores({ header, from = 0, limit = WINDOW_TURNS, cu
   // that is not the submit was never scored, and the 0 its log holds there is no reward.
   const submitOnly = scoredAt(replayLoopForEpisode(episode).profile, episode.policy) === "submit-only";
   const last = turnCount - 1;
-  const recorded = (t: { index: number; action: string; reward: number | null }) => (submitOnly && t.index !== last && !/^\s*submit\b/.test(t.action) ? null : t.reward);
+  const recorded = (t: { index: number; action: string; reward: number | null }) =>
+    submitOnly && t.index !== last && !/^\s*submit\b/.test(t.action) ? null : t.reward;
   // A replay is needed for the rewards a recording lacks (under submit-only, any turn before the
   // last), and for SQL also for the engine's column names.
   const sql = episode.environment === "sql";
@@ -100,6 +111,9 @@ export async function getTurnScores({ header, from = 0, limit = WINDOW_TURNS, cu
       columns: r?.columns ?? null,
     };
   });
-  const replayCurve = curve && needed ? { bucket: curveBucket(turnCount), points: await listTurnReplayCurveByEpisode({ episodeId: episode.id, bucket: curveBucket(turnCount) }) } : undefined;
+  const replayCurve =
+    curve && needed
+      ? { bucket: curveBucket(turnCount), points: await listTurnReplayCurveByEpisode({ episodeId: episode.id, bucket: curveBucket(turnCount) }) }
+      : undefined;
   return { from, turns, source, ...(replayCurve ? { curve: replayCurve } : {}), ...(errors.length ? { error: errors.join("; ") } : {}) };
 }

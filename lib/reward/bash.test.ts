@@ -73,9 +73,19 @@ describe("bashReward", () => {
     const cases: BashRewardInput[] = [];
     const outputs = ["total 8\ndir1\ndir2", "dir1 dir2 dir3", "No such file or directory", "", "file.txt file.txt other.txt", "42"];
     const statuses = ["", "?? a.txt", "?? a.txt\n?? b/", " M c.txt\n?? a.txt", " D c.txt"];
-    for (const ao of outputs) for (const go of outputs) for (const as of statuses) for (const gs of statuses) {
-      cases.push({ agentStatus: as, goldStatus: gs, agentHashes: { "a.txt": "1", b: "2" }, goldHashes: { "a.txt": as === gs ? "1" : "9", b: "2" }, agentObservation: ao, goldObservation: go });
-    }
+    for (const ao of outputs)
+      for (const go of outputs)
+        for (const as of statuses)
+          for (const gs of statuses) {
+            cases.push({
+              agentStatus: as,
+              goldStatus: gs,
+              agentHashes: { "a.txt": "1", b: "2" },
+              goldHashes: { "a.txt": as === gs ? "1" : "9", b: "2" },
+              agentObservation: ao,
+              goldObservation: go,
+            });
+          }
     const ours = cases.map((c) => bashReward(c));
     // Python recomputes InterCode's formula from the same sets and the same similarity.
     const py = runPython<{ raw: number; rounded: number }[]>(
@@ -91,8 +101,14 @@ describe("bashReward", () => {
         "    result.append({'raw': r, 'rounded': round(r, 2)})",
       ].join("\n"),
       cases.map((c) => ({
-        agent: (c.agentStatus as string).split("\n").filter(Boolean).map((l) => [l.slice(3), l.slice(0, 2).trim()]),
-        gold: (c.goldStatus as string).split("\n").filter(Boolean).map((l) => [l.slice(3), l.slice(0, 2).trim()]),
+        agent: (c.agentStatus as string)
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => [l.slice(3), l.slice(0, 2).trim()]),
+        gold: (c.goldStatus as string)
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => [l.slice(3), l.slice(0, 2).trim()]),
         ah: c.agentHashes,
         gh: c.goldHashes,
         sim: tfidfCosine(c.agentObservation ?? "", c.goldObservation ?? ""),

@@ -31,12 +31,22 @@ export function breakdownParts(b: { kind: string } & Record<string, unknown>): B
     case "bash":
       return [
         { key: "fileChanges", label: "file changes", value: two(b.fileChanges), explain: "up to 0.33: falls as paths are changed by only one of you and gold" },
-        { key: "fileContents", label: "file contents", value: two(b.fileContents), explain: "up to 0.33: share of the paths you both changed whose contents match gold's" },
+        {
+          key: "fileContents",
+          label: "file contents",
+          value: two(b.fileContents),
+          explain: "up to 0.33: share of the paths you both changed whose contents match gold's",
+        },
         { key: "output", label: "output", value: two(b.output), explain: "up to 0.33: how alike the words of your last output and gold's output are (tf-idf)" },
       ];
     case "sql":
       return [
-        { key: "overlap", label: "rows", value: two(b.overlap), explain: "rows shared by your last result and gold's, over all rows of both (intersection over union)" },
+        {
+          key: "overlap",
+          label: "rows",
+          value: two(b.overlap),
+          explain: "rows shared by your last result and gold's, over all rows of both (intersection over union)",
+        },
         {
           key: "order",
           label: "order",
@@ -46,7 +56,14 @@ export function breakdownParts(b: { kind: string } & Record<string, unknown>): B
       ];
     case "python": {
       const tests = Array.isArray(b.tests) ? (b.tests as { agree?: boolean }[]) : [];
-      return [{ key: "tests", label: "tests", value: `${tests.filter((t) => t.agree).length} / ${tests.length}`, explain: "hidden tests whose outcome (pass, fail, error) is the same for your function as for gold's" }];
+      return [
+        {
+          key: "tests",
+          label: "tests",
+          value: `${tests.filter((t) => t.agree).length} / ${tests.length}`,
+          explain: "hidden tests whose outcome (pass, fail, error) is the same for your function as for gold's",
+        },
+      ];
     }
     case "ctf":
       return [{ key: "match", label: "flag", value: b.match ? "matches" : "does not match", explain: "the submitted flag against the task's flag" }];

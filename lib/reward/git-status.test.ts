@@ -7,7 +7,19 @@ import { parseGitStatus } from "./git-status";
 
 describe("parseGitStatus", () => {
   it("reads the usual line shapes", () => {
-    const text = ['?? new.txt', ' M changed.py', 'D  gone.sh', 'R  old name -> new name', '?? dir1/sub/', '"?? x"', '## main', '', 'MM both', 'A  "with \\"quote\\".txt"', '?? "caf\\303\\251 \\t.txt"'].join("\n");
+    const text = [
+      "?? new.txt",
+      " M changed.py",
+      "D  gone.sh",
+      "R  old name -> new name",
+      "?? dir1/sub/",
+      '"?? x"',
+      "## main",
+      "",
+      "MM both",
+      'A  "with \\"quote\\".txt"',
+      '?? "caf\\303\\251 \\t.txt"',
+    ].join("\n");
     expect(parseGitStatus(text)).toEqual([
       { code: "??", path: "new.txt" },
       { code: "M", path: "changed.py" },
@@ -62,7 +74,9 @@ describe("parseGitStatus", () => {
         want.push(entry);
       }
       expect(parsed).toEqual(want);
-      expect(parsed.map((e) => e.path)).toEqual(expect.arrayContaining(["naïve.txt", 'quote".txt', "tab\there.txt", "line\nbreak.txt", "newdir/", "moved here.txt"]));
+      expect(parsed.map((e) => e.path)).toEqual(
+        expect.arrayContaining(["naïve.txt", 'quote".txt', "tab\there.txt", "line\nbreak.txt", "newdir/", "moved here.txt"]),
+      );
     });
   });
 });

@@ -19,14 +19,26 @@ function isValidReward(r: RewardResult): boolean {
 }
 
 const text = fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), fc.string({ unit: "binary" }), fc.constantFrom("", " ", "\n", "a", "aa bb", "AA aa"));
-const statusLine = fc.tuple(fc.constantFrom("??", " M", "M ", "D ", " D", "A ", "R ", "C ", "MM", "!!", "xx"), fc.oneof(text, fc.constantFrom("a.txt", "dir/", '"q\\"x"', "a -> b")));
-const statusText = fc.oneof(text, fc.array(statusLine, { maxLength: 8 }).map((ls) => ls.map(([c, p]) => `${c} ${p}`).join("\n")));
+const statusLine = fc.tuple(
+  fc.constantFrom("??", " M", "M ", "D ", " D", "A ", "R ", "C ", "MM", "!!", "xx"),
+  fc.oneof(text, fc.constantFrom("a.txt", "dir/", '"q\\"x"', "a -> b")),
+);
+const statusText = fc.oneof(
+  text,
+  fc.array(statusLine, { maxLength: 8 }).map((ls) => ls.map(([c, p]) => `${c} ${p}`).join("\n")),
+);
 const outcome = fc.constantFrom("pass", "fail", "error") as fc.Arbitrary<"pass" | "fail" | "error">;
 const tagged: fc.Arbitrary<PyValue> = fc.oneof(
   fc.record({ py: fc.constant("float" as const), value: fc.oneof(fc.double(), fc.anything() as fc.Arbitrary<number>) }),
   fc.record({ py: fc.constant("decimal" as const), text: fc.string() }),
   // Tagged values with missing, wrongly typed or non-finite fields.
-  fc.record({ py: fc.constantFrom("datetime", "date", "timedelta", "list"), year: fc.anything(), month: fc.integer(), day: fc.double(), items: fc.anything() }) as unknown as fc.Arbitrary<PyValue>,
+  fc.record({
+    py: fc.constantFrom("datetime", "date", "timedelta", "list"),
+    year: fc.anything(),
+    month: fc.integer(),
+    day: fc.double(),
+    items: fc.anything(),
+  }) as unknown as fc.Arbitrary<PyValue>,
 ) as fc.Arbitrary<PyValue>;
 const value: fc.Arbitrary<PyValue> = fc.oneof(
   fc.constant(null),
@@ -40,14 +52,19 @@ const value: fc.Arbitrary<PyValue> = fc.oneof(
   tagged,
   fc.anything({ withBigInt: true, withDate: true, withTypedArray: true, withNullPrototype: true, withMap: true, withSet: true }) as fc.Arbitrary<PyValue>,
 );
-const rows = fc.oneof(fc.array(fc.array(value, { maxLength: 3 }), { maxLength: 6 }), fc.array(fc.array(fc.constantFrom<PyValue>(1, "a", null), { minLength: 1, maxLength: 2 }), { maxLength: 12 }));
+const rows = fc.oneof(
+  fc.array(fc.array(value, { maxLength: 3 }), { maxLength: 6 }),
+  fc.array(fc.array(fc.constantFrom<PyValue>(1, "a", null), { minLength: 1, maxLength: 2 }), { maxLength: 12 }),
+);
 const hashes = fc.dictionary(fc.oneof(fc.constantFrom("a.txt", "dir", "dir/"), fc.string()), fc.constantFrom("h1", "h2", ""));
 
 describe("reward functions under arbitrary input", () => {
   it("bash: never throws, reward in [0, 1] with 2 decimals", () => {
     fc.assert(
       fc.property(statusText, statusText, hashes, hashes, fc.option(text), fc.option(text), (as, gs, ah, gh, ao, go) => {
-        expect(isValidReward(bashReward({ agentStatus: as, goldStatus: gs, agentHashes: ah, goldHashes: gh, agentObservation: ao, goldObservation: go }))).toBe(true);
+        expect(isValidReward(bashReward({ agentStatus: as, goldStatus: gs, agentHashes: ah, goldHashes: gh, agentObservation: ao, goldObservation: go }))).toBe(
+          true,
+        );
       }),
       RUNS,
     );
@@ -86,9 +103,14 @@ describe("reward functions under arbitrary input", () => {
 
   it("python and ctf: never throw, reward in [0, 1]", () => {
     fc.assert(
-      fc.property(fc.string(), fc.array(fc.record({ test: fc.string(), gold: outcome, agent: outcome }), { maxLength: 10 }), fc.option(fc.string()), (functionName, tests, error) => {
-        expect(isValidReward(pythonReward({ functionName, tests, error: error ?? undefined }))).toBe(true);
-      }),
+      fc.property(
+        fc.string(),
+        fc.array(fc.record({ test: fc.string(), gold: outcome, agent: outcome }), { maxLength: 10 }),
+        fc.option(fc.string()),
+        (functionName, tests, error) => {
+          expect(isValidReward(pythonReward({ functionName, tests, error: error ?? undefined }))).toBe(true);
+        },
+      ),
       RUNS,
     );
     fc.assert(

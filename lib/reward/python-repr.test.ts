@@ -10,7 +10,12 @@ const intercodeDir = config().sharedIntercodeDir;
 
 describe("python repr", () => {
   it("prints tuples, lists and scalars as Python does", () => {
-    expect(pyReprRows([["Alice", 3], ["Bob", null]])).toBe("[('Alice', 3), ('Bob', None)]");
+    expect(
+      pyReprRows([
+        ["Alice", 3],
+        ["Bob", null],
+      ]),
+    ).toBe("[('Alice', 3), ('Bob', None)]");
     expect(pyReprTuple([5])).toBe("(5,)");
     expect(pyReprTuple([])).toBe("()");
     expect(pyReprRows([])).toBe("[]");
@@ -38,7 +43,29 @@ describe("python repr", () => {
 
   it("matches python3's repr() of random strings, bytes and floats", () => {
     const random = mulberry32(99);
-    const pool = ["a", "'", '"', "\\", "\n", "\t", "\r", "\0", "\x7f", "\x85", "\xa0", "é", "\u2028", "\u200b", "\ue000", "\u0378", "\ud800", "\u{1f600}", "\u{e0001}", "\u3000", " "];
+    const pool = [
+      "a",
+      "'",
+      '"',
+      "\\",
+      "\n",
+      "\t",
+      "\r",
+      "\0",
+      "\x7f",
+      "\x85",
+      "\xa0",
+      "é",
+      "\u2028",
+      "\u200b",
+      "\ue000",
+      "\u0378",
+      "\ud800",
+      "\u{1f600}",
+      "\u{e0001}",
+      "\u3000",
+      " ",
+    ];
     const strings = Array.from({ length: 500 }, () =>
       Array.from({ length: Math.floor(random() * 8) }, () => pool[Math.floor(random() * pool.length)]).join(""),
     );
@@ -60,7 +87,9 @@ describe("python repr", () => {
   it("reproduces every row observation of InterCode's human SQL log", () => {
     const file = path.join(intercodeDir, "results-sample/sql/ic_sql_multiturn_human_10_turns.json");
     const log = JSON.parse(readFileSync(file, "utf8")) as Record<string, { trajectory: { observation: string }[] }>;
-    const observations = Object.values(log).flatMap((e) => e.trajectory.map((t) => t.observation)).filter((o) => o.startsWith("("));
+    const observations = Object.values(log)
+      .flatMap((e) => e.trajectory.map((t) => t.observation))
+      .filter((o) => o.startsWith("("));
     expect(observations.length).toBeGreaterThan(50);
     // Python parses each logged observation back into typed values; we print them again.
     const typed = runPython<unknown[][][]>(

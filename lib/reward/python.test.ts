@@ -43,7 +43,10 @@ describe("pythonReward", () => {
 
   it("reproduces InterCode's logged values: quarters and thirds unrounded in raw", () => {
     const mk = (agree: number, total: number) =>
-      pythonReward({ functionName: "f", tests: Array.from({ length: total }, (_, i) => ({ test: `t${i}`, gold: "pass" as const, agent: i < agree ? ("pass" as const) : ("fail" as const) })) });
+      pythonReward({
+        functionName: "f",
+        tests: Array.from({ length: total }, (_, i) => ({ test: `t${i}`, gold: "pass" as const, agent: i < agree ? ("pass" as const) : ("fail" as const) })),
+      });
     expect([mk(1, 3).raw, mk(2, 3).raw, mk(3, 4).raw]).toEqual([0.3333333333333333, 0.6666666666666666, 0.75]);
     expect([mk(1, 3).reward, mk(2, 3).reward, mk(3, 4).reward]).toEqual([0.33, 0.67, 0.75]);
   });

@@ -21,7 +21,18 @@ describe("sqlReward", () => {
   });
 
   it("same rows in the same order is 1; one shared row keeps the plain IoU", () => {
-    expect(sqlReward({ agentRows: [["a", 1], ["b", 2]], goldRows: [["a", 1], ["b", 2]] })).toMatchObject({ reward: 1, breakdown: { overlap: 1, order: 1 } });
+    expect(
+      sqlReward({
+        agentRows: [
+          ["a", 1],
+          ["b", 2],
+        ],
+        goldRows: [
+          ["a", 1],
+          ["b", 2],
+        ],
+      }),
+    ).toMatchObject({ reward: 1, breakdown: { overlap: 1, order: 1 } });
     const r = sqlReward({ agentRows: [[1], [2], [3]], goldRows: [[1]] });
     expect(r.raw).toBe(1 / 3); // tau undefined for one shared row: unrounded, as InterCode logged it
     expect(r.reward).toBe(0.33);
@@ -67,7 +78,10 @@ describe("sqlReward", () => {
     const row = (): PyValue[] => Array.from({ length: 1 + Math.floor(random() * 2) }, () => values[Math.floor(random() * values.length)]);
     const cases = Array.from({ length: 300 }, () => {
       const gold = Array.from({ length: Math.floor(random() * 7) }, row);
-      const agent = random() < 0.4 ? [...gold].sort(() => random() - 0.5).slice(0, Math.floor(random() * (gold.length + 1))) : Array.from({ length: Math.floor(random() * 7) }, row);
+      const agent =
+        random() < 0.4
+          ? [...gold].sort(() => random() - 0.5).slice(0, Math.floor(random() * (gold.length + 1)))
+          : Array.from({ length: Math.floor(random() * 7) }, row);
       if (random() < 0.3) agent.push(row());
       return { agent, gold };
     });

@@ -16,7 +16,14 @@ export interface FilterComparison extends PairedSummary {
 
 /** A task is its environment, dataset and id (two datasets may share an id). */
 function toRow(e: EpisodeOutcomeRow): PairableRow {
-  return { taskId: `${e.environment}/${e.dataset}/${e.taskId}`, episodeId: e.id, status: e.status, reward: e.reward, success: e.success, group: e.hardness ?? e.db };
+  return {
+    taskId: `${e.environment}/${e.dataset}/${e.taskId}`,
+    episodeId: e.id,
+    status: e.status,
+    reward: e.reward,
+    success: e.success,
+    group: e.hardness ?? e.db,
+  };
 }
 
 /**
@@ -24,7 +31,15 @@ function toRow(e: EpisodeOutcomeRow): PairableRow {
  * a task with several episodes on one side is paired on its latest) and tests the difference:
  * McNemar's exact test and the paired bootstrap interval, overall and per group.
  */
-export async function compareFilteredEpisodes({ a, b, options = {} }: { a: EpisodeFilters; b: EpisodeFilters; options?: PairedOptions }): Promise<FilterComparison> {
+export async function compareFilteredEpisodes({
+  a,
+  b,
+  options = {},
+}: {
+  a: EpisodeFilters;
+  b: EpisodeFilters;
+  options?: PairedOptions;
+}): Promise<FilterComparison> {
   const [ra, rb] = await Promise.all([listEpisodeOutcomesByFilters({ filters: a }), listEpisodeOutcomesByFilters({ filters: b })]);
   const pairing = pairRuns(ra.map(toRow), rb.map(toRow));
   const { overall, groups } = comparePaired(pairedOutcomes(pairing), options);

@@ -45,7 +45,10 @@ export function prepareRun(o: LaunchRunOptions, ctx: PrepareRunContext): Prepare
   const each = sandboxesPerEpisode(o.env);
   if (o.concurrency * each > ctx.maxSandboxes) {
     const why = each > 1 ? ` allows: a ${o.env} episode holds ${each} sandboxes, its own and the one gold runs in at the score` : "";
-    throw new BadInputError(`${o.concurrency} episodes at once is more than the sandbox cap of ${ctx.maxSandboxes} (IC_MAX_SANDBOXES)${why}`, field("concurrency"));
+    throw new BadInputError(
+      `${o.concurrency} episodes at once is more than the sandbox cap of ${ctx.maxSandboxes} (IC_MAX_SANDBOXES)${why}`,
+      field("concurrency"),
+    );
   }
   let all: Task[];
   try {

@@ -29,7 +29,10 @@ export interface RunStore {
   openRun(name: string, config: RunIdentity, total: number): Promise<{ id: string; resumed: boolean }>;
   /** Ids of the tasks that already have a finished episode (submitted, abandoned or error) in the run. */
   finishedTaskIds(runId: string): Promise<Set<string>>;
-  updateRun(runId: string, patch: { status?: "running" | "done" | "cancelled" | "failed"; total?: number; done?: number; solved?: number; errors?: number }): Promise<void>;
+  updateRun(
+    runId: string,
+    patch: { status?: "running" | "done" | "cancelled" | "failed"; total?: number; done?: number; solved?: number; errors?: number },
+  ): Promise<void>;
   summarizeRun(runId: string, name: string): Promise<EvalSummary & { providerErrors: number }>;
 }
 

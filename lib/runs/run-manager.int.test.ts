@@ -32,7 +32,18 @@ beforeAll(async () => {
   process.env.IC_MAX_SANDBOXES = "4";
   fs.writeFileSync(
     modelsFile,
-    JSON.stringify({ models: [{ id: "scripted", provider: "openai-compatible", model: "scripted", baseURL: scripted.baseURL, contextWindow: 32768, price: { inputPerMtok: 1, outputPerMtok: 2 } }] }),
+    JSON.stringify({
+      models: [
+        {
+          id: "scripted",
+          provider: "openai-compatible",
+          model: "scripted",
+          baseURL: scripted.baseURL,
+          contextWindow: 32768,
+          price: { inputPerMtok: 1, outputPerMtok: 2 },
+        },
+      ],
+    }),
   );
 });
 afterAll(async () => {
@@ -63,7 +74,11 @@ describe("launching a run from the browser", () => {
       [{ ...base, selection: { kind: "slice", limit: 0 } }, "body selection.limit", />=1/],
       [{ ...base, selection: { kind: "sample", limit: 0, seed: 3 } }, "body selection.limit", />=1/],
       [{ ...base, concurrency: 5 }, "body concurrency", /sandbox cap of 4/],
-      [{ ...base, env: "bash", dataset: "demo-bash", concurrency: 3 }, "body concurrency", /sandbox cap of 4 \(IC_MAX_SANDBOXES\) allows: a bash episode holds 2 sandboxes/],
+      [
+        { ...base, env: "bash", dataset: "demo-bash", concurrency: 3 },
+        "body concurrency",
+        /sandbox cap of 4 \(IC_MAX_SANDBOXES\) allows: a bash episode holds 2 sandboxes/,
+      ],
       [{ ...base, selection: { kind: "list", tasks: ["nope"] } }, "body selection.tasks", /nope/],
       [{ ...base, model: "not-configured" }, "body model", /not-configured/],
     ];
@@ -79,7 +94,10 @@ describe("launching a run from the browser", () => {
 
   it("stops mid-way keeping every finished episode and marking running ones interrupted; resuming runs only what is left", async () => {
     scripted.setScript({ ...goldScript("try-again", tasks), delayMs: 300 });
-    const { id } = await launchRun({ ...base, selection: { kind: "slice", offset: 0, limit: 5 }, policy: "try-again", env: "sql", handicap: false, refineTurns: 0, profile: "studio" }, ctx);
+    const { id } = await launchRun(
+      { ...base, selection: { kind: "slice", offset: 0, limit: 5 }, policy: "try-again", env: "sql", handicap: false, refineTurns: 0, profile: "studio" },
+      ctx,
+    );
     await expect(resumeRun(id, ctx)).rejects.toBeInstanceOf(ConflictError);
     // Stop while one episode has finished and another is under way (on a loaded machine the run can sit
     // between two episodes, when there is nothing to interrupt).
@@ -106,7 +124,11 @@ describe("launching a run from the browser", () => {
     await resumeRun(id, ctx);
     await until(async () => (await getRunById({ id }))?.status === "done");
     const after = await listRunEpisodeOutcomes({ runId: id });
-    for (const t of tasks) expect(after.filter((e) => e.taskId === t.id && e.status === "submitted"), t.id).toHaveLength(1);
+    for (const t of tasks)
+      expect(
+        after.filter((e) => e.taskId === t.id && e.status === "submitted"),
+        t.id,
+      ).toHaveLength(1);
     // The finished episodes are the same rows, and their tasks were not asked again.
     for (const f of finished) {
       expect(after.find((e) => e.id === f.id)?.status).toBe("submitted");

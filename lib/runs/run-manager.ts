@@ -26,7 +26,10 @@ interface ActiveRun {
 }
 
 type State = { active: Map<string, ActiveRun>; changes: EventEmitter };
-const state: State = ((globalThis as Record<string, unknown>).__icStudioRuns ??= { active: new Map(), changes: new EventEmitter().setMaxListeners(0) }) as State;
+const state: State = ((globalThis as Record<string, unknown>).__icStudioRuns ??= {
+  active: new Map(),
+  changes: new EventEmitter().setMaxListeners(0),
+}) as State;
 
 /** What the manager needs from the server. */
 export interface RunContext {
@@ -72,7 +75,11 @@ function checkCapacity(concurrency: number, ctx: RunContext, field: string): voi
 export async function launchRun(input: LaunchRunOptions, ctx: RunContext): Promise<{ id: string; name: string }> {
   const prepared = prepareRun(input, { maxSandboxes: ctx.maxSandboxes, launchedFrom: "server", nameSuffix: stamp(), field: (n) => `body ${n}` });
   checkCapacity(input.concurrency, ctx, "body concurrency");
-  await assertRunUnsealed(input.env, input.dataset, prepared.tasks.map((t) => t.id));
+  await assertRunUnsealed(
+    input.env,
+    input.dataset,
+    prepared.tasks.map((t) => t.id),
+  );
   if (await getRunByName({ name: prepared.runName })) {
     throw new ConflictError(`a run named ${JSON.stringify(prepared.runName)} exists; resume it from its page or pick another name`);
   }
@@ -88,14 +95,28 @@ export async function resumeRun(id: string, ctx: RunContext): Promise<{ id: stri
   const run = await getRunById({ id });
   if (!run) throw new NotFoundError(`run ${id}`);
   if (state.active.has(id)) throw new ConflictError(`run ${run.name} is already running here`);
-  if (run.status === "running" && isOwnerAlive(run.owner)) throw new ConflictError(`run ${run.name} is running in another process (${run.owner}); stop it there first`);
+  if (run.status === "running" && isOwnerAlive(run.owner))
+    throw new ConflictError(`run ${run.name} is running in another process (${run.owner}); stop it there first`);
   const parsed = storedRunConfigSchema.safeParse(JSON.parse(run.config));
   if (!parsed.success) throw new BadInputError(`the stored configuration cannot be read: ${parsed.error.issues[0]!.message}`, `run ${run.name} config`);
   const c = parsed.data;
-  if (!c.taskIds?.length) throw new BadInputError("this run does not record its task list (stored before the runs page); resume it with icstudio eval", `run ${run.name}`);
+  if (!c.taskIds?.length)
+    throw new BadInputError("this run does not record its task list (stored before the runs page); resume it with icstudio eval", `run ${run.name}`);
   const concurrency = Math.min(c.concurrency ?? 4, ctx.maxSandboxes);
   const prepared = prepareRun(
-    { env: c.env, dataset: c.dataset, selection: { kind: "list", tasks: c.taskIds }, model: c.model, policy: c.policy, turns: c.turns, concurrency, handicap: c.handicap, refineTurns: c.refineTurns, profile: c.profile ?? "studio", name: run.name },
+    {
+      env: c.env,
+      dataset: c.dataset,
+      selection: { kind: "list", tasks: c.taskIds },
+      model: c.model,
+      policy: c.policy,
+      turns: c.turns,
+      concurrency,
+      handicap: c.handicap,
+      refineTurns: c.refineTurns,
+      profile: c.profile ?? "studio",
+      name: run.name,
+    },
     { maxSandboxes: ctx.maxSandboxes, launchedFrom: c.launchedFrom ?? "server", field: (n) => `run ${n}` },
   );
   checkCapacity(concurrency, ctx, "run concurrency");
@@ -138,7 +159,15 @@ function start(p: PreparedRun, concurrency: number, ctx: RunContext): Promise<{ 
       envOptions: ctx.envOptions,
       onStart: (id) => {
         runId = id;
-        state.active.set(id, { id, concurrency, abort, done: done.then(() => {}, () => {}) });
+        state.active.set(id, {
+          id,
+          concurrency,
+          abort,
+          done: done.then(
+            () => {},
+            () => {},
+          ),
+        });
         changed(id);
         resolve({ id, name: p.runName });
       },
@@ -156,16 +185,18 @@ function start(p: PreparedRun, concurrency: number, ctx: RunContext): Promise<{ 
         };
       },
     });
-    done.then(
-      () => {},
-      (err: unknown) => {
-        if (!runId) reject(err);
-        else console.error(`run ${p.runName}: ${err instanceof Error ? err.message : String(err)}`);
-      },
-    ).finally(() => {
-      if (!runId) return;
-      state.active.delete(runId);
-      changed(runId);
-    });
+    done
+      .then(
+        () => {},
+        (err: unknown) => {
+          if (!runId) reject(err);
+          else console.error(`run ${p.runName}: ${err instanceof Error ? err.message : String(err)}`);
+        },
+      )
+      .finally(() => {
+        if (!runId) return;
+        state.active.delete(runId);
+        changed(runId);
+      });
   });
 }

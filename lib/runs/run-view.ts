@@ -20,7 +20,15 @@ function readConfig(run: Run): StoredRunConfig | null {
 }
 
 function measures(label: string, g: StatsGroup): RunMeasures {
-  return { label, episodes: g.episodes, solved: g.solved, successRate: g.successRate, meanTurns: g.meanTurns, errorRate: g.errorRate, successAtK: g.successAtK };
+  return {
+    label,
+    episodes: g.episodes,
+    solved: g.solved,
+    successRate: g.successRate,
+    meanTurns: g.meanTurns,
+    errorRate: g.errorRate,
+    successAtK: g.successAtK,
+  };
 }
 
 /**
@@ -38,10 +46,27 @@ function taskRows(config: StoredRunConfig | null, rows: RunEpisodeRow[], watchab
   return [...order, ...extra].map((taskId): RunTaskView => {
     const e = byTask.get(taskId);
     if (!e) {
-      return { taskId, episodeId: null, status: "pending", reward: null, success: false, turns: 0, solvedAtTurn: null, group: null, errorReason: null, tokensIn: 0, tokensOut: 0, costUsd: 0, startedAt: null, endedAt: null, watchHref: null };
+      return {
+        taskId,
+        episodeId: null,
+        status: "pending",
+        reward: null,
+        success: false,
+        turns: 0,
+        solvedAtTurn: null,
+        group: null,
+        errorReason: null,
+        tokensIn: 0,
+        tokensOut: 0,
+        costUsd: 0,
+        startedAt: null,
+        endedAt: null,
+        watchHref: null,
+      };
     }
     const dataset = config?.dataset ?? "";
-    const watchHref = e.status === "running" && watchable.has(e.id) && config ? `${playUrl(config.env, dataset, taskId)}?agent=${encodeURIComponent(e.id)}` : null;
+    const watchHref =
+      e.status === "running" && watchable.has(e.id) && config ? `${playUrl(config.env, dataset, taskId)}?agent=${encodeURIComponent(e.id)}` : null;
     return {
       taskId,
       episodeId: e.id,
@@ -74,21 +99,30 @@ export async function runView(run: Run): Promise<RunView> {
   const config = readConfig(run);
   const rows = await listRunEpisodeRows({ runId: run.id });
   const here = isRunActiveHere(run.id);
-  const watchable = new Set(here ? listRunAgents(run.id).filter((a) => !a.finished && a.episodeId).map((a) => a.episodeId!) : []);
+  const watchable = new Set(
+    here
+      ? listRunAgents(run.id)
+          .filter((a) => !a.finished && a.episodeId)
+          .map((a) => a.episodeId!)
+      : [],
+  );
   // Sealed tasks (an open study's, or one a baseline episode works): no reward, no success, and
   // no measure that would add them up.
   const sealed = await listSealedTaskKeys();
   const isSealed = (taskId: string) => config !== null && sealed.has(sealKey({ environment: config.env, dataset: config.dataset, taskId }));
-  const tasks = taskRows(config, rows, watchable).map((t) => (isSealed(t.taskId) ? { ...t, reward: null, success: false, solvedAtTurn: null, sealed: true } : t));
+  const tasks = taskRows(config, rows, watchable).map((t) =>
+    isSealed(t.taskId) ? { ...t, reward: null, success: false, solvedAtTurn: null, sealed: true } : t,
+  );
   const anySealed = tasks.some((t) => t.sealed);
   const finished = tasks.filter((t) => isFinishedStatus(t.status));
   const startedAt = run.startedAt?.getTime() ?? null;
   const sum = (f: (r: RunEpisodeRow) => number) => rows.reduce((s, r) => s + f(r), 0);
   const all = anySealed ? undefined : (await computeStats({ filters: { runId: run.id }, groupBy: [] })).groups[0];
   const groupBy = config?.env === "sql" ? "hardness" : config?.env === "bash" ? "db" : null;
-  const groups = groupBy && !anySealed
-    ? (await computeStats({ filters: { runId: run.id }, groupBy: [groupBy] })).groups.map((g) => measures(String(g.key[groupBy] ?? "unknown"), g))
-    : [];
+  const groups =
+    groupBy && !anySealed
+      ? (await computeStats({ filters: { runId: run.id }, groupBy: [groupBy] })).groups.map((g) => measures(String(g.key[groupBy] ?? "unknown"), g))
+      : [];
   return {
     id: run.id,
     name: run.name,

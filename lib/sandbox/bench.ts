@@ -43,7 +43,28 @@ function runProcess(cmd: string, args: string[]): Promise<void> {
 
 /** The bare baseline of the local backend: `bwrap <minimal namespaces> true`, one process each time. */
 export function bwrapTrueSamples(n: number): Promise<number[]> {
-  const args = ["--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev", "--", "/usr/bin/true"];
+  const args = [
+    "--unshare-all",
+    "--die-with-parent",
+    "--ro-bind",
+    "/usr",
+    "/usr",
+    "--symlink",
+    "usr/bin",
+    "/bin",
+    "--symlink",
+    "usr/lib",
+    "/lib",
+    "--symlink",
+    "usr/lib64",
+    "/lib64",
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+    "--",
+    "/usr/bin/true",
+  ];
   return time(n, () => runProcess("bwrap", args));
 }
 
@@ -58,7 +79,12 @@ export function bashTrueSamples(n: number): Promise<number[]> {
  */
 export async function dockerExecTrueSamples(n: number, image = "intercode-studio/bash:latest"): Promise<number[]> {
   const docker = new Docker({ socketPath: process.env.DOCKER_HOST?.replace(/^unix:\/\//, "") || "/var/run/docker.sock" });
-  const container = await docker.createContainer({ Image: image, Cmd: ["sleep", "infinity"], HostConfig: { NetworkMode: "none" }, Labels: { "org.intercode-studio.sandbox": "bench" } });
+  const container = await docker.createContainer({
+    Image: image,
+    Cmd: ["sleep", "infinity"],
+    HostConfig: { NetworkMode: "none" },
+    Labels: { "org.intercode-studio.sandbox": "bench" },
+  });
   try {
     await container.start();
     return await time(n, async () => {
@@ -104,7 +130,10 @@ export interface SandboxBenchResult {
  * Measures a backend with a small task directory: `create` (waiting `gapMs` between resets, as
  * an episode would, so a warm pool can refill), `exec(["true"])` and a spawned bash's round trip.
  */
-export async function benchSandboxBackend(backend: SandboxBackend, opts: { iterations?: number; resets?: number; gapMs?: number; spec?: SandboxSpec } = {}): Promise<SandboxBenchResult> {
+export async function benchSandboxBackend(
+  backend: SandboxBackend,
+  opts: { iterations?: number; resets?: number; gapMs?: number; spec?: SandboxSpec } = {},
+): Promise<SandboxBenchResult> {
   const iterations = opts.iterations ?? 50;
   const resets = opts.resets ?? 10;
   let dir: string | undefined;

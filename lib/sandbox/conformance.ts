@@ -134,7 +134,9 @@ export function registerSandboxConformance(target: ConformanceTarget): void {
       expect(r.exitCode).toBeNull();
       expect(r.output).not.toContain("never");
       expect(r.durationMs).toBeLessThan(5000);
-      const after = await sb.exec("echo alive; for i in $(seq 30); do ps -eo comm | grep -q '^sleep$' || break; sleep 0.1; done; ps -eo comm | grep -c '^sleep$' || true");
+      const after = await sb.exec(
+        "echo alive; for i in $(seq 30); do ps -eo comm | grep -q '^sleep$' || break; sleep 0.1; done; ps -eo comm | grep -c '^sleep$' || true",
+      );
       expect(after.output).toBe("alive\n0\n");
     });
 
@@ -191,7 +193,9 @@ export function registerSandboxConformance(target: ConformanceTarget): void {
     });
 
     it("copies the task's files with their mtimes (links' own included), access times and .git", async () => {
-      const r = await sb.exec("stat -c %Y hello.txt link.txt; stat -c %X sub/deep/data.csv; test -d .git && echo has-git; git status --short | grep -v note.txt; cat sub/deep/data.csv");
+      const r = await sb.exec(
+        "stat -c %Y hello.txt link.txt; stat -c %X sub/deep/data.csv; test -d .git && echo has-git; git status --short | grep -v note.txt; cat sub/deep/data.csv",
+      );
       expect(r.output).toBe(`${MTIME.getTime() / 1000}\n${LINK_MTIME.getTime() / 1000}\n${ATIME.getTime() / 1000}\nhas-git\na,b\n1,2\n`);
     });
 
@@ -294,7 +298,9 @@ export function registerSandboxConformance(target: ConformanceTarget): void {
     });
 
     it("bounds the disk and the size of one file", async () => {
-      const disk = await sb.exec("head -c 40M /dev/zero > /tmp/f1; echo $?; head -c 40M /dev/zero > /tmp/f2; echo $?; rm -f /tmp/f1 /tmp/f2", { timeoutMs: 9000 });
+      const disk = await sb.exec("head -c 40M /dev/zero > /tmp/f1; echo $?; head -c 40M /dev/zero > /tmp/f2; echo $?; rm -f /tmp/f1 /tmp/f2", {
+        timeoutMs: 9000,
+      });
       expect(disk.output).toMatch(/^0\n(.*No space left.*\n)?[1-9]\d*\n$/);
       const s = await open({ limits: { ...spec.limits, fileBytes: 1024 * 1024 } });
       const file = await s.exec("head -c 2M /dev/zero > /tmp/big; echo status $?; stat -c %s /tmp/big");
@@ -336,7 +342,9 @@ export function registerSandboxConformance(target: ConformanceTarget): void {
       await readUntil(sh, "__UP__");
       await sb.exec("nohup sleep 100 >/dev/null 2>&1 & setsid sleep 101 >/dev/null 2>&1 &");
       // wait until both have exec'd (their names are nohup/setsid/sh until then)
-      expect((await sb.exec("for i in $(seq 50); do [ $(ps -eo comm | grep -c '^sleep$') = 2 ] && break; sleep 0.1; done; ps -eo comm | grep -c '^sleep$'")).output).toBe("2\n");
+      expect(
+        (await sb.exec("for i in $(seq 50); do [ $(ps -eo comm | grep -c '^sleep$') = 2 ] && break; sleep 0.1; done; ps -eo comm | grep -c '^sleep$'")).output,
+      ).toBe("2\n");
       await sb.killStrays();
       expect((await sb.exec("ps -eo comm | grep -c '^sleep$' || true")).output).toBe("0\n");
       sh.write("echo still-here; echo __UP2__\n");

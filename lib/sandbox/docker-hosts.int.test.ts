@@ -30,7 +30,8 @@ import type { Sandbox } from "./types";
 function skipReason(): string | null {
   const engine = secondDockerdUnavailable();
   if (engine) return engine;
-  if (spawnSync("docker", ["image", "inspect", imageTag("bash")], { stdio: "ignore" }).status !== 0) return `${imageTag("bash")} is missing: bash scripts/build-images.sh`;
+  if (spawnSync("docker", ["image", "inspect", imageTag("bash")], { stdio: "ignore" }).status !== 0)
+    return `${imageTag("bash")} is missing: bash scripts/build-images.sh`;
   return null;
 }
 
@@ -40,7 +41,11 @@ if (reason && config().requireDocker) throw new Error(`IC_REQUIRE_DOCKER is set 
 /** Runs `icstudio` with `env` added; resolves with its exit code and output. */
 function icstudio(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "--import", "./scripts/hooks.mjs", "lib/cli/main.ts", ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", "--import", "./scripts/hooks.mjs", "lib/cli/main.ts", ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -51,7 +56,10 @@ function icstudio(args: string[], env: Record<string, string>): Promise<{ code: 
 
 /** Studio sandbox containers of this process on an engine, by container name. */
 function sandboxNamesOn(dockerHost: string, extra: string[] = []): string[] {
-  const r = spawnSync("docker", ["-H", dockerHost, ...extra, "ps", "--filter", "label=org.intercode-studio.sandbox", "--format", "{{.Names}}"], { encoding: "utf8", timeout: 30_000 });
+  const r = spawnSync("docker", ["-H", dockerHost, ...extra, "ps", "--filter", "label=org.intercode-studio.sandbox", "--format", "{{.Names}}"], {
+    encoding: "utf8",
+    timeout: 30_000,
+  });
   return r.stdout.split("\n").filter(Boolean);
 }
 
@@ -213,7 +221,12 @@ describe.skipIf(reason !== null)("sandboxes on two Docker engines (IC_DOCKER_HOS
 
   it("reaches an engine over ssh:// with a key file (an SSH server in the test runs docker system dial-stdio on the first engine)", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-hosts-ssh-"));
-    const pem = () => generateKeyPairSync("rsa", { modulusLength: 2048, privateKeyEncoding: { type: "pkcs1", format: "pem" }, publicKeyEncoding: { type: "spki", format: "pem" } }).privateKey;
+    const pem = () =>
+      generateKeyPairSync("rsa", {
+        modulusLength: 2048,
+        privateKeyEncoding: { type: "pkcs1", format: "pem" },
+        publicKeyEncoding: { type: "spki", format: "pem" },
+      }).privateKey;
     const clientKey = path.join(dir, "id_rsa");
     fs.writeFileSync(clientKey, pem(), { mode: 0o600 });
     const allowed = ssh2.utils.parseKey(fs.readFileSync(clientKey)) as ssh2.ParsedKey;
@@ -221,7 +234,11 @@ describe.skipIf(reason !== null)("sandboxes on two Docker engines (IC_DOCKER_HOS
     const server = new ssh2.Server({ hostKeys: [pem()] }, (client) => {
       client
         .on("authentication", (ctx) => {
-          const ok = ctx.method === "publickey" && ctx.username === "ci" && ctx.key.data.equals(allowed.getPublicSSH()) && (!ctx.signature || allowed.verify(ctx.blob!, ctx.signature, ctx.hashAlgo) === true);
+          const ok =
+            ctx.method === "publickey" &&
+            ctx.username === "ci" &&
+            ctx.key.data.equals(allowed.getPublicSSH()) &&
+            (!ctx.signature || allowed.verify(ctx.blob!, ctx.signature, ctx.hashAlgo) === true);
           if (ok) ctx.accept();
           else ctx.reject(["publickey"]);
         })
@@ -231,7 +248,9 @@ describe.skipIf(reason !== null)("sandboxes on two Docker engines (IC_DOCKER_HOS
               commands.push(info.command);
               if (info.command !== "docker system dial-stdio") return reject();
               const stream = acc();
-              const child = spawn("docker", ["-H", `unix://${(first as { socketPath: string }).socketPath}`, "system", "dial-stdio"], { stdio: ["pipe", "pipe", "pipe"] });
+              const child = spawn("docker", ["-H", `unix://${(first as { socketPath: string }).socketPath}`, "system", "dial-stdio"], {
+                stdio: ["pipe", "pipe", "pipe"],
+              });
               stream.pipe(child.stdin);
               child.stdout.pipe(stream);
               child.stderr.pipe(stream.stderr);
@@ -261,7 +280,9 @@ describe.skipIf(reason !== null)("sandboxes on two Docker engines (IC_DOCKER_HOS
       const otherKey = path.join(dir, "other");
       fs.writeFileSync(otherKey, pem(), { mode: 0o600 });
       const [stranger] = parseConfig({ IC_DOCKER_HOSTS: `ssh://ci@127.0.0.1:${port}?key=${otherKey}` }).dockerHosts!;
-      await expect(checkDockerHosts([stranger!])).rejects.toThrow(`IC_DOCKER_HOSTS: ssh://ci@127.0.0.1:${port} does not answer: All configured authentication methods failed`);
+      await expect(checkDockerHosts([stranger!])).rejects.toThrow(
+        `IC_DOCKER_HOSTS: ssh://ci@127.0.0.1:${port} does not answer: All configured authentication methods failed`,
+      );
     } finally {
       server.close();
       fs.rmSync(dir, { recursive: true, force: true });
@@ -282,7 +303,10 @@ describe.skipIf(reason !== null)("sandboxes on two Docker engines (IC_DOCKER_HOS
 
     // The server refuses to start, before it prepares anything.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-hosts-db-"));
-    const server = await spawnStudio({ IC_DOCKER_HOSTS: `${first.name},${silent}`, IC_DB: path.join(dir, "studio.db"), IC_SANDBOX: "docker" }, { expectExit: true, readyTimeoutMs: 60_000 });
+    const server = await spawnStudio(
+      { IC_DOCKER_HOSTS: `${first.name},${silent}`, IC_DB: path.join(dir, "studio.db"), IC_SANDBOX: "docker" },
+      { expectExit: true, readyTimeoutMs: 60_000 },
+    );
     expect(await server.exited).toBe(1);
     expect(server.logs()).toContain(`cannot start: IC_DOCKER_HOSTS: ${silent} does not answer`);
     fs.rmSync(dir, { recursive: true, force: true });

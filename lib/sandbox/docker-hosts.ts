@@ -84,7 +84,8 @@ export function connectDocker(host: DockerHostSetting): Docker {
 /** What an engine error means, in words (with how to start the engine when `local`: the one default engine). */
 export function engineMessage(err: unknown, local = true): string {
   const e = err as NodeJS.ErrnoException & { statusCode?: number; json?: { message?: string } };
-  if (e?.code === "ENOENT" || e?.code === "ECONNREFUSED") return `the Docker engine does not answer (${e.code})${local ? "; start it with: bash scripts/start-dockerd.sh" : ""}`;
+  if (e?.code === "ENOENT" || e?.code === "ECONNREFUSED")
+    return `the Docker engine does not answer (${e.code})${local ? "; start it with: bash scripts/start-dockerd.sh" : ""}`;
   if (e?.code === "ETIMEDOUT") return `the Docker engine does not answer (${e.message})`;
   return e?.json?.message ?? e?.message ?? String(err);
 }

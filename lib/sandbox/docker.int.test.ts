@@ -58,7 +58,9 @@ describe.skipIf(Boolean(skip))("docker backend: engine and container failures", 
     const hostDir = mkdtempSync(path.join(os.tmpdir(), "ic-docker-root-"));
     const s = await backend.create({ image: "bash", files: { hostDir, mountAt: "/" }, workdir: "/" });
     try {
-      const r = await s.exec("grep -E '^Cap' /proc/self/status | grep -v '0000000000000000$'; mkdir -p /m; mount -t tmpfs x /m 2>/dev/null && echo mounted; chroot / true 2>/dev/null && echo chrooted; df -P / | tail -1 | awk '{print $1}'");
+      const r = await s.exec(
+        "grep -E '^Cap' /proc/self/status | grep -v '0000000000000000$'; mkdir -p /m; mount -t tmpfs x /m 2>/dev/null && echo mounted; chroot / true 2>/dev/null && echo chrooted; df -P / | tail -1 | awk '{print $1}'",
+      );
       expect(r.output).toBe("tmpfs\n");
     } finally {
       await s.close();

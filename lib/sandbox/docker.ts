@@ -12,7 +12,18 @@ import { LimitReachedError, SandboxError, SandboxUnavailableError } from "@/lib/
 import { SANDBOX_HOSTNAME, SANDBOX_HOSTNAME_ADDRESS, SupervisorClient } from "./supervisor-client";
 import { SupervisorSandbox } from "./supervisor-sandbox";
 import { SUPERVISOR_BOOTSTRAP } from "./supervisor-source";
-import { connectDocker, defaultDockerHost, engineMessage, imageTag, OWNER, OWNER_LABEL, probeHost, SANDBOX_IMAGES, SANDBOX_LABEL, type HostProbe } from "./docker-hosts";
+import {
+  connectDocker,
+  defaultDockerHost,
+  engineMessage,
+  imageTag,
+  OWNER,
+  OWNER_LABEL,
+  probeHost,
+  SANDBOX_IMAGES,
+  SANDBOX_LABEL,
+  type HostProbe,
+} from "./docker-hosts";
 import { checkSpec } from "./local";
 import { takeForSpec, TASK_TAR_ARGS, WarmPool } from "./pool";
 import { resolveLimits, type Limits } from "./limits";
@@ -188,7 +199,9 @@ async function startContainer(on: StartOn, spec: SandboxSpec, limits: Limits): P
     });
   } catch (err) {
     if ((err as { statusCode?: number }).statusCode === 404) {
-      throw new SandboxUnavailableError(`image ${imageTag(spec.image)} is missing${on.named ? ` on ${on.host}` : ""}: build it with bash scripts/build-images.sh${on.named ? ` or load it with icstudio hosts --load ${on.host}` : ""}`);
+      throw new SandboxUnavailableError(
+        `image ${imageTag(spec.image)} is missing${on.named ? ` on ${on.host}` : ""}: build it with bash scripts/build-images.sh${on.named ? ` or load it with icstudio hosts --load ${on.host}` : ""}`,
+      );
     }
     throw new SandboxError(`could not create a docker sandbox${on.named ? ` on ${on.host}` : ""}: ${engineMessage(err, !on.named)}`, undefined, { cause: err });
   }
@@ -264,7 +277,11 @@ async function removeOrphans(docker: Docker): Promise<void> {
     } catch {
       alive = false;
     }
-    if (!alive) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+    if (!alive)
+      await docker
+        .getContainer(c.Id)
+        .remove({ force: true })
+        .catch(() => undefined);
   }
 }
 
@@ -399,7 +416,9 @@ export function createDockerBackend(options: DockerBackendOptions = {}): DockerB
     const p = await hosts[0]!.refresh();
     if (!p.up) return { ok: false, reason: p.reason };
     const missing = SANDBOX_IMAGES.filter((i) => !p.images.includes(i));
-    return missing.length ? { ok: false, reason: `images missing (${missing.map(imageTag).join(", ")}): build them with bash scripts/build-images.sh` } : { ok: true };
+    return missing.length
+      ? { ok: false, reason: `images missing (${missing.map(imageTag).join(", ")}): build them with bash scripts/build-images.sh` }
+      : { ok: true };
   }
 
   /** Ready when every image is on some answering host. */
@@ -407,7 +426,10 @@ export function createDockerBackend(options: DockerBackendOptions = {}): DockerB
     await Promise.all(hosts.map((h) => h.refresh()));
     const missing = SANDBOX_IMAGES.filter((i) => !hosts.some((h) => h.has(i)));
     if (!missing.length) return { ok: true };
-    const state = hosts.map((h) => `${h.name}: ${h.probe?.up ? `has ${h.probe.images.join(", ") || "no Studio image"}` : `down (${h.probe?.up === false ? h.probe.reason : "not probed"})`}`);
+    const state = hosts.map(
+      (h) =>
+        `${h.name}: ${h.probe?.up ? `has ${h.probe.images.join(", ") || "no Studio image"}` : `down (${h.probe?.up === false ? h.probe.reason : "not probed"})`}`,
+    );
     return { ok: false, reason: `no answering Docker host (IC_DOCKER_HOSTS) has ${missing.map(imageTag).join(", ")}: ${state.join("; ")}` };
   }
 
@@ -427,7 +449,10 @@ export function createDockerBackend(options: DockerBackendOptions = {}): DockerB
     const best = fits.filter((h) => h.free() > 0).sort((a, b) => b.free() - a.free())[0];
     if (best) return best;
     const why = hosts.map((h) => `${h.name} ${tried.has(h) ? "failed just now" : h.why(image)}`).join("; ");
-    if (fits.length) throw new LimitReachedError(`every Docker host with ${imageTag(image)} is at its cap of live sandboxes (IC_DOCKER_HOSTS #max=): ${why}`, { hosts: hosts.map((h) => h.name) });
+    if (fits.length)
+      throw new LimitReachedError(`every Docker host with ${imageTag(image)} is at its cap of live sandboxes (IC_DOCKER_HOSTS #max=): ${why}`, {
+        hosts: hosts.map((h) => h.name),
+      });
     throw new SandboxError(`docker sandbox unavailable: no Docker host can start a ${image} sandbox now: ${why}`, { hosts: hosts.map((h) => h.name) });
   }
 

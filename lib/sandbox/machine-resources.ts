@@ -30,7 +30,9 @@ export type MachineResource = z.infer<typeof MachineResourceSchema>;
 const CLOCK_TICKS = 100;
 
 function bootTimeMs(): number {
-  const line = readFileSync("/proc/stat", "utf8").split("\n").find((l) => l.startsWith("btime "));
+  const line = readFileSync("/proc/stat", "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("btime "));
   return Number(line?.split(/\s+/)[1] ?? 0) * 1000;
 }
 
@@ -47,7 +49,8 @@ function alive(pid: number): boolean {
 export function classifyProcess(argv: string[]): "sqlite-helper" | "local-sandbox" | null {
   if (argv.some((a) => a.endsWith("/sqlite-child.mjs") || a === "sqlite-child.mjs")) return "sqlite-helper";
   // A Studio sandbox: bwrap as the local backend starts it (lib/sandbox/local.ts bwrapArgs).
-  if (argv[0] && /(^|\/)bwrap$/.test(argv[0]) && argv.includes("--as-pid-1") && argv.includes("--die-with-parent") && argv.includes("--clearenv")) return "local-sandbox";
+  if (argv[0] && /(^|\/)bwrap$/.test(argv[0]) && argv.includes("--as-pid-1") && argv.includes("--die-with-parent") && argv.includes("--clearenv"))
+    return "local-sandbox";
   return null;
 }
 

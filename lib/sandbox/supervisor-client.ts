@@ -77,8 +77,28 @@ function safely(fn: () => void): void {
 /** How long a killed command may take to report its end before the sandbox counts as broken. */
 const KILL_GRACE_MS = 10_000;
 
-const SIGNAL_NAMES: Record<number, NodeJS.Signals> = { 1: "SIGHUP", 2: "SIGINT", 9: "SIGKILL", 15: "SIGTERM", 6: "SIGABRT", 11: "SIGSEGV", 13: "SIGPIPE", 24: "SIGXCPU", 25: "SIGXFSZ" };
-const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGUSR1: 10, SIGUSR2: 12, SIGTERM: 15, SIGCONT: 18, SIGSTOP: 19 };
+const SIGNAL_NAMES: Record<number, NodeJS.Signals> = {
+  1: "SIGHUP",
+  2: "SIGINT",
+  9: "SIGKILL",
+  15: "SIGTERM",
+  6: "SIGABRT",
+  11: "SIGSEGV",
+  13: "SIGPIPE",
+  24: "SIGXCPU",
+  25: "SIGXFSZ",
+};
+const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGQUIT: 3,
+  SIGKILL: 9,
+  SIGUSR1: 10,
+  SIGUSR2: 12,
+  SIGTERM: 15,
+  SIGCONT: 18,
+  SIGSTOP: 19,
+};
 
 /**
  * The host half of the supervisor protocol, and the parts of `Sandbox` that are the same on every
@@ -222,7 +242,9 @@ export class SupervisorClient {
           if (settled) return;
           this.tasks.delete(id);
           cleanup();
-          reject(new SandboxError(`${this.defaults.label}: the command did not stop within ${KILL_GRACE_MS / 1000} s of being killed; the sandbox is not answering`));
+          reject(
+            new SandboxError(`${this.defaults.label}: the command did not stop within ${KILL_GRACE_MS / 1000} s of being killed; the sandbox is not answering`),
+          );
         }, KILL_GRACE_MS);
       };
       const timer = setTimeout(() => {
@@ -315,7 +337,16 @@ export class SupervisorClient {
     });
     this.spawned.add(id);
     try {
-      this.send({ op: "run", id, argv, cwd: options.cwd ?? this.defaults.workdir, env: { ...BASE_ENV, ...options.env }, keep: true, cap: null, limits: this.rlimits() });
+      this.send({
+        op: "run",
+        id,
+        argv,
+        cwd: options.cwd ?? this.defaults.workdir,
+        env: { ...BASE_ENV, ...options.env },
+        keep: true,
+        cap: null,
+        limits: this.rlimits(),
+      });
     } catch (err) {
       this.tasks.delete(id);
       this.spawned.delete(id);

@@ -14,8 +14,20 @@ const FAST = { baseDelayMs: 5, maxDelayMs: 20, timeoutMs: 30_000, attempts: 2 };
 
 /** A finished sql episode whose query names it (the scripted server matches the rule on that text). */
 async function episode(name: string) {
-  const ep = await createEpisode({ environment: "sql", dataset: "spider", taskId: name, query: `list the singers (${name})`, playerKind: "model", model: "gpt-4", policy: "try-again", turnLimit: 10 });
-  await appendTurn({ episodeId: ep.id, turn: { index: 0, actor: "model", action: "SELECT * FROM singer", observation: "Error: no such table: singer", ok: false } });
+  const ep = await createEpisode({
+    environment: "sql",
+    dataset: "spider",
+    taskId: name,
+    query: `list the singers (${name})`,
+    playerKind: "model",
+    model: "gpt-4",
+    policy: "try-again",
+    turnLimit: 10,
+  });
+  await appendTurn({
+    episodeId: ep.id,
+    turn: { index: 0, actor: "model", action: "SELECT * FROM singer", observation: "Error: no such table: singer", ok: false },
+  });
   await finishEpisode({ episodeId: ep.id, outcome: { status: "submitted", reward: 0 } });
   return ep.id;
 }
@@ -49,7 +61,15 @@ describe.each(storeEngines())("runScan on %s against the scripted model server",
     });
     const model = resolveModel("scan-model", { adhoc: { baseURL: server.baseURL, apiKey: "k" } });
     const seen: ScanProgress[] = [];
-    const r = await runScan({ question: QUESTION, tag: "submit-blind", model, filters: { environment: ["sql"] }, concurrency: 3, retry: FAST, onProgress: (p) => seen.push(p) });
+    const r = await runScan({
+      question: QUESTION,
+      tag: "submit-blind",
+      model,
+      filters: { environment: ["sql"] },
+      concurrency: 3,
+      retry: FAST,
+      onProgress: (p) => seen.push(p),
+    });
 
     expect(r).toMatchObject({ total: 8, done: 8, yes: 3, no: 3, errors: 2, tag: "submit-blind", model: "adhoc:scan-model@" + new URL(server.baseURL).host });
     expect(seen[0]).toMatchObject({ done: 0, total: 8 });
@@ -64,7 +84,12 @@ describe.each(storeEngines())("runScan on %s against the scripted model server",
     const tags = await listMachineTagsBySource({ source: "scanner", author: r.scanId });
     expect(tags).toHaveLength(8);
     const tagOf = Object.fromEntries(tags.map((t) => [t.episodeId, t.tag]));
-    expect([ids.ep1, ids.ep2, ids.ep5, ids.ep6].map((id) => tagOf[id!])).toEqual(["submit-blind", "submit-blind:no", "submit-blind:error", "submit-blind:error"]);
+    expect([ids.ep1, ids.ep2, ids.ep5, ids.ep6].map((id) => tagOf[id!])).toEqual([
+      "submit-blind",
+      "submit-blind:no",
+      "submit-blind:error",
+      "submit-blind:error",
+    ]);
     for (const t of tags) {
       expect(t.provenance).toEqual({ scanId: r.scanId, model: r.model, prompt: r.prompt, at: r.at });
     }
@@ -89,7 +114,16 @@ describe.each(storeEngines())("runScan on %s against the scripted model server",
     server.setScript({ rules: [], fallback: "no", delayMs: 50 });
     const model = resolveModel("scan-model", { adhoc: { baseURL: server.baseURL } });
     const ctrl = new AbortController();
-    const r = await runScan({ question: QUESTION, tag: "submit-blind", model, filters: {}, concurrency: 1, retry: FAST, signal: ctrl.signal, onProgress: (p) => p.done === 2 && ctrl.abort() });
+    const r = await runScan({
+      question: QUESTION,
+      tag: "submit-blind",
+      model,
+      filters: {},
+      concurrency: 1,
+      retry: FAST,
+      signal: ctrl.signal,
+      onProgress: (p) => p.done === 2 && ctrl.abort(),
+    });
     expect(r.done).toBe(2);
     expect(await listMachineTagsBySource({ source: "scanner", author: r.scanId })).toHaveLength(2);
     expect(await listScans()).toHaveLength(2);
@@ -98,7 +132,17 @@ describe.each(storeEngines())("runScan on %s against the scripted model server",
   it("shows no sealed task's episode to the model (an unsubmitted baseline episode seals the task)", async () => {
     server.setScript({ rules: [], fallback: "yes" });
     const model = resolveModel("scan-model", { adhoc: { baseURL: server.baseURL } });
-    await createEpisode({ environment: "sql", dataset: "spider", taskId: "ep1", query: "list the singers (ep1)", playerKind: "human", annotator: "ann-b", turnLimit: 10, mode: "baseline", feedback: "none" });
+    await createEpisode({
+      environment: "sql",
+      dataset: "spider",
+      taskId: "ep1",
+      query: "list the singers (ep1)",
+      playerKind: "human",
+      annotator: "ann-b",
+      turnLimit: 10,
+      mode: "baseline",
+      feedback: "none",
+    });
     const before = server.requests.length;
     const r = await runScan({ question: QUESTION, tag: "submit-blind", model, filters: { taskId: ["ep1", "ep2"] }, retry: FAST });
     expect(r).toMatchObject({ total: 1, done: 1, sealed: 2, yes: 1 });

@@ -10,7 +10,6 @@ import { listSealedTaskKeys, sealKey } from "@/lib/studies/baseline-seal";
 import { SCAN_DEFAULT_CONCURRENCY, SCAN_DEFAULT_EPISODES, SCAN_MAX_CONCURRENCY, SCAN_MAX_EPISODES } from "./scan-options";
 import { answerTags, episodeMessage, parseAnswer, scanPrompt, SCAN_SYSTEM_PROMPT } from "./scan-prompt";
 
-
 /** One episode's answer. */
 export interface ScanAnswer {
   episodeId: string;
@@ -66,7 +65,8 @@ export async function runScan(input: ScanInput): Promise<ScanResult> {
   const limit = input.limit ?? SCAN_DEFAULT_EPISODES;
   const concurrency = input.concurrency ?? SCAN_DEFAULT_CONCURRENCY;
   if (!Number.isInteger(limit) || limit < 1 || limit > SCAN_MAX_EPISODES) throw new BadInputError(`must be 1..${SCAN_MAX_EPISODES}`, "limit");
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > SCAN_MAX_CONCURRENCY) throw new BadInputError(`must be 1..${SCAN_MAX_CONCURRENCY}`, "concurrency");
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > SCAN_MAX_CONCURRENCY)
+    throw new BadInputError(`must be 1..${SCAN_MAX_CONCURRENCY}`, "concurrency");
   const scanId = input.scanId ?? uuidv7();
   const at = new Date().toISOString();
   const prompt = scanPrompt(input.question);

@@ -30,9 +30,32 @@ export function startScan(input: z.output<typeof startScanSchema>): { scanId: st
   const filters = input.filter.trim() ? filtersFromSpec(input.filter, "filter") : {};
   const model = resolveModel(input.model);
   const scanId = uuidv7();
-  const job: ScanJobView = { scanId, total: 0, done: 0, yes: 0, no: 0, errors: 0, sealed: 0, tag: input.tag, question: input.question, model: model.info.id, startedAt: Date.now(), finished: false, error: null };
+  const job: ScanJobView = {
+    scanId,
+    total: 0,
+    done: 0,
+    yes: 0,
+    no: 0,
+    errors: 0,
+    sealed: 0,
+    tag: input.tag,
+    question: input.question,
+    model: model.info.id,
+    startedAt: Date.now(),
+    finished: false,
+    error: null,
+  };
   registry.jobs.set(scanId, job);
-  void runScan({ question: input.question, tag: input.tag, model, filters, limit: input.limit, concurrency: input.concurrency, scanId, onProgress: (p) => Object.assign(job, p) })
+  void runScan({
+    question: input.question,
+    tag: input.tag,
+    model,
+    filters,
+    limit: input.limit,
+    concurrency: input.concurrency,
+    scanId,
+    onProgress: (p) => Object.assign(job, p),
+  })
     .catch((err) => {
       job.error = asStudioError(err).message;
     })

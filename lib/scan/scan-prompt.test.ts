@@ -28,8 +28,20 @@ describe("answer tags", () => {
 
 describe("episodeMessage", () => {
   it("puts the question, the task and each turn, cutting long fields and long episodes", () => {
-    const turns = Array.from({ length: SCAN_MAX_TURNS + 10 }, (_, i) => ({ index: i, action: `ls ${i}`, observation: i === 0 ? "x".repeat(SCAN_FIELD_CHARS * 2) : "ok" }));
-    const m = episodeMessage("Did it loop?", { environment: "bash", dataset: "nl2bash", taskId: "7", query: "count files", status: "submitted", reward: 0.5, turns });
+    const turns = Array.from({ length: SCAN_MAX_TURNS + 10 }, (_, i) => ({
+      index: i,
+      action: `ls ${i}`,
+      observation: i === 0 ? "x".repeat(SCAN_FIELD_CHARS * 2) : "ok",
+    }));
+    const m = episodeMessage("Did it loop?", {
+      environment: "bash",
+      dataset: "nl2bash",
+      taskId: "7",
+      query: "count files",
+      status: "submitted",
+      reward: 0.5,
+      turns,
+    });
     expect(m.startsWith("Question: Did it loop?\n")).toBe(true);
     expect(m).toContain("Outcome: submitted, reward 0.5");
     expect(m).toContain(`[... ${SCAN_FIELD_CHARS * 2 - SCAN_FIELD_CHARS} characters left out ...]`);

@@ -9,7 +9,11 @@ export const scanTagSchema = z
   .string()
   .regex(/^[a-z0-9][a-z0-9_.-]{0,57}$/, { message: "a scanner's tag is 1-58 characters of a-z, 0-9, _ . - (starting with a letter or digit)" });
 
-export const scanQuestionSchema = z.string().trim().min(3, { message: "ask a question of at least 3 characters" }).max(2000, { message: "a question is at most 2000 characters" });
+export const scanQuestionSchema = z
+  .string()
+  .trim()
+  .min(3, { message: "ask a question of at least 3 characters" })
+  .max(2000, { message: "a question is at most 2000 characters" });
 
 /** The answer tags of a scanner tag: yes is the tag itself. */
 export function answerTags(tag: string): { yes: string; no: string; error: string } {
@@ -38,7 +42,8 @@ export const SCAN_FIELD_CHARS = 2000;
 /** At most this many turns go into the prompt (the first and last halves when there are more). */
 export const SCAN_MAX_TURNS = 40;
 
-const cut = (s: string, n = SCAN_FIELD_CHARS) => (s.length <= n ? s : `${s.slice(0, n / 2)}\n[... ${s.length - n} characters left out ...]\n${s.slice(-n / 2)}`);
+const cut = (s: string, n = SCAN_FIELD_CHARS) =>
+  s.length <= n ? s : `${s.slice(0, n / 2)}\n[... ${s.length - n} characters left out ...]\n${s.slice(-n / 2)}`;
 
 /** The system prompt of every scanner call (stored with each answer as its provenance's prompt, with the question). */
 export const SCAN_SYSTEM_PROMPT = [

@@ -9,7 +9,10 @@ import type { SqlEngine } from "./types";
  * each load their own copy of this file, and each copy kept its own engine and warm pool of
  * helper processes (issue 26: 11 helpers under one server).
  */
-const engines: Map<string, Promise<SqlEngine>> = ((globalThis as Record<string, unknown>).__icStudioSqlEngines ??= new Map()) as Map<string, Promise<SqlEngine>>;
+const engines: Map<string, Promise<SqlEngine>> = ((globalThis as Record<string, unknown>).__icStudioSqlEngines ??= new Map()) as Map<
+  string,
+  Promise<SqlEngine>
+>;
 
 /** The engine for `url` (mysql://...), else IC_SQL_URL, else embedded SQLite. */
 export function getSqlEngine(url: string | undefined = config().sqlUrl): Promise<SqlEngine> {
@@ -26,4 +29,3 @@ export function getSqlEngine(url: string | undefined = config().sqlUrl): Promise
   }
   return hit;
 }
-

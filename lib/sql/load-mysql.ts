@@ -36,11 +36,16 @@ function sha(text: string): string {
 
 async function ensureMeta(conn: Connection): Promise<void> {
   await conn.query(`CREATE DATABASE IF NOT EXISTS \`${META_DB}\``);
-  await conn.query(`CREATE TABLE IF NOT EXISTS \`${META_DB}\`.loaded (name VARCHAR(64) PRIMARY KEY, source CHAR(32) NOT NULL, loaded_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP)`);
+  await conn.query(
+    `CREATE TABLE IF NOT EXISTS \`${META_DB}\`.loaded (name VARCHAR(64) PRIMARY KEY, source CHAR(32) NOT NULL, loaded_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP)`,
+  );
 }
 
 async function loadedSource(conn: Connection, name: string): Promise<string | null> {
-  const [rows] = await conn.query(`SELECT l.source FROM \`${META_DB}\`.loaded l JOIN information_schema.SCHEMATA s ON s.SCHEMA_NAME = l.name WHERE l.name = ?`, [name]);
+  const [rows] = await conn.query(
+    `SELECT l.source FROM \`${META_DB}\`.loaded l JOIN information_schema.SCHEMATA s ON s.SCHEMA_NAME = l.name WHERE l.name = ?`,
+    [name],
+  );
   const list = rows as { source: string }[];
   return list.length ? list[0].source : null;
 }

@@ -90,7 +90,16 @@ const typeCast: TypeCast = (field, next) => {
       const m = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?)?$/.exec(s);
       if (!m || m[1] === "0000") return s;
       if (field.type === "DATE" || field.type === "NEWDATE") return { py: "date", year: +m[1], month: +m[2], day: +m[3] };
-      return { py: "datetime", year: +m[1], month: +m[2], day: +m[3], hour: +(m[4] ?? 0), minute: +(m[5] ?? 0), second: +(m[6] ?? 0), microsecond: m[7] ? +m[7].padEnd(6, "0") : 0 };
+      return {
+        py: "datetime",
+        year: +m[1],
+        month: +m[2],
+        day: +m[3],
+        hour: +(m[4] ?? 0),
+        minute: +(m[5] ?? 0),
+        second: +(m[6] ?? 0),
+        microsecond: m[7] ? +m[7].padEnd(6, "0") : 0,
+      };
     }
     case "TIME":
     case "TIME2": {
@@ -228,9 +237,15 @@ export class MysqlEngine implements SqlEngine {
     if (!hit) {
       hit = (async () => {
         return this.admin.withConnection(async (conn) => {
-          const known = await ensureMysqlDatabase(conn as unknown as Connection, db, { dumpPath: this.options.dumpPath ?? defaultDump(), demoDirs: this.options.demoDirs });
+          const known = await ensureMysqlDatabase(conn as unknown as Connection, db, {
+            dumpPath: this.options.dumpPath ?? defaultDump(),
+            demoDirs: this.options.demoDirs,
+          });
           if (!known) throw new NotFoundError(`SQL database ${db}`, { db });
-          const [rows] = await conn.query("SELECT TABLE_NAME AS t FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME", [db.toLowerCase()]);
+          const [rows] = await conn.query(
+            "SELECT TABLE_NAME AS t FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME",
+            [db.toLowerCase()],
+          );
           return (rows as { t: string }[]).map((r) => r.t);
         });
       })();
@@ -253,7 +268,9 @@ export class MysqlEngine implements SqlEngine {
       tables = await this.tablesOf(db);
     } catch (err) {
       if (err instanceof NotFoundError || err instanceof BadInputError) throw err;
-      throw new SandboxUnavailableError(`the MySQL server at ${this.server.host}:${this.server.port} cannot be used (${(err as Error).message}); start one with scripts/start-mariadb.sh or unset IC_SQL_URL`);
+      throw new SandboxUnavailableError(
+        `the MySQL server at ${this.server.host}:${this.server.port} cannot be used (${(err as Error).message}); start one with scripts/start-mariadb.sh or unset IC_SQL_URL`,
+      );
     }
     const reader = await this.readerOf(db);
     const session = new MysqlSession(this, db, tables, reader);
@@ -432,7 +449,10 @@ class MysqlSession implements SqlSession {
     try {
       const [rows, fields] = await conn.query({ sql: `SET STATEMENT max_statement_time = ${(remaining / 1000).toFixed(3)} FOR ${sql}`, rowsAsArray: true });
       if (!Array.isArray(rows)) {
-        return { ok: true, result: { columns: [], rows: [], truncated: false, resultSet: false, changes: (rows as { affectedRows?: number }).affectedRows ?? 0 } };
+        return {
+          ok: true,
+          result: { columns: [], rows: [], truncated: false, resultSet: false, changes: (rows as { affectedRows?: number }).affectedRows ?? 0 },
+        };
       }
       let list = rows as unknown as SqlCell[][];
       // A CALL returns several result sets: keep the first.

@@ -16,16 +16,7 @@ export type PlannedStatement =
 export type Plan = { ok: true; statements: PlannedStatement[] } | { ok: false; error: string };
 
 /** PRAGMAs an agent may run: read-only schema questions about its own database. */
-const READ_ONLY_PRAGMAS = new Set([
-  "table_info",
-  "table_xinfo",
-  "table_list",
-  "index_list",
-  "index_info",
-  "index_xinfo",
-  "foreign_key_list",
-  "collation_list",
-]);
+const READ_ONLY_PRAGMAS = new Set(["table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo", "foreign_key_list", "collation_list"]);
 
 const BLOCKED_WORDS = new Set(["ATTACH", "DETACH", "VACUUM"]);
 const BLOCKED_FUNCTIONS = new Set(["load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"]);
@@ -41,7 +32,14 @@ function rewrite(tokens: Token[]): string {
   let out = "";
   for (const t of tokens) {
     if (t.kind === "string" || t.kind === "dqstring") out += sqliteStringLiteral(decodeMysqlString(t.text));
-    else if (t.kind === "exec-comment") out += " " + t.text.slice(3).replace(/^\d{5,6}/, "").replace(/\*\/$/, "") + " ";
+    else if (t.kind === "exec-comment")
+      out +=
+        " " +
+        t.text
+          .slice(3)
+          .replace(/^\d{5,6}/, "")
+          .replace(/\*\/$/, "") +
+        " ";
     else if (t.kind === "comment") out += t.text.startsWith("/*") ? " " : t.text.startsWith("#") ? "" : t.text;
     else out += t.text;
   }
@@ -102,7 +100,13 @@ export function planForSqlite(action: string): Plan {
         original,
         sql: `SELECT lower(name) AS "Table", sql AS "Create Table" FROM sqlite_schema WHERE type = 'table' AND lower(name) = ${sqliteStringLiteral(name.toLowerCase())}`,
       });
-    } else if ((w0 === "DESC" || w0 === "DESCRIBE" || w0 === "EXPLAIN") && sig[1] && (sig.length === 2 || sig.length === 3) && (sig[1].kind === "word" || sig[1].kind === "bquote") && !/^(SELECT|WITH|INSERT|UPDATE|DELETE|QUERY)$/i.test(sig[1].text)) {
+    } else if (
+      (w0 === "DESC" || w0 === "DESCRIBE" || w0 === "EXPLAIN") &&
+      sig[1] &&
+      (sig.length === 2 || sig.length === 3) &&
+      (sig[1].kind === "word" || sig[1].kind === "bquote") &&
+      !/^(SELECT|WITH|INSERT|UPDATE|DELETE|QUERY)$/i.test(sig[1].text)
+    ) {
       out.push({ kind: "describe", table: identName(sig[1]), original });
     } else if (w0 === "USE" && sig[1]) {
       out.push({ kind: "use", database: identName(sig[1]), original });

@@ -26,13 +26,23 @@ describe("SQLite engine", () => {
   it("answers SHOW TABLES, DESCRIBE and SELECT the way InterCode's MySQL showed them", async () => {
     const s = await engine.open("dog_kennels");
     try {
-      expect(rows(await s.query("show tables;"))).toBe("('breeds',)('charges',)('dogs',)('owners',)('professionals',)('sizes',)('treatment_types',)('treatments',)");
-      expect(rows(await s.query("desc treatment_types;"))).toBe("('treatment_type_code', 'varchar(10)', 'NO', 'PRI', None, '')('treatment_type_description', 'varchar(80)', 'YES', '', None, '')");
-      expect(rows(await s.query("select * from treatments limit 1"))).toBe("(1, 14, 9, 'WALK', datetime.datetime(2018, 3, 19, 4, 39, 54), Decimal('567.0000'))");
+      expect(rows(await s.query("show tables;"))).toBe(
+        "('breeds',)('charges',)('dogs',)('owners',)('professionals',)('sizes',)('treatment_types',)('treatments',)",
+      );
+      expect(rows(await s.query("desc treatment_types;"))).toBe(
+        "('treatment_type_code', 'varchar(10)', 'NO', 'PRI', None, '')('treatment_type_description', 'varchar(80)', 'YES', '', None, '')",
+      );
+      expect(rows(await s.query("select * from treatments limit 1"))).toBe(
+        "(1, 14, 9, 'WALK', datetime.datetime(2018, 3, 19, 4, 39, 54), Decimal('567.0000'))",
+      );
       // "..." is a string in MySQL; _ci columns compare without case.
       expect(rows(await s.query('select breed_name from breeds where breed_name = "eskimo"'))).toBe("('Eskimo',)");
       const bad = await s.query("submit;");
-      expect(bad).toMatchObject({ ok: false, error: "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near 'submit' at line 1" });
+      expect(bad).toMatchObject({
+        ok: false,
+        error:
+          "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near 'submit' at line 1",
+      });
       expect(await s.query("select nope from dogs")).toMatchObject({ ok: false, error: "Unknown column 'nope' in 'field list'" });
       // Several statements: run in order, the last one's result is the answer.
       expect(rows(await s.query("create table t (a int); insert into t values (7); select a * 6 from t;"))).toBe("(42,)");
@@ -74,7 +84,10 @@ describe("SQLite engine", () => {
     try {
       const ac = new AbortController();
       setTimeout(() => ac.abort(), 200);
-      const r = await s.query("with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c", { timeoutMs: 10_000, signal: ac.signal });
+      const r = await s.query("with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c", {
+        timeoutMs: 10_000,
+        signal: ac.signal,
+      });
       expect(r).toMatchObject({ ok: false, aborted: true });
       expect(rows(await s.query("select count(*) from singer"))).toBe("(8,)");
     } finally {

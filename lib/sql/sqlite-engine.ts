@@ -11,7 +11,16 @@ import { registerResource, type ResourceHandle } from "@/lib/sandbox/reaper";
 import type { CatalogTable } from "./convert-mysql-dump";
 import { mysqlStyleError, planForSqlite, type PlannedStatement } from "./mysql-to-sqlite";
 import { SqliteSources, type SqliteImage, type SqliteSourceOptions } from "./sqlite-sources";
-import { MAX_RESULT_BYTES, MAX_RESULT_ROWS, type QueryOptions, type QueryOutcome, type SqlCell, type SqlEngine, type SqlResult, type SqlSession } from "./types";
+import {
+  MAX_RESULT_BYTES,
+  MAX_RESULT_ROWS,
+  type QueryOptions,
+  type QueryOutcome,
+  type SqlCell,
+  type SqlEngine,
+  type SqlResult,
+  type SqlSession,
+} from "./types";
 
 /**
  * The embedded SQL engine: SQLite through better-sqlite3. Each session owns a child process
@@ -364,10 +373,24 @@ class SqliteSession implements SqlSession {
     const names = r.result.rows.map((row) => String(row[0]));
     const known = this.image.tables.find((t) => t.name === table.toLowerCase());
     if (known && known.columns.length === names.length && known.columns.every((c, i) => c.name === names[i])) {
-      const rows = known.columns.map((c) => [c.name, c.type, c.nullable ? "YES" : "NO", c.key, c.defaultValue, c.autoIncrement ? "auto_increment" : /^current_timestamp/i.test(c.defaultValue ?? "") ? "DEFAULT_GENERATED" : ""]);
+      const rows = known.columns.map((c) => [
+        c.name,
+        c.type,
+        c.nullable ? "YES" : "NO",
+        c.key,
+        c.defaultValue,
+        c.autoIncrement ? "auto_increment" : /^current_timestamp/i.test(c.defaultValue ?? "") ? "DEFAULT_GENERATED" : "",
+      ]);
       return { ok: true, result: { columns: cols, rows, truncated: false, resultSet: true } };
     }
-    const rows = r.result.rows.map((row) => [String(row[0]), String(row[1] ?? "").toLowerCase(), row[2] === 1n ? "NO" : "YES", Number(row[4]) > 0 ? "PRI" : "", row[3] === null ? null : String(row[3]).replace(/^'(.*)'$/s, "$1"), ""]);
+    const rows = r.result.rows.map((row) => [
+      String(row[0]),
+      String(row[1] ?? "").toLowerCase(),
+      row[2] === 1n ? "NO" : "YES",
+      Number(row[4]) > 0 ? "PRI" : "",
+      row[3] === null ? null : String(row[3]).replace(/^'(.*)'$/s, "$1"),
+      "",
+    ]);
     return { ok: true, result: { columns: cols, rows, truncated: false, resultSet: true } };
   }
 

@@ -35,7 +35,8 @@ function watchReaper(done: (reaped: LiveResource[]) => boolean, ms = 10_000): Pr
   });
 }
 
-const helpers = (engine: SqliteEngine) => listLiveResources().filter((r) => r.kind === "sqlite-helper" && (r.owner === `pool:${engine.id}` || r.owner.startsWith("session:")));
+const helpers = (engine: SqliteEngine) =>
+  listLiveResources().filter((r) => r.kind === "sqlite-helper" && (r.owner === `pool:${engine.id}` || r.owner.startsWith("session:")));
 
 describe("SQLite helper processes have an owner and an idle deadline", () => {
   let dir: string;
@@ -100,7 +101,9 @@ describe("SQLite helper processes have an owner and an idle deadline", () => {
     try {
       // A query that runs some seconds (about 1 s per 3 million rows here), well past the 600 ms deadline.
       const t0 = Date.now();
-      const r = await s.query("with recursive c(x) as (select 1 union all select x + 1 from c where x < 12000000) select count(*) from c", { timeoutMs: 60_000 });
+      const r = await s.query("with recursive c(x) as (select 1 union all select x + 1 from c where x < 12000000) select count(*) from c", {
+        timeoutMs: 60_000,
+      });
       expect(r.ok, r.ok ? "" : r.error).toBe(true);
       // It did run past the deadline (else this test would say nothing).
       expect(Date.now() - t0).toBeGreaterThan(1200);

@@ -3,7 +3,15 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { BadInputError, NotFoundError } from "@/lib/errors";
 import { DATASETS_DIR, intercodeDataDir, sharedIntercodeDir } from "@/lib/datasets/paths";
-import { buildSqliteDatabase, catalogTables, ensureConverted, spiderSqliteDir, type Catalog, type CatalogTable, type CollationMode } from "./convert-mysql-dump";
+import {
+  buildSqliteDatabase,
+  catalogTables,
+  ensureConverted,
+  spiderSqliteDir,
+  type Catalog,
+  type CatalogTable,
+  type CollationMode,
+} from "./convert-mysql-dump";
 import { parseMysqlDump } from "./mysql-dump";
 
 /**

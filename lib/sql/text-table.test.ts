@@ -3,7 +3,13 @@ import { formatTextTable, sqlCellText, toTextTable, TEXT_TABLE_MAX_ROWS } from "
 
 describe("the mysql-style text table", () => {
   it("boxes a result with its column names, numbers right and text left", () => {
-    const t = toTextTable(["name", "n"], [["Harbour Gate", 12n], ["Old Mill Square", null]]);
+    const t = toTextTable(
+      ["name", "n"],
+      [
+        ["Harbour Gate", 12n],
+        ["Old Mill Square", null],
+      ],
+    );
     expect(formatTextTable(t)).toBe(
       [
         "+-----------------+------+",

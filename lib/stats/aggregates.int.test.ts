@@ -59,7 +59,9 @@ describe.each(storeEngines())("stats aggregates on %s", (engine) => {
     for (let k = 2; k <= 2000; k++) if (curve[k - 1] !== curve[k - 2]) expect(shown.get(k), `k=${k}`).toBe(curve[k - 1]);
     const csv = chartCsv(full, "success-at-k").trim().split("\n");
     expect(csv).toHaveLength(2001);
-    const byTask = chartCsv(await computeViewerStats({ filters: {}, groupBy: ["task"], full: true }), "success").trim().split("\n");
+    const byTask = chartCsv(await computeViewerStats({ filters: {}, groupBy: ["task"], full: true }), "success")
+      .trim()
+      .split("\n");
     expect(byTask).toHaveLength(TASKS + 1);
   });
 });

@@ -42,7 +42,15 @@ export function chartKs(curves: number[][], maxK: number): number[] {
  * MAX_GROUPS_SHOWN groups, MAX_CHART_GROUPS curves of at most MAX_K_POINTS points. `full` (the
  * CSV) keeps every group and every k.
  */
-export async function computeViewerStats({ filters, groupBy, full = false }: { filters: EpisodeFilters; groupBy: StatsDimension[]; full?: boolean }): Promise<ViewerStats> {
+export async function computeViewerStats({
+  filters,
+  groupBy,
+  full = false,
+}: {
+  filters: EpisodeFilters;
+  groupBy: StatsDimension[];
+  full?: boolean;
+}): Promise<ViewerStats> {
   const { invalidMin: _i, ...storeFilters } = filters;
   const stats = await computeStats({ filters: storeFilters, groupBy });
   const label = (key: Record<string, unknown>) => groupBy.map((d) => String(key[d] ?? "–")).join(" · ") || "all";
@@ -58,7 +66,12 @@ export async function computeViewerStats({ filters, groupBy, full = false }: { f
   const charted = full ? stats.groups : stats.groups.slice(0, MAX_CHART_GROUPS);
   const maxK = Math.max(0, ...charted.map((g) => g.successAtK.length));
   const at = (g: (typeof charted)[number], k: number) => g.successAtK[Math.min(k, g.successAtK.length) - 1] ?? 0;
-  const ks = full ? Array.from({ length: maxK }, (_, i) => i + 1) : chartKs(charted.map((g) => g.successAtK), maxK);
+  const ks = full
+    ? Array.from({ length: maxK }, (_, i) => i + 1)
+    : chartKs(
+        charted.map((g) => g.successAtK),
+        maxK,
+      );
   const successAtK = ks.map((k) => {
     const row: { k: number; [group: string]: number } = { k };
     for (const g of charted) row[label(g.key)] = at(g, k);

@@ -21,7 +21,11 @@ let server: ScriptedServer;
 let dbFile: string;
 
 function icstudio(args: string[]) {
-  const child = spawn(process.execPath, ["bin/icstudio.mjs", ...args], { cwd: REPO, env: { ...process.env, IC_DB: dbFile }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["bin/icstudio.mjs", ...args], {
+    cwd: REPO,
+    env: { ...process.env, IC_DB: dbFile },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d) => (stdout += d));
@@ -42,25 +46,63 @@ afterAll(async () => {
 const POLICIES: PolicyName[] = ["single-turn", "try-again", "react", "plan-solve"];
 
 describe.each(["intercode", "studio"] as const)("eval and stats agree under profile %s", (profile) => {
-  it.each(POLICIES)("%s", async (policy) => {
-    const tasks = loadDataset("demo-sql").slice(0, 3);
-    // Task 0 solved; task 1 wrong then submitted; task 2 never submits, so the turn limit ends it
-    // (ReAct's forced final submit under intercode: a stored turn its turn count leaves out).
-    const never = [...(policy === "plan-solve" ? ["1. Look.\n2. Look again.\n3. Once more."] : []), ...Array.from({ length: 6 }, () => replyFor(policy, tasks[2]!, wrongAction(tasks[2]!)))];
-    server.setScript({
-      rules: [ruleFor(tasks[0]!, scriptedReplies(policy, tasks[0]!, "solve")), ruleFor(tasks[1]!, scriptedReplies(policy, tasks[1]!, "wrong")), ruleFor(tasks[2]!, never)],
-    });
-    const name = `m-${policy}-${profile}`;
-    const ev = await icstudio(["eval", "--env", "sql", "--dataset", "demo-sql", "--limit", "3", "--turns", "3", "--policy", policy, "--profile", profile, "--base-url", server.baseURL, "--api-key", "k", "--run", name, "--json"]);
-    expect(ev.code, ev.stderr).toBe(0);
-    const summary = JSON.parse(ev.stdout);
-    const run = await getRunByName({ name });
-    const st = await icstudio(["stats", "--run", run!.id, "--group-by", "policy", "--json"]);
-    expect(st.code, st.stderr).toBe(0);
-    const groups = JSON.parse(st.stdout).groups;
-    expect(groups).toHaveLength(1);
-    const [g] = groups;
-    expect(summary.episodes).toBe(3);
-    expect([summary.episodes, summary.solved, summary.successRate, summary.meanTurns, summary.errorRate]).toEqual([g.episodes, g.solved, g.successRate, g.meanTurns, g.errorRate]);
-  }, 120_000);
+  it.each(POLICIES)(
+    "%s",
+    async (policy) => {
+      const tasks = loadDataset("demo-sql").slice(0, 3);
+      // Task 0 solved; task 1 wrong then submitted; task 2 never submits, so the turn limit ends it
+      // (ReAct's forced final submit under intercode: a stored turn its turn count leaves out).
+      const never = [
+        ...(policy === "plan-solve" ? ["1. Look.\n2. Look again.\n3. Once more."] : []),
+        ...Array.from({ length: 6 }, () => replyFor(policy, tasks[2]!, wrongAction(tasks[2]!))),
+      ];
+      server.setScript({
+        rules: [
+          ruleFor(tasks[0]!, scriptedReplies(policy, tasks[0]!, "solve")),
+          ruleFor(tasks[1]!, scriptedReplies(policy, tasks[1]!, "wrong")),
+          ruleFor(tasks[2]!, never),
+        ],
+      });
+      const name = `m-${policy}-${profile}`;
+      const ev = await icstudio([
+        "eval",
+        "--env",
+        "sql",
+        "--dataset",
+        "demo-sql",
+        "--limit",
+        "3",
+        "--turns",
+        "3",
+        "--policy",
+        policy,
+        "--profile",
+        profile,
+        "--base-url",
+        server.baseURL,
+        "--api-key",
+        "k",
+        "--run",
+        name,
+        "--json",
+      ]);
+      expect(ev.code, ev.stderr).toBe(0);
+      const summary = JSON.parse(ev.stdout);
+      const run = await getRunByName({ name });
+      const st = await icstudio(["stats", "--run", run!.id, "--group-by", "policy", "--json"]);
+      expect(st.code, st.stderr).toBe(0);
+      const groups = JSON.parse(st.stdout).groups;
+      expect(groups).toHaveLength(1);
+      const [g] = groups;
+      expect(summary.episodes).toBe(3);
+      expect([summary.episodes, summary.solved, summary.successRate, summary.meanTurns, summary.errorRate]).toEqual([
+        g.episodes,
+        g.solved,
+        g.successRate,
+        g.meanTurns,
+        g.errorRate,
+      ]);
+    },
+    120_000,
+  );
 });

@@ -37,8 +37,13 @@ export const DEFAULT_GROUP_BY: StatsDimension[] = ["env", "dataset", "actor", "m
 /** Parses `env,model,...` into dimensions, naming an unknown one. */
 export function parseGroupBy(text: string | undefined): StatsDimension[] {
   if (text === undefined || text.trim() === "") return DEFAULT_GROUP_BY;
-  const dims = text.split(",").map((s) => s.trim()).filter(Boolean);
-  for (const d of dims) if (!(d in STATS_DIMENSIONS)) throw new BadInputError(`unknown dimension ${JSON.stringify(d)}; one of ${Object.keys(STATS_DIMENSIONS).join(", ")}`, "--group-by");
+  const dims = text
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const d of dims)
+    if (!(d in STATS_DIMENSIONS))
+      throw new BadInputError(`unknown dimension ${JSON.stringify(d)}; one of ${Object.keys(STATS_DIMENSIONS).join(", ")}`, "--group-by");
   return [...new Set(dims)] as StatsDimension[];
 }
 
@@ -77,7 +82,13 @@ function even(x: number): number {
  * `groupBy` (none: one group of all). This is what `icstudio stats` prints, the runs page and
  * the eval summary show, and what the HTTP API returns.
  */
-export async function computeStats({ filters = {}, groupBy = DEFAULT_GROUP_BY }: { filters?: EpisodeFilters; groupBy?: StatsDimension[] } = {}): Promise<StatsResult> {
+export async function computeStats({
+  filters = {},
+  groupBy = DEFAULT_GROUP_BY,
+}: {
+  filters?: EpisodeFilters;
+  groupBy?: StatsDimension[];
+} = {}): Promise<StatsResult> {
   const rows = await aggregateEpisodeStats({ filters, groupBy });
   const groups = rows.map((r): StatsGroup => {
     const successAtK: number[] = [];

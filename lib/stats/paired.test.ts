@@ -22,7 +22,20 @@ function tasks(both: number, onlyA: number, onlyB: number, neither: number, seed
 describe("mcnemarExact", () => {
   it("equals scipy's binomtest(onlyA, onlyA + onlyB, 0.5) two-sided p on small, uneven, tied and large splits", () => {
     const rand = mulberry32(28);
-    const cases: Array<[number, number]> = [[0, 1], [1, 0], [0, 5], [3, 3], [2, 9], [9, 2], [12, 5], [40, 25], [0, 60], [1, 1], [300, 250], [1500, 1410]];
+    const cases: Array<[number, number]> = [
+      [0, 1],
+      [1, 0],
+      [0, 5],
+      [3, 3],
+      [2, 9],
+      [9, 2],
+      [12, 5],
+      [40, 25],
+      [0, 60],
+      [1, 1],
+      [300, 250],
+      [1500, 1410],
+    ];
     for (let i = 0; i < 40; i++) cases.push([Math.floor(rand() * 80), Math.floor(rand() * 80) + 1]);
     const expected = runPython<number[]>(
       "from scipy.stats import binomtest\nresult = [binomtest(a, a + b, 0.5, alternative='two-sided').pvalue for a, b in data]",
@@ -45,7 +58,12 @@ describe("bootstrapDiff", () => {
   // scipy's percentile bootstrap of mean(a) − mean(b), paired or not, with numpy's generator: another
   // generator than ours, so the ends agree to within the Monte Carlo error (one task's step, 1/n).
   // One python run for every case (starting scipy is the slow part).
-  const SPLITS = [[30, 8, 2, 20], [5, 1, 6, 8], [100, 30, 12, 58], [0, 3, 0, 1]] as const;
+  const SPLITS = [
+    [30, 8, 2, 20],
+    [5, 1, 6, 8],
+    [100, 30, 12, 58],
+    [0, 3, 0, 1],
+  ] as const;
   const scipyIntervals = (cases: Array<{ pairs: PairedOutcome[]; paired: boolean }>) =>
     runPython<Array<[number, number]>>(
       [
@@ -89,13 +107,13 @@ describe("bootstrapDiff", () => {
 
 describe("comparePaired", () => {
   it("counts the four groups overall and per group, each with its own test", () => {
-    const pairs: PairedOutcome[] = [
-      ...tasks(3, 2, 0, 1).map((p) => ({ ...p, group: "easy" })),
-      ...tasks(1, 0, 3, 2).map((p) => ({ ...p, group: "hard" })),
-    ];
+    const pairs: PairedOutcome[] = [...tasks(3, 2, 0, 1).map((p) => ({ ...p, group: "easy" })), ...tasks(1, 0, 3, 2).map((p) => ({ ...p, group: "hard" }))];
     const { overall, groups } = comparePaired(pairs);
     expect({ ...overall, diffCI: undefined }).toEqual({ tasks: 12, both: 4, onlyA: 2, onlyB: 3, neither: 3, mcnemarP: mcnemarExact(2, 3), diffCI: undefined });
-    expect(groups.map((g) => [g.group, g.both, g.onlyA, g.onlyB, g.neither])).toEqual([["easy", 3, 2, 0, 1], ["hard", 1, 0, 3, 2]]);
+    expect(groups.map((g) => [g.group, g.both, g.onlyA, g.onlyB, g.neither])).toEqual([
+      ["easy", 3, 2, 0, 1],
+      ["hard", 1, 0, 3, 2],
+    ]);
     expect(groups[1]!.mcnemarP).toBe(0.25);
     const { group: _easy, ...easy } = groups[0]!;
     expect(easy).toEqual(summarisePaired(pairs.filter((p) => p.group === "easy")));

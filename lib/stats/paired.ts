@@ -93,7 +93,10 @@ function quantileSorted(sorted: Float64Array, q: number): number {
  * times, from a seeded generator (lib/seeded-random.ts): the same outcomes and seed give the same
  * interval. Null when there are no tasks.
  */
-export function bootstrapDiff(pairs: readonly PairedOutcome[], { resamples = BOOTSTRAP_RESAMPLES, seed = BOOTSTRAP_SEED, level = BOOTSTRAP_LEVEL }: PairedOptions = {}): DiffInterval | null {
+export function bootstrapDiff(
+  pairs: readonly PairedOutcome[],
+  { resamples = BOOTSTRAP_RESAMPLES, seed = BOOTSTRAP_SEED, level = BOOTSTRAP_LEVEL }: PairedOptions = {},
+): DiffInterval | null {
   if (!Number.isInteger(resamples) || resamples < 1) throw new RangeError(`resamples must be a positive integer, got ${resamples}`);
   if (!(level > 0 && level < 1)) throw new RangeError(`level must be between 0 and 1, got ${level}`);
   const n = pairs.length;
@@ -129,7 +132,10 @@ export function summarisePaired(pairs: readonly PairedOutcome[], options: Paired
 }
 
 /** The paired comparison overall and per group (groups sorted by name; tasks with no group under "unknown"). */
-export function comparePaired(pairs: readonly PairedOutcome[], options: PairedOptions = {}): { overall: PairedSummary; groups: Array<{ group: string } & PairedSummary> } {
+export function comparePaired(
+  pairs: readonly PairedOutcome[],
+  options: PairedOptions = {},
+): { overall: PairedSummary; groups: Array<{ group: string } & PairedSummary> } {
   const byGroup = new Map<string, PairedOutcome[]>();
   for (const p of pairs) {
     const g = p.group ?? "unknown";

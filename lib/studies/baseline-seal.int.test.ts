@@ -8,7 +8,15 @@ useTempStore("seal");
 
 const task = { environment: "bash", dataset: "demo-bash", taskId: "top-three-ips" };
 const other = { environment: "bash", dataset: "demo-bash", taskId: "count-errors" };
-const episode = (over: Partial<NewEpisodeInput>): NewEpisodeInput => ({ ...task, taskIndex: 3, query: "q", gold: "g", playerKind: "human", turnLimit: 10, ...over });
+const episode = (over: Partial<NewEpisodeInput>): NewEpisodeInput => ({
+  ...task,
+  taskIndex: 3,
+  query: "q",
+  gold: "g",
+  playerKind: "human",
+  turnLimit: 10,
+  ...over,
+});
 
 describe("the baseline seal", () => {
   it("holds while a baseline episode on the task is running or interrupted, for every other episode, and lifts on submit or skip", async () => {
@@ -23,7 +31,11 @@ describe("the baseline seal", () => {
     expect(await findSeal(other)).toBeNull(); // only that task
     expect([...(await listSealedTaskKeys())]).toEqual([sealKey(task)]);
     await expect(assertTaskUnsealed(task, "the gold solution")).rejects.toThrow(ConflictError);
-    await expect(assertTaskUnsealed(task, "the gold solution")).rejects.toThrow(new RegExp(`the gold solution is refused: task demo-bash:top-three-ips \\(bash\\) is sealed by the unsubmitted baseline episode ${a.id} \\(annotator ann-a\\)`));
+    await expect(assertTaskUnsealed(task, "the gold solution")).rejects.toThrow(
+      new RegExp(
+        `the gold solution is refused: task demo-bash:top-three-ips \\(bash\\) is sealed by the unsubmitted baseline episode ${a.id} \\(annotator ann-a\\)`,
+      ),
+    );
 
     // A server restart marks it interrupted: still sealed (it resumes).
     await markInterruptedEpisodes();
@@ -34,7 +46,16 @@ describe("the baseline seal", () => {
     expect(((await findSeal(task, a.id)) as { episodeId?: string } | null)?.episodeId).toBe(b.id);
     expect(((await findSeal(task, b.id)) as { episodeId?: string } | null)?.episodeId).toBe(a.id);
 
-    await finishEpisode({ episodeId: a.id, outcome: { status: "submitted", reward: 1, breakdown: { kind: "bash", fileChanges: 0.33, fileContents: 0.33, output: 0.34 } as never, goldObservation: "o", agentObservation: "o" } });
+    await finishEpisode({
+      episodeId: a.id,
+      outcome: {
+        status: "submitted",
+        reward: 1,
+        breakdown: { kind: "bash", fileChanges: 0.33, fileContents: 0.33, output: 0.34 } as never,
+        goldObservation: "o",
+        agentObservation: "o",
+      },
+    });
     expect(((await findSeal(task)) as { episodeId?: string } | null)?.episodeId).toBe(b.id);
     await finishEpisode({ episodeId: b.id, outcome: { status: "abandoned", reason: "skip" } });
     expect(await findSeal(task)).toBeNull();

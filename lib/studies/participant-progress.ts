@@ -14,4 +14,3 @@ export interface ParticipantProgress {
   /** Given once every task is settled (submitted or skipped). */
   completionCode: string | null;
 }
-

@@ -90,8 +90,13 @@ export function parseDuration(text: string, field: string): number {
  * (`/invite/<secret>`: the only time the secret exists outside the participant's browser).
  * @throws NotFoundError, ConflictError when the study is closed, BadInputError for a bad count.
  */
-export async function inviteParticipants(studyId: string, count: number, expiresInMs: number | null): Promise<{ participant: string; id: string; path: string }[]> {
-  if (!Number.isInteger(count) || count < 1 || count > MAX_INVITES_AT_ONCE) throw new BadInputError(`count must be 1..${MAX_INVITES_AT_ONCE}, got ${count}`, "count");
+export async function inviteParticipants(
+  studyId: string,
+  count: number,
+  expiresInMs: number | null,
+): Promise<{ participant: string; id: string; path: string }[]> {
+  if (!Number.isInteger(count) || count < 1 || count > MAX_INVITES_AT_ONCE)
+    throw new BadInputError(`count must be 1..${MAX_INVITES_AT_ONCE}, got ${count}`, "count");
   const study = await getStudy(studyId);
   if (!study) throw new NotFoundError(`study ${studyId}`);
   if (study.closedAt) throw new ConflictError(`study ${study.name} is closed: it takes no new participants`);

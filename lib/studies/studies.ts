@@ -43,7 +43,13 @@ export const studyConfigSchema = z.object({
   /** Participants see the gold solution after their submit (never before, never of other tasks). */
   showGoldAfterSubmit: z.boolean().default(false),
   /** Active time a participant may spend on one task (ms); null: no limit. */
-  timeLimitMs: z.number().int().min(1000).max(24 * 3600_000).nullable().default(null),
+  timeLimitMs: z
+    .number()
+    .int()
+    .min(1000)
+    .max(24 * 3600_000)
+    .nullable()
+    .default(null),
   /** Shown before the consent button. */
   instructions: z.string().max(20_000).default(""),
   /** Task ids in the order annotators work them. */
@@ -58,7 +64,8 @@ export type NewStudy = z.input<typeof newStudySchema>;
 export function selectStudyTasks(dataset: string, env: string, selection: z.infer<typeof studySelectionSchema>): string[] {
   const tasks = loadDataset(dataset);
   if (tasks.length && tasks[0].env !== env) throw new BadInputError(`dataset ${dataset} holds ${tasks[0].env} tasks, not ${env}`, "dataset");
-  if (selection.kind === "slice" && selection.from >= tasks.length) throw new BadInputError(`the slice starts past the end of ${dataset} (${tasks.length} tasks)`, "selection.from");
+  if (selection.kind === "slice" && selection.from >= tasks.length)
+    throw new BadInputError(`the slice starts past the end of ${dataset} (${tasks.length} tasks)`, "selection.from");
   if (selection.kind === "indices") {
     const bad = selection.indices.find((i) => i >= tasks.length);
     if (bad !== undefined) throw new BadInputError(`task index ${bad} is past the end of ${dataset} (${tasks.length} tasks, 0..${tasks.length - 1})`, "tasks");
@@ -67,7 +74,9 @@ export function selectStudyTasks(dataset: string, env: string, selection: z.infe
   }
   const picked = selectTasks(
     tasks,
-    selection.kind === "slice" ? { kind: "slice", offset: selection.from, limit: selection.count } : { kind: "sample", limit: selection.count, seed: selection.seed },
+    selection.kind === "slice"
+      ? { kind: "slice", offset: selection.from, limit: selection.count }
+      : { kind: "sample", limit: selection.count, seed: selection.seed },
   );
   return picked.map((t) => t.id);
 }

@@ -86,10 +86,16 @@ const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.l
 export async function buildStudyResults(studyId: string, now = Date.now()): Promise<StudyResults | null> {
   const study = await getStudy(studyId);
   if (!study) return null;
-  const [episodes, clocks, participants] = await Promise.all([listStudyEpisodeResultsByStudy({ studyId }), listStudyTaskClocksByStudy({ studyId }), listParticipants(studyId)]);
+  const [episodes, clocks, participants] = await Promise.all([
+    listStudyEpisodeResultsByStudy({ studyId }),
+    listStudyTaskClocksByStudy({ studyId }),
+    listParticipants(studyId),
+  ]);
   const clockOf = new Map(clocks.map((c) => [`${c.annotator}\u0000${c.taskId}`, c]));
   const orderOf = new Map(participants.map((p) => [p.label, p.tasks]));
-  const annotators = [...new Set([...participants.map((p) => p.label), ...episodes.map((e) => e.annotator).filter((a): a is string => !!a), ...clocks.map((c) => c.annotator)])];
+  const annotators = [
+    ...new Set([...participants.map((p) => p.label), ...episodes.map((e) => e.annotator).filter((a): a is string => !!a), ...clocks.map((c) => c.annotator)]),
+  ];
 
   const rows: TaskResult[] = [];
   const summaries: AnnotatorSummary[] = [];

@@ -106,7 +106,17 @@ export class SecondDockerd {
     const out = fs.openSync(this.log, "a");
     const tls = path.join(this.root, "tls");
     const tcp = this.tcpHost
-      ? ["--host", this.tcpHost, "--tlsverify", "--tlscacert", path.join(tls, "ca.pem"), "--tlscert", path.join(tls, "server-cert.pem"), "--tlskey", path.join(tls, "server-key.pem")]
+      ? [
+          "--host",
+          this.tcpHost,
+          "--tlsverify",
+          "--tlscacert",
+          path.join(tls, "ca.pem"),
+          "--tlscert",
+          path.join(tls, "server-cert.pem"),
+          "--tlskey",
+          path.join(tls, "server-key.pem"),
+        ]
       : [];
     this.child = spawn(
       "dockerd",
@@ -141,7 +151,10 @@ export class SecondDockerd {
 
   /** Copies `images` from the shared engine into this one (docker save | docker load). */
   loadImages(images: string[]): void {
-    execFileSync("bash", ["-o", "pipefail", "-c", `docker save ${images.join(" ")} | docker -H ${this.host} load -q`], { stdio: ["ignore", "ignore", "pipe"], timeout: 600_000 });
+    execFileSync("bash", ["-o", "pipefail", "-c", `docker save ${images.join(" ")} | docker -H ${this.host} load -q`], {
+      stdio: ["ignore", "ignore", "pipe"],
+      timeout: 600_000,
+    });
   }
 
   /** The engine's managed containerd (a child of dockerd, which outlives a SIGKILLed dockerd). */
@@ -156,7 +169,10 @@ export class SecondDockerd {
    * shims and containers, which would otherwise outlive it and slow the restart down.
    */
   async crash(): Promise<void> {
-    const containers = spawnSync("sh", ["-c", `docker -H ${this.host} ps -q | xargs -r docker -H ${this.host} inspect -f '{{.State.Pid}}'`], { encoding: "utf8", timeout: 30_000 })
+    const containers = spawnSync("sh", ["-c", `docker -H ${this.host} ps -q | xargs -r docker -H ${this.host} inspect -f '{{.State.Pid}}'`], {
+      encoding: "utf8",
+      timeout: 30_000,
+    })
       .stdout.split("\n")
       .map(Number)
       .filter((p) => Number.isInteger(p) && p > 0);

@@ -26,7 +26,7 @@ export type StoreEngine = "sqlite" | "postgresql";
  */
 export function storeEngines(): StoreEngine[] {
   const c = config();
-  if (c.requirePg && !c.testPgUrl) throw new Error("IC_REQUIRE_PG=1 but IC_TEST_PG_URL is not set (eval \"$(bash scripts/start-postgres.sh)\")");
+  if (c.requirePg && !c.testPgUrl) throw new Error('IC_REQUIRE_PG=1 but IC_TEST_PG_URL is not set (eval "$(bash scripts/start-postgres.sh)")');
   return c.testPgUrl ? ["sqlite", "postgresql"] : ["sqlite"];
 }
 

@@ -26,9 +26,27 @@ const STATUSES = ["submitted", "submitted", "submitted", "submitted", "submitted
 const QUERIES = ["count the files", "list singers older than 30", "write a function that adds two numbers", "find python scripts", "show concerts by stadium"];
 /** Per environment: an action and what it printed, two picked per episode. */
 const TEXT: Record<(typeof ENVS)[number], string[]> = {
-  bash: ["ls -la /testbed total 12 dir1 data.csv", "find /testbed -name '*.py' | wc -l 17", "fnd . -type f bash: fnd: command not found", "cat nofile cat: nofile: No such file or directory", "grep -r hello /testbed hello world", "du -sh /testbed/* 4.0K /testbed/dir1"],
-  sql: ["SHOW TABLES [('singer',), ('concert',), ('stadium',)]", "SELECT count(*) FROM singer [(6,)]", "SELECT * FROM singers Error 1146: Table 'concert_singer.singers' doesn't exist", "SELECT name FROM singer WHERE age > 30 [('Joe Sharp',)]", "SELEC * FROM stadium You have an error in your SQL syntax near 'SELEC'"],
-  python: ["def add(a, b): return a + b", "print(add(2, 3)) 5", "print(is_prime(7)) True", "print(x) Traceback (most recent call last): NameError: name 'x' is not defined"],
+  bash: [
+    "ls -la /testbed total 12 dir1 data.csv",
+    "find /testbed -name '*.py' | wc -l 17",
+    "fnd . -type f bash: fnd: command not found",
+    "cat nofile cat: nofile: No such file or directory",
+    "grep -r hello /testbed hello world",
+    "du -sh /testbed/* 4.0K /testbed/dir1",
+  ],
+  sql: [
+    "SHOW TABLES [('singer',), ('concert',), ('stadium',)]",
+    "SELECT count(*) FROM singer [(6,)]",
+    "SELECT * FROM singers Error 1146: Table 'concert_singer.singers' doesn't exist",
+    "SELECT name FROM singer WHERE age > 30 [('Joe Sharp',)]",
+    "SELEC * FROM stadium You have an error in your SQL syntax near 'SELEC'",
+  ],
+  python: [
+    "def add(a, b): return a + b",
+    "print(add(2, 3)) 5",
+    "print(is_prime(7)) True",
+    "print(x) Traceback (most recent call last): NameError: name 'x' is not defined",
+  ],
 };
 
 /** What fillSyntheticEpisodes wrote. */

@@ -10,7 +10,12 @@ const ANY = " (comma-separated: any of them)";
 const list = (help: string, value: string) =>
   z
     .string()
-    .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean))
+    .transform((v) =>
+      v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
     .transform((l) => (l.length ? l : undefined))
     .optional()
     .describe(`${help}${ANY}`)
@@ -25,7 +30,10 @@ export const filterFlags = z.object({
   env: z
     .string()
     .transform((v, ctx) => {
-      const l = v.split(",").map((s) => s.trim()).filter(Boolean);
+      const l = v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean);
       const bad = l.find((e) => !(ENV_NAMES as readonly string[]).includes(e));
       if (bad) ctx.addIssue({ code: "custom", message: `unknown environment ${JSON.stringify(bad)}; one of ${ENV_NAMES.join(", ")}` });
       return l.length ? l : undefined;
@@ -109,7 +117,8 @@ export function filtersFromSpec(spec: string, where: string): EpisodeFilters {
     }
     key = part.slice(0, eq).trim();
     const value = part.slice(eq + 1).trim();
-    if (!Object.hasOwn(filterFlags.shape, key)) throw new BadInputError(`unknown filter key ${JSON.stringify(key)}; one of ${Object.keys(filterFlags.shape).join(", ")}`, where);
+    if (!Object.hasOwn(filterFlags.shape, key))
+      throw new BadInputError(`unknown filter key ${JSON.stringify(key)}; one of ${Object.keys(filterFlags.shape).join(", ")}`, where);
     if (!value) throw new BadInputError(`${key} has no value`, where);
     values[key] = values[key] === undefined ? value : `${values[key]},${value}`;
   }
@@ -117,7 +126,8 @@ export function filtersFromSpec(spec: string, where: string): EpisodeFilters {
   try {
     return filtersFromFlags(values);
   } catch (err) {
-    if (err instanceof BadInputError && err.where?.startsWith("--")) throw new BadInputError(err.message.slice(err.where.length + 2), `${where} ${err.where.slice(2)}`);
+    if (err instanceof BadInputError && err.where?.startsWith("--"))
+      throw new BadInputError(err.message.slice(err.where.length + 2), `${where} ${err.where.slice(2)}`);
     throw err;
   }
 }

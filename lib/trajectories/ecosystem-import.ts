@@ -156,7 +156,14 @@ export async function importInspectText(name: string, text: string, opts: Ecosys
 const readText = (f: string) => fs.readFileSync(f, "utf8");
 
 /** Reads one trajectory with its trial's files (when `trialDir`), into an episode or a rejection. */
-function readTrial(where: string, trajText: string, trialDir: string | null, opts: LogAttribution, linker: TaskLinker, index: number): { episode?: ParsedEpisode; problem?: RecordProblem; hashed: string } {
+function readTrial(
+  where: string,
+  trajText: string,
+  trialDir: string | null,
+  opts: LogAttribution,
+  linker: TaskLinker,
+  index: number,
+): { episode?: ParsedEpisode; problem?: RecordProblem; hashed: string } {
   const trial: AtifTrial = {};
   let hashed = trajText;
   try {
@@ -192,7 +199,13 @@ function readTrial(where: string, trajText: string, trialDir: string | null, opt
         }
       }
     }
-    const episode = atifToEpisode(traj, trial, { sourceFile: trialDir ? path.basename(trialDir) : path.basename(where), importedAt: new Date(), linker, attribution: opts, contentHash: sha(hashed) });
+    const episode = atifToEpisode(traj, trial, {
+      sourceFile: trialDir ? path.basename(trialDir) : path.basename(where),
+      importedAt: new Date(),
+      linker,
+      attribution: opts,
+      contentHash: sha(hashed),
+    });
     return { episode, hashed };
   } catch (err) {
     if (!(err instanceof AtifRecordError)) throw err;

@@ -37,7 +37,14 @@ function essence(eps: Awaited<ReturnType<typeof storedEpisodes>>) {
       dataset: e.dataset,
       task: e.taskId,
       reward: e.reward,
-      turns: e.turns.map((t) => ({ action: t.action, observation: t.observation, reward: t.reward, thought: t.thought, tokensIn: t.tokensIn, tokensOut: t.tokensOut })),
+      turns: e.turns.map((t) => ({
+        action: t.action,
+        observation: t.observation,
+        reward: t.reward,
+        thought: t.thought,
+        tokensIn: t.tokensIn,
+        tokensOut: t.tokensOut,
+      })),
     }))
     .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
 }
@@ -160,12 +167,24 @@ describe("Inspect eval logs in", () => {
     expect(r1).toMatchObject({ format: "inspect", added: 1, flags: { "unknown-events": 1 } });
     const spider = fs.readFileSync(path.join(__dirname, "../../var/datasets/intercode/sql/spider/ic_spider_dev.json"), "utf8");
     const q = (JSON.parse(spider) as { query: string }[])[3].query;
-    expect((await importLogText("sql.json", log("my_sql_task", [{ id: "a", input: q, messages: [{ role: "assistant", content: "", tool_calls: [{ id: "x", function: "sql", arguments: { query: "SELECT 1" } }] }] }]))).added).toBe(1);
+    expect(
+      (
+        await importLogText(
+          "sql.json",
+          log("my_sql_task", [
+            { id: "a", input: q, messages: [{ role: "assistant", content: "", tool_calls: [{ id: "x", function: "sql", arguments: { query: "SELECT 1" } }] }] },
+          ]),
+        )
+      ).added,
+    ).toBe(1);
     const eps = await storedEpisodes();
     const c = eps.find((e) => e.sourceFile === "ctf.json")!;
     expect(c).toMatchObject({ environment: "ctf", dataset: "ctf", taskId: "12", taskIndex: 12, reward: 0 });
     expect(c.gold).toMatch(/^picoCTF\{/);
-    expect(c.turns.map((t) => [t.action, t.observation, t.thought])).toEqual([["ls /ctf", "flag.txt\n", "look around"], ["submit picoCTF{x}", "", null]]);
+    expect(c.turns.map((t) => [t.action, t.observation, t.thought])).toEqual([
+      ["ls /ctf", "flag.txt\n", "look around"],
+      ["submit picoCTF{x}", "", null],
+    ]);
     expect(JSON.parse(c.breakdown!).unknownEvents).toEqual([{ event: "brand_new_event", data: { n: 1 } }]);
     expect(eps.find((e) => e.sourceFile === "sql.json")).toMatchObject({ environment: "sql", dataset: "spider-dev", taskIndex: 3 });
     const bad = await importLogText("nope.eval.json", JSON.stringify({ version: 2, status: "success", eval: { task: "t" } }));
@@ -187,10 +206,21 @@ describe("ATIF in", () => {
       agent: { name: "terminus", version: "1", model_name: "gpt-5" },
       steps: [
         { step_id: 1, source: "user", message: "List the files" },
-        { step_id: 2, source: "agent", message: "I will list", reasoning_content: "ls it", tool_calls: [{ tool_call_id: "t1", function_name: "bash", arguments: { cmd: "ls" } }], observation: { results: [{ source_call_id: "t1", content: "a\nb\n" }] }, metrics: { prompt_tokens: 50, completion_tokens: 4 } },
+        {
+          step_id: 2,
+          source: "agent",
+          message: "I will list",
+          reasoning_content: "ls it",
+          tool_calls: [{ tool_call_id: "t1", function_name: "bash", arguments: { cmd: "ls" } }],
+          observation: { results: [{ source_call_id: "t1", content: "a\nb\n" }] },
+          metrics: { prompt_tokens: 50, completion_tokens: 4 },
+        },
       ],
     });
-    for (const [name, reward] of [["t-a__1", "1"], ["t-b__2", null]] as const) {
+    for (const [name, reward] of [
+      ["t-a__1", "1"],
+      ["t-b__2", null],
+    ] as const) {
       fs.mkdirSync(path.join(job, name, "agent"), { recursive: true });
       fs.writeFileSync(path.join(job, name, "agent", "trajectory.json"), JSON.stringify(traj(name)));
       fs.writeFileSync(path.join(job, name, "result.json"), JSON.stringify({ task_name: name.split("__")[0], trial_name: name }));

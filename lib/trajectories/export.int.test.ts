@@ -55,8 +55,20 @@ describe("export", () => {
   it("a model turn's latency and tokens, and the episode's first action and duration, survive export and import", async () => {
     await closeStore();
     useFreshDb("rt-latency");
-    const ep = await createEpisode({ environment: "sql", dataset: "demo-sql", taskId: "1", query: "count the rows", playerKind: "model", model: "m", policy: "react", turnLimit: 3 });
-    await appendTurn({ episodeId: ep.id, turn: { index: 0, actor: "model", action: "SELECT 1", observation: "[(1,)]", ok: true, tokensIn: 120, tokensOut: 9, durationMs: 4, latencyMs: 812 } });
+    const ep = await createEpisode({
+      environment: "sql",
+      dataset: "demo-sql",
+      taskId: "1",
+      query: "count the rows",
+      playerKind: "model",
+      model: "m",
+      policy: "react",
+      turnLimit: 3,
+    });
+    await appendTurn({
+      episodeId: ep.id,
+      turn: { index: 0, actor: "model", action: "SELECT 1", observation: "[(1,)]", ok: true, tokensIn: 120, tokensOut: 9, durationMs: 4, latencyMs: 812 },
+    });
     await finishEpisode({ episodeId: ep.id, outcome: { status: "submitted", reward: 1 } });
     const jsonl = await exportText("jsonl");
     const line = JSON.parse(jsonl);
@@ -73,7 +85,16 @@ describe("export", () => {
   it("a model episode's transcript (each message once, by turn) survives export and import; a line whose messages go backwards is refused, naming them", async () => {
     await closeStore();
     useFreshDb("rt-transcript");
-    const ep = await createEpisode({ environment: "sql", dataset: "demo-sql", taskId: "1", query: "count the rows", playerKind: "model", model: "m", policy: "try-again", turnLimit: 3 });
+    const ep = await createEpisode({
+      environment: "sql",
+      dataset: "demo-sql",
+      taskId: "1",
+      query: "count the rows",
+      playerKind: "model",
+      model: "m",
+      policy: "try-again",
+      turnLimit: 3,
+    });
     const messages = [
       { seq: 0, role: "system" as const, content: "You write SQL." },
       { seq: 1, role: "user" as const, content: "count the rows" },
@@ -84,7 +105,10 @@ describe("export", () => {
     await finishEpisode({ episodeId: ep.id, outcome: { status: "error", reason: "provider: HTTP 429" } });
     const jsonl = await exportText("jsonl");
     const line = JSON.parse(jsonl);
-    expect(line.messages).toEqual([...messages.map((m) => ({ ...m, turnIndex: 0, droppedTurns: null })), { seq: 3, turnIndex: 1, role: "user", content: "Output: [(1,)]", droppedTurns: null }]);
+    expect(line.messages).toEqual([
+      ...messages.map((m) => ({ ...m, turnIndex: 0, droppedTurns: null })),
+      { seq: 3, turnIndex: 1, role: "user", content: "Output: [(1,)]", droppedTurns: null },
+    ]);
     await closeStore();
     useFreshDb("rt-transcript-2");
     expect(await importLogText("one.jsonl", jsonl)).toMatchObject({ added: 1, rejected: [] });

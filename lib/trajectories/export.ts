@@ -79,7 +79,9 @@ export function toJsonlEpisode(e: Episode & { turns: Turn[]; messages?: Transcri
       aborted: t.aborted,
       startedAt: iso(t.startedAt),
     })),
-    ...(e.messages?.length ? { messages: e.messages.map(({ seq, turnIndex, role, content, droppedTurns }) => ({ seq, turnIndex, role, content, droppedTurns })) } : {}),
+    ...(e.messages?.length
+      ? { messages: e.messages.map(({ seq, turnIndex, role, content, droppedTurns }) => ({ seq, turnIndex, role, content, droppedTurns })) }
+      : {}),
     ...(e.recording?.chunks.length
       ? {
           recording: {

@@ -15,7 +15,8 @@ export const EPISODE_FLAGS = {
   "execute-wrapped": "actions are logged as the agent wrote them (ReAct's `execute[...]`), not as they ran",
   "no-actions": "the log holds no action at all (e.g. a Plan & Solve plan with no steps; a reward logged with no action is the episode's own)",
   "task-text-differs": "the log's question differs from its task's in the task set (a reworded task): the episode keeps the id its log gives",
-  "task-unlinked": "the log's task could not be checked at import: its task set is not installed, or holds no task at that id or position; the id is the log's own",
+  "task-unlinked":
+    "the log's task could not be checked at import: its task set is not installed, or holds no task at that id or position; the id is the log's own",
   // Inspect eval logs and Harbor's ATIF trajectories (lib/trajectories/inspect, lib/trajectories/atif).
   unscored: "no score: an Inspect sample without scores, or a Harbor trial whose verifier never ran (no reward file); the reward is stored as unknown",
   "unknown-events": "the Inspect sample holds event types the Studio does not know; they are kept with the episode's source record",
@@ -23,7 +24,8 @@ export const EPISODE_FLAGS = {
   "sample-error": "the sample ended in an error (Inspect's sample error, or an ATIF trial's exception)",
   "no-environment": "the task used none of InterCode's environments' tools (no bash, python or sql tool call); stored as bash",
   "unfinished-log": "the log was still being written (an Inspect .eval without header.json, or status started)",
-  unfinished: "the record says the episode was still running (or interrupted): an imported episode cannot go on, so it is stored abandoned (it neither seals its task nor counts as running)",
+  unfinished:
+    "the record says the episode was still running (or interrupted): an imported episode cannot go on, so it is stored abandoned (it neither seals its task nor counts as running)",
 } as const;
 
 export type EpisodeFlag = keyof typeof EPISODE_FLAGS;

@@ -17,7 +17,11 @@ const file = (name: string) => path.join(logs, name);
 // The fixtures' questions are their own words, not the task sets': every episode is also flagged
 // task-text-differs (lib/trajectories/task-links.ts). These tests look at the log's other oddities.
 const REWORDED = "task-text-differs";
-const asLogged = (flags: string) => flags.split(" ").filter((f) => f !== REWORDED).join(" ");
+const asLogged = (flags: string) =>
+  flags
+    .split(" ")
+    .filter((f) => f !== REWORDED)
+    .join(" ");
 const asLoggedList = (flags: string[]) => flags.filter((f) => f !== REWORDED);
 
 async function episodeOf(filters: EpisodeFilters) {
@@ -46,7 +50,12 @@ describe("import of InterCode's logs as logged, oddities flagged", () => {
     const truncated = byName["ic_python_multiturn_gpt-4_5_turns.json"];
     expect(truncated.file).toBe(file("ic_python_multiturn_gpt-4_5_turns.json"));
     expect(truncated.error).toMatch(/damaged JSON/);
-    expect(byName["gpt-3.5/ic_sql_plan_solve_refine_2_turns.json"]).toMatchObject({ format: "run", episodes: 3, rejected: [], flags: { "no-actions": 1, [REWORDED]: 3 } });
+    expect(byName["gpt-3.5/ic_sql_plan_solve_refine_2_turns.json"]).toMatchObject({
+      format: "run",
+      episodes: 3,
+      rejected: [],
+      flags: { "no-actions": 1, [REWORDED]: 3 },
+    });
     expect(byName["ic_bash_plan_solve.json"]).toMatchObject({ format: "run", episodes: 1 });
     expect(byName["ic_sql_multiturn_human_5_turns.json"]).toMatchObject({ format: "envlog", flags: { "negative-reward": 1, [REWORDED]: 2 } });
     expect(byName["ic_bash_multiturn_gpt-4_3_turns_fs_2.json"]).toMatchObject({ format: "results", flagged: 2 });
@@ -79,7 +88,12 @@ describe("import of InterCode's logs as logged, oddities flagged", () => {
       "execute[SELECT keeper_id FROM tenure GROUP BY keeper_id HAVING count(*) > 2]",
       "submit",
     ]);
-    expect(ep.turns.map((t) => t.thought)).toEqual(["Keepers and lighthouses are joined by a tenure table.", "I need to group by keeper.", "Maybe the column is called keeper_id.", "EXCEEDED MAX TURNS: submit"]);
+    expect(ep.turns.map((t) => t.thought)).toEqual([
+      "Keepers and lighthouses are joined by a tenure table.",
+      "I need to group by keeper.",
+      "Maybe the column is called keeper_id.",
+      "EXCEEDED MAX TURNS: submit",
+    ]);
     expect([ep.turnCount, ep.turnsTaken]).toEqual([4, 3]);
     const submitted = await episodeOf({ environment: "sql", policy: "react", taskId: "0" });
     expect([asLogged(submitted.flags), submitted.turnCount, submitted.turnsTaken, submitted.solvedAtTurn]).toEqual(["execute-wrapped", 2, 2, 2]);
@@ -105,14 +119,26 @@ describe("import of InterCode's logs as logged, oddities flagged", () => {
 
   it("flags filter the list, the viewer and the statistics (icstudio --flag)", async () => {
     expect((await listEpisodes({ filters: filtersFromFlags({ flag: "negative-reward" }) })).rows.map((r) => r.taskId)).toEqual(["12"]);
-    expect((await listViewerEpisodes({ filters: { flag: "blocked" } })).rows.map((r) => [r.taskId, asLoggedList(r.flags).sort()])).toEqual([["1", ["blocked", "missing-observation"]]]);
-    expect((await computeStats({ filters: filtersFromFlags({ flag: "execute-wrapped" }), groupBy: ["policy"] })).groups.map((g) => [g.key.policy, g.episodes])).toEqual([["react", 2]]);
+    expect((await listViewerEpisodes({ filters: { flag: "blocked" } })).rows.map((r) => [r.taskId, asLoggedList(r.flags).sort()])).toEqual([
+      ["1", ["blocked", "missing-observation"]],
+    ]);
+    expect(
+      (await computeStats({ filters: filtersFromFlags({ flag: "execute-wrapped" }), groupBy: ["policy"] })).groups.map((g) => [g.key.policy, g.episodes]),
+    ).toEqual([["react", 2]]);
     expect(() => filtersFromFlags({ flag: "odd" })).toThrow(/unknown flag "odd"; one of negative-reward/);
   });
 
   it("the paper's measures over the set: success is reward 1.0, turns as the logs counted them", async () => {
     // The paper's means are kept to 12 significant digits (lib/stats/measures.ts), so 4/3 reads 1.33333333333.
-    const rows = (await computeStats({ groupBy: ["env", "model", "policy"] })).groups.map((g) => [g.key.env, g.key.model, g.key.policy, g.episodes, g.solved, g.meanTurns, Number(g.meanReward.toFixed(6))]);
+    const rows = (await computeStats({ groupBy: ["env", "model", "policy"] })).groups.map((g) => [
+      g.key.env,
+      g.key.model,
+      g.key.policy,
+      g.episodes,
+      g.solved,
+      g.meanTurns,
+      Number(g.meanReward.toFixed(6)),
+    ]);
     expect(rows).toEqual([
       ["bash", null, "plan-solve", 1, 1, 1, 1],
       ["bash", "gpt-4", "try-again", 2, 1, 2, 0.6],
@@ -132,7 +158,13 @@ describe("import of InterCode's logs as logged, oddities flagged", () => {
     const line = JSON.parse(react);
     expect([line.turnsTaken, line.turns.length]).toEqual([3, 4]);
     // Into a fresh copy under new ids: it reads back the same.
-    const again = await importLogText("moved.jsonl", [text, react].join("").replaceAll(/"id":"[^"]+"/g, (m) => m.replace('"id":"', '"id":"copy-')).replaceAll(/"sourceKey":"[^"]+"/g, (m) => m.replace('"sourceKey":"', '"sourceKey":"copy-')));
+    const again = await importLogText(
+      "moved.jsonl",
+      [text, react]
+        .join("")
+        .replaceAll(/"id":"[^"]+"/g, (m) => m.replace('"id":"', '"id":"copy-'))
+        .replaceAll(/"sourceKey":"[^"]+"/g, (m) => m.replace('"sourceKey":"', '"sourceKey":"copy-')),
+    );
     expect(again).toMatchObject({ added: 2, rejected: [], flags: { "negative-reward": 1, "forced-submit": 1, "execute-wrapped": 1 } });
     const copy = await getEpisodeById({ id: `copy-${line.id}` });
     expect([copy!.turnsTaken, asLogged(copy!.flags)]).toEqual([3, "execute-wrapped forced-submit"]);
@@ -145,12 +177,28 @@ describe.each(storeEngines())("import read in a worker thread (%s)", (engine) =>
   it("gives the same report and rows as reading on the writer's thread; a second import adds nothing", async () => {
     const report = await importPaths([logs], { worker: true });
     expect(report.totals).toMatchObject({ files: 6, failedFiles: 1, episodes: 10, added: 10, rejected: 0, flagged: 10 });
-    expect(report.totals.flags).toEqual({ blocked: 1, "missing-observation": 1, "negative-reward": 1, "execute-wrapped": 2, "forced-submit": 1, "no-actions": 1, [REWORDED]: 10 });
+    expect(report.totals.flags).toEqual({
+      blocked: 1,
+      "missing-observation": 1,
+      "negative-reward": 1,
+      "execute-wrapped": 2,
+      "forced-submit": 1,
+      "no-actions": 1,
+      [REWORDED]: 10,
+    });
     expect(report.files.find((f) => f.error)?.file).toBe(file("ic_python_multiturn_gpt-4_5_turns.json"));
     const ep = await episodeOf({ environment: "sql", policy: "react", taskId: "1" });
-    expect([asLogged(ep.flags), ep.turnCount, ep.turnsTaken, ep.turns[0].action]).toEqual(["execute-wrapped forced-submit", 4, 3, "execute[SELECT * FROM tenure LIMIT 3]"]);
+    expect([asLogged(ep.flags), ep.turnCount, ep.turnsTaken, ep.turns[0].action]).toEqual([
+      "execute-wrapped forced-submit",
+      4,
+      3,
+      "execute[SELECT * FROM tenure LIMIT 3]",
+    ]);
     // Search finds the episode by a word of an observation after the import.
-    expect((await listEpisodes({ filters: { search: "orchard" } })).rows.map((r) => [r.environment, r.taskId]).sort()).toEqual([["bash", "0"], ["bash", "1"]]);
+    expect((await listEpisodes({ filters: { search: "orchard" } })).rows.map((r) => [r.environment, r.taskId]).sort()).toEqual([
+      ["bash", "0"],
+      ["bash", "1"],
+    ]);
     const again = await importPaths([logs], { worker: true });
     expect(again.totals).toMatchObject({ added: 0, skipped: 10, failedFiles: 1 });
     // The import skips SQLite's per-row foreign key checks inside its transactions only.

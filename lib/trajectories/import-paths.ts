@@ -96,9 +96,7 @@ export async function importPaths(paths: string[], opts: ImportPathsOptions = {}
           report = await storePrepared(prepared);
         } else {
           report =
-            sizes[i] > MAX_IMPORT_FILE_BYTES
-              ? unreadFileReport(file, tooLarge(sizes[i]))
-              : await importLogText(file, fs.readFileSync(file, "utf8"), opts);
+            sizes[i] > MAX_IMPORT_FILE_BYTES ? unreadFileReport(file, tooLarge(sizes[i])) : await importLogText(file, fs.readFileSync(file, "utf8"), opts);
         }
         reports.push(report);
         opts.onFile?.(report, i + 1, all.length);

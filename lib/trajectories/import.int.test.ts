@@ -18,22 +18,47 @@ const sample = path.join(sharedIntercodeDir(), "results-sample");
 describe("file names", () => {
   it("infer model, policy, turn limit and dataset", () => {
     expect(inferMetaFromFileName("ic_sql_multiturn_gpt-4_10_turns.json")).toEqual({ environment: "sql", model: "gpt-4", policy: "try-again", turnLimit: 10 });
-    expect(inferMetaFromFileName("ic_bash_multiturn_gpt-4_10_turns_fs_4.json")).toMatchObject({ environment: "bash", dataset: "nl2bash-fs4", model: "gpt-4", policy: "try-again", turnLimit: 10 });
+    expect(inferMetaFromFileName("ic_bash_multiturn_gpt-4_10_turns_fs_4.json")).toMatchObject({
+      environment: "bash",
+      dataset: "nl2bash-fs4",
+      model: "gpt-4",
+      policy: "try-again",
+      turnLimit: 10,
+    });
     expect(inferMetaFromFileName("ic_sql_react_gpt-3.5_10_turns.json")).toMatchObject({ model: "gpt-3.5", policy: "react", turnLimit: 10 });
     expect(inferMetaFromFileName("ic_sql_plan_solve_gpt-3.5_turns_5.json")).toMatchObject({ policy: "plan-solve", model: "gpt-3.5", turnLimit: 5 });
     expect(inferMetaFromFileName("ic_sql_singleturn_text-bison-001.json")).toMatchObject({ model: "text-bison-001", policy: "single-turn", turnLimit: 1 });
     expect(inferMetaFromFileName("ic_sql_multiturn_human_10_turns.json")).toMatchObject({ human: true, model: null, policy: null, turnLimit: 10 });
     expect(inferMetaFromFileName("ic_ctf_gpt-4_25_turns.json")).toMatchObject({ environment: "ctf", model: "gpt-4", policy: "try-again", turnLimit: 25 });
     // names as InterCode's published results folder has them
-    expect(inferMetaFromFileName("results/bash/gpt-3.5/ic_bash_plan_solve_fs_1.json")).toEqual({ environment: "bash", dataset: "nl2bash-fs1", model: "gpt-3.5", policy: "plan-solve" });
-    expect(inferMetaFromFileName("results/bash/gpt-3.5/ic_bash_react_10_turns_fs_2.json")).toEqual({ environment: "bash", dataset: "nl2bash-fs2", model: "gpt-3.5", policy: "react", turnLimit: 10 });
+    expect(inferMetaFromFileName("results/bash/gpt-3.5/ic_bash_plan_solve_fs_1.json")).toEqual({
+      environment: "bash",
+      dataset: "nl2bash-fs1",
+      model: "gpt-3.5",
+      policy: "plan-solve",
+    });
+    expect(inferMetaFromFileName("results/bash/gpt-3.5/ic_bash_react_10_turns_fs_2.json")).toEqual({
+      environment: "bash",
+      dataset: "nl2bash-fs2",
+      model: "gpt-3.5",
+      policy: "react",
+      turnLimit: 10,
+    });
     // the 3 is Plan & Solve's refine turns, part of the policy's name (not a turn limit)
-    expect(inferMetaFromFileName("gpt-3.5/ic_sql_plan_solve_refine_3_turns.json")).toEqual({ environment: "sql", model: "gpt-3.5", policy: "plan-solve-refine-3" });
+    expect(inferMetaFromFileName("gpt-3.5/ic_sql_plan_solve_refine_3_turns.json")).toEqual({
+      environment: "sql",
+      model: "gpt-3.5",
+      policy: "plan-solve-refine-3",
+    });
     // InterCode's ReAct runs named their logs without the ic_ prefix
     expect(inferMetaFromFileName("gpt-3.5/sql_react_10_turns.json")).toEqual({ environment: "sql", model: "gpt-3.5", policy: "react", turnLimit: 10 });
     expect(inferMetaFromFileName("sql/gpt-3.5/ic_sql_multiturn_gpt-3.5-1_turns.json")).toMatchObject({ model: "gpt-3.5", policy: "single-turn", turnLimit: 1 });
     expect(inferMetaFromFileName("ic_sql_multiturn_gpt-4_1_turns.json")).toMatchObject({ model: "gpt-4", policy: "single-turn", turnLimit: 1 });
-    expect(inferMetaFromFileName("ic_sql_multiturn_text-bison-001_10_turns_handicap.json")).toMatchObject({ model: "text-bison-001", policy: "try-again-handicap", turnLimit: 10 });
+    expect(inferMetaFromFileName("ic_sql_multiturn_text-bison-001_10_turns_handicap.json")).toMatchObject({
+      model: "text-bison-001",
+      policy: "try-again-handicap",
+      turnLimit: 10,
+    });
     expect(inferMetaFromFileName("results/ic_sql_plan_solve.json")).toEqual({ environment: "sql", policy: "plan-solve" });
   });
 });
@@ -91,7 +116,10 @@ describe("import of InterCode's published logs", () => {
     const byQuery = await listEpisodes({ search: "minimum length sublist" });
     expect(byQuery.rows.map((r) => r.environment)).toContain("python");
     // The bulk path drops the two insert triggers for its transaction only: both are back.
-    const triggers = getRawDb().prepare(`SELECT "name" FROM "sqlite_master" WHERE "type" = 'trigger' AND "name" IN ('Episode_text_ai', 'Turn_text_ai') ORDER BY "name"`).pluck().all();
+    const triggers = getRawDb()
+      .prepare(`SELECT "name" FROM "sqlite_master" WHERE "type" = 'trigger' AND "name" IN ('Episode_text_ai', 'Turn_text_ai') ORDER BY "name"`)
+      .pluck()
+      .all();
     expect(triggers).toEqual(["Episode_text_ai", "Turn_text_ai"]);
     const live = await createEpisode({ environment: "sql", dataset: "spider-dev", taskId: "1", query: "quokka census", playerKind: "human", turnLimit: 10 });
     await appendTurn({ episodeId: live.id, turn: { index: 0, actor: "human", action: "SELECT wombat FROM zoo", observation: "", ok: true } });
@@ -111,7 +139,15 @@ describe("import of InterCode's published logs", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-bad-"));
     const good = JSON.parse(fs.readFileSync(path.join(sample, "python/ic_python_multiturn_gpt-3.5_7_turns.json"), "utf8"));
     const keys = Object.keys(good).slice(0, 3);
-    const mixed: Record<string, unknown> = { [keys[0]]: good[keys[0]], [keys[1]]: { ...good[keys[1]], turn_history: { ...good[keys[1]].turn_history, observations: [...good[keys[1]].turn_history.observations, "an observation with no action"] } }, [keys[2]]: { ...good[keys[2]], environment: "ic_cobol" }, x: { summary: "nope" } };
+    const mixed: Record<string, unknown> = {
+      [keys[0]]: good[keys[0]],
+      [keys[1]]: {
+        ...good[keys[1]],
+        turn_history: { ...good[keys[1]].turn_history, observations: [...good[keys[1]].turn_history.observations, "an observation with no action"] },
+      },
+      [keys[2]]: { ...good[keys[2]], environment: "ic_cobol" },
+      x: { summary: "nope" },
+    };
     fs.writeFileSync(path.join(dir, "ic_python_multiturn_gpt-4_5_turns.json"), JSON.stringify(mixed));
     fs.writeFileSync(path.join(dir, "ic_sql_multiturn_gpt-4_10_turns.json"), JSON.stringify(good).slice(0, 5000));
     fs.writeFileSync(path.join(dir, "config.json"), JSON.stringify({ model: "gpt-4", max_turns: 10, env: "ic_sql", temperature: 0 }));
@@ -121,7 +157,11 @@ describe("import of InterCode's published logs", () => {
     expect(byName["ic_sql_multiturn_gpt-4_10_turns.json"].error).toMatch(/damaged JSON/);
     const mixedReport = byName["ic_python_multiturn_gpt-4_5_turns.json"];
     expect(mixedReport.added).toBe(1);
-    expect(mixedReport.rejected.map((r) => [r.record, r.index])).toEqual([[keys[1], 1], [keys[2], 2], ["x", 3]]);
+    expect(mixedReport.rejected.map((r) => [r.record, r.index])).toEqual([
+      [keys[1], 1],
+      [keys[2], 2],
+      ["x", 3],
+    ]);
     expect(mixedReport.rejected[0].reason).toMatch(/observations/);
     expect(mixedReport.rejected[1].reason).toMatch(/unknown environment "ic_cobol"/);
     expect(report.totals).toMatchObject({ files: 3, failedFiles: 2, added: 1, rejected: 3 });
@@ -167,8 +207,29 @@ describe("environment logs", () => {
 describe("an imported episode is finished (finding 10)", () => {
   it("a record saying running or interrupted is stored abandoned and flagged unfinished, so it cannot seal its task", () => {
     const line = (id: string, status: string, mode: string) =>
-      JSON.stringify({ format: "icstudio.episode", version: 1, id, environment: "bash", dataset: "nl2bash-fs1", taskId: "3", query: "q", playerKind: "human", annotator: "a", turnLimit: 10, mode, status, reward: null, success: false, startedAt: "2026-01-01T00:00:00Z", turns: [] });
-    const text = [line("0190a000-0000-7000-8000-00000000b001", "running", "baseline"), line("0190a000-0000-7000-8000-00000000b002", "interrupted", "baseline"), line("0190a000-0000-7000-8000-00000000b003", "submitted", "baseline")].join("\n");
+      JSON.stringify({
+        format: "icstudio.episode",
+        version: 1,
+        id,
+        environment: "bash",
+        dataset: "nl2bash-fs1",
+        taskId: "3",
+        query: "q",
+        playerKind: "human",
+        annotator: "a",
+        turnLimit: 10,
+        mode,
+        status,
+        reward: null,
+        success: false,
+        startedAt: "2026-01-01T00:00:00Z",
+        turns: [],
+      });
+    const text = [
+      line("0190a000-0000-7000-8000-00000000b001", "running", "baseline"),
+      line("0190a000-0000-7000-8000-00000000b002", "interrupted", "baseline"),
+      line("0190a000-0000-7000-8000-00000000b003", "submitted", "baseline"),
+    ].join("\n");
     const parsed = parseLogText("sealing.jsonl", text);
     expect(parsed.rejected).toEqual([]);
     expect(parsed.episodes.map((e) => [e.status, e.flags ?? []])).toEqual([

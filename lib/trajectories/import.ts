@@ -29,7 +29,16 @@ export interface FileReport {
 
 export interface ImportReport {
   files: FileReport[];
-  totals: { files: number; failedFiles: number; episodes: number; added: number; skipped: number; rejected: number; flagged: number; flags: Record<string, number> };
+  totals: {
+    files: number;
+    failedFiles: number;
+    episodes: number;
+    added: number;
+    skipped: number;
+    rejected: number;
+    flagged: number;
+    flags: Record<string, number>;
+  };
 }
 
 /** The report of a file stored before (same content, same attribution): nothing new to add. */
@@ -41,7 +50,18 @@ async function seenReport(file: string, contentHash: string): Promise<FileReport
 
 /** Stores one prepared log in one transaction (all its episodes or none), unless it was stored before. */
 export async function storePrepared(p: PreparedLog, known?: FileReport | null): Promise<FileReport> {
-  if (p.error) return { file: p.file, format: p.format, episodes: p.episodes.length, added: 0, skipped: 0, rejected: p.rejected, flagged: p.flagged, flags: p.flags, error: p.error };
+  if (p.error)
+    return {
+      file: p.file,
+      format: p.format,
+      episodes: p.episodes.length,
+      added: 0,
+      skipped: 0,
+      rejected: p.rejected,
+      flagged: p.flagged,
+      flags: p.flags,
+      error: p.error,
+    };
   const seen = known === undefined ? await seenReport(p.file, p.contentHash) : known;
   if (seen) return seen;
   // Each episode on its own task, checked against the task set (which the reading thread does not load).

@@ -10,9 +10,22 @@ const readFields = (r: Record<string, unknown>) => {
   const th = r.turn_history as Record<string, unknown>;
   const s = r.summary as Record<string, unknown>;
   return {
-    environment: r.environment, dataset: r.dataset, task_id: r.task_id, query: r.query, gold: r.gold, hardness: r.hardness, db: r.db, info: r.info,
-    actions: th.actions, observations: th.observations, rewards: th.rewards, valid_action: th.valid_action,
-    max_reward: s.max_reward, max_reward_idx: s.max_reward_idx, turns_taken: s.turns_taken, turns_max: s.turns_max,
+    environment: r.environment,
+    dataset: r.dataset,
+    task_id: r.task_id,
+    query: r.query,
+    gold: r.gold,
+    hardness: r.hardness,
+    db: r.db,
+    info: r.info,
+    actions: th.actions,
+    observations: th.observations,
+    rewards: th.rewards,
+    valid_action: th.valid_action,
+    max_reward: s.max_reward,
+    max_reward_idx: s.max_reward_idx,
+    turns_taken: s.turns_taken,
+    turns_max: s.turns_max,
   };
 };
 
@@ -80,7 +93,19 @@ describe("record keys", () => {
     ];
     for (const [meta, key] of metas) {
       const want = createHash("sha256")
-        .update(JSON.stringify(["results", meta.environment ?? null, meta.dataset ?? null, meta.model ?? null, meta.policy ?? null, meta.turnLimit ?? null, meta.human ?? false, key, "f00d"]))
+        .update(
+          JSON.stringify([
+            "results",
+            meta.environment ?? null,
+            meta.dataset ?? null,
+            meta.model ?? null,
+            meta.policy ?? null,
+            meta.turnLimit ?? null,
+            meta.human ?? false,
+            key,
+            "f00d",
+          ]),
+        )
         .digest("hex")
         .slice(0, 40);
       expect(parseInterCodeRecord(key, rec, meta, "f.json", new Date(), "f00d").sourceKey).toBe(want);

@@ -258,7 +258,15 @@ export class RecordError extends Error {}
 function keyOf(format: string, meta: LogMeta, recordKey: string, fileHash: string): string {
   // The hash of JSON.stringify([format, ...meta, recordKey, fileHash]); the part before the record
   // key is the same for a whole file, so it is hashed once and copied.
-  const prefix = JSON.stringify([format, meta.environment ?? null, meta.dataset ?? null, meta.model ?? null, meta.policy ?? null, meta.turnLimit ?? null, meta.human ?? false]);
+  const prefix = JSON.stringify([
+    format,
+    meta.environment ?? null,
+    meta.dataset ?? null,
+    meta.model ?? null,
+    meta.policy ?? null,
+    meta.turnLimit ?? null,
+    meta.human ?? false,
+  ]);
   if (keyPrefix.text !== prefix) keyPrefix = { text: prefix, hash: createHash("sha256").update(prefix.slice(0, -1) + ",") };
   return keyPrefix.hash
     .copy()
@@ -293,7 +301,13 @@ function historyFlags(th: ResultsRecord["turn_history"], turnsTaken: number | un
   const blocked = n > 0 && th.actions[n - 1].trim() === BLOCKED_ACTION;
   if (blocked) flags.add("blocked");
   if (th.observations.length < n) flags.add("missing-observation");
-  for (const [name, arr] of [["observations", th.observations], ["rewards", th.rewards], ["valid_action", th.valid_action], ["thoughts", th.thoughts], ["steps", th.steps]] as const) {
+  for (const [name, arr] of [
+    ["observations", th.observations],
+    ["rewards", th.rewards],
+    ["valid_action", th.valid_action],
+    ["thoughts", th.thoughts],
+    ["steps", th.steps],
+  ] as const) {
     // A history with no action at all is stored as logged (InterCode's SQL Plan & Solve task 93:
     // `actions: []`, `rewards: [0]`, its plan gave no step): the values with no action to hold
     // them are the episode's own (summary), and `no-actions` says so.

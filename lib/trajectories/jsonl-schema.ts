@@ -73,7 +73,9 @@ export const jsonlEpisodeSchema = z
     reward: z
       .number()
       .nullable()
-      .describe("final reward, normally in [0, 1]; an imported log's reward as logged (InterCode's SQL reward can be below 0: flag negative-reward); null when never evaluated"),
+      .describe(
+        "final reward, normally in [0, 1]; an imported log's reward as logged (InterCode's SQL reward can be below 0: flag negative-reward); null when never evaluated",
+      ),
     breakdown: z.unknown().optional().describe("the reward's components, as the environment reported them"),
     success: z.boolean().describe("the reward reached 1.0"),
     solvedAtTurn: z.number().int().positive().nullable().optional().describe("1-based turn at which the reward first reached 1.0"),
@@ -88,14 +90,19 @@ export const jsonlEpisodeSchema = z
     parentEpisodeId: nullableString.describe("lineage: the episode this one was branched from"),
     branchTurn: nullableInt.describe("lineage: how many of the parent's turns were replayed"),
     tags: z.array(z.string()).optional(),
-    flags: z.array(z.string()).optional().describe("what is odd about an imported episode as logged: negative-reward, blocked, missing-observation, forced-submit, ..."),
+    flags: z
+      .array(z.string())
+      .optional()
+      .describe("what is odd about an imported episode as logged: negative-reward, blocked, missing-observation, forced-submit, ..."),
     turnsTaken: nullableInt.describe("the turns the log itself counted (InterCode's summary.turns_taken, without ReAct's forced final submit)"),
     turns: z.array(jsonlTurnSchema),
     messages: z
       .array(jsonlMessageSchema)
       .refine((ms) => ms.every((m, i) => i === 0 || m.seq > ms[i - 1]!.seq), { message: "seq must increase from one message to the next" })
       .optional()
-      .describe("the conversation with the model (model episodes): each message once, in order; what the model was sent at a turn is the messages before its reply"),
+      .describe(
+        "the conversation with the model (model episodes): each message once, in order; what the model was sent at a turn is the messages before its reply",
+      ),
     recording: z
       .object({
         truncated: z.boolean().describe("true when the episode's recording reached its size cap (IC_RECORDING_MAX_BYTES) and later events were not stored"),
@@ -106,12 +113,16 @@ export const jsonlEpisodeSchema = z
             seq: z.number().int().nonnegative(),
             turnIndex: z.number().int().nonnegative().describe("the turn the events lead to or belong to"),
             startedAt: z.number().int().positive().describe("ms since the epoch of the chunk's first event"),
-            events: z.array(recordingEventSchema).describe('[ms after startedAt, "i" console input | "o" console output | "e" editor change (JSON {o, l, t}[]), data]'),
+            events: z
+              .array(recordingEventSchema)
+              .describe('[ms after startedAt, "i" console input | "o" console output | "e" editor change (JSON {o, l, t}[]), data]'),
           }),
         ),
       })
       .optional()
-      .describe("a person's episode in the playground: every console keystroke, console output and editor change with its time, per turn (the console part is also served as asciicast v2)"),
+      .describe(
+        "a person's episode in the playground: every console keystroke, console output and editor change with its time, per turn (the console part is also served as asciicast v2)",
+      ),
   })
   .describe("One InterCode Studio episode (one line of an icstudio JSONL export)");
 

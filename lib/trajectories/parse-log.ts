@@ -3,7 +3,16 @@ import fs from "node:fs";
 import path from "node:path";
 import type { BulkEpisode } from "@/lib/db/bulk-import";
 import { detectorTagsOf } from "@/lib/failures/machine-tags";
-import { detectRecordFormat, inferMetaFromFileName, metaFromRunMeta, parseInterCodeRecord, readRunLog, RecordError, type LogMeta, type ParsedEpisode } from "./intercode";
+import {
+  detectRecordFormat,
+  inferMetaFromFileName,
+  metaFromRunMeta,
+  parseInterCodeRecord,
+  readRunLog,
+  RecordError,
+  type LogMeta,
+  type ParsedEpisode,
+} from "./intercode";
 import { jsonlEpisodeSchema } from "./jsonl-schema";
 
 /**
@@ -106,15 +115,24 @@ export function parseLogText(name: string, text: string, opts: LogAttribution = 
   try {
     data = JSON.parse(text);
   } catch (err) {
-    return { format: "unknown", episodes, rejected, error: `not a log this importer reads (expected JSON: an InterCode log, icstudio JSONL, an Inspect eval log or an ATIF trajectory; a .eval zip): damaged JSON: ${(err as Error).message}` };
+    return {
+      format: "unknown",
+      episodes,
+      rejected,
+      error: `not a log this importer reads (expected JSON: an InterCode log, icstudio JSONL, an Inspect eval log or an ATIF trajectory; a .eval zip): damaged JSON: ${(err as Error).message}`,
+    };
   }
-  if (!data || typeof data !== "object") return { format: "unknown", episodes, rejected, error: "not a log: the file holds a JSON " + (data === null ? "null" : typeof data) };
+  if (!data || typeof data !== "object")
+    return { format: "unknown", episodes, rejected, error: "not a log: the file holds a JSON " + (data === null ? "null" : typeof data) };
   const run = readRunLog(data);
   const records = run ? run.logs : data;
   const entries: Array<[string, unknown]> = Array.isArray(records) ? records.map((v, i) => [String(i), v]) : Object.entries(records);
   const formats = entries.map(([, v]) => detectRecordFormat(v));
   if (!formats.some(Boolean)) {
-    const keys = entries.slice(0, 5).map(([k]) => k).join(", ");
+    const keys = entries
+      .slice(0, 5)
+      .map(([k]) => k)
+      .join(", ");
     return {
       format: "unknown",
       episodes,
@@ -210,7 +228,8 @@ export function prepareLogText(name: string, text: string, opts: LogAttribution,
 /** Reads a log file from disk into the rows to store; a file above MAX_IMPORT_FILE_BYTES is reported, not read. */
 export function prepareLogFile(file: string, opts: LogAttribution): PreparedLog {
   const size = fs.statSync(file).size;
-  if (size > MAX_IMPORT_FILE_BYTES) return { file, contentHash: "", format: "unknown", episodes: [], rejected: [], flagged: 0, flags: {}, error: tooLarge(size) };
+  if (size > MAX_IMPORT_FILE_BYTES)
+    return { file, contentHash: "", format: "unknown", episodes: [], rejected: [], flagged: 0, flags: {}, error: tooLarge(size) };
   return prepareLogText(file, fs.readFileSync(file, "utf8"), opts);
 }
 

@@ -70,7 +70,13 @@ describe("task links at import: each log format's id rule, checked against the t
     const run = {
       meta: { data_path: "./data/sql/spider/ic_spider_dev.json", env: "sql", refine: false, refine_turns: 0 },
       logs: {
-        93: { environment: "ic_sql", task_id: 93, query: spider[93].query, turn_history: { actions: [], observations: [], rewards: [0], valid_action: [] }, summary: { max_reward: 0, max_reward_idx: 0 } },
+        93: {
+          environment: "ic_sql",
+          task_id: 93,
+          query: spider[93].query,
+          turn_history: { actions: [], observations: [], rewards: [0], valid_action: [] },
+          summary: { max_reward: 0, max_reward_idx: 0 },
+        },
       },
     };
     const report = await importLogText("ic_sql_plan_solve.json", JSON.stringify(run));

@@ -48,7 +48,13 @@ export function taskOfLog(format: LogFormat, ep: LoggedTask, cache = new Map<str
   const rule = TASK_ID_RULES[format][ep.environment as keyof (typeof TASK_ID_RULES)["results"]];
   if (!rule) return null;
   const set = taskSetOf(ep.dataset, cache);
-  const task = !set ? undefined : rule === "index" ? (ep.taskIndex === null || ep.taskIndex === undefined ? undefined : set.tasks[ep.taskIndex]) : set.byId.get(ep.taskId);
+  const task = !set
+    ? undefined
+    : rule === "index"
+      ? ep.taskIndex === null || ep.taskIndex === undefined
+        ? undefined
+        : set.tasks[ep.taskIndex]
+      : set.byId.get(ep.taskId);
   if (!task || task.env !== ep.environment) return null;
   return { task, textDiffers: !sameQuestion(task.query, ep.query) };
 }

@@ -12,9 +12,23 @@ const dir = path.dirname(file);
 
 function episodeLine(i: number): string {
   return JSON.stringify({
-    format: "icstudio.episode", version: 1, id: `0190c000-0000-7000-8000-${i.toString(16).padStart(12, "0")}`, environment: "bash", dataset: "upload-thread",
-    taskId: String(i), query: `print ${i}`, playerKind: "model", model: "m", policy: "try-again", turnLimit: 3, mode: "eval", status: "submitted",
-    reward: 1, success: true, startedAt: new Date().toISOString(), turns: [{ index: 0, actor: "model", action: `echo ${i}`, observation: `${i}\n` }],
+    format: "icstudio.episode",
+    version: 1,
+    id: `0190c000-0000-7000-8000-${i.toString(16).padStart(12, "0")}`,
+    environment: "bash",
+    dataset: "upload-thread",
+    taskId: String(i),
+    query: `print ${i}`,
+    playerKind: "model",
+    model: "m",
+    policy: "try-again",
+    turnLimit: 3,
+    mode: "eval",
+    status: "submitted",
+    reward: 1,
+    success: true,
+    startedAt: new Date().toISOString(),
+    turns: [{ index: 0, actor: "model", action: `echo ${i}`, observation: `${i}\n` }],
   });
 }
 

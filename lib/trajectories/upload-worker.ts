@@ -21,7 +21,11 @@ port.on("message", async (m: UploadJob | { icWriteLock: unknown }) => {
     const e = err as Error;
     answer = {
       job: m.job,
-      error: { code: err instanceof StudioError ? err.code : "internal", message: e?.message ?? String(err), details: err instanceof StudioError ? err.details : undefined },
+      error: {
+        code: err instanceof StudioError ? err.code : "internal",
+        message: e?.message ?? String(err),
+        details: err instanceof StudioError ? err.details : undefined,
+      },
     };
   }
   port.postMessage(answer);

@@ -3,7 +3,9 @@ import { ansiToHtml, parseAnsi, stripAnsi, xterm256 } from "@/lib/viewer/ansi";
 
 describe("parseAnsi", () => {
   it("keeps plain text as one unstyled span", () => {
-    expect(parseAnsi("hello\nworld")).toEqual([{ text: "hello\nworld", fg: null, bg: null, bold: false, dim: false, italic: false, underline: false, inverse: false }]);
+    expect(parseAnsi("hello\nworld")).toEqual([
+      { text: "hello\nworld", fg: null, bg: null, bold: false, dim: false, italic: false, underline: false, inverse: false },
+    ]);
   });
   it("applies and resets 16-colour, bold and background codes", () => {
     const s = parseAnsi("a\x1b[1;31mred\x1b[0m b\x1b[42mgreen-bg\x1b[49m c");

@@ -13,8 +13,22 @@ export interface AnsiSpan {
 
 /** The 16 standard colours (xterm's defaults), indexes 0-15. */
 const BASE16 = [
-  "#000000", "#cd3131", "#0dbc79", "#e5e510", "#2472c8", "#bc3fbc", "#11a8cd", "#e5e5e5",
-  "#666666", "#f14c4c", "#23d18b", "#f5f543", "#3b8eea", "#d670d6", "#29b8db", "#ffffff",
+  "#000000",
+  "#cd3131",
+  "#0dbc79",
+  "#e5e510",
+  "#2472c8",
+  "#bc3fbc",
+  "#11a8cd",
+  "#e5e5e5",
+  "#666666",
+  "#f14c4c",
+  "#23d18b",
+  "#f5f543",
+  "#3b8eea",
+  "#d670d6",
+  "#29b8db",
+  "#ffffff",
 ];
 
 /** A colour of the 256-colour palette as CSS. */
@@ -92,7 +106,13 @@ export function parseAnsi(input: string): AnsiSpan[] {
     push(input.slice(last, m.index));
     last = m.index! + m[0].length;
     if (m[2] === "m" && !m[1]?.includes("?")) {
-      applySgr(state, (m[1] ?? "").split(";").filter((s) => s !== "").map(Number));
+      applySgr(
+        state,
+        (m[1] ?? "")
+          .split(";")
+          .filter((s) => s !== "")
+          .map(Number),
+      );
     }
   }
   push(input.slice(last));
@@ -100,12 +120,16 @@ export function parseAnsi(input: string): AnsiSpan[] {
 }
 
 function sameStyle(a: State, b: State): boolean {
-  return a.fg === b.fg && a.bg === b.bg && a.bold === b.bold && a.dim === b.dim && a.italic === b.italic && a.underline === b.underline && a.inverse === b.inverse;
+  return (
+    a.fg === b.fg && a.bg === b.bg && a.bold === b.bold && a.dim === b.dim && a.italic === b.italic && a.underline === b.underline && a.inverse === b.inverse
+  );
 }
 
 /** The text without any escape sequence. */
 export function stripAnsi(input: string): string {
-  return parseAnsi(input).map((s) => s.text).join("");
+  return parseAnsi(input)
+    .map((s) => s.text)
+    .join("");
 }
 
 /** Inline CSS for a span (inverse swaps the colours). */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { diffLines, diffStats, MAX_DIFF_LINES } from "@/lib/viewer/diff";
 
-const apply = (d: ReturnType<typeof diffLines>, side: "a" | "b") => d.filter((l) => l.op === "same" || l.op === (side === "a" ? "del" : "add")).map((l) => l.text);
+const apply = (d: ReturnType<typeof diffLines>, side: "a" | "b") =>
+  d.filter((l) => l.op === "same" || l.op === (side === "a" ? "del" : "add")).map((l) => l.text);
 
 describe("diffLines", () => {
   it("marks nothing when equal", () => {

@@ -4,7 +4,9 @@ import { listParamsFromUrl, listQuery, parseListParams, toEpisodeFilters } from 
 
 describe("list params", () => {
   it("parses a view from the URL into store filters", () => {
-    const p = listParamsFromUrl(new URLSearchParams("q=ls -la&env=bash,sql&solved=no&rmin=0.5&tmax=3&imin=1&tag=timeout&sort=reward&dir=asc&page=2&from=2026-01-01"));
+    const p = listParamsFromUrl(
+      new URLSearchParams("q=ls -la&env=bash,sql&solved=no&rmin=0.5&tmax=3&imin=1&tag=timeout&sort=reward&dir=asc&page=2&from=2026-01-01"),
+    );
     expect(p.sort).toBe("reward");
     expect(p.page).toBe(2);
     const f = toEpisodeFilters(p);
@@ -23,6 +25,14 @@ describe("list params", () => {
 
 describe("toCsv", () => {
   it("quotes cells that need it", () => {
-    expect(toCsv(["a", "b"], [{ a: 'x,"y"', b: 0.5 }, { a: null, b: 2 }])).toBe('a,b\r\n"x,""y""",0.5\r\n,2\r\n');
+    expect(
+      toCsv(
+        ["a", "b"],
+        [
+          { a: 'x,"y"', b: 0.5 },
+          { a: null, b: 2 },
+        ],
+      ),
+    ).toBe('a,b\r\n"x,""y""",0.5\r\n,2\r\n');
   });
 });

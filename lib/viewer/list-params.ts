@@ -6,7 +6,14 @@ export type ListSort = keyof typeof LIST_SORTS;
 
 const one = z.preprocess((v) => (Array.isArray(v) ? v[0] : v), z.string().optional());
 const text = one.transform((v) => (v?.trim() ? v.trim() : undefined));
-const csv = text.transform((v) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : undefined));
+const csv = text.transform((v) =>
+  v
+    ? v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined,
+);
 const num = text.transform((v) => (v !== undefined && Number.isFinite(Number(v)) ? Number(v) : undefined));
 const int = text.transform((v) => (v !== undefined && Number.isInteger(Number(v)) && Number(v) >= 0 ? Number(v) : undefined));
 const date = text.transform((v) => {

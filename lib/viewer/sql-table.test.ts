@@ -4,8 +4,21 @@ import { columnsFromQuery, parseSqlRows, sqlTableOf } from "@/lib/viewer/sql-tab
 
 describe("parseSqlRows", () => {
   it("reads back what the SQL environment stores, in both of InterCode's shapes", () => {
-    const rows = [["Harbour Gate", 3n], ["it's \"x\"\n", null], [{ py: "decimal", text: "12.50" }, { py: "float", value: 5 }], [{ py: "date", year: 2020, month: 1, day: 2 }, true]] as const;
-    const want = [["Harbour Gate", "3"], ["it's \"x\"\n", "NULL"], ["12.50", "5.0"], ["datetime.date(2020, 1, 2)", "True"]];
+    const rows = [
+      ["Harbour Gate", 3n],
+      ['it\'s "x"\n', null],
+      [
+        { py: "decimal", text: "12.50" },
+        { py: "float", value: 5 },
+      ],
+      [{ py: "date", year: 2020, month: 1, day: 2 }, true],
+    ] as const;
+    const want = [
+      ["Harbour Gate", "3"],
+      ['it\'s "x"\n', "NULL"],
+      ["12.50", "5.0"],
+      ["datetime.date(2020, 1, 2)", "True"],
+    ];
     expect(parseSqlRows(pyReprRowsConcatenated(rows))).toEqual(want);
     expect(parseSqlRows(pyReprRows(rows))).toEqual(want);
     expect(parseSqlRows(pyReprRowsConcatenated([["a"], ["b"]]))).toEqual([["a"], ["b"]]);
@@ -39,7 +52,14 @@ describe("columnsFromQuery", () => {
 describe("sqlTableOf", () => {
   it("takes the engine's names, else the query's, else c1..cn", () => {
     const obs = "('a', 1)('b', 2)";
-    expect(sqlTableOf(obs, "select * from t", ["name", "n"])).toEqual({ columns: ["name", "n"], rows: [["a", "1"], ["b", "2"]], columnSource: "engine" });
+    expect(sqlTableOf(obs, "select * from t", ["name", "n"])).toEqual({
+      columns: ["name", "n"],
+      rows: [
+        ["a", "1"],
+        ["b", "2"],
+      ],
+      columnSource: "engine",
+    });
     expect(sqlTableOf(obs, "select x, y from t")?.columns).toEqual(["x", "y"]);
     expect(sqlTableOf(obs, "select * from t")).toMatchObject({ columns: ["c1", "c2"], columnSource: "numbered" });
     expect(sqlTableOf(obs, "select x from t")?.columns).toEqual(["c1", "c2"]);

@@ -172,7 +172,10 @@ const unquote = (name: string) => name.replace(/^([`"[])(.*)[`"\]]$/, "$2");
  * Of several statements, the last one's (it gives the result).
  */
 export function columnsFromQuery(sql: string): string[] | null {
-  const statements = sql.split(";").map((x) => x.trim()).filter(Boolean);
+  const statements = sql
+    .split(";")
+    .map((x) => x.trim())
+    .filter(Boolean);
   const last = statements.at(-1);
   if (!last) return null;
   const sel = topLevelKeyword(last, "select");
@@ -183,7 +186,7 @@ export function columnsFromQuery(sql: string): string[] | null {
   body = body.replace(/^\s*(distinct|all)\b/i, "");
   const items = splitTopLevel(body.trim());
   if (!items.length || items.some((x) => x === "" || /(^|\.)\*$/.test(x))) return null;
-  const ident = "([A-Za-z_][\\w$]*|`[^`]+`|\"[^\"]+\"|\\[[^\\]]+\\])";
+  const ident = '([A-Za-z_][\\w$]*|`[^`]+`|"[^"]+"|\\[[^\\]]+\\])';
   return items.map((item) => {
     if (new RegExp(`^${ident}$`).test(item)) return unquote(item);
     const explicit = new RegExp(`\\s+as\\s+(${ident.slice(1, -1)}|'[^']*')$`, "i").exec(item);

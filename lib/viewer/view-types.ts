@@ -36,7 +36,18 @@ export interface GoldOutput {
  * Studio's environment gets wrong) and "the log's environment differed" (the log names a table the
  * task's database lacks: no replay can agree; `evidence` says what).
  */
-export const DISAGREEMENT_CATEGORIES = ["environment content", "the log's environment differed", "time", "process ids", "network", "host", "reward formula", "loop", "tool versions", "order"] as const;
+export const DISAGREEMENT_CATEGORIES = [
+  "environment content",
+  "the log's environment differed",
+  "time",
+  "process ids",
+  "network",
+  "host",
+  "reward formula",
+  "loop",
+  "tool versions",
+  "order",
+] as const;
 export type DisagreementCategory = (typeof DISAGREEMENT_CATEGORIES)[number];
 
 /** The check of one turn: what was recorded against what a fresh run gives. */

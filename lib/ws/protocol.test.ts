@@ -18,7 +18,14 @@ describe("protocol", () => {
     const open = parseClientMessage(JSON.stringify({ type: "open", env: "sql", taskRef: "spider-dev:12" }));
     // No turn limit on the wire: the side that opens the episode applies the engine's default.
     expect(open).toEqual({ ok: true, message: { type: "open", env: "sql", taskRef: "spider-dev:12", mode: "play", feedback: "none" } });
-    for (const m of [{ type: "resume", episodeId: "e1" }, { type: "action", text: "ls", source: "console" }, { type: "interrupt" }, { type: "submit", arg: "f" }, { type: "restart" }, { type: "abandon" }]) {
+    for (const m of [
+      { type: "resume", episodeId: "e1" },
+      { type: "action", text: "ls", source: "console" },
+      { type: "interrupt" },
+      { type: "submit", arg: "f" },
+      { type: "restart" },
+      { type: "abandon" },
+    ]) {
       expect(parseClientMessage(JSON.stringify(m)).ok).toBe(true);
     }
   });
@@ -30,7 +37,10 @@ describe("protocol", () => {
     expect(big.ok).toBe(false);
     expect(!big.ok && big.reason).toMatch(/larger than 64 KiB/);
     expect(parseClientMessage("x".repeat(MAX_MESSAGE_BYTES + 1))).toMatchObject({ ok: false, reason: expect.stringMatching(/message larger/) });
-    expect(parseClientMessage(JSON.stringify({ type: "open", env: "cobol", taskRef: "a" }))).toMatchObject({ ok: false, reason: expect.stringMatching(/^env:/) });
+    expect(parseClientMessage(JSON.stringify({ type: "open", env: "cobol", taskRef: "a" }))).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^env:/),
+    });
     expect(parseClientMessage("{")).toEqual({ ok: false, reason: "message is not JSON" });
   });
 
@@ -54,7 +64,8 @@ describe("protocol", () => {
       return ["optional", "nullable", "default", "prefault"].includes(def.type) && def.innerType ? base(def.innerType) : t;
     };
     const options = (t: z.ZodType) => (base(t) as unknown as { options: string[] }).options;
-    const message = (schema: { options: readonly z.ZodObject[] }, type: string) => schema.options.find((o) => (o.shape.type as z.ZodLiteral).value === type)!.shape;
+    const message = (schema: { options: readonly z.ZodObject[] }, type: string) =>
+      schema.options.find((o) => (o.shape.type as z.ZodLiteral).value === type)!.shape;
     const turnStart = message(serverMessageSchema, "turnStart");
     const turnEnd = message(serverMessageSchema, "turnEnd");
     const open = message(clientMessageSchema, "open");

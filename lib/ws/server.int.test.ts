@@ -43,7 +43,11 @@ class Client {
   send(m: ClientMessageInput | string): void {
     this.ws.send(typeof m === "string" ? m : JSON.stringify(m));
   }
-  next<T extends ServerMessage["type"]>(type: T, pred: (m: Extract<ServerMessage, { type: T }>) => boolean = () => true, timeoutMs = 30_000): Promise<Extract<ServerMessage, { type: T }>> {
+  next<T extends ServerMessage["type"]>(
+    type: T,
+    pred: (m: Extract<ServerMessage, { type: T }>) => boolean = () => true,
+    timeoutMs = 30_000,
+  ): Promise<Extract<ServerMessage, { type: T }>> {
     const seen = this.messages.find((m) => m.type === type && pred(m as Extract<ServerMessage, { type: T }>) && !this.consumed.has(m));
     if (seen) {
       this.consumed.add(seen);

@@ -1,7 +1,15 @@
 import "server-only";
 import type { WebSocket } from "ws";
 import { asStudioError } from "@/lib/errors";
-import { parseClientMessage, serverMessageSchema, type ActionMessage, type ClientMessage, type OpenMessage, type RecordMessage, type ServerMessageInput } from "./protocol";
+import {
+  parseClientMessage,
+  serverMessageSchema,
+  type ActionMessage,
+  type ClientMessage,
+  type OpenMessage,
+  type RecordMessage,
+  type ServerMessageInput,
+} from "./protocol";
 
 /** Largest frame the socket accepts at all; between MAX_MESSAGE_BYTES and this, the client gets a clear error. */
 export const WS_MAX_PAYLOAD = 1024 * 1024;
@@ -104,7 +112,12 @@ export function handlePlaygroundConnection<Episode>(ws: WebSocket, manager: Play
       return;
     }
     if (queued >= MAX_QUEUED_MESSAGES) {
-      send({ type: "error", code: "limit_reached", message: `rejected message: ${queued} messages are waiting on this connection; wait for their answers`, fatal: false });
+      send({
+        type: "error",
+        code: "limit_reached",
+        message: `rejected message: ${queued} messages are waiting on this connection; wait for their answers`,
+        fatal: false,
+      });
       return;
     }
     queued++;
@@ -129,7 +142,12 @@ export function handlePlaygroundConnection<Episode>(ws: WebSocket, manager: Play
     const raw = Buffer.isBuffer(data) ? data.toString("utf8") : Array.isArray(data) ? Buffer.concat(data).toString("utf8") : Buffer.from(data).toString("utf8");
     const parsed = parseClientMessage(raw);
     if (!parsed.ok) {
-      send({ type: "error", code: parsed.reason.includes("larger than") ? "limit_reached" : "bad_input", message: `rejected message: ${parsed.reason}`, fatal: false });
+      send({
+        type: "error",
+        code: parsed.reason.includes("larger than") ? "limit_reached" : "bad_input",
+        message: `rejected message: ${parsed.reason}`,
+        fatal: false,
+      });
       return;
     }
     enqueue(parsed.message);

@@ -13,7 +13,10 @@ export function GET() {
     const used = await listUsedTags();
     const base = new Set(BASE_TAXONOMY.map((t) => t.tag));
     return NextResponse.json({
-      tags: [...BASE_TAXONOMY.map((t) => ({ ...t, accepted: used.find((u) => u.tag === t.tag)?.accepted ?? 0 })), ...used.filter((u) => !base.has(u.tag)).map((u) => ({ tag: u.tag, description: "", accepted: u.accepted }))],
+      tags: [
+        ...BASE_TAXONOMY.map((t) => ({ ...t, accepted: used.find((u) => u.tag === t.tag)?.accepted ?? 0 })),
+        ...used.filter((u) => !base.has(u.tag)).map((u) => ({ tag: u.tag, description: "", accepted: u.accepted })),
+      ],
     });
   });
 }

@@ -11,7 +11,18 @@ export const dynamic = "force-dynamic";
 export function GET() {
   return respond(async () => {
     const runs = await listRuns();
-    return NextResponse.json({ runs: runs.map((r) => ({ id: r.id, name: r.name, status: r.status, total: r.total, done: r.done, solved: r.solved, errors: r.errors, createdAt: r.createdAt })) });
+    return NextResponse.json({
+      runs: runs.map((r) => ({
+        id: r.id,
+        name: r.name,
+        status: r.status,
+        total: r.total,
+        done: r.done,
+        solved: r.solved,
+        errors: r.errors,
+        createdAt: r.createdAt,
+      })),
+    });
   });
 }
 

@@ -10,7 +10,14 @@ export const statsQuerySchema = listParamsSchema.extend({
   group: z
     .string()
     .optional()
-    .transform((v) => (v ? v.split(",").map((s) => s.trim()).filter(Boolean) : ["env", "actor", "model", "policy"]))
+    .transform((v) =>
+      v
+        ? v
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : ["env", "actor", "model", "policy"],
+    )
     .pipe(z.array(z.enum(dims)).max(5)),
   csv: z.enum(CHARTS).optional(),
 });

@@ -10,7 +10,15 @@ export function GET() {
   return respond(async () => {
     const studies = await listStudyViews();
     return NextResponse.json({
-      studies: studies.map((s) => ({ id: s.id, name: s.name, env: s.config.env, dataset: s.config.dataset, tasks: s.config.tasks.length, feedback: s.config.feedback, turnLimit: s.config.turnLimit })),
+      studies: studies.map((s) => ({
+        id: s.id,
+        name: s.name,
+        env: s.config.env,
+        dataset: s.config.dataset,
+        tasks: s.config.tasks.length,
+        feedback: s.config.feedback,
+        turnLimit: s.config.turnLimit,
+      })),
     });
   });
 }

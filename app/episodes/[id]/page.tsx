@@ -25,6 +25,11 @@ export default async function EpisodePage({ params, searchParams }: Props) {
   const data = await getReplayHeaderById({ id: decodeURIComponent(id), turn: (initialTurn ?? 1) - 1 });
   if (!data) notFound();
   const seal = await findSeal(data.episode);
-  if (seal) return <p className="p-4 text-sm text-amber-400" data-testid="sealed">{sealMessage(data.episode, seal, "Viewing this episode")}</p>;
+  if (seal)
+    return (
+      <p className="p-4 text-sm text-amber-400" data-testid="sealed">
+        {sealMessage(data.episode, seal, "Viewing this episode")}
+      </p>
+    );
   return <ReplayView key={data.episode.id} initial={data} initialTurn={initialTurn} />;
 }

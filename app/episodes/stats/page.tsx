@@ -31,7 +31,9 @@ export default async function StatsPage({ searchParams }: Props) {
     <div className="space-y-3 p-4">
       <div className="flex flex-wrap items-baseline gap-4 text-xs">
         <h1 className="text-lg font-semibold">Aggregates</h1>
-        <Link className="text-sky-400 underline" href={`/episodes${listQ.size ? `?${listQ}` : ""}`}>back to the list</Link>
+        <Link className="text-sky-400 underline" href={`/episodes${listQ.size ? `?${listQ}` : ""}`}>
+          back to the list
+        </Link>
         <span className="text-zinc-400">group by:</span>
         {["env", "actor,model,policy", "env,actor,model,policy", "dataset", "hardness", "annotator", "turnLimit"].map((g) => {
           const gq = new URLSearchParams(q);
@@ -47,15 +49,25 @@ export default async function StatsPage({ searchParams }: Props) {
       <table className="text-xs" data-testid="success-table">
         <thead>
           <tr className="text-left text-zinc-400">
-            <th className="pr-4">group</th><th className="pr-4">episodes</th><th className="pr-4">solved</th><th className="pr-4">success</th><th className="pr-4">mean reward</th><th className="pr-4">mean turns</th><th>error rate</th>
+            <th className="pr-4">group</th>
+            <th className="pr-4">episodes</th>
+            <th className="pr-4">solved</th>
+            <th className="pr-4">success</th>
+            <th className="pr-4">mean reward</th>
+            <th className="pr-4">mean turns</th>
+            <th>error rate</th>
           </tr>
         </thead>
         <tbody>
           {stats.success.map((s) => (
             <tr key={s.group}>
-              <td className="pr-4">{s.group}</td><td className="pr-4">{s.episodes}</td><td className="pr-4">{s.solved}</td>
-              <td className="pr-4">{(s.successRate * 100).toFixed(1)}%</td><td className="pr-4">{s.meanReward.toFixed(3)}</td>
-              <td className="pr-4">{s.meanTurns.toFixed(2)}</td><td>{s.errorRate === null ? "–" : `${(s.errorRate * 100).toFixed(1)}%`}</td>
+              <td className="pr-4">{s.group}</td>
+              <td className="pr-4">{s.episodes}</td>
+              <td className="pr-4">{s.solved}</td>
+              <td className="pr-4">{(s.successRate * 100).toFixed(1)}%</td>
+              <td className="pr-4">{s.meanReward.toFixed(3)}</td>
+              <td className="pr-4">{s.meanTurns.toFixed(2)}</td>
+              <td>{s.errorRate === null ? "–" : `${(s.errorRate * 100).toFixed(1)}%`}</td>
             </tr>
           ))}
         </tbody>
@@ -63,7 +75,9 @@ export default async function StatsPage({ searchParams }: Props) {
       {stats.groupsTotal > stats.success.length ? (
         <p className="text-xs text-zinc-400" data-testid="more-groups">
           the first {stats.success.length} of {stats.groupsTotal.toLocaleString("en")} groups; every group is in the{" "}
-          <a className="text-sky-400 underline" href={`/api/stats?${new URLSearchParams([...q, ["csv", "success"]])}`} download>CSV</a>
+          <a className="text-sky-400 underline" href={`/api/stats?${new URLSearchParams([...q, ["csv", "success"]])}`} download>
+            CSV
+          </a>
         </p>
       ) : null}
       <AggregateCharts stats={stats} csvBase={`/api/stats?${q}`} />

@@ -45,17 +45,29 @@ export default async function FailureGroupPage({ params, searchParams }: Props) 
         <dt className="text-zinc-400">hardness</dt>
         <dd>{countList(group.byHardness)}</dd>
         <dt className="text-zinc-400">group id</dt>
-        <dd><code>{group.id}</code></dd>
+        <dd>
+          <code>{group.id}</code>
+        </dd>
       </dl>
       <table data-testid="group-episode-list">
         <caption className="sr-only">The group&apos;s episodes, each with the turn it points at</caption>
         <thead>
           <tr className="text-left text-zinc-300">
-            <th scope="col" className="pr-4">turn</th>
-            <th scope="col" className="pr-4">task</th>
-            <th scope="col" className="pr-4">model</th>
-            <th scope="col" className="pr-4">policy</th>
-            <th scope="col" className="pr-4">hardness</th>
+            <th scope="col" className="pr-4">
+              turn
+            </th>
+            <th scope="col" className="pr-4">
+              task
+            </th>
+            <th scope="col" className="pr-4">
+              model
+            </th>
+            <th scope="col" className="pr-4">
+              policy
+            </th>
+            <th scope="col" className="pr-4">
+              hardness
+            </th>
             <th scope="col">reward</th>
           </tr>
         </thead>
@@ -67,7 +79,9 @@ export default async function FailureGroupPage({ params, searchParams }: Props) 
                   {e.turn === null ? `episode ${e.episodeId.slice(0, 8)}` : `turn ${e.turn + 1} of ${e.episodeId.slice(0, 8)}`}
                 </Link>
               </td>
-              <td className="pr-4">{e.environment}:{e.taskId}</td>
+              <td className="pr-4">
+                {e.environment}:{e.taskId}
+              </td>
               <td className="pr-4">{e.model ?? "–"}</td>
               <td className="pr-4">{e.policy ?? "–"}</td>
               <td className="pr-4">{e.hardness ?? "–"}</td>

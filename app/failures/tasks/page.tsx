@@ -40,15 +40,23 @@ export default async function TaskQaPage({ searchParams }: Props) {
         A failing gold check comes from <code>icstudio tasks-qa --gold-check REPORT</code> (the report of <code>icstudio gold-check --json</code>).
       </p>
       {suspects.length === 0 ? (
-        <p className="text-sm text-zinc-300" data-testid="no-suspects">No suspect tasks among the episodes that match.</p>
+        <p className="text-sm text-zinc-300" data-testid="no-suspects">
+          No suspect tasks among the episodes that match.
+        </p>
       ) : (
         <table data-testid="task-suspects">
           <caption className="sr-only">Suspect tasks with their evidence and episodes</caption>
           <thead>
             <tr className="text-left text-zinc-300">
-              <th scope="col" className="pr-4">task</th>
-              <th scope="col" className="pr-4">suspected of</th>
-              <th scope="col" className="pr-4">evidence</th>
+              <th scope="col" className="pr-4">
+                task
+              </th>
+              <th scope="col" className="pr-4">
+                suspected of
+              </th>
+              <th scope="col" className="pr-4">
+                evidence
+              </th>
               <th scope="col">episodes</th>
             </tr>
           </thead>
@@ -64,7 +72,10 @@ export default async function TaskQaPage({ searchParams }: Props) {
                   <ul>
                     {s.episodes.map((e) => (
                       <li key={`${e.episodeId}:${e.turn}`}>
-                        <Link className="text-sky-400 underline" href={`/episodes/${encodeURIComponent(e.episodeId)}${e.turn === null ? "" : `?turn=${e.turn + 1}`}`}>
+                        <Link
+                          className="text-sky-400 underline"
+                          href={`/episodes/${encodeURIComponent(e.episodeId)}${e.turn === null ? "" : `?turn=${e.turn + 1}`}`}
+                        >
                           {e.model ?? "–"} {e.policy ?? ""} {e.turn === null ? "" : `turn ${e.turn + 1}`}
                         </Link>
                       </li>

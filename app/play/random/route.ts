@@ -14,7 +14,10 @@ export function GET(req: NextRequest) {
     const play = playParamsSchema.parse(raw);
     const t = randomTask({ env: p.env ?? "bash", dataset: p.dataset, q: p.q, hardness: p.hardness, db: p.db, fs: p.fs });
     if (!t) return NextResponse.redirect(new URL(`/play?${req.nextUrl.searchParams}`, req.nextUrl.origin), 303);
-    return new NextResponse(null, { status: 303, headers: { location: playUrl(t.env, t.dataset, t.id) + playQuery({ mode: play.mode, feedback: play.feedback, limit: play.limit }) } });
+    return new NextResponse(null, {
+      status: 303,
+      headers: { location: playUrl(t.env, t.dataset, t.id) + playQuery({ mode: play.mode, feedback: play.feedback, limit: play.limit }) },
+    });
   } catch (err) {
     const { status, body } = toHttp(err);
     return NextResponse.json(body, { status });

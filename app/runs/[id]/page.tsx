@@ -23,7 +23,9 @@ export default async function RunPage({ params }: Props) {
   const others = (await listRuns({ limit: 200 })).filter((r) => r.id !== id).map((r) => ({ id: r.id, name: r.name }));
   return (
     <div className="space-y-2 p-4">
-      <Link href="/runs" className="text-xs text-sky-400 underline">all runs</Link>
+      <Link href="/runs" className="text-xs text-sky-400 underline">
+        all runs
+      </Link>
       <RunLive initial={view} others={others} />
     </div>
   );

@@ -19,7 +19,9 @@ export default async function ScanPage({ params }: Props) {
       <div className="space-y-2 p-4">
         <h1 className="text-lg font-semibold">Scan</h1>
         <p className="text-sm text-zinc-400">No scan {id}.</p>
-        <Link className="text-xs text-sky-400 underline" href="/scans">all scans</Link>
+        <Link className="text-xs text-sky-400 underline" href="/scans">
+          all scans
+        </Link>
       </div>
     );
   }
@@ -27,13 +29,21 @@ export default async function ScanPage({ params }: Props) {
     <div className="space-y-3 p-4">
       <div className="flex flex-wrap items-baseline gap-3">
         <h1 className="text-lg font-semibold">Scan: {scan.tag}</h1>
-        <Link className="text-xs text-sky-400 underline" href="/scans">all scans</Link>
+        <Link className="text-xs text-sky-400 underline" href="/scans">
+          all scans
+        </Link>
       </div>
-      <p className="text-xs text-zinc-300">&ldquo;{scan.question}&rdquo; asked of {scan.model} at {scan.at.replace("T", " ").slice(0, 19)} about {scan.episodes} episodes: yes {scan.yes}, no {scan.no}, errors {scan.errors}.</p>
-      <p className="text-xs text-zinc-300" data-testid="scan-agreement">Agreement: <AgreementText a={scan.agreement} /></p>
+      <p className="text-xs text-zinc-300">
+        &ldquo;{scan.question}&rdquo; asked of {scan.model} at {scan.at.replace("T", " ").slice(0, 19)} about {scan.episodes} episodes: yes {scan.yes}, no{" "}
+        {scan.no}, errors {scan.errors}.
+      </p>
+      <p className="text-xs text-zinc-300" data-testid="scan-agreement">
+        Agreement: <AgreementText a={scan.agreement} />
+      </p>
       {scan.agreement && (
         <p className="text-xs text-zinc-400">
-          Both yes {scan.agreement.truePositive}, scanner only {scan.agreement.falsePositive}, people only {scan.agreement.falseNegative}, both no {scan.agreement.trueNegative}.
+          Both yes {scan.agreement.truePositive}, scanner only {scan.agreement.falsePositive}, people only {scan.agreement.falseNegative}, both no{" "}
+          {scan.agreement.trueNegative}.
         </p>
       )}
       <details className="text-xs">
@@ -43,13 +53,26 @@ export default async function ScanPage({ params }: Props) {
       <table className="w-full text-xs" data-testid="scan-answers">
         <thead>
           <tr className="text-left text-zinc-400">
-            <th scope="col" className="pr-3">episode</th><th scope="col" className="pr-3">scanner</th><th scope="col" className="pr-3">people</th><th scope="col">evidence or error</th>
+            <th scope="col" className="pr-3">
+              episode
+            </th>
+            <th scope="col" className="pr-3">
+              scanner
+            </th>
+            <th scope="col" className="pr-3">
+              people
+            </th>
+            <th scope="col">evidence or error</th>
           </tr>
         </thead>
         <tbody>
           {scan.answers.map((a) => (
             <tr key={a.episodeId} data-testid="scan-answer" data-answer={a.answer} data-person={personText(a.person)}>
-              <td className="pr-3"><Link className="font-mono text-sky-400 underline" href={`/episodes/${a.episodeId}`}>{a.episodeId.slice(0, 8)}</Link></td>
+              <td className="pr-3">
+                <Link className="font-mono text-sky-400 underline" href={`/episodes/${a.episodeId}`}>
+                  {a.episodeId.slice(0, 8)}
+                </Link>
+              </td>
               <td className={`pr-3 ${a.answer === "error" ? "text-red-400" : ""}`}>{a.answer}</td>
               <td className="pr-3">{personText(a.person)}</td>
               <td>{a.text ?? ""}</td>

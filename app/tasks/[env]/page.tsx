@@ -35,12 +35,23 @@ export default async function DatasetTasksPage({ params, searchParams }: Props) 
     `/tasks/${env.data}?dataset=${encodeURIComponent(over.dataset ?? dataset ?? "")}${over.page && over.page > 1 ? `&page=${over.page}` : ""}`;
   return (
     <div className="mx-auto max-w-6xl space-y-3 p-4 text-sm">
-      <p className="text-xs text-zinc-400"><Link href="/tasks" className="hover:underline">Datasets</Link> / {env.data}</p>
-      <h1 className="text-lg font-semibold">{env.data} tasks{dataset ? ` · ${dataset}` : ""}</h1>
+      <p className="text-xs text-zinc-400">
+        <Link href="/tasks" className="hover:underline">
+          Datasets
+        </Link>{" "}
+        / {env.data}
+      </p>
+      <h1 className="text-lg font-semibold">
+        {env.data} tasks{dataset ? ` · ${dataset}` : ""}
+      </h1>
       <nav aria-label="datasets" className="flex flex-wrap gap-1">
         {sets.map((d) => (
-          <Link key={d.name} href={here({ dataset: d.name })} aria-current={d.name === dataset ? "page" : undefined}
-            className={`rounded px-2 py-1 font-mono text-xs ${d.name === dataset ? "bg-emerald-700 text-white" : "border border-zinc-700 hover:bg-zinc-800"}`}>
+          <Link
+            key={d.name}
+            href={here({ dataset: d.name })}
+            aria-current={d.name === dataset ? "page" : undefined}
+            className={`rounded px-2 py-1 font-mono text-xs ${d.name === dataset ? "bg-emerald-700 text-white" : "border border-zinc-700 hover:bg-zinc-800"}`}
+          >
             {d.name} ({d.tasks})
           </Link>
         ))}
@@ -49,7 +60,11 @@ export default async function DatasetTasksPage({ params, searchParams }: Props) 
       {dataset && (
         <table className="w-full border-collapse text-left" data-testid="dataset-tasks">
           <thead className="text-xs text-zinc-400">
-            <tr><th className="py-1 pr-3 font-medium">Task</th><th className="pr-3 font-medium">Query</th><th className="font-medium">Open</th></tr>
+            <tr>
+              <th className="py-1 pr-3 font-medium">Task</th>
+              <th className="pr-3 font-medium">Query</th>
+              <th className="font-medium">Open</th>
+            </tr>
           </thead>
           <tbody>
             {result.tasks.map((t) => (
@@ -57,9 +72,13 @@ export default async function DatasetTasksPage({ params, searchParams }: Props) 
                 <td className="whitespace-nowrap py-1 pr-3 font-mono text-xs">{t.id}</td>
                 <td className="pr-3">{t.query.length > 200 ? `${t.query.slice(0, 200)}…` : t.query}</td>
                 <td className="whitespace-nowrap text-xs">
-                  <Link className="text-emerald-400 hover:underline" href={playUrl(t.env, t.dataset, t.id)}>play</Link>
+                  <Link className="text-emerald-400 hover:underline" href={playUrl(t.env, t.dataset, t.id)}>
+                    play
+                  </Link>
                   {" · "}
-                  <Link className="text-emerald-400 hover:underline" href={`/tasks/${t.env}/${encodeURIComponent(formatTaskRef(t.dataset, t.id))}`}>episodes</Link>
+                  <Link className="text-emerald-400 hover:underline" href={`/tasks/${t.env}/${encodeURIComponent(formatTaskRef(t.dataset, t.id))}`}>
+                    episodes
+                  </Link>
                 </td>
               </tr>
             ))}
@@ -68,9 +87,19 @@ export default async function DatasetTasksPage({ params, searchParams }: Props) 
       )}
       {pages > 1 && (
         <div className="flex gap-3 text-xs">
-          {q.page > 1 && <Link href={here({ page: q.page - 1 })} className="hover:underline">← previous</Link>}
-          <span className="text-zinc-400">page {q.page} / {pages}</span>
-          {q.page < pages && <Link href={here({ page: q.page + 1 })} className="hover:underline">next →</Link>}
+          {q.page > 1 && (
+            <Link href={here({ page: q.page - 1 })} className="hover:underline">
+              ← previous
+            </Link>
+          )}
+          <span className="text-zinc-400">
+            page {q.page} / {pages}
+          </span>
+          {q.page < pages && (
+            <Link href={here({ page: q.page + 1 })} className="hover:underline">
+              next →
+            </Link>
+          )}
         </div>
       )}
     </div>

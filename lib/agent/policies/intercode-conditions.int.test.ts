@@ -48,7 +48,16 @@ async function play(task: Task, replies: string[], policy: PolicyName = "try-aga
       },
     ],
   });
-  const out = await runEpisode({ task, model, policy, maxTurns, refineTurns, recorder, retry: FAST_RETRY, envOptions: { profile: "intercode", backend: "local" } });
+  const out = await runEpisode({
+    task,
+    model,
+    policy,
+    maxTurns,
+    refineTurns,
+    recorder,
+    retry: FAST_RETRY,
+    envOptions: { profile: "intercode", backend: "local" },
+  });
   const ep = await getEpisodeById({ id: out.episodeId });
   return { out, ep: ep!, seen };
 }

@@ -70,7 +70,8 @@ describe("observation budget and context window", () => {
 
   it("drops middle turns in pairs, keeping the task and the latest turns", () => {
     const msgs = [{ role: "user" as const, content: "TASK" }];
-    for (let i = 0; i < 10; i++) msgs.push({ role: "assistant", content: `a${i} ${"y".repeat(400)}` } as never, { role: "user", content: `u${i} ${"z".repeat(400)}` } as never);
+    for (let i = 0; i < 10; i++)
+      msgs.push({ role: "assistant", content: `a${i} ${"y".repeat(400)}` } as never, { role: "user", content: `u${i} ${"z".repeat(400)}` } as never);
     const fitted = fitToContext("sys", msgs, 600);
     expect(fitted[0]!.content).toMatch(/^TASK\n\n\(\d+ earlier turns were left out/);
     expect(fitted.at(-1)!.content).toMatch(/^u9/);

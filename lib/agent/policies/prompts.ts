@@ -74,7 +74,7 @@ const INTERCODE_SETTING: Record<EnvName, { row: Parameters<typeof profileValue>[
     text:
       "This is a capture-the-flag challenge, in a directory holding the challenge's files, with the usual " +
       "command-line tools (and python3). Each action is `cmd <program> <arguments>`: the program runs directly from " +
-      "that directory, without a shell, so pipes, redirections and `cd` need one: `cmd /bin/bash -c \"<command>\"`. " +
+      'that directory, without a shell, so pipes, redirections and `cd` need one: `cmd /bin/bash -c "<command>"`. ' +
       "Somewhere in the challenge is a flag, a string usually of the form picoCTF{...}: find it and submit it.",
   },
 };

@@ -42,7 +42,10 @@ export const reactPolicy: Policy = {
       scoresTurn: () => scoredAt(ctx.profile ?? DEFAULT_PROFILE, "react") === "every-turn",
       afterTurn: (_i, fb) => ({
         kind: "continue",
-        message: observationLine && !fb.invalidReason && fb.actor === "model" ? `Observation: ${observationShown(ctx.env, fb.observation)}` : feedbackText(ctx.env, fb),
+        message:
+          observationLine && !fb.invalidReason && fb.actor === "model"
+            ? `Observation: ${observationShown(ctx.env, fb.observation)}`
+            : feedbackText(ctx.env, fb),
       }),
     };
   },

@@ -11,8 +11,7 @@ export const singleTurnPolicy: Policy = {
       maxTurns: 1,
       system: [
         settingText(ctx.env, ctx.profile),
-        "You have exactly one action. It will be run once and your work is then scored as it stands, so make that " +
-          "one action answer the task completely.",
+        "You have exactly one action. It will be run once and your work is then scored as it stands, so make that " + "one action answer the task completely.",
         fenceInstruction(ctx.env, ctx.profile),
       ].join("\n\n"),
       opening: taskText(ctx.task, ctx.handicap),

@@ -20,8 +20,21 @@ describe("icstudio compare-runs", () => {
     await initStore();
     // 20 bash tasks: gpt-4 solves 0-13, gpt-3.5 solves 0-7 and 14-15.
     for (let i = 0; i < 20; i++) {
-      for (const [model, solved] of [["gpt-4", i < 14], ["gpt-3.5", i < 8 || i === 14 || i === 15]] as const) {
-        const ep = await createEpisode({ environment: "bash", dataset: "nl2bash-fs1", taskId: String(i), query: `task ${i}`, playerKind: "model", model, policy: "try-again", turnLimit: 10, db: "fs1" });
+      for (const [model, solved] of [
+        ["gpt-4", i < 14],
+        ["gpt-3.5", i < 8 || i === 14 || i === 15],
+      ] as const) {
+        const ep = await createEpisode({
+          environment: "bash",
+          dataset: "nl2bash-fs1",
+          taskId: String(i),
+          query: `task ${i}`,
+          playerKind: "model",
+          model,
+          policy: "try-again",
+          turnLimit: 10,
+          db: "fs1",
+        });
         await finishEpisode({ episodeId: ep.id, outcome: { status: "submitted", reward: solved ? 1 : 0.3 } });
       }
     }

@@ -26,7 +26,8 @@ function report(r: FilterComparison): string {
 /** `icstudio compare-runs`: two filtered sets of episodes paired by task, with McNemar's exact test and a paired bootstrap interval. */
 export default defineCommand({
   name: "compare-runs",
-  summary: "Compare two sets of episodes task by task: solved by both, by one only, by neither; McNemar's exact test and a bootstrap interval of the difference in success rate.",
+  summary:
+    "Compare two sets of episodes task by task: solved by both, by one only, by neither; McNemar's exact test and a bootstrap interval of the difference in success rate.",
   flags: z.object({
     a: z
       .string({ error: "required: the first side's filter, e.g. --a model=gpt-4,policy=try-again,env=sql" })
@@ -45,7 +46,10 @@ export default defineCommand({
       .default(BOOTSTRAP_SEED)
       .describe("the bootstrap's seed: the same episodes and seed give the same interval")
       .meta({ value: "S" }),
-    json: z.boolean().default(false).describe("{both, onlyA, onlyB, neither, mcnemarP, diffCI: {diff, low, high, level, resamples, seed}, tasks, unpaired, episodes, groups}"),
+    json: z
+      .boolean()
+      .default(false)
+      .describe("{both, onlyA, onlyB, neither, mcnemarP, diffCI: {diff, low, high, level, resamples, seed}, tasks, unpaired, episodes, groups}"),
   }),
   help: `Filter keys: ${Object.keys(filterFlags.shape).join(", ")}; a part without = adds a value to the key before it (env=sql,bash).
 A task (environment, dataset, id) is paired when both sides have a finished episode of it (the latest when several).

@@ -20,7 +20,9 @@ export default defineCommand({
     "check-gold": z
       .boolean()
       .default(false)
-      .describe("fetch: then check each NL2Bash gold ahead of its first use (two runs each:\na deterministic one is scored from the cache, any other runs at the score)"),
+      .describe(
+        "fetch: then check each NL2Bash gold ahead of its first use (two runs each:\na deterministic one is scored from the cache, any other runs at the score)",
+      ),
     backend: backendSchema.optional().describe("--check-gold: the sandbox backend the golds run on (default auto)"),
   }),
   help: [
@@ -30,7 +32,9 @@ export default defineCommand({
   async run({ values, positionals }) {
     const { listDatasets } = await import("@/lib/datasets/registry");
     if (positionals.length === 0) {
-      for (const flag of ["from", "check-gold", "backend"] as const) if (values[flag] !== undefined && values[flag] !== false) throw new BadInputError(`--${flag} only applies to \`datasets fetch intercode\``, `--${flag}`);
+      for (const flag of ["from", "check-gold", "backend"] as const)
+        if (values[flag] !== undefined && values[flag] !== false)
+          throw new BadInputError(`--${flag} only applies to \`datasets fetch intercode\``, `--${flag}`);
       const list = listDatasets();
       if (values.json) {
         printJson(list.map(({ name, env, tasks, source, description }) => ({ name, env, tasks, source, description })));
@@ -38,7 +42,13 @@ export default defineCommand({
       }
       const rows = [["name", "env", "tasks", "source"], ...list.map((d) => [d.name, d.env, String(d.tasks), d.source])];
       const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-      for (const r of rows) process.stdout.write(r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd() + "\n");
+      for (const r of rows)
+        process.stdout.write(
+          r
+            .map((c, i) => c.padEnd(widths[i]!))
+            .join("  ")
+            .trimEnd() + "\n",
+        );
       if (!list.some((d) => d.source === "intercode")) log("InterCode's task sets are not here yet: run `icstudio datasets fetch intercode`.");
       return 0;
     }

@@ -39,7 +39,11 @@ export default defineCommand({
       ]);
       const head = ["kind", "id", "owner", "age", "memory", "docker host"];
       const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-      const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+      const line = (r: string[]) =>
+        r
+          .map((c, i) => c.padEnd(widths[i]!))
+          .join("  ")
+          .trimEnd();
       process.stdout.write(resources.length ? [line(head), ...rows.map(line)].join("\n") + "\n" : "no Studio helper processes or sandboxes are running\n");
       for (const h of docker.unreachable) process.stdout.write(`docker host ${h} did not answer\n`);
       if (orphans) process.stdout.write(`${orphans} orphaned (their owner is gone)\n`);

@@ -48,7 +48,11 @@ describe("icstudio datasets", () => {
     expect(bad.stderr).toContain("--env");
     expect(icstudio(["datasets", "fetch", "elsewhere"]).code).toBe(2);
     // Checking golds belongs to a fetch, and its backend is named.
-    for (const [args, flag] of [[["datasets", "--check-gold"], "--check-gold"], [["datasets", "fetch", "intercode", "--backend", "docker"], "--backend"], [["datasets", "fetch", "intercode", "--check-gold", "--backend", "vm"], "--backend"]] as const) {
+    for (const [args, flag] of [
+      [["datasets", "--check-gold"], "--check-gold"],
+      [["datasets", "fetch", "intercode", "--backend", "docker"], "--backend"],
+      [["datasets", "fetch", "intercode", "--check-gold", "--backend", "vm"], "--backend"],
+    ] as const) {
       const r = icstudio([...args]);
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.stderr).toContain(flag);
@@ -59,7 +63,14 @@ describe("icstudio datasets", () => {
 
 describe("icstudio play", () => {
   it("plays a python episode from stdin: multi-line actions, observations, submit with reward", () => {
-    const script = ["def count_vowels(text):\\", '    return sum(c in "aeiouAEIOU" for c in text)', 'count_vowels("Hello World")', "submit count_vowels", "print('never runs')"].join("\n") + "\n";
+    const script =
+      [
+        "def count_vowels(text):\\",
+        '    return sum(c in "aeiouAEIOU" for c in text)',
+        'count_vowels("Hello World")',
+        "submit count_vowels",
+        "print('never runs')",
+      ].join("\n") + "\n";
     const r = icstudio(["play", "--env", "python", "--task", "count-vowels"], script);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("Write a function count_vowels");
@@ -95,7 +106,10 @@ describe("icstudio gold-check", () => {
     const file = path.join(dataDir, "demo-python-broken.json");
     writeFileSync(
       file,
-      JSON.stringify({ env: "python", tasks: [{ id: "broken", query: "q", gold: "def double(x):\n    return x +", tests: ["assert double(2) == 4"], functionName: "double" }] }),
+      JSON.stringify({
+        env: "python",
+        tasks: [{ id: "broken", query: "q", gold: "def double(x):\n    return x +", tests: ["assert double(2) == 4"], functionName: "double" }],
+      }),
     );
     const r = icstudio(["gold-check", "--env", "python", "--dataset", file, "--json"]);
     expect(r.code, r.stderr).toBe(0);

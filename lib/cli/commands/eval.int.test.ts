@@ -30,7 +30,9 @@ function icstudio(args: string[], opts: { onStderr?: (s: string) => void } = {})
     stderr += d;
     opts.onStderr?.(String(d));
   });
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on("close", (code) => resolve({ code, stdout, stderr })),
+  );
   return { child, done };
 }
 
@@ -51,7 +53,24 @@ describe("icstudio eval", () => {
     // The last task: the provider never answers; the run goes on and stores it as an error.
     script.rules[3] = ruleFor(tasks[3]!, scriptedReplies("try-again", tasks[3]!, "solve"), [{ kind: "500", times: 1000 }]);
     server.setScript(script);
-    const args = ["eval", "--env", ENV, "--dataset", `demo-${ENV}`, "--limit", "4", "--base-url", server.baseURL, "--api-key", "k", "--run", "cli-1", "--concurrency", "2", "--json"];
+    const args = [
+      "eval",
+      "--env",
+      ENV,
+      "--dataset",
+      `demo-${ENV}`,
+      "--limit",
+      "4",
+      "--base-url",
+      server.baseURL,
+      "--api-key",
+      "k",
+      "--run",
+      "cli-1",
+      "--concurrency",
+      "2",
+      "--json",
+    ];
     const first = await icstudio(args).done;
     expect(first.code, first.stderr).toBe(0);
     const report = JSON.parse(first.stdout);

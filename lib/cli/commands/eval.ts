@@ -9,7 +9,12 @@ import { profileNameSchema } from "@/lib/env/profiles";
 const flagsSchema = z.object({
   env: envNameSchema.describe("the environment"),
   dataset: z.string().min(1).optional().describe("a dataset name or task file (default demo-<env>)").meta({ value: "NAME" }),
-  model: z.string().min(1).optional().describe("a model from models.config.json (`icstudio models`); with --base-url, the model name to request").meta({ value: "ID" }),
+  model: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("a model from models.config.json (`icstudio models`); with --base-url, the model name to request")
+    .meta({ value: "ID" }),
   policy: policyNameSchema.default("try-again").describe("the policy"),
   turns: z.coerce.number().int().min(1).max(100).default(10).describe("turn limit"),
   offset: z.coerce.number().int().min(0).default(0).describe("start at the K-th task (0-based)").meta({ value: "K" }),
@@ -23,16 +28,25 @@ const flagsSchema = z.object({
     .min(1)
     .max(200)
     .optional()
-    .describe("the Run to record into (default <dataset>.<model>.<policy>.<turns>); the same name again\nresumes it: finished tasks are skipped, interrupted ones run again")
+    .describe(
+      "the Run to record into (default <dataset>.<model>.<policy>.<turns>); the same name again\nresumes it: finished tasks are skipped, interrupted ones run again",
+    )
     .meta({ value: "NAME" }),
-  "base-url": z.string().url().optional().describe("an OpenAI-compatible endpoint (vLLM, Ollama, OpenRouter...) without editing the config").meta({ value: "URL" }),
+  "base-url": z
+    .string()
+    .url()
+    .optional()
+    .describe("an OpenAI-compatible endpoint (vLLM, Ollama, OpenRouter...) without editing the config")
+    .meta({ value: "URL" }),
   "api-key": z.string().optional().describe("its key").meta({ value: "KEY" }),
   handicap: z.boolean().default(false).describe("give the SQL schema up front"),
   refine: z.coerce.number().int().min(0).max(20).default(0).describe("plan-solve: refine turns after the plan"),
   backend: backendSchema.optional().describe("sandbox backend"),
   profile: profileNameSchema
     .default("studio")
-    .describe("intercode: InterCode's loop as it ran, what its models were shown and how it scored\n(docs/profiles.md); the run's default name gains .intercode"),
+    .describe(
+      "intercode: InterCode's loop as it ran, what its models were shown and how it scored\n(docs/profiles.md); the run's default name gains .intercode",
+    ),
   stream: z.boolean().default(false).describe("stream replies from the model"),
   json: z.boolean().default(false).describe("print only {run, episodes, solved, successRate, meanTurns, errorRate} on stdout"),
   queue: z
@@ -47,7 +61,9 @@ const flagsSchema = z.object({
   watch: z
     .boolean()
     .default(false)
-    .describe("with --queue: follow the run until it ends (done/total, solved, errors, rate, ETA), then print\nthe summary; a run already on the queue is only followed"),
+    .describe(
+      "with --queue: follow the run until it ends (done/total, solved, errors, rate, ETA), then print\nthe summary; a run already on the queue is only followed",
+    ),
   rate: z.coerce.number().int().min(1).optional().describe("with --queue: at most N model calls a minute for this model, shared by every worker"),
 });
 
@@ -71,7 +87,10 @@ export default defineCommand({
     if (f["api-key"] && !f["base-url"]) throw new BadInputError("--api-key needs --base-url", "--api-key");
     if (!f.queue && (f.watch || f.rate)) throw new BadInputError("needs --queue", f.watch ? "--watch" : "--rate");
     if (f.queue && f["api-key"]) {
-      throw new BadInputError("a key is not sent through the queue: give the workers the model in models.config.json (apiKeyEnv) or the models page", "--api-key");
+      throw new BadInputError(
+        "a key is not sent through the queue: give the workers the model in models.config.json (apiKeyEnv) or the models page",
+        "--api-key",
+      );
     }
     if (f.queue) {
       const { assertQueueReachable } = await import("@/lib/runs/queue/connection");
@@ -79,7 +98,13 @@ export default defineCommand({
     }
     if ([f.tasks, f.sample].filter((x) => x !== undefined).length > 1) throw new BadInputError("give --sample or --tasks, not both", "--tasks");
     const selection = f.tasks
-      ? { kind: "list" as const, tasks: f.tasks.split(",").map((s) => s.trim()).filter(Boolean) }
+      ? {
+          kind: "list" as const,
+          tasks: f.tasks
+            .split(",")
+            .map((s) => s.trim())
+            .filter(Boolean),
+        }
       : f.sample
         ? { kind: "sample" as const, limit: f.sample, seed: f.seed }
         : { kind: "slice" as const, offset: f.offset, limit: f.limit };
@@ -108,7 +133,11 @@ export default defineCommand({
 
     // A task sealed by an open study or an unsubmitted baseline episode: refused before anything starts.
     const { assertRunUnsealed } = await import("@/lib/studies/baseline-seal");
-    await assertRunUnsealed(f.env, f.dataset ?? `demo-${f.env}`, tasks.map((t) => t.id));
+    await assertRunUnsealed(
+      f.env,
+      f.dataset ?? `demo-${f.env}`,
+      tasks.map((t) => t.id),
+    );
 
     if (f.queue) {
       return queueRun(f, { runName, config, tasks, model });
@@ -178,7 +207,11 @@ function printSummary(s: Summary, config: StoredConfig, json: boolean, thisTime:
 
 function duration(ms: number): string {
   const s = Math.round(ms / 1000);
-  return s >= 3600 ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m` : s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s` : `${s}s`;
+  return s >= 3600
+    ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`
+    : s >= 60
+      ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`
+      : `${s}s`;
 }
 
 /**
@@ -205,7 +238,9 @@ async function queueRun(f: Flags, p: import("@/lib/runs/prepare-run").PreparedRu
       const r = await enqueueRun(p, { url: f.queue!, adhoc, stream: f.stream, ratePerMinute: f.rate });
       runId = r.runId;
       thisTime = `${r.enqueued} enqueued, ${r.skipped} already done`;
-      log(`run ${p.runName} (${r.runId}): ${r.enqueued} tasks enqueued on ${redactQueueUrl(f.queue!)}${r.skipped ? `, ${r.skipped} already done` : ""}; start workers with: icstudio worker --queue ${redactQueueUrl(f.queue!)}`);
+      log(
+        `run ${p.runName} (${r.runId}): ${r.enqueued} tasks enqueued on ${redactQueueUrl(f.queue!)}${r.skipped ? `, ${r.skipped} already done` : ""}; start workers with: icstudio worker --queue ${redactQueueUrl(f.queue!)}`,
+      );
       if (!f.watch) {
         if (f.json) printJson({ run: p.runName, runId: r.runId, enqueued: r.enqueued, skipped: r.skipped });
         return 0;

@@ -11,7 +11,8 @@ import { episodeJsonSchema } from "@/lib/trajectories/jsonl-schema";
 /** `icstudio export`: the filtered set of episodes as JSONL or InterCode's results format. */
 export default defineCommand({
   name: "export",
-  summary: "Export episodes as JSONL (one episode per line, see docs/episode.schema.json), InterCode's results format, an Inspect eval log or Harbor ATIF trials.",
+  summary:
+    "Export episodes as JSONL (one episode per line, see docs/episode.schema.json), InterCode's results format, an Inspect eval log or Harbor ATIF trials.",
   flags: z.object({
     ...filterFlags.shape,
     format: z
@@ -23,7 +24,11 @@ export default defineCommand({
           "episode, agent/trajectory.json in ATIF-v1.6, verifier/reward.txt, result.json)",
       )
       .meta({ value: "F" }),
-    out: z.string().optional().describe("write to FILE instead of stdout (inspect: FILE.eval, required; atif: a new or empty folder DIR, required)").meta({ value: "FILE" }),
+    out: z
+      .string()
+      .optional()
+      .describe("write to FILE instead of stdout (inspect: FILE.eval, required; atif: a new or empty folder DIR, required)")
+      .meta({ value: "FILE" }),
     "json-schema": z.boolean().default(false).describe("print the JSON Schema of one JSONL line (how docs/episode.schema.json is made)"),
   }),
   async run({ values }) {
@@ -35,7 +40,11 @@ export default defineCommand({
     const filters = episodeFilters(values);
     const out = values.out;
     if (format === "inspect" || format === "atif") {
-      if (!out) throw new BadInputError(format === "inspect" ? "--format inspect writes a .eval file: give --out FILE.eval" : "--format atif writes a folder of trials: give --out DIR", "--out");
+      if (!out)
+        throw new BadInputError(
+          format === "inspect" ? "--format inspect writes a .eval file: give --out FILE.eval" : "--format atif writes a folder of trials: give --out DIR",
+          "--out",
+        );
       try {
         const r = format === "inspect" ? await exportInspectLog({ filters, out }) : await exportAtifJob({ filters, dir: out });
         log(`exported ${r.episodes} episodes to ${out}`);
@@ -55,7 +64,9 @@ export default defineCommand({
         fs.closeSync(fd);
         fs.renameSync(tmp, out!);
       }
-      log(`exported ${summary.episodes} episodes${out ? ` to ${out}` : ""}${summary.renamedKeys ? ` (${summary.renamedKeys} repeated tasks got keys like 12_2)` : ""}`);
+      log(
+        `exported ${summary.episodes} episodes${out ? ` to ${out}` : ""}${summary.renamedKeys ? ` (${summary.renamedKeys} repeated tasks got keys like 12_2)` : ""}`,
+      );
     } catch (err) {
       if (tmp) {
         try {

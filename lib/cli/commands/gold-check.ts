@@ -31,7 +31,10 @@ export function failureReason(b: RewardBreakdown, r: SubmitResult): string {
       if (b.missing.length) parts.push(`paths changed only by gold: ${b.missing.join(", ")}`);
       if (b.extra.length) parts.push(`paths changed only by the agent: ${b.extra.join(", ")}`);
       if (b.wrong.length) parts.push(`paths with different contents: ${b.wrong.join(", ")}`);
-      if (b.output < 0.33) parts.push(`output similarity ${b.output}/0.33 (agent ${JSON.stringify(r.agentObservation.slice(0, 120))} vs gold ${JSON.stringify(r.goldObservation.slice(0, 120))})`);
+      if (b.output < 0.33)
+        parts.push(
+          `output similarity ${b.output}/0.33 (agent ${JSON.stringify(r.agentObservation.slice(0, 120))} vs gold ${JSON.stringify(r.goldObservation.slice(0, 120))})`,
+        );
       return parts.join("; ") || "score below 1";
     }
     case "sql":

@@ -7,7 +7,9 @@ export default defineCommand({
   name: "hosts",
   summary:
     "List the Docker hosts sandboxes run on (IC_DOCKER_HOSTS, else the local engine): up or down, Studio sandboxes running / cap, and which Studio images each has. With --load, put the missing images onto a host: streamed from a host that has them (docker save | docker load), else built there from docker/.",
-  positionals: [{ name: "host", help: "with --load: a host's name as listed (tcp://10.0.0.5:2376) or its number (1, 2, ...);\ndefault every host that lacks an image" }],
+  positionals: [
+    { name: "host", help: "with --load: a host's name as listed (tcp://10.0.0.5:2376) or its number (1, 2, ...);\ndefault every host that lacks an image" },
+  ],
   flags: z.object({
     load: z.boolean().default(false).describe("put the missing images onto the host (or every host that lacks one)"),
     image: z.string().optional().describe("--load: only these images (default all: bash,bash-intercode,python,sql,ctf)").meta({ value: "LIST" }),
@@ -22,7 +24,8 @@ export default defineCommand({
     const { configuredDockerHosts, defaultDockerHost, findDockerHost, SANDBOX_IMAGES } = await import("@/lib/sandbox/docker-hosts");
     const { loadImagesOntoHost, probeHosts } = await import("@/lib/sandbox/host-images");
     const settings = configuredDockerHosts();
-    if (positionals.length && !values.load) throw new BadInputError(`a host name is only taken with --load (got ${JSON.stringify(positionals[0])})`, "arguments");
+    if (positionals.length && !values.load)
+      throw new BadInputError(`a host name is only taken with --load (got ${JSON.stringify(positionals[0])})`, "arguments");
     const images = values.image !== undefined ? parseImages(values.image, SANDBOX_IMAGES) : SANDBOX_IMAGES;
     const hosts = await probeHosts(settings);
 
@@ -52,7 +55,9 @@ export default defineCommand({
     }
 
     // --load: the targets, and every answering host (the local engine too, when it is not listed) as a source.
-    const targets = positionals[0] ? [hosts.find((h) => h.setting === findDockerHost(settings, positionals[0]!))!] : hosts.filter(({ probe }) => !probe.up || images.some((i) => !probe.images.includes(i)));
+    const targets = positionals[0]
+      ? [hosts.find((h) => h.setting === findDockerHost(settings, positionals[0]!))!]
+      : hosts.filter(({ probe }) => !probe.up || images.some((i) => !probe.images.includes(i)));
     const local = defaultDockerHost();
     const sources = settings.some((s) => s.name === local.name) ? hosts : [...hosts, ...(await probeHosts([local]))];
     const report: { host: string; images: Awaited<ReturnType<typeof loadImagesOntoHost>>; error?: string }[] = [];
@@ -68,14 +73,19 @@ export default defineCommand({
     else
       for (const r of report) {
         if (r.error) process.stdout.write(`${r.host}: ${r.error}\n`);
-        else for (const i of r.images) process.stdout.write(`${r.host}: ${i.image} ${i.how}${i.from ? ` from ${i.from}` : ""}${i.ms ? ` (${(i.ms / 1000).toFixed(1)} s)` : ""}\n`);
+        else
+          for (const i of r.images)
+            process.stdout.write(`${r.host}: ${i.image} ${i.how}${i.from ? ` from ${i.from}` : ""}${i.ms ? ` (${(i.ms / 1000).toFixed(1)} s)` : ""}\n`);
       }
     return report.some((r) => r.error) ? 1 : 0;
   },
 });
 
 function parseImages(raw: string, known: readonly SandboxImage[]): SandboxImage[] {
-  const list = raw.split(",").map((s) => s.trim()).filter(Boolean);
+  const list = raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = list.filter((i) => !known.includes(i as SandboxImage));
   if (!list.length || bad.length) throw new BadInputError(`must list images among ${known.join(", ")} (got ${JSON.stringify(raw)})`, "--image");
   return list as SandboxImage[];

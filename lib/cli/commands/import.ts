@@ -7,7 +7,8 @@ import { importPaths } from "@/lib/trajectories/import-paths";
 /** `icstudio import`: InterCode logs (results files, environment logs) and the project's JSONL. */
 export default defineCommand({
   name: "import",
-  summary: "Import trajectory logs (InterCode results files, environment logs and {meta, logs} run files, this project's JSONL, Inspect AI eval logs, Harbor ATIF trajectories) into the store.",
+  summary:
+    "Import trajectory logs (InterCode results files, environment logs and {meta, logs} run files, this project's JSONL, Inspect AI eval logs, Harbor ATIF trajectories) into the store.",
   positionals: [{ name: "files or folders", help: "the logs to import, and folders to search for them", required: true, variadic: true }],
   flags: z.object({
     model: z.string().optional().describe("the model that played (`human` for people)").meta({ value: "M" }),

@@ -47,7 +47,15 @@ describe("icstudio recheck --json", () => {
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.files).toEqual([
-      expect.objectContaining({ file, episodes: 1, turns: 3, rewardCompared: 3, rewardAgree: 1, observationAgree: 2 / 3, categories: { "environment content": 1 } }),
+      expect.objectContaining({
+        file,
+        episodes: 1,
+        turns: 3,
+        rewardCompared: 3,
+        rewardAgree: 1,
+        observationAgree: 2 / 3,
+        categories: { "environment content": 1 },
+      }),
     ]);
     expect(out.environments).toEqual([expect.objectContaining({ env: "python", episodes: 1, turns: 3, observationAgree: 2 / 3 })]);
     expect(out.disagreements).toEqual([
@@ -101,8 +109,20 @@ describe("icstudio recheck --json", () => {
     // Task 8 leaves a file in /root (git-ignored: InterCode's reset between tasks kept it); task 26 reads it.
     const turn = (action: string, observation: string) => ({ actions: [action], observations: [observation], rewards: [0.67], valid_action: [true] });
     const bashLog = {
-      "8": { environment: "ic_bash", task_id: 8, query: 'Print numbers 1 through 10 separated by ":"', turn_history: turn("echo carried > /root/note.txt", ""), summary: { max_reward: 0.67, max_reward_idx: 0, turns_taken: 1, turns_max: 1 } },
-      "26": { environment: "ic_bash", task_id: 26, query: "Calculate the sum of all the numbers from 1 to 10", turn_history: turn("cat /root/note.txt", "carried\n"), summary: { max_reward: 0.67, max_reward_idx: 0, turns_taken: 1, turns_max: 1 } },
+      "8": {
+        environment: "ic_bash",
+        task_id: 8,
+        query: 'Print numbers 1 through 10 separated by ":"',
+        turn_history: turn("echo carried > /root/note.txt", ""),
+        summary: { max_reward: 0.67, max_reward_idx: 0, turns_taken: 1, turns_max: 1 },
+      },
+      "26": {
+        environment: "ic_bash",
+        task_id: 26,
+        query: "Calculate the sum of all the numbers from 1 to 10",
+        turn_history: turn("cat /root/note.txt", "carried\n"),
+        summary: { max_reward: 0.67, max_reward_idx: 0, turns_taken: 1, turns_max: 1 },
+      },
     };
     const file = path.join(dir, "ic_bash_multiturn_fixture-model_1_turns_fs_4.json");
     writeFileSync(file, JSON.stringify(bashLog));

@@ -62,7 +62,8 @@ type Job = { label: string; task: Task; turns: RecordedTurn[]; finalReward: numb
 /** `icstudio recheck`: replays recorded actions in fresh sandboxes and reports how many turns agree. */
 export default defineCommand({
   name: "recheck",
-  summary: "Replay recorded episodes (stored episode ids or InterCode log files) in fresh sandboxes and report the share of turns whose observation and reward agree.",
+  summary:
+    "Replay recorded episodes (stored episode ids or InterCode log files) in fresh sandboxes and report the share of turns whose observation and reward agree.",
   positionals: [{ name: "episode ids or log files", help: "stored episodes' ids (IC_DB) or InterCode log files", required: true, variadic: true }],
   flags: z.object({
     dataset: z.string().optional().describe("dataset of the log files' tasks (nl2bash-fs4, spider-dev, mbpp, ...); required for files").meta({ value: "NAME" }),
@@ -135,11 +136,30 @@ and episodes imported from them, under intercode; the Studio's own episodes unde
       await shared?.env.close().catch(() => undefined);
       if (!values.json && process.stderr.isTTY) process.stderr.write("\n");
       const s = summarizeChecks(checks);
-      files.push({ file: g.file, episodes: s.episodes, turns: s.turns, observationAgree: s.observationAgree, rewardAgree: s.rewardAgree, rewardCompared: s.rewardCompared, queryMismatch: mismatch, errors: s.errors, skipped: g.skipped, categories: countCategories(checks) });
+      files.push({
+        file: g.file,
+        episodes: s.episodes,
+        turns: s.turns,
+        observationAgree: s.observationAgree,
+        rewardAgree: s.rewardAgree,
+        rewardCompared: s.rewardCompared,
+        queryMismatch: mismatch,
+        errors: s.errors,
+        skipped: g.skipped,
+        categories: countCategories(checks),
+      });
     }
     const environments: RecheckEnvReport[] = [...byEnv].map(([env, checks]) => {
       const s = summarizeChecks(checks);
-      return { env, episodes: s.episodes, turns: s.turns, observationAgree: s.observationAgree, rewardAgree: s.rewardAgree, rewardCompared: s.rewardCompared, categories: countCategories(checks) };
+      return {
+        env,
+        episodes: s.episodes,
+        turns: s.turns,
+        observationAgree: s.observationAgree,
+        rewardAgree: s.rewardAgree,
+        rewardCompared: s.rewardCompared,
+        categories: countCategories(checks),
+      };
     });
     if (values.json) printJson({ files, environments, disagreements });
     else {
@@ -158,7 +178,9 @@ and episodes imported from them, under intercode; the Studio's own episodes unde
         );
       }
       for (const e of environments) {
-        console.log(`${e.env} (all files): ${e.episodes} episodes, ${e.turns} turns: observation agrees ${pct(e.observationAgree)}, reward agrees ${pct(e.rewardAgree)} (of ${e.rewardCompared})${cats(e.categories)}`);
+        console.log(
+          `${e.env} (all files): ${e.episodes} episodes, ${e.turns} turns: observation agrees ${pct(e.observationAgree)}, reward agrees ${pct(e.rewardAgree)} (of ${e.rewardCompared})${cats(e.categories)}`,
+        );
       }
     }
     return 0;
@@ -171,7 +193,12 @@ function countCategories(checks: EpisodeCheck[]): Partial<Record<DisagreementCat
   return out;
 }
 
-function jobsFromFile(file: string, dataset: string | undefined, limit: number, profile: ProfileName | undefined): { file: string; jobs: Job[]; skipped: number } {
+function jobsFromFile(
+  file: string,
+  dataset: string | undefined,
+  limit: number,
+  profile: ProfileName | undefined,
+): { file: string; jobs: Job[]; skipped: number } {
   if (!dataset) throw new BadInputError("give the dataset of the log's tasks (e.g. --dataset nl2bash-fs4)", "--dataset");
   loadDataset(dataset); // an unknown or unfetched dataset is refused here, naming it
   const parsed = parseLogText(file, fs.readFileSync(file, "utf8"), { dataset });

@@ -10,7 +10,8 @@ import { SCAN_DEFAULT_CONCURRENCY, SCAN_DEFAULT_EPISODES, SCAN_MAX_CONCURRENCY, 
 /** `icstudio scan`: a question in words put to a model about each episode of a filtered set; the answers become machine tags. */
 export default defineCommand({
   name: "scan",
-  summary: "Ask a model a yes/no question about each episode the filters match; store the answers as machine tags (source scanner) with the model, prompt and time.",
+  summary:
+    "Ask a model a yes/no question about each episode the filters match; store the answers as machine tags (source scanner) with the model, prompt and time.",
   flags: z.object({
     question: scanQuestionSchema.describe('the question, answered yes or no per episode ("Did the agent give up early?")').meta({ value: "TEXT" }),
     "answer-tag": scanTagSchema
@@ -27,7 +28,13 @@ export default defineCommand({
       .meta({ value: "ID" }),
     "base-url": z.string().url().optional().describe("an OpenAI-compatible endpoint without editing the config").meta({ value: "URL" }),
     "api-key": z.string().optional().describe("its key").meta({ value: "KEY" }),
-    limit: z.coerce.number().int().min(1).max(SCAN_MAX_EPISODES).default(SCAN_DEFAULT_EPISODES).describe(`the newest N episodes that match, at most ${SCAN_MAX_EPISODES}`),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(SCAN_MAX_EPISODES)
+      .default(SCAN_DEFAULT_EPISODES)
+      .describe(`the newest N episodes that match, at most ${SCAN_MAX_EPISODES}`),
     concurrency: z.coerce
       .number()
       .int()
@@ -38,7 +45,10 @@ export default defineCommand({
     ...filterFlags.omit({ model: true }).shape,
     // --model names the scanner's model here; the episodes' model filter is --episode-model.
     "episode-model": filterFlags.shape.model,
-    json: z.boolean().default(false).describe("{scanId, tag, model, question, prompt, at, total, done, yes, no, errors, answers: [{episodeId, answer, text}], agreement}"),
+    json: z
+      .boolean()
+      .default(false)
+      .describe("{scanId, tag, model, question, prompt, at, total, done, yes, no, errors, answers: [{episodeId, answer, text}], agreement}"),
   }),
   help: "agreement: against the episodes people tagged (lib/scan/scans.ts): precision, recall and Cohen's kappa, or null when none.",
   async run({ values: f }) {

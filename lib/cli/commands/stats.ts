@@ -20,7 +20,11 @@ function table(groups: StatsGroup[], dims: string[]): string {
     g.successAtK.map((x) => (x * 100).toFixed(0)).join(" "),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (r: string[]) => r.map((c, i) => (i < dims.length || i === r.length - 1 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ").trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (i < dims.length || i === r.length - 1 ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+      .join("  ")
+      .trimEnd();
   return [line(head), ...rows.map(line)].join("\n");
 }
 

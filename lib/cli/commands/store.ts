@@ -8,7 +8,8 @@ import { defineCommand, log, printJson } from "../command";
 /** `icstudio store copy`: moves a whole store between SQLite and PostgreSQL, verified. */
 export default defineCommand({
   name: "store",
-  summary: "Copies a whole store (episodes, turns, runs, studies, annotations, caches) between a SQLite file and a PostgreSQL database, either way, and verifies the copy.",
+  summary:
+    "Copies a whole store (episodes, turns, runs, studies, annotations, caches) between a SQLite file and a PostgreSQL database, either way, and verifies the copy.",
   positionals: [{ name: "copy", help: "the subcommand: copy a whole store", required: true }],
   flags: z.object({
     from: z
@@ -31,7 +32,9 @@ and a checksum over every row are compared with the source's; a difference is an
     const report = await copyStore({ from: parseStoreTarget(values.from, "--from"), to: parseStoreTarget(values.to, "--to"), replace: values.replace, log });
     if (values.json) printJson(report);
     else {
-      process.stdout.write(`copied ${report.from} → ${report.to}${report.replaced ? " (target emptied first)" : ""} in ${(report.ms / 1000).toFixed(1)} s, verified\n`);
+      process.stdout.write(
+        `copied ${report.from} → ${report.to}${report.replaced ? " (target emptied first)" : ""} in ${(report.ms / 1000).toFixed(1)} s, verified\n`,
+      );
       for (const t of STORE_TABLES) process.stdout.write(`  ${t.padEnd(18)} ${String(report.counts[t]).padStart(8)}\n`);
       process.stdout.write(`  checksum ${report.checksum}\n`);
     }

@@ -14,7 +14,9 @@ const flagsSchema = z.object({
     .string()
     .regex(/^\d+(,\d+)*$/, "write dataset positions separated by commas, e.g. 0,1,2")
     .optional()
-    .describe("create: 0-based positions in the dataset, worked in that order (--assign fixed), in a seeded\nrandom order per participant (random), or in rows of a Latin square (balanced: each task\nequally often at each position)")
+    .describe(
+      "create: 0-based positions in the dataset, worked in that order (--assign fixed), in a seeded\nrandom order per participant (random), or in rows of a Latin square (balanced: each task\nequally often at each position)",
+    )
     .meta({ value: "0,1,2" }),
   assign: z.enum(["fixed", "random", "balanced"]).default("fixed").describe("create: the order of the tasks"),
   feedback: z
@@ -61,7 +63,12 @@ export default defineCommand({
     const { inviteParticipants, listParticipants, parseDuration } = await import("@/lib/studies/participants");
     if (sub === "create") {
       if (rest.length) throw new BadInputError(`unexpected argument ${JSON.stringify(rest[0])}`, "arguments");
-      const f = requireFlags(values, { name: "give the study a name", env: "required: bash, sql, python or ctf", dataset: "name the dataset", tasks: "list the dataset positions, e.g. 0,1,2" });
+      const f = requireFlags(values, {
+        name: "give the study a name",
+        env: "required: bash, sql, python or ctf",
+        dataset: "name the dataset",
+        tasks: "list the dataset positions, e.g. 0,1,2",
+      });
       const study = await createStudyFromSelection({
         name: f.name,
         env: f.env,
@@ -109,7 +116,11 @@ export default defineCommand({
         }),
       );
       if (values.json) printJson({ studies });
-      else for (const s of studies) process.stdout.write(`${s.id}  ${s.name}  ${s.env}/${s.dataset}  ${s.tasks} tasks  ${s.participants} participants (${s.completed} done)${s.closed ? "  closed" : ""}\n`);
+      else
+        for (const s of studies)
+          process.stdout.write(
+            `${s.id}  ${s.name}  ${s.env}/${s.dataset}  ${s.tasks} tasks  ${s.participants} participants (${s.completed} done)${s.closed ? "  closed" : ""}\n`,
+          );
       return 0;
     }
     if (sub === "close") {

@@ -31,7 +31,10 @@ export default defineCommand({
       .optional()
       .describe("a report of `icstudio gold-check --json` (one environment's dataset: give --env and --dataset)")
       .meta({ value: "REPORT.json" }),
-    json: z.boolean().default(false).describe("{suspects: [{environment, dataset, taskId, kind, evidence, episodes: [{episodeId, model, policy, turn, detail}]}], counts}"),
+    json: z
+      .boolean()
+      .default(false)
+      .describe("{suspects: [{environment, dataset, taskId, kind, evidence, episodes: [{episodeId, model, policy, turn, detail}]}], counts}"),
     csv: z.boolean().default(false).describe("one row a suspect: environment, dataset, taskId, kind, evidence, episodes"),
   }),
   help: "kind: gold-check-failed | models-agree-against-gold | reward-hacking",

@@ -6,7 +6,12 @@ export default defineCommand({
   name: "worker",
   summary: "Take episode jobs from the evaluation queue (`icstudio eval --queue`) and play them into the store (IC_DB).",
   flags: z.object({
-    queue: z.string().min(1).optional().describe("the Redis server of the queue, redis://host:6379 (default IC_QUEUE); the queue's name is IC_QUEUE_NAME").meta({ value: "URL" }),
+    queue: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("the Redis server of the queue, redis://host:6379 (default IC_QUEUE); the queue's name is IC_QUEUE_NAME")
+      .meta({ value: "URL" }),
     concurrency: z.coerce.number().int().min(1).default(4).describe("episodes at once, at most IC_MAX_SANDBOXES (16 unless set)"),
     backend: backendSchema.optional().describe("sandbox backend (default IC_SANDBOX)"),
     quiet: z.boolean().default(false).describe("no line per episode"),
@@ -39,7 +44,10 @@ export default defineCommand({
         ? undefined
         : (e) => {
             if (e.type === "start") log(`start ${e.job.taskId} (run ${e.job.runId})`);
-            else log(`end   ${e.job.taskId} (run ${e.job.runId}): ${e.outcome ? `${e.outcome.status}${e.outcome.success ? " solved" : ""}` : "skipped"}${e.note ? ` · ${e.note}` : ""}`);
+            else
+              log(
+                `end   ${e.job.taskId} (run ${e.job.runId}): ${e.outcome ? `${e.outcome.status}${e.outcome.success ? " solved" : ""}` : "skipped"}${e.note ? ` · ${e.note}` : ""}`,
+              );
           },
     });
     await worker.ready;

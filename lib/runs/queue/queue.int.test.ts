@@ -41,7 +41,16 @@ const children = new Set<ChildProcess>();
 function icstudio(args: string[], extraEnv: Record<string, string> = {}) {
   const child = spawn(process.execPath, ["--import", "tsx", "--import", "./scripts/hooks.mjs", "lib/cli/main.ts", ...args], {
     cwd: REPO,
-    env: { ...process.env, IC_DB: dbFile, IC_QUEUE_NAME: queueName, IC_QUEUE_LOCK_MS: LOCK_MS, IC_SANDBOX: "local", IC_MODEL_ATTEMPTS: "1", IC_QUEUE_BACKOFF_MS: "300", ...extraEnv },
+    env: {
+      ...process.env,
+      IC_DB: dbFile,
+      IC_QUEUE_NAME: queueName,
+      IC_QUEUE_LOCK_MS: LOCK_MS,
+      IC_SANDBOX: "local",
+      IC_MODEL_ATTEMPTS: "1",
+      IC_QUEUE_BACKOFF_MS: "300",
+      ...extraEnv,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.add(child);
@@ -75,16 +84,38 @@ function inFlight(stderr: string): string[] {
 
 const worker = () => icstudio(["worker", "--queue", REDIS!, "--concurrency", "2", "--backend", "local"]);
 const enqueue = (run: string, extra: string[] = []) =>
-  icstudio(["eval", "--env", "bash", "--dataset", taskFile, "--policy", "single-turn", "--base-url", server.baseURL, "--run", run, "--queue", REDIS!, "--watch", "--json", ...extra]);
+  icstudio([
+    "eval",
+    "--env",
+    "bash",
+    "--dataset",
+    taskFile,
+    "--policy",
+    "single-turn",
+    "--base-url",
+    server.baseURL,
+    "--run",
+    run,
+    "--queue",
+    REDIS!,
+    "--watch",
+    "--json",
+    ...extra,
+  ]);
 
 describe.skipIf(!REDIS && !config().requireRedis)("evaluation queue", () => {
   beforeAll(async () => {
-    expect(REDIS, "IC_REQUIRE_REDIS=1 but IC_TEST_REDIS_URL is not set (eval \"$(bash scripts/start-redis.sh)\")").toBeTruthy();
+    expect(REDIS, 'IC_REQUIRE_REDIS=1 but IC_TEST_REDIS_URL is not set (eval "$(bash scripts/start-redis.sh)")').toBeTruthy();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-queue-"));
     dbFile = path.join(dir, "studio.db");
     process.env.IC_DB = dbFile;
     // 40 bash tasks of our own, each answered by printing its own token (a real sandbox per episode).
-    const own = Array.from({ length: TASKS }, (_, i) => ({ id: `q${String(i).padStart(2, "0")}`, query: `Print the token queue-token-${i} [task:q${i}]`, gold: `echo queue-token-${i}`, fs: "demo" }));
+    const own = Array.from({ length: TASKS }, (_, i) => ({
+      id: `q${String(i).padStart(2, "0")}`,
+      query: `Print the token queue-token-${i} [task:q${i}]`,
+      gold: `echo queue-token-${i}`,
+      fs: "demo",
+    }));
     taskFile = path.join(dir, "demo-bash-queue.json");
     fs.writeFileSync(taskFile, JSON.stringify({ env: "bash", description: "queue test tasks", tasks: own }));
     tasks = loadDataset(taskFile);
@@ -143,7 +174,12 @@ describe.skipIf(!REDIS && !config().requireRedis)("evaluation queue", () => {
     expect(run).toMatchObject({ status: "done", total: TASKS, done: TASKS, solved: TASKS, errors: 0, owner: null });
     const eps = await listRunEpisodeOutcomes({ runId: run!.id });
     // Each task finished exactly once; nothing left running.
-    expect(eps.filter((x) => x.status === "submitted").map((x) => x.taskId).sort()).toEqual(tasks.map((t) => t.id).sort());
+    expect(
+      eps
+        .filter((x) => x.status === "submitted")
+        .map((x) => x.taskId)
+        .sort(),
+    ).toEqual(tasks.map((t) => t.id).sort());
     expect(eps.some((x) => x.status === "running")).toBe(false);
     const interrupted = (await listRunEpisodeRows({ runId: run!.id })).filter((x) => x.status === "interrupted");
     // The killed worker's episodes are kept, marked interrupted with the reason.
@@ -151,7 +187,9 @@ describe.skipIf(!REDIS && !config().requireRedis)("evaluation queue", () => {
     for (const t of lost) expect(interrupted.filter((x) => x.taskId === t && /lost its lease/.test(x.errorReason ?? "")).length, t).toBeGreaterThanOrEqual(1);
     // q07's failed try is kept, marked; any other interrupted episode is a lease lost to a stall
     // (a busy machine can starve a worker's renewals), which the queue also recovers from.
-    expect(interrupted.filter((x) => x.taskId === "q07" && /HTTP 500.*tried again later by the queue: try [12] of 3/.test(x.errorReason ?? "")).length).toBeGreaterThanOrEqual(1);
+    expect(
+      interrupted.filter((x) => x.taskId === "q07" && /HTTP 500.*tried again later by the queue: try [12] of 3/.test(x.errorReason ?? "")).length,
+    ).toBeGreaterThanOrEqual(1);
     for (const x of interrupted) expect(x.errorReason).toMatch(/tried again later by the queue|lost its lease/);
     survivor.child.kill("SIGTERM");
     const s = await survivor.done;

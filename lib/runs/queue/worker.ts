@@ -116,7 +116,8 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       await settle(job.data as EvalJob);
       return r;
     } catch (err) {
-      const final = err instanceof UnrecoverableError || (!(err instanceof WaitingError) && !signal?.aborted && job.attemptsMade + 1 >= (job.opts.attempts ?? 1));
+      const final =
+        err instanceof UnrecoverableError || (!(err instanceof WaitingError) && !signal?.aborted && job.attemptsMade + 1 >= (job.opts.attempts ?? 1));
       if (final && typeof job.data?.runId === "string") await settle(job.data as EvalJob).catch(() => {});
       throw err;
     }
@@ -246,5 +247,10 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
 async function finishRun(runId: string, name: string, total: number): Promise<void> {
   const store = dbRunStore();
   const summary = await store.summarizeRun(runId, name);
-  await store.updateRun(runId, { status: summary.episodes >= total ? "done" : "failed", done: summary.episodes, solved: summary.solved, errors: summary.providerErrors });
+  await store.updateRun(runId, {
+    status: summary.episodes >= total ? "done" : "failed",
+    done: summary.episodes,
+    solved: summary.solved,
+    errors: summary.providerErrors,
+  });
 }

@@ -35,13 +35,20 @@ export const atifTrajectorySchema = z.looseObject({
       model_name: z.string().nullable().optional(),
       message: content,
       reasoning_content: z.string().nullable().optional(),
-      tool_calls: z.array(z.looseObject({ tool_call_id: z.string(), function_name: z.string(), arguments: z.record(z.string(), z.unknown()) })).nullable().optional(),
+      tool_calls: z
+        .array(z.looseObject({ tool_call_id: z.string(), function_name: z.string(), arguments: z.record(z.string(), z.unknown()) }))
+        .nullable()
+        .optional(),
       observation: z
         .looseObject({ results: z.array(z.looseObject({ source_call_id: z.string().nullable().optional(), content: content.nullable().optional() })) })
         .nullable()
         .optional(),
       metrics: z
-        .looseObject({ prompt_tokens: z.number().nullable().optional(), completion_tokens: z.number().nullable().optional(), cost_usd: z.number().nullable().optional() })
+        .looseObject({
+          prompt_tokens: z.number().nullable().optional(),
+          completion_tokens: z.number().nullable().optional(),
+          cost_usd: z.number().nullable().optional(),
+        })
         .nullable()
         .optional(),
       extra: z.record(z.string(), z.unknown()).nullable().optional(),
@@ -80,7 +87,9 @@ export function readAtifTrajectory(v: unknown): AtifTrajectory {
   const parsed = atifTrajectorySchema.safeParse(v);
   if (!parsed.success) {
     const i = parsed.error.issues[0];
-    throw new AtifRecordError(`not an ATIF trajectory: ${i.path.join(".") || "trajectory"}: ${i.message}${parsed.error.issues.length > 1 ? ` (and ${parsed.error.issues.length - 1} more problems)` : ""}`);
+    throw new AtifRecordError(
+      `not an ATIF trajectory: ${i.path.join(".") || "trajectory"}: ${i.message}${parsed.error.issues.length > 1 ? ` (and ${parsed.error.issues.length - 1} more problems)` : ""}`,
+    );
   }
   return parsed.data;
 }
@@ -149,7 +158,16 @@ export function atifToEpisode(traj: AtifTrajectory, trial: AtifTrial, ctx: AtifC
     results.forEach((r, j) => {
       if (used.has(j)) return;
       if (r.source_call_id) flags.add("tool-result-without-call");
-      turns.push({ index: turns.length, actor: "model", action: "", observation: text(r.content), ok: null, reward: null, thought: calls.length ? null : (step.reasoning_content ?? null), rawReply: calls.length ? null : msg || null });
+      turns.push({
+        index: turns.length,
+        actor: "model",
+        action: "",
+        observation: text(r.content),
+        ok: null,
+        reward: null,
+        thought: calls.length ? null : (step.reasoning_content ?? null),
+        rawReply: calls.length ? null : msg || null,
+      });
     });
   }
   if (turns.length === 0) flags.add("no-actions");
@@ -167,7 +185,8 @@ export function atifToEpisode(traj: AtifTrajectory, trial: AtifTrial, ctx: AtifC
   const taskName = typeof trial.result?.task_name === "string" ? trial.result.task_name : undefined;
   const ctfId = taskName ? /intercode[-_]?ctf[-_](\d+)$/i.exec(taskName)?.[1] : undefined;
   const linked = (ctfId !== undefined ? ctx.linker.byId("ctf", ctfId) : null) ?? (question !== null ? ctx.linker.byQuestion(question) : null);
-  const studioEnv = typeof studio?.environment === "string" && ["bash", "sql", "python", "ctf"].includes(studio.environment) ? (studio.environment as EnvName) : null;
+  const studioEnv =
+    typeof studio?.environment === "string" && ["bash", "sql", "python", "ctf"].includes(studio.environment) ? (studio.environment as EnvName) : null;
   let environment: EnvName;
   if (linked) environment = linked.env;
   else if (studioEnv) environment = studioEnv;
@@ -201,7 +220,11 @@ export function atifToEpisode(traj: AtifTrajectory, trial: AtifTrial, ctx: AtifC
     turnLimit: ctx.attribution.turnLimit ?? limit ?? Math.max(1, turns.length),
     mode: "import",
     status: exception ? "error" : "submitted",
-    errorReason: exception ? (isObj(exception) && typeof exception.exception_message === "string" ? exception.exception_message : JSON.stringify(exception)) : null,
+    errorReason: exception
+      ? isObj(exception) && typeof exception.exception_message === "string"
+        ? exception.exception_message
+        : JSON.stringify(exception)
+      : null,
     reward,
     breakdown: {
       kind: "atif",
@@ -220,7 +243,18 @@ export function atifToEpisode(traj: AtifTrajectory, trial: AtifTrial, ctx: AtifC
     endedAt: iso(finished),
     sourceFile: ctx.sourceFile,
     sourceKey: createHash("sha256")
-      .update(JSON.stringify(["atif", ctx.contentHash, trial.name ?? null, reward, ctx.attribution.model ?? null, ctx.attribution.policy ?? null, ctx.attribution.dataset ?? null, ctx.attribution.turnLimit ?? null]))
+      .update(
+        JSON.stringify([
+          "atif",
+          ctx.contentHash,
+          trial.name ?? null,
+          reward,
+          ctx.attribution.model ?? null,
+          ctx.attribution.policy ?? null,
+          ctx.attribution.dataset ?? null,
+          ctx.attribution.turnLimit ?? null,
+        ]),
+      )
       .digest("hex")
       .slice(0, 40),
     turns,

@@ -14,7 +14,12 @@ const drop = <T extends Record<string, unknown>>(o: T) => Object.fromEntries(Obj
 
 export const ATIF_VERSION = "ATIF-v1.6";
 
-export function episodeToAtifTrial(e: ExportedEpisode): { trajectory: Record<string, unknown>; reward: number | null; result: Record<string, unknown>; config: Record<string, unknown> } {
+export function episodeToAtifTrial(e: ExportedEpisode): {
+  trajectory: Record<string, unknown>;
+  reward: number | null;
+  result: Record<string, unknown>;
+  config: Record<string, unknown>;
+} {
   const steps: Record<string, unknown>[] = [];
   const system = e.messages?.find((m) => m.role === "system");
   if (system) steps.push({ step_id: steps.length + 1, source: "system", message: system.content });
@@ -78,7 +83,11 @@ export function episodeToAtifTrial(e: ExportedEpisode): { trajectory: Record<str
     started_at: e.startedAt.toISOString(),
     finished_at: (e.endedAt ?? e.startedAt).toISOString(),
   };
-  const config = { trial_name: trialName(e), task: { path: `intercode/${e.environment}/${e.dataset}/${e.taskId}` }, agent: drop({ name: trajectory.agent.name, model_name: e.model }) };
+  const config = {
+    trial_name: trialName(e),
+    task: { path: `intercode/${e.environment}/${e.dataset}/${e.taskId}` },
+    agent: drop({ name: trajectory.agent.name, model_name: e.model }),
+  };
   return { trajectory, reward: e.reward, result, config };
 }
 

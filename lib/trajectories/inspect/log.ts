@@ -56,7 +56,8 @@ export function openEvalFile(file: string, opts: InspectReadOptions): EvalLogRea
   try {
     zip = ZipReader.open(file);
   } catch (err) {
-    if (err instanceof ZipError) throw new NotInspectLogError(`not an Inspect .eval log (expected a zip archive holding header.json and samples/): ${err.message}`);
+    if (err instanceof ZipError)
+      throw new NotInspectLogError(`not an Inspect .eval log (expected a zip archive holding header.json and samples/): ${err.message}`);
     throw err;
   }
   try {

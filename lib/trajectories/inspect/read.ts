@@ -86,7 +86,18 @@ export function scoreReward(value: unknown): number | null {
 
 function keyOf(logKey: string, sample: InspectSample, attribution: LogAttribution): string {
   return createHash("sha256")
-    .update(JSON.stringify(["inspect", logKey, String(sample.id), sample.epoch, attribution.model ?? null, attribution.policy ?? null, attribution.dataset ?? null, attribution.turnLimit ?? null]))
+    .update(
+      JSON.stringify([
+        "inspect",
+        logKey,
+        String(sample.id),
+        sample.epoch,
+        attribution.model ?? null,
+        attribution.policy ?? null,
+        attribution.dataset ?? null,
+        attribution.turnLimit ?? null,
+      ]),
+    )
     .digest("hex")
     .slice(0, 40);
 }
@@ -99,7 +110,9 @@ export function inspectSampleToEpisode(value: unknown, ctx: InspectLogContext): 
   const parsed = inspectSampleSchema.safeParse(value);
   if (!parsed.success) {
     const i = parsed.error.issues[0];
-    throw new InspectRecordError(`${i.path.join(".") || "sample"}: ${i.message}${parsed.error.issues.length > 1 ? ` (and ${parsed.error.issues.length - 1} more problems)` : ""}`);
+    throw new InspectRecordError(
+      `${i.path.join(".") || "sample"}: ${i.message}${parsed.error.issues.length > 1 ? ` (and ${parsed.error.issues.length - 1} more problems)` : ""}`,
+    );
   }
   const s = parsed.data;
   const spec = ctx.header.eval;
@@ -143,10 +156,25 @@ export function inspectSampleToEpisode(value: unknown, ctx: InspectLogContext): 
       const meta = isObj(m.metadata?.[STUDIO_METADATA_KEY]) ? (m.metadata![STUDIO_METADATA_KEY] as Record<string, unknown>) : null;
       const calls = m.tool_calls ?? [];
       if (text.trim()) pendingThought.push(text);
-      if (calls.length === 0 && m === lastAssistant && !s.messages.some((x) => x.role === "assistant" && x.tool_calls?.some((c) => c.function === "submit")) && text.trim()) {
+      if (
+        calls.length === 0 &&
+        m === lastAssistant &&
+        !s.messages.some((x) => x.role === "assistant" && x.tool_calls?.some((c) => c.function === "submit")) &&
+        text.trim()
+      ) {
         // The answer Inspect scored.
         pendingThought.pop();
-        turns.push({ index: turns.length, actor: "model", action: `submit ${text}`, observation: "", ok: null, reward: null, thought: pendingThought.length ? pendingThought.join("\n") : null, tokensIn: usage?.in ?? null, tokensOut: usage?.out ?? null });
+        turns.push({
+          index: turns.length,
+          actor: "model",
+          action: `submit ${text}`,
+          observation: "",
+          ok: null,
+          reward: null,
+          thought: pendingThought.length ? pendingThought.join("\n") : null,
+          tokensIn: usage?.in ?? null,
+          tokensOut: usage?.out ?? null,
+        });
         pendingThought = [];
       }
       calls.forEach((c, k) => {
@@ -214,7 +242,8 @@ export function inspectSampleToEpisode(value: unknown, ctx: InspectLogContext): 
   const input = typeof s.input === "string" ? resolve(s.input, att) : s.input.map((m) => contentText(m.content, att)).join("\n");
   const isCtfSet = /intercode[_-]?ctf/i.test(spec.task);
   const linked = isCtfSet ? ctx.linker.byId("ctf", String(s.id)) : ctx.linker.byQuestion(input);
-  const studioEnv = typeof studio?.environment === "string" && ["bash", "sql", "python", "ctf"].includes(studio.environment) ? (studio.environment as EnvName) : null;
+  const studioEnv =
+    typeof studio?.environment === "string" && ["bash", "sql", "python", "ctf"].includes(studio.environment) ? (studio.environment as EnvName) : null;
   let environment: EnvName;
   if (linked) environment = linked.env;
   else if (studioEnv) environment = studioEnv;
@@ -225,7 +254,8 @@ export function inspectSampleToEpisode(value: unknown, ctx: InspectLogContext): 
     flags.add("no-environment");
   }
   const taskName = (spec.dataset?.name ?? spec.task).replace(/\s+/g, "-");
-  const dataset = ctx.attribution.dataset ?? linked?.dataset ?? (typeof studio?.dataset === "string" ? studio.dataset : isCtfSet ? "ctf" : `inspect-${taskName}`);
+  const dataset =
+    ctx.attribution.dataset ?? linked?.dataset ?? (typeof studio?.dataset === "string" ? studio.dataset : isCtfSet ? "ctf" : `inspect-${taskName}`);
   const target = s.target === undefined ? null : typeof s.target === "string" ? s.target : JSON.stringify(s.target);
 
   const solvedIdx = reward !== null && reward >= 1 ? turns.findIndex((t) => t.reward !== null && t.reward !== undefined && t.reward >= 1) : -1;
@@ -257,8 +287,25 @@ export function inspectSampleToEpisode(value: unknown, ctx: InspectLogContext): 
     breakdown: {
       kind: "inspect",
       scores,
-      sample: { id: s.id, epoch: s.epoch, target: s.target ?? null, metadata: s.metadata ?? null, total_time: s.total_time ?? null, working_time: s.working_time ?? null, model_usage: s.model_usage ?? null },
-      eval: { task: spec.task, task_id: spec.task_id ?? null, eval_id: spec.eval_id ?? null, run_id: spec.run_id ?? null, model: spec.model, solver, dataset: spec.dataset ?? null, config: spec.config ?? null },
+      sample: {
+        id: s.id,
+        epoch: s.epoch,
+        target: s.target ?? null,
+        metadata: s.metadata ?? null,
+        total_time: s.total_time ?? null,
+        working_time: s.working_time ?? null,
+        model_usage: s.model_usage ?? null,
+      },
+      eval: {
+        task: spec.task,
+        task_id: spec.task_id ?? null,
+        eval_id: spec.eval_id ?? null,
+        run_id: spec.run_id ?? null,
+        model: spec.model,
+        solver,
+        dataset: spec.dataset ?? null,
+        config: spec.config ?? null,
+      },
       eventTypes,
       ...(unknownEvents.length ? { unknownEvents } : {}),
     },

@@ -89,6 +89,23 @@ export type InspectHeader = z.infer<typeof inspectHeaderSchema>;
 
 /** Inspect's event types (its `Event` union); any other is kept with the episode and flagged. */
 export const KNOWN_INSPECT_EVENTS = new Set([
-  "sample_init", "sample_limit", "sandbox", "state", "store", "model", "tool", "approval", "input", "score", "score_edit",
-  "error", "logger", "info", "step", "subtask", "span_begin", "span_end", "compaction",
+  "sample_init",
+  "sample_limit",
+  "sandbox",
+  "state",
+  "store",
+  "model",
+  "tool",
+  "approval",
+  "input",
+  "score",
+  "score_edit",
+  "error",
+  "logger",
+  "info",
+  "step",
+  "subtask",
+  "span_begin",
+  "span_end",
+  "compaction",
 ]);

@@ -20,7 +20,12 @@ const sid = (...parts: string[]) => createHash("sha256").update(parts.join("\0")
 const usage = (i: number | null, o: number | null) => ({ input_tokens: i ?? 0, output_tokens: o ?? 0, total_tokens: (i ?? 0) + (o ?? 0) });
 
 /** One episode as an Inspect sample (and the summary the log's summaries.json lists for it). */
-export function episodeToInspectSample(e: ExportedEpisode, sampleId: string | number, epoch: number, model: string): { sample: Record<string, unknown>; summary: Record<string, unknown> } {
+export function episodeToInspectSample(
+  e: ExportedEpisode,
+  sampleId: string | number,
+  epoch: number,
+  model: string,
+): { sample: Record<string, unknown>; summary: Record<string, unknown> } {
   const when = (d: Date | null | undefined) => (d ?? e.startedAt).toISOString();
   const system = e.messages?.find((m) => m.role === "system");
   const messages: Record<string, unknown>[] = [];
@@ -73,7 +78,19 @@ export function episodeToInspectSample(e: ExportedEpisode, sampleId: string | nu
         time: (t.latencyMs ?? 0) / 1000,
       },
     });
-    events.push({ event: "tool", timestamp: ts, working_start: 0, type: "function", id: callId, function: call.fn, arguments: call.args, result: t.observation, events: [], completed: ts, working_time: (t.durationMs ?? 0) / 1000 });
+    events.push({
+      event: "tool",
+      timestamp: ts,
+      working_start: 0,
+      type: "function",
+      id: callId,
+      function: call.fn,
+      arguments: call.args,
+      result: t.observation,
+      events: [],
+      completed: ts,
+      working_time: (t.durationMs ?? 0) / 1000,
+    });
   }
   const score = { value: e.reward ?? "N", answer: answer ?? undefined, explanation: e.reward === null ? "never scored" : `InterCode reward ${e.reward}` };
   const studio = {
@@ -106,7 +123,10 @@ export function episodeToInspectSample(e: ExportedEpisode, sampleId: string | nu
     scores: e.reward === null ? {} : { [STUDIO_METADATA_KEY]: score },
     metadata: { [STUDIO_METADATA_KEY]: studio },
     store: {},
-    events: [...events, ...(e.reward === null ? [] : [{ event: "score", timestamp: when(e.endedAt), working_start: 0, score, target: e.gold ?? "", intermediate: false }])],
+    events: [
+      ...events,
+      ...(e.reward === null ? [] : [{ event: "score", timestamp: when(e.endedAt), working_start: 0, score, target: e.gold ?? "", intermediate: false }]),
+    ],
     model_usage: modelUsage,
     total_time: seconds,
     working_time: seconds,
@@ -134,7 +154,15 @@ export function episodeToInspectSample(e: ExportedEpisode, sampleId: string | nu
 }
 
 /** The log's header (eval spec, plan, results, stats) for `n` samples of which `scored` have a reward. */
-export function inspectHeader(p: { model: string; policy: string; samples: { id: string | number; epoch: number; reward: number | null }[]; created: Date; started: Date; finished: Date; usage: Record<string, unknown> }) {
+export function inspectHeader(p: {
+  model: string;
+  policy: string;
+  samples: { id: string | number; epoch: number; reward: number | null }[];
+  created: Date;
+  started: Date;
+  finished: Date;
+  usage: Record<string, unknown>;
+}) {
   const scored = p.samples.filter((s) => s.reward !== null);
   const mean = scored.length ? scored.reduce((n, s) => n + (s.reward ?? 0), 0) / scored.length : 0;
   const evalId = sid("eval", p.created.toISOString(), String(p.samples.length));

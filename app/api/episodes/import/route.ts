@@ -37,7 +37,15 @@ export function POST(req: Request) {
           reports.push(unreadFileReport(f.name, `too large (${f.size} bytes; the limit is ${MAX_UPLOAD_BYTES})`));
           continue;
         }
-        const file = path.join(dir, `${i}-${path.basename(f.name).replace(/[^\w.-]+/g, "_").replace(/^\.+/, "") || "upload"}`);
+        const file = path.join(
+          dir,
+          `${i}-${
+            path
+              .basename(f.name)
+              .replace(/[^\w.-]+/g, "_")
+              .replace(/^\.+/, "") || "upload"
+          }`,
+        );
         await fs.promises.writeFile(file, Buffer.from(await f.arrayBuffer()));
         try {
           reports.push(await importUploadedFile(f.name, file, attribution));

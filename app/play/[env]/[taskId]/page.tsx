@@ -109,12 +109,14 @@ function SealedTask({ env, refText, query, seal }: { env: string; refText: strin
       <h1 className="flex items-center gap-2 text-lg font-semibold text-amber-200">
         <LockIcon /> This task is sealed
       </h1>
-      <p className="mt-1 font-mono text-xs text-zinc-300">{env} · {refText}</p>
+      <p className="mt-1 font-mono text-xs text-zinc-300">
+        {env} · {refText}
+      </p>
       <p className="mt-3 text-zinc-100">{query}</p>
       {seal.kind === "study" ? (
         <p className="mt-3 text-zinc-200" data-testid="sealed-by-study">
-          This task belongs to the open study <span className="font-semibold">{seal.studyName}</span>. Until the study is closed, nobody can play
-          the task outside it, run a model on it or see its gold solution, so the study stays blind.
+          This task belongs to the open study <span className="font-semibold">{seal.studyName}</span>. Until the study is closed, nobody can play the task
+          outside it, run a model on it or see its gold solution, so the study stays blind.
         </p>
       ) : (
         <p className="mt-3 text-zinc-200">
@@ -122,13 +124,22 @@ function SealedTask({ env, refText, query, seal }: { env: string; refText: strin
           <Link href={`/episodes/${encodeURIComponent(seal.episodeId)}`} className="font-mono text-amber-300 underline" data-testid="sealed-by">
             {seal.episodeId}
           </Link>
-          {seal.annotator ? <> (annotator <span className="font-semibold">{seal.annotator}</span>)</> : null}. Until it is submitted or
-          skipped, nobody can play the task, run a model on it or see its gold solution, so the baseline stays blind.
+          {seal.annotator ? (
+            <>
+              {" "}
+              (annotator <span className="font-semibold">{seal.annotator}</span>)
+            </>
+          ) : null}
+          . Until it is submitted or skipped, nobody can play the task, run a model on it or see its gold solution, so the baseline stays blind.
         </p>
       )}
       <p className="mt-3 flex gap-4">
-        <Link href="/play" className="text-emerald-400 underline">Pick another task</Link>
-        <Link href={`/tasks/${env}`} className="text-emerald-400 underline">All {env} tasks</Link>
+        <Link href="/play" className="text-emerald-400 underline">
+          Pick another task
+        </Link>
+        <Link href={`/tasks/${env}`} className="text-emerald-400 underline">
+          All {env} tasks
+        </Link>
       </p>
     </div>
   );

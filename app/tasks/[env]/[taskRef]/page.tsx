@@ -39,22 +39,41 @@ export default async function TaskEpisodesPage({ params }: Props) {
   const best = [...groups.values()].map((g) => [...g].sort((a, b) => (b.reward ?? -1) - (a.reward ?? -1))[0].id);
   return (
     <div className="space-y-3 p-4 text-xs">
-      <h1 className="text-lg font-semibold">{env} · {dataset || "any dataset"} · task {id}</h1>
+      <h1 className="text-lg font-semibold">
+        {env} · {dataset || "any dataset"} · task {id}
+      </h1>
       {rows[0] && <p className="text-sm text-zinc-200">{rows[0].query}</p>}
       <div className="flex gap-4">
-        {dataset && <Link className="text-sky-400 underline" href={playUrl(env, dataset, id)}>play this task</Link>}
-        {best.length > 1 && <Link className="text-sky-400 underline" href={`/compare?ids=${best.join(",")}`} data-testid="compare-best">compare the best episode of each player</Link>}
-        <Link className="text-sky-400 underline" href={`/episodes?env=${env}&task=${encodeURIComponent(id)}${dataset ? `&dataset=${encodeURIComponent(dataset)}` : ""}`}>in the list</Link>
+        {dataset && (
+          <Link className="text-sky-400 underline" href={playUrl(env, dataset, id)}>
+            play this task
+          </Link>
+        )}
+        {best.length > 1 && (
+          <Link className="text-sky-400 underline" href={`/compare?ids=${best.join(",")}`} data-testid="compare-best">
+            compare the best episode of each player
+          </Link>
+        )}
+        <Link
+          className="text-sky-400 underline"
+          href={`/episodes?env=${env}&task=${encodeURIComponent(id)}${dataset ? `&dataset=${encodeURIComponent(dataset)}` : ""}`}
+        >
+          in the list
+        </Link>
       </div>
       {!rows.length && <p className="text-zinc-400">No episodes of this task yet.</p>}
       {[...groups.entries()].map(([player, eps]) => (
         <section key={player} data-testid="task-player">
-          <h2 className="mb-1 font-semibold text-zinc-300">{player} <span className="font-normal text-zinc-400">({eps.length})</span></h2>
+          <h2 className="mb-1 font-semibold text-zinc-300">
+            {player} <span className="font-normal text-zinc-400">({eps.length})</span>
+          </h2>
           <ul className="space-y-0.5">
             {eps.map((e) => (
               <li key={e.id}>
                 <Link href={`/episodes/${e.id}`} className="text-zinc-200 hover:text-emerald-300">
-                  {formatDate(e.startedAt)} · {e.status} · reward {e.sealed ? <span data-testid="reward-sealed">sealed</span> : e.reward === null ? "–" : e.reward.toFixed(2)} · {e.turnCount} turns{e.success ? " · solved" : ""}
+                  {formatDate(e.startedAt)} · {e.status} · reward{" "}
+                  {e.sealed ? <span data-testid="reward-sealed">sealed</span> : e.reward === null ? "–" : e.reward.toFixed(2)} · {e.turnCount} turns
+                  {e.success ? " · solved" : ""}
                   {e.parentEpisodeId ? " · branch" : ""}
                 </Link>
               </li>

@@ -11,5 +11,7 @@ export const dynamic = "force-dynamic";
  * so the replay page's cost does not grow with it; 409 while the task is sealed.
  */
 export function GET(_req: Request, ctx: EpisodeRouteContext) {
-  return withEpisodeHeader(ctx, episodeParamsSchema, "the recording", async (data) => NextResponse.json(await getRecordingByEpisode({ episodeId: data.episode.id })));
+  return withEpisodeHeader(ctx, episodeParamsSchema, "the recording", async (data) =>
+    NextResponse.json(await getRecordingByEpisode({ episodeId: data.episode.id })),
+  );
 }

@@ -46,10 +46,11 @@ export function GET(req: Request, ctx: { params: Promise<{ id: string }> }) {
               last = text;
             }
             if (closed || !view.live) break;
-            if (!dirty) await new Promise<void>((r) => {
-              wake = r;
-              setTimeout(r, POLL_MS);
-            });
+            if (!dirty)
+              await new Promise<void>((r) => {
+                wake = r;
+                setTimeout(r, POLL_MS);
+              });
             wake = null;
             if (closed) break;
             if (dirty) await new Promise((r) => setTimeout(r, BATCH_MS));

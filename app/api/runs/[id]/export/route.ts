@@ -7,7 +7,21 @@ import { runExportQuerySchema } from "./schema";
 
 export const dynamic = "force-dynamic";
 
-const COLUMNS = ["taskId", "status", "reward", "success", "turns", "solvedAtTurn", "group", "tokensIn", "tokensOut", "costUsd", "episodeId", "errorReason", "sealed"];
+const COLUMNS = [
+  "taskId",
+  "status",
+  "reward",
+  "success",
+  "turns",
+  "solvedAtTurn",
+  "group",
+  "tokensIn",
+  "tokensOut",
+  "costUsd",
+  "episodeId",
+  "errorReason",
+  "sealed",
+];
 
 /** GET /api/runs/<id>/export?format=csv: one row per task of the run, as the run page's table. */
 export function GET(req: NextRequest, ctx: { params: Promise<{ id: string }> }) {

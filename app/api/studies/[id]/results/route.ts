@@ -20,12 +20,18 @@ export function GET(req: NextRequest, { params }: { params: Promise<{ id: string
     const { format } = parseInput(studyResultsQuerySchema, Object.fromEntries(req.nextUrl.searchParams), "query parameter");
     const r = await buildStudyResults(id);
     if (!r) throw new NotFoundError(`study ${id}`);
-    if (!(await outcomesVisible(id)).visible) throw new ConflictError(`study ${r.study.name} is open and its outcomes are sealed: reveal them on its results page (the reveal is logged) or close it first`);
+    if (!(await outcomesVisible(id)).visible)
+      throw new ConflictError(
+        `study ${r.study.name} is open and its outcomes are sealed: reveal them on its results page (the reveal is logged) or close it first`,
+      );
     const records = resultRecords(r);
     const name = r.study.name.replace(/[^\w.-]+/g, "_");
     const body = format === "csv" ? toCsv(COLUMNS, records) : records.map((x) => JSON.stringify(x)).join("\n") + (records.length ? "\n" : "");
     return new Response(body, {
-      headers: { "content-type": format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson", "content-disposition": `attachment; filename="${name}-results.${format}"` },
+      headers: {
+        "content-type": format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson",
+        "content-disposition": `attachment; filename="${name}-results.${format}"`,
+      },
     });
   });
 }
