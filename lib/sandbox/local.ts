@@ -19,7 +19,21 @@ import { SANDBOX_IMAGE_NAMES, type SandboxBackend, type SandboxSpec } from "./ty
 const START_TIMEOUT_MS = 15_000;
 
 /** /etc files the sandbox may see (no secrets: no shadow, no host passwd, no ssh, no machine-id; its own hosts, as docker writes it). */
-const ETC_FILES = ["networks", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "nsswitch.conf", "magic", "magic.mime", "mime.types", "bash.bashrc", "inputrc", "profile"];
+const ETC_FILES = [
+  "networks",
+  "ld.so.cache",
+  "ld.so.conf",
+  "ld.so.conf.d",
+  "alternatives",
+  "localtime",
+  "nsswitch.conf",
+  "magic",
+  "magic.mime",
+  "mime.types",
+  "bash.bashrc",
+  "inputrc",
+  "profile",
+];
 /** Top-level system directories shared read-only (or as the symlinks they are on merged-/usr hosts). */
 const SYSTEM_DIRS = ["bin", "sbin", "lib", "lib32", "lib64", "libx32"];
 /** Mount points the task's files may not replace. */
@@ -46,8 +60,10 @@ export function checkMountPoint(mountAt: string, where: string): void {
 
 /** Checks a spec's task files and workdir before anything is started; bad ones get BadInputError naming the field. */
 export function checkSpec(spec: SandboxSpec): void {
-  if (!(SANDBOX_IMAGE_NAMES as readonly string[]).includes(spec.image)) throw new BadInputError(`unknown image ${JSON.stringify(spec.image)}`, "sandbox spec image");
-  if (spec.workdir !== undefined && !path.isAbsolute(spec.workdir)) throw new BadInputError(`must be an absolute path, got ${JSON.stringify(spec.workdir)}`, "sandbox spec workdir");
+  if (!(SANDBOX_IMAGE_NAMES as readonly string[]).includes(spec.image))
+    throw new BadInputError(`unknown image ${JSON.stringify(spec.image)}`, "sandbox spec image");
+  if (spec.workdir !== undefined && !path.isAbsolute(spec.workdir))
+    throw new BadInputError(`must be an absolute path, got ${JSON.stringify(spec.workdir)}`, "sandbox spec workdir");
   if (spec.files) {
     checkMountPoint(spec.files.mountAt, "sandbox spec files.mountAt");
     let st;
@@ -101,7 +117,20 @@ function bwrapArgs(root: string, spec: SandboxSpec, limits: Limits): string[] {
   for (const f of ["passwd", "group", "gitconfig", "hostname", "hosts"]) a.push("--ro-bind", path.join(root, "etc", f), `/etc/${f}`);
   if (filesAtRoot) a.push("--remount-ro", "/etc");
   // /dev is bwrap's own tmpfs: read-only, with a small private /dev/shm (device nodes stay usable).
-  a.push("--proc", "/proc", "--dev", "/dev", "--size", String(Math.min(limits.diskBytes, 64 * 1024 * 1024)), "--perms", "1777", "--tmpfs", "/dev/shm", "--remount-ro", "/dev");
+  a.push(
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+    "--size",
+    String(Math.min(limits.diskBytes, 64 * 1024 * 1024)),
+    "--perms",
+    "1777",
+    "--tmpfs",
+    "/dev/shm",
+    "--remount-ro",
+    "/dev",
+  );
   a.push("--bind", path.join(root, "tmp"), "/tmp");
   // A whole-root file system brings its own writable /root (fs3 keeps task files there).
   if (!(filesAtRoot && existsSync(path.join(root, "files", "root")))) a.push("--bind", path.join(root, "home"), "/root");
@@ -168,7 +197,8 @@ class LocalSandbox extends SupervisorSandbox {
 async function copyFiles(hostDir: string, root: string): Promise<void> {
   const dest = path.join(root, "files");
   // biome-ignore lint/suspicious/noTemplateCurlyInString: "${@:3}" is bash's, expanded by the shell this runs
-  const cp = await run("bash", ["-c", 'set -o pipefail; tar -C "$1" "${@:3}" -cf - . | tar -C "$2" --numeric-owner -xpf -', "bash", hostDir, dest, ...TASK_TAR_ARGS]);
+  const script = 'set -o pipefail; tar -C "$1" "${@:3}" -cf - . | tar -C "$2" --numeric-owner -xpf -';
+  const cp = await run("bash", ["-c", script, "bash", hostDir, dest, ...TASK_TAR_ARGS]);
   if (!cp.ok) throw new SandboxError(`could not copy ${hostDir} into the sandbox: ${cp.out}`);
   // GNU tar gives extracted entries the time of extraction as their access time; put the host copy's back.
   await copyTimes(hostDir, dest);
@@ -240,7 +270,10 @@ async function startLocal(spec: SandboxSpec): Promise<LocalSandbox> {
       await Promise.race([
         client.ready,
         new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new SandboxError(`local sandbox ${id} did not start within ${START_TIMEOUT_MS / 1000} s: ${stderr.trim()}`)), START_TIMEOUT_MS);
+          timer = setTimeout(
+            () => reject(new SandboxError(`local sandbox ${id} did not start within ${START_TIMEOUT_MS / 1000} s: ${stderr.trim()}`)),
+            START_TIMEOUT_MS,
+          );
         }),
       ]);
     } catch (err) {
@@ -291,7 +324,33 @@ async function removeOrphans(): Promise<void> {
 
 async function checkAvailable(): Promise<{ ok: true } | { ok: false; reason: string }> {
   await removeOrphans().catch(() => undefined);
-  const probe = await run(config().bwrap, ["--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--as-pid-1", "--cap-drop", "ALL", "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--proc", "/proc", "--dev", "/dev", "--", "/usr/bin/true"]);
+  const probe = await run(config().bwrap, [
+    "--unshare-all",
+    "--unshare-user",
+    "--disable-userns",
+    "--die-with-parent",
+    "--as-pid-1",
+    "--cap-drop",
+    "ALL",
+    "--ro-bind",
+    "/usr",
+    "/usr",
+    "--symlink",
+    "usr/bin",
+    "/bin",
+    "--symlink",
+    "usr/lib",
+    "/lib",
+    "--symlink",
+    "usr/lib64",
+    "/lib64",
+    "--proc",
+    "/proc",
+    "--dev",
+    "/dev",
+    "--",
+    "/usr/bin/true",
+  ]);
   if (!probe.ok) {
     return { ok: false, reason: `bubblewrap cannot start a sandbox here (${probe.out || "bwrap not found"}); install it with: apt-get install -y bubblewrap` };
   }
@@ -299,7 +358,8 @@ async function checkAvailable(): Promise<{ ok: true } | { ok: false; reason: str
   if (cgroupSupport() === null && !config().allowNoCgroup) {
     return {
       ok: false,
-      reason: "no writable cgroup (v1 pids+memory or v2) for the local sandbox's process and memory caps: run as root with /sys/fs/cgroup writable, or set IC_SANDBOX_ALLOW_NO_CGROUP=1 to run without them",
+      reason:
+        "no writable cgroup (v1 pids+memory or v2) for the local sandbox's process and memory caps: run as root with /sys/fs/cgroup writable, or set IC_SANDBOX_ALLOW_NO_CGROUP=1 to run without them",
     };
   }
   return { ok: true };
