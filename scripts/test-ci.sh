@@ -57,6 +57,9 @@ npm run --silent icstudio -- datasets fetch intercode --from ../shared/intercode
 step "import rules (folder cycles in lib/, IC_* read only in lib/config.ts)"
 node scripts/check-imports.mjs --graph
 
+step "lint and format (Biome: biome.jsonc)"
+npm run --silent lint
+
 step "typecheck"
 npm run --silent typecheck
 
