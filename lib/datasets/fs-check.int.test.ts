@@ -7,7 +7,7 @@ import { shutdownSandboxBackends } from "@/lib/sandbox";
 import { config } from "@/lib/config";
 import { BadInputError } from "@/lib/errors";
 import { cloneFileSystem, ensureFileSystem, FS_NAMES } from "./bash-fs";
-import { checkGold, loadGoldExceptions, mapLimit, readNl2BashTasks } from "./fs-check";
+import { checkGold, loadGoldExceptions, mapLimit, readNl2BashTasks, runGold } from "./fs-check";
 import { parseManifest } from "./fs-manifest";
 import { sharedIntercodeDir } from "./paths";
 import { bashTaskSchema } from "./types";
@@ -48,6 +48,18 @@ describe("file system manifests", () => {
     } finally {
       await fsp.rm(dest, { recursive: true, force: true });
     }
+  });
+});
+
+describe("access times of a file system's host copy", () => {
+  it("stay the manifest's however often the copy is cloned into sandboxes (fs3:3, find -amin -60)", { timeout: 120_000 }, async () => {
+    // A clock no other test uses: a host copy of its own, not yet read by any sandbox.
+    const nowMs = Date.now();
+    const gold = "find /workspace -amin -60";
+    const runs = [];
+    for (let i = 0; i < 3; i++) runs.push((await runGold("fs3", gold, { nowMs })).stdout);
+    // Only the file the manifest gives a recent access time; the directories keep theirs (2022).
+    expect(runs).toEqual(Array(3).fill("/workspace/dir1/long.txt\n"));
   });
 });
 

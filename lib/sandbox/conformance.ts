@@ -199,6 +199,29 @@ export function registerSandboxConformance(target: ConformanceTarget): void {
       expect(r.output).toBe(`${MTIME.getTime() / 1000}\n${LINK_MTIME.getTime() / 1000}\n${ATIME.getTime() / 1000}\nhas-git\na,b\n1,2\n`);
     });
 
+    it("leaves the host copy's access times as they were, directories' included, so every copy gets the same", async () => {
+      // A directory's access time older than its change time: under relatime any listing of it
+      // without O_NOATIME renews it, and every later copy would then show it as read just now
+      // (`find -amin -60` in a bash gold would list it in one copy and not in the other).
+      const dir = mkdtempSync(path.join(os.tmpdir(), "ic-conformance-atime-"));
+      try {
+        mkdirSync(path.join(dir, "sub", "deep"), { recursive: true });
+        writeFileSync(path.join(dir, "sub", "deep", "f.txt"), "x\n");
+        for (const p of ["sub/deep/f.txt", "sub/deep", "sub", "."]) utimesSync(path.join(dir, p), ATIME, MTIME);
+        const atimes = () => ["sub/deep", "sub"].map((p) => statSync(path.join(dir, p)).atimeMs);
+        const seen = [];
+        for (const mountAt of ["/testbed", "/", "/testbed"]) {
+          const s = await open({ files: { hostDir: dir, mountAt }, workdir: mountAt });
+          seen.push((await s.exec(`cd ${mountAt} && stat -c %X sub sub/deep sub/deep/f.txt`)).output);
+          expect(atimes()).toEqual([ATIME.getTime(), ATIME.getTime()]);
+        }
+        const want = `${ATIME.getTime() / 1000}\n`.repeat(3);
+        expect(seen).toEqual([want, want, want]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     it("makes a directory's entries in name order, so it lists alike in every copy and on every backend", async () => {
       // Made here in another order than their names'; a copy in the order of the host's inodes or
       // directory would list them so.

@@ -204,10 +204,15 @@ async function copyFiles(hostDir: string, root: string): Promise<void> {
   await copyTimes(hostDir, dest);
 }
 
-/** Sets each entry under `dest` to the access and modification times of its namesake under `src` (links' own). */
+/**
+ * Sets each entry under `dest` to the access and modification times of its namesake under `src`
+ * (links' own). The walk lists `dest`, the sandbox's own copy whose times are set after, and only
+ * stats `src`: listing a directory of the host copy would renew its access time (relatime, no
+ * O_NOATIME from node), and every later copy would then show it as read at that moment.
+ */
 async function copyTimes(src: string, dest: string): Promise<void> {
   const st = await fsp.lstat(src);
-  if (st.isDirectory()) for (const name of await fsp.readdir(src)) await copyTimes(path.join(src, name), path.join(dest, name));
+  if (st.isDirectory()) for (const name of await fsp.readdir(dest)) await copyTimes(path.join(src, name), path.join(dest, name));
   await fsp.lutimes(dest, st.atime, st.mtime);
 }
 
