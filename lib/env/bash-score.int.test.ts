@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { fsClock } from "@/lib/datasets/bash-fs";
-import { taskFileSystem } from "@/lib/datasets/intercode-fs";
+import { intercodeFsBuilt, taskFileSystem } from "@/lib/datasets/intercode-fs";
 import type { BashTask } from "@/lib/datasets/types";
 import type { Sandbox } from "@/lib/sandbox/types";
 import { backendsUnderTest, sharedTask } from "@/lib/testing/backends";
@@ -22,6 +22,8 @@ afterAll(async () => {
 
 /** A sandbox over fs1's tree and a shell in it, as an episode has them. */
 async function episodeSandbox(backend: "local" | "docker"): Promise<{ sandbox: Sandbox; shell: ShellSession }> {
+  // CHANGES edits files of InterCode's own fs1 (the project's fs1 has other ones).
+  if (!intercodeFsBuilt(1)) throw new Error("needs InterCode's fs1: run `npm run icstudio -- datasets fetch intercode --from ../shared/intercode` first");
   const task = fs1("0");
   const sandbox = await openFsSandbox(await hostDirOf(task, taskFileSystem(task), fsClock()), { backend });
   const shell = new ShellSession(sandbox, { cwd: "/" });
