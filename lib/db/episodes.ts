@@ -247,8 +247,8 @@ async function appendTurnPg(
   }
 }
 
-/** How an episode ended. */
-export type EpisodeOutcome =
+/** How an episode ended, as finishEpisode stores it (the model loop's account of an episode is lib/episodes/agent-event.ts EpisodeOutcome). */
+export type EpisodeFinish =
   | {
       status: "submitted";
       reward: number;
@@ -276,7 +276,7 @@ function episodeDurationMs({ firstActionAt, startedAt, endedAt }: { firstActionA
  * reached unless given), the turn at which it was solved, end time and duration (from the first
  * action: see episodeDurationMs).
  */
-export async function finishEpisode({ episodeId, outcome }: { episodeId: string; outcome: EpisodeOutcome }): Promise<Episode> {
+export async function finishEpisode({ episodeId, outcome }: { episodeId: string; outcome: EpisodeFinish }): Promise<Episode> {
   return withWriteLock(() =>
     withPrisma(async (prisma) => {
       const ep = await prisma.episode.findUnique({ where: { id: episodeId }, select: { status: true, startedAt: true, firstActionAt: true, turnCount: true } });
