@@ -27,7 +27,7 @@ export interface Dialect {
    * window's episodes (searchHas): a key range beside the GIN index read the word's whole posting
    * list once per window (16 at a million episodes, most of a page's time).
    */
-  searchInKeys(param: string, a: number, b: number): string;
+  searchInKeys(param: string, a: string, b: string): string;
   /** What one searchHas test costs, in hits of searchHits read whole (measured at a million episodes, warm: SQLite 60 µs against 0.2 µs, PostgreSQL 3-9 µs against 2-4.5 µs). */
   readonly searchHasCost: number;
   /** A DateTime column's value for a bound parameter, from Unix milliseconds. */
@@ -43,6 +43,12 @@ export interface Dialect {
   countHits(param: string): string;
   /** Truncates a number to an integer (the reward histogram's bin). */
   trunc(expr: string): string;
+  /**
+   * Whether each statement is a round trip to a server (PostgreSQL), so the list folds its
+   * count and estimate into one statement and reads a page's ids before its rows (an OFFSET reads
+   * the table row of every episode it skips; SQLite defers that read to the rows it returns).
+   */
+  readonly foldsStatements: boolean;
   /** An inner join whose left side drives the plan (SQLite's CROSS JOIN ... ON fixes the order; PostgreSQL plans it). */
   drivingJoin: string;
 }
@@ -88,6 +94,7 @@ export const SQLITE: Dialect = {
   countHits: (param) => `SELECT COUNT(*) AS "n" FROM "EpisodeText" WHERE "EpisodeText" MATCH ${param}`,
   trunc: (expr) => `CAST(${expr} AS INTEGER)`,
   drivingJoin: "CROSS JOIN",
+  foldsStatements: false,
 };
 
 export const POSTGRES: Dialect = {
@@ -111,4 +118,5 @@ export const POSTGRES: Dialect = {
   countHits: (param) => `SELECT COUNT(*) AS "n" FROM "EpisodeText" WHERE "doc" @@ to_tsquery('simple', ${param})`,
   trunc: (expr) => `CAST(TRUNC(${expr}) AS INTEGER)`,
   drivingJoin: "JOIN",
+  foldsStatements: true,
 };

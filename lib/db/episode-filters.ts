@@ -240,36 +240,78 @@ function roundEstimate(n: number): number {
 }
 
 /**
- * The matching total past COUNT_EXACT_UP_TO, estimated: the matches among the episodes of
- * SAMPLE_WINDOWS windows of consecutive search keys (indexed range reads, one statement), scaled
- * to the whole key range. Search keys follow insertion, so the windows sample every period of the
- * store. At least COUNT_EXACT_UP_TO + 1, which the capped count proved. Null when the store is
- * no larger than the sample (then the caller counts).
+ * The count estimate's sample as one SELECT of column "m": the matches among the episodes of
+ * SAMPLE_WINDOWS windows of consecutive search keys, window i from `lo` + i × `step` (numbers, or
+ * SQL over the enclosing statement). One range read of the search-key index per window: the
+ * filters are tested on the window's rows (in the CASE), so neither engine drives the read from a
+ * filter's index instead; ORed ranges made SQLite scan the table. A search is tested on the
+ * window's keys only (searchInKeys): the whole hit set once per window made a common word's
+ * estimate cost 16 searches.
+ */
+function sampleSql(dialect: Dialect, conds: string[], ftsParam: string | null, lo: number | string, step: number | string): string {
+  const windows = Array.from({ length: SAMPLE_WINDOWS }, (_, i) => {
+    const known = typeof lo === "number" && typeof step === "number";
+    const a = known ? String(lo + i * step) : `${lo} + ${i} * ${step}`;
+    const b = known ? String(lo + i * step + SAMPLE_WINDOW_KEYS - 1) : `${a} + ${SAMPLE_WINDOW_KEYS - 1}`;
+    const all = [...conds, ...(ftsParam ? [dialect.searchInKeys(ftsParam, a, b)] : [])];
+    return `SELECT SUM(CASE WHEN ${all.length ? all.join(" AND ") : "1 = 1"} THEN 1 ELSE 0 END) AS "m" FROM "Episode" e WHERE e."searchKey" BETWEEN ${a} AND ${b}`;
+  });
+  return `SELECT SUM(w."m") AS "m" FROM (${windows.join(" UNION ALL ")}) w`;
+}
+
+/** The sample's matches (`m`, of SAMPLE_WINDOWS × SAMPLE_WINDOW_KEYS keys) scaled to the key range's `span`; at least COUNT_EXACT_UP_TO + 1, which the capped count proved. */
+function scaleSample(m: number, span: number): number {
+  return Math.max(COUNT_EXACT_UP_TO + 1, roundEstimate((m / (SAMPLE_WINDOWS * SAMPLE_WINDOW_KEYS)) * span));
+}
+
+/**
+ * The matching total past COUNT_EXACT_UP_TO, estimated from the sample (sampleSql), scaled to the
+ * whole key range. Search keys follow insertion, so the windows sample every period of the store.
+ * Null when the store is no larger than the sample (then the caller counts).
  */
 async function estimateMatches(sql: Sql, conds: string[], params: Record<string, unknown>, ftsParam: string | null): Promise<number | null> {
-  const floor = COUNT_EXACT_UP_TO + 1;
   // Two subqueries: MIN and MAX together in one SELECT make SQLite scan the index instead of reading its two ends.
   const range = await sql.get<{ lo: number | null; hi: number | null }>(
     `SELECT (SELECT MIN("searchKey") FROM "Episode") AS lo, (SELECT MAX("searchKey") FROM "Episode") AS hi`,
   );
   const lo = Number(range?.lo ?? 0);
   const span = Number(range?.hi ?? 0) - lo + 1;
-  const sampled = SAMPLE_WINDOWS * SAMPLE_WINDOW_KEYS;
   // A sample as large as the store: counting is as cheap, and exact.
-  if (span <= sampled) return null;
-  const step = Math.floor(span / SAMPLE_WINDOWS);
-  // One range read of the search-key index per window: the filters are tested on the window's rows
-  // (in the CASE), so neither engine drives the read from a filter's index instead; ORed ranges
-  // made SQLite scan the table. A search is tested on the window's keys only (searchInKeys): the
-  // whole hit set once per window made a common word's estimate cost 16 searches.
-  const windows = Array.from({ length: SAMPLE_WINDOWS }, (_, i) => {
-    const a = lo + i * step;
-    const b = a + SAMPLE_WINDOW_KEYS - 1;
-    const all = [...conds, ...(ftsParam ? [sql.dialect.searchInKeys(ftsParam, a, b)] : [])];
-    return `SELECT SUM(CASE WHEN ${all.length ? all.join(" AND ") : "1 = 1"} THEN 1 ELSE 0 END) AS "m" FROM "Episode" e WHERE e."searchKey" BETWEEN ${a} AND ${b}`;
-  });
-  const r = await sql.get<{ m: number | null }>(`SELECT SUM(w."m") AS "m" FROM (${windows.join(" UNION ALL ")}) w`, params);
-  return Math.max(floor, roundEstimate((Number(r?.m ?? 0) / sampled) * span));
+  if (span <= SAMPLE_WINDOWS * SAMPLE_WINDOW_KEYS) return null;
+  const r = await sql.get<{ m: number | null }>(sampleSql(sql.dialect, conds, ftsParam, lo, Math.floor(span / SAMPLE_WINDOWS)), params);
+  return scaleSample(Number(r?.m ?? 0), span);
+}
+
+/**
+ * Matches counted up to COUNT_EXACT_UP_TO + 1 (`capped`: a SELECT of column "n" that stops
+ * there) and, past that, estimated (estimateMatches: null when the store is no larger than the
+ * sample). On SQLite, statements in turn. On PostgreSQL, where each statement is a round trip
+ * (a simple sort's page was four of them, 5 ms against SQLite's 2), one statement: the sample is
+ * a subquery of a CASE, which PostgreSQL runs only when its branch is taken, its windows placed
+ * from the key range read in the same statement (once: without OFFSET 0 the planner pulls the
+ * range's subquery up and reads MIN and MAX again for every bound of every window).
+ */
+async function countOrEstimate(
+  sql: Sql,
+  capped: string,
+  params: Record<string, unknown>,
+  conds: string[],
+  ftsParam: string | null,
+): Promise<{ n: number; estimate: number | null }> {
+  if (!sql.dialect.foldsStatements) {
+    const n = Number((await sql.get<{ n: number }>(capped, params))!.n);
+    return { n, estimate: n > COUNT_EXACT_UP_TO ? await estimateMatches(sql, conds, params, ftsParam) : null };
+  }
+  const span = `(r."hi" - r."lo" + 1)`;
+  const r = await sql.get<{ n: number; m: number | null; span: number | null }>(
+    `SELECT c."n" AS "n", ${span} AS "span",
+       CASE WHEN c."n" > ${COUNT_EXACT_UP_TO} AND ${span} > ${SAMPLE_WINDOWS * SAMPLE_WINDOW_KEYS}
+         THEN (${sampleSql(sql.dialect, conds, ftsParam, `r."lo"`, `(${span} / ${SAMPLE_WINDOWS})`)}) END AS "m"
+     FROM (${capped}) c, (SELECT (SELECT MIN("searchKey") FROM "Episode") AS "lo", (SELECT MAX("searchKey") FROM "Episode") AS "hi" OFFSET 0) r`,
+    params,
+  );
+  const n = Number(r!.n);
+  return { n, estimate: n > COUNT_EXACT_UP_TO && r!.m !== null ? scaleSample(Number(r!.m), Number(r!.span)) : null };
 }
 
 /**
@@ -333,16 +375,22 @@ export async function readEpisodePage(
   if (fts) {
     p.fts = fts;
     // Counted up to the larger of the two limits that decide here: how to drive the page, and whether the total is exact.
-    hits = await countSearchHits(sql, fts, exactCount ? undefined : Math.max(COUNT_EXACT_UP_TO, SEARCH_DRIVE_LIMIT) + 1);
-    if (hits === 0) return { total: 0, totalExact: true, rows: [] };
-    if (!conds.length) {
-      if (exactCount || hits <= COUNT_EXACT_UP_TO) total = hits;
+    const cap = Math.max(COUNT_EXACT_UP_TO, SEARCH_DRIVE_LIMIT) + 1;
+    if (!conds.length && !exactCount) {
+      // The search alone: its hits are the matches, counted or estimated at once.
+      const c = await countOrEstimate(sql, `SELECT COUNT(*) AS "n" FROM (${d.searchHits("@fts")} LIMIT ${cap}) c`, { fts }, [], "@fts");
+      hits = c.n;
+      if (hits <= COUNT_EXACT_UP_TO) total = hits;
+      else if (c.estimate === null) total = await countSearchHits(sql, fts);
       else {
-        const estimate = await estimateMatches(sql, [], p, "@fts");
-        total = estimate ?? (await countSearchHits(sql, fts));
-        totalExact = estimate === null;
+        total = c.estimate;
+        totalExact = false;
       }
+    } else {
+      hits = await countSearchHits(sql, fts, exactCount ? undefined : cap);
+      if (!conds.length) total = hits;
     }
+    if (hits === 0) return { total: 0, totalExact: true, rows: [] };
     if (hits <= SEARCH_DRIVE_LIMIT) {
       fewHits = true;
       from = `(${d.searchHits("@fts")}) h ${d.drivingJoin} "Episode" e ON e."searchKey" = h."k"`;
@@ -361,27 +409,36 @@ export async function readEpisodePage(
     }
   }
   const where = conds.length ? `WHERE ${conds.join(" AND ")}` : "";
-  if (total === undefined) {
+  const countTotal = async (): Promise<number> => {
     const countFrom = countIndex && !fewHits ? `"Episode" e${d.indexedBy(countIndex)}` : from;
-    if (exactCount || fewHits) total = Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${countFrom} ${where}`, p))!.n);
-    else {
-      // Counting stops past COUNT_EXACT_UP_TO: a filter matching most of a million episodes costs what one matching ten thousand does.
-      total = Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${countFrom} ${where} LIMIT ${COUNT_EXACT_UP_TO + 1}) c`, p))!.n);
-      if (total > COUNT_EXACT_UP_TO) {
-        const estimate = await estimateMatches(sql, parts, p, fts ? "@fts" : null);
-        if (estimate === null) total = Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${countFrom} ${where}`, p))!.n);
-        else {
-          total = estimate;
-          totalExact = false;
-        }
-      }
-    }
-  }
+    const exact = async () => Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${countFrom} ${where}`, p))!.n);
+    if (exactCount || fewHits) return exact();
+    // Counting stops past COUNT_EXACT_UP_TO: a filter matching most of a million episodes costs what one matching ten thousand does.
+    const c = await countOrEstimate(
+      sql,
+      `SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${countFrom} ${where} LIMIT ${COUNT_EXACT_UP_TO + 1}) c`,
+      p,
+      parts,
+      fts ? "@fts" : null,
+    );
+    if (c.n <= COUNT_EXACT_UP_TO) return c.n;
+    if (c.estimate === null) return exact();
+    totalExact = false;
+    return c.estimate;
+  };
   const offset = (page - 1) * pageSize;
+  const pageOf = (pageFrom: string, pageConds: string[]) =>
+    readPageRows(sql, { from: pageFrom, conds: pageConds, countFrom: from, countConds: conds, params: p, sort, dir, offset, pageSize, columns });
+  if (!conds.length) {
+    // No filter: the page does not depend on the count, so on PostgreSQL the two are read at once (two of the pool's connections).
+    const [n, rows] = await Promise.all([total ?? countTotal(), pageOf(from, conds)]);
+    return { total: n, totalExact, rows: totalExact && n <= offset ? [] : rows };
+  }
+  total ??= await countTotal();
   if (totalExact && total <= offset) return { total, totalExact, rows: [] };
   let pageFrom = from;
   let pageConds = conds;
-  if (!fewHits && conds.length && sort.index && !correlated) {
+  if (!fewHits && sort.index && !correlated) {
     const episodes = Number((await sql.get<{ n: number }>(`SELECT COALESCE(MAX("searchKey"), 0) AS n FROM "Episode"`))!.n);
     const visits = (page * pageSize * episodes) / total;
     if (visits < WALK_OVER_SORT * total) {
@@ -392,26 +449,67 @@ export async function readEpisodePage(
       pageConds = d.walkConditions(perEpisode ? [...parts, d.searchHas("@fts")] : conds);
     }
   }
+  return { total, totalExact, rows: await pageOf(pageFrom, pageConds) };
+}
+
+/**
+ * The rows of one page, planned (readEpisodePage): read from `from` under `conds` in the sort's
+ * order. `countFrom` and `countConds` count the keyed episodes of a nullable key when the page
+ * holds none of them.
+ */
+async function readPageRows(
+  sql: Sql,
+  {
+    from,
+    conds,
+    countFrom,
+    countConds,
+    params,
+    sort,
+    dir,
+    offset,
+    pageSize,
+    columns,
+  }: {
+    from: string;
+    conds: string[];
+    countFrom: string;
+    countConds: string[];
+    params: Record<string, unknown>;
+    sort: EpisodeSortSpec;
+    dir: "ASC" | "DESC";
+    offset: number;
+    pageSize: number;
+    columns: string;
+  },
+): Promise<Array<Record<string, unknown>>> {
   const read = (extra: string[], order: string, limit: number, skip: number) => {
-    const all = [...pageConds, ...extra];
-    return sql.all(`SELECT ${columns} FROM ${pageFrom} ${all.length ? `WHERE ${all.join(" AND ")}` : ""} ORDER BY ${order} LIMIT @limit OFFSET @offset`, {
-      ...p,
-      limit,
-      offset: skip,
-    });
+    const all = [...conds, ...extra];
+    const whereAll = all.length ? `WHERE ${all.join(" AND ")}` : "";
+    const args = { ...params, limit, offset: skip };
+    if (!skip || !sql.dialect.foldsStatements) return sql.all(`SELECT ${columns} FROM ${from} ${whereAll} ORDER BY ${order} LIMIT @limit OFFSET @offset`, args);
+    // The page's ids first, from the walk alone (index-only on the sort's (key, id) index when
+    // nothing else is tested), then their rows: PostgreSQL's OFFSET otherwise reads the table row
+    // of every skipped episode (page 1,000 by date: 32 ms; its ids alone, 6 ms).
+    return sql.all(
+      `SELECT ${columns} FROM (SELECT e."id" FROM ${from} ${whereAll} ORDER BY ${order} LIMIT @limit OFFSET @offset) k JOIN "Episode" e ON e."id" = k."id" ORDER BY ${order}`,
+      args,
+    );
   };
-  if (!sort.nullable) return { total, totalExact, rows: await read([], `${sort.expr} ${dir}, e."id" ${dir}`, pageSize, offset) };
+  if (!sort.nullable) return read([], `${sort.expr} ${dir}, e."id" ${dir}`, pageSize, offset);
   // NULLs sort last both ways. One ORDER BY saying so (NULLS LAST) is an order no index of the
   // engines gives both ways (SQLite's puts NULLs first ascending, PostgreSQL's first descending),
   // so the page was a sort of every match. Instead: the keyed episodes in the index's order, then,
   // once they run out, the unkeyed ones by id (each a walk of the (key, id) index).
   const keyed = await read([`${sort.expr} IS NOT NULL`], `${sort.expr} ${dir}, e."id" ${dir}`, pageSize, offset);
-  if (keyed.length === pageSize) return { total, totalExact, rows: keyed };
+  if (keyed.length === pageSize) return keyed;
   // How many keyed episodes come before the unkeyed: known when this page holds some, else counted
   // (as the total is: through the filters' indexes, not a walk of the sort's).
   const before = keyed.length
     ? offset + keyed.length
-    : Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${from} WHERE ${[...conds, `${sort.expr} IS NOT NULL`].join(" AND ")}`, p))!.n);
+    : Number(
+        (await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${countFrom} WHERE ${[...countConds, `${sort.expr} IS NOT NULL`].join(" AND ")}`, params))!.n,
+      );
   const unkeyed = await read([`${sort.expr} IS NULL`], `e."id" ${dir}`, pageSize - keyed.length, Math.max(0, offset - before));
-  return { total, totalExact, rows: [...keyed, ...unkeyed] };
+  return [...keyed, ...unkeyed];
 }
