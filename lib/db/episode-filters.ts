@@ -241,22 +241,25 @@ function roundEstimate(n: number): number {
 
 /**
  * The count estimate's sample as one SELECT of column "m": the matches among the episodes of
- * SAMPLE_WINDOWS windows of consecutive search keys, window i from `lo` + i × `step` (numbers, or
- * SQL over the enclosing statement). One range read of the search-key index per window: the
+ * SAMPLE_WINDOWS windows of consecutive search keys, window i from `lo` + i × `step`. One range read of the search-key index per window: the
  * filters are tested on the window's rows (in the CASE), so neither engine drives the read from a
  * filter's index instead; ORed ranges made SQLite scan the table. A search is tested on the
  * window's keys only (searchInKeys): the whole hit set once per window made a common word's
  * estimate cost 16 searches.
  */
-function sampleSql(dialect: Dialect, conds: string[], ftsParam: string | null, lo: number | string, step: number | string): string {
-  const windows = Array.from({ length: SAMPLE_WINDOWS }, (_, i) => {
-    const known = typeof lo === "number" && typeof step === "number";
-    const a = known ? String(lo + i * step) : `${lo} + ${i} * ${step}`;
-    const b = known ? String(lo + i * step + SAMPLE_WINDOW_KEYS - 1) : `${a} + ${SAMPLE_WINDOW_KEYS - 1}`;
-    const all = [...conds, ...(ftsParam ? [dialect.searchInKeys(ftsParam, a, b)] : [])];
-    return `SELECT SUM(CASE WHEN ${all.length ? all.join(" AND ") : "1 = 1"} THEN 1 ELSE 0 END) AS "m" FROM "Episode" e WHERE e."searchKey" BETWEEN ${a} AND ${b}`;
-  });
+function sampleSql(dialect: Dialect, conds: string[], ftsParam: string | null, lo: number, step: number): string {
+  const windows = Array.from({ length: SAMPLE_WINDOWS }, (_, i) =>
+    windowSql(dialect, conds, ftsParam, String(lo + i * step), String(lo + i * step + SAMPLE_WINDOW_KEYS - 1)),
+  );
   return `SELECT SUM(w."m") AS "m" FROM (${windows.join(" UNION ALL ")}) w`;
+}
+
+/** The matches among the episodes whose search keys are in [a, b] (SQL expressions), as column "m". */
+function windowSql(dialect: Dialect, conds: string[], ftsParam: string | null, a: string, b: string): string {
+  // The search alone: its hits in the window, from the search table (no episode row to test).
+  if (ftsParam && !conds.length) return dialect.searchHitsInKeys(ftsParam, a, b);
+  const all = [...conds, ...(ftsParam ? [dialect.searchInKeys(ftsParam, a, b)] : [])];
+  return `SELECT SUM(CASE WHEN ${all.length ? all.join(" AND ") : "1 = 1"} THEN 1 ELSE 0 END) AS "m" FROM "Episode" e WHERE e."searchKey" BETWEEN ${a} AND ${b}`;
 }
 
 /** The sample's matches (`m`, of SAMPLE_WINDOWS × SAMPLE_WINDOW_KEYS keys) scaled to the key range's `span`; at least COUNT_EXACT_UP_TO + 1, which the capped count proved. */
@@ -285,7 +288,7 @@ async function estimateMatches(sql: Sql, conds: string[], params: Record<string,
 /**
  * Matches counted up to COUNT_EXACT_UP_TO + 1 (`capped`: a SELECT of column "n" that stops
  * there) and, past that, estimated (estimateMatches: null when the store is no larger than the
- * sample). On SQLite, statements in turn. On PostgreSQL, where each statement is a round trip
+ * sample); on PostgreSQL also the largest search key, read on the way. On SQLite, statements in turn. On PostgreSQL, where each statement is a round trip
  * (a simple sort's page was four of them, 5 ms against SQLite's 2), one statement: the sample is
  * a subquery of a CASE, which PostgreSQL runs only when its branch is taken, its windows placed
  * from the key range read in the same statement (once: without OFFSET 0 the planner pulls the
@@ -297,21 +300,23 @@ async function countOrEstimate(
   params: Record<string, unknown>,
   conds: string[],
   ftsParam: string | null,
-): Promise<{ n: number; estimate: number | null }> {
+): Promise<{ n: number; estimate: number | null; episodes?: number }> {
   if (!sql.dialect.foldsStatements) {
     const n = Number((await sql.get<{ n: number }>(capped, params))!.n);
     return { n, estimate: n > COUNT_EXACT_UP_TO ? await estimateMatches(sql, conds, params, ftsParam) : null };
   }
   const span = `(r."hi" - r."lo" + 1)`;
-  const r = await sql.get<{ n: number; m: number | null; span: number | null }>(
-    `SELECT c."n" AS "n", ${span} AS "span",
+  // Window i of the sample starts here (the windows are the rows of a series: 16 subqueries in a UNION took the planner longer than the reads).
+  const a = `(r."lo" + w."i" * (${span} / ${SAMPLE_WINDOWS}))`;
+  const r = await sql.get<{ n: number; m: number | null; span: number | null; hi: number | null }>(
+    `SELECT c."n" AS "n", ${span} AS "span", r."hi" AS "hi",
        CASE WHEN c."n" > ${COUNT_EXACT_UP_TO} AND ${span} > ${SAMPLE_WINDOWS * SAMPLE_WINDOW_KEYS}
-         THEN (${sampleSql(sql.dialect, conds, ftsParam, `r."lo"`, `(${span} / ${SAMPLE_WINDOWS})`)}) END AS "m"
+         THEN (SELECT SUM(x."m") FROM generate_series(0, ${SAMPLE_WINDOWS - 1}) AS w("i"), LATERAL (${windowSql(sql.dialect, conds, ftsParam, a, `${a} + ${SAMPLE_WINDOW_KEYS - 1}`)}) x) END AS "m"
      FROM (${capped}) c, (SELECT (SELECT MIN("searchKey") FROM "Episode") AS "lo", (SELECT MAX("searchKey") FROM "Episode") AS "hi" OFFSET 0) r`,
     params,
   );
   const n = Number(r!.n);
-  return { n, estimate: n > COUNT_EXACT_UP_TO && r!.m !== null ? scaleSample(Number(r!.m), Number(r!.span)) : null };
+  return { n, estimate: n > COUNT_EXACT_UP_TO && r!.m !== null ? scaleSample(Number(r!.m), Number(r!.span)) : null, episodes: Number(r!.hi ?? 0) };
 }
 
 /**
@@ -372,23 +377,33 @@ export async function readEpisodePage(
   let totalExact = true;
   let fewHits = false;
   let hits = 0;
+  /** The store's largest search key (how many episodes a walk may visit), when a statement read it on the way. */
+  let episodes: number | undefined;
   if (fts) {
     p.fts = fts;
-    // Counted up to the larger of the two limits that decide here: how to drive the page, and whether the total is exact.
-    const cap = Math.max(COUNT_EXACT_UP_TO, SEARCH_DRIVE_LIMIT) + 1;
-    if (!conds.length && !exactCount) {
-      // The search alone: its hits are the matches, counted or estimated at once.
-      const c = await countOrEstimate(sql, `SELECT COUNT(*) AS "n" FROM (${d.searchHits("@fts")} LIMIT ${cap}) c`, { fts }, [], "@fts");
+    if (exactCount) {
+      hits = await countSearchHits(sql, fts);
+      if (!conds.length) total = hits;
+    } else {
+      // Counted up to the larger of the two limits that decide here (how to drive the page, and
+      // whether the total is exact), and past them the matches (the filters' and the search's)
+      // estimated from the sample: with other filters, counting up to COUNT_EXACT_UP_TO would
+      // read the whole hit set of a common word; well past the limit, the estimate is the total.
+      const cap = Math.max(COUNT_EXACT_UP_TO, SEARCH_DRIVE_LIMIT) + 1;
+      const c = await countOrEstimate(sql, `SELECT COUNT(*) AS "n" FROM (${d.searchHits("@fts")} LIMIT ${cap}) c`, p, parts, "@fts");
       hits = c.n;
-      if (hits <= COUNT_EXACT_UP_TO) total = hits;
-      else if (c.estimate === null) total = await countSearchHits(sql, fts);
-      else {
+      episodes = c.episodes;
+      if (!conds.length) {
+        if (hits <= COUNT_EXACT_UP_TO) total = hits;
+        else if (c.estimate === null) total = await countSearchHits(sql, fts);
+        else {
+          total = c.estimate;
+          totalExact = false;
+        }
+      } else if (c.estimate !== null && c.estimate > 2 * COUNT_EXACT_UP_TO) {
         total = c.estimate;
         totalExact = false;
       }
-    } else {
-      hits = await countSearchHits(sql, fts, exactCount ? undefined : cap);
-      if (!conds.length) total = hits;
     }
     if (hits === 0) return { total: 0, totalExact: true, rows: [] };
     if (hits <= SEARCH_DRIVE_LIMIT) {
@@ -397,15 +412,6 @@ export async function readEpisodePage(
     } else {
       // `+` keeps SQLite from driving the query from the hits anyway.
       conds.push(`+e."searchKey" IN (${d.searchHits("@fts")})`);
-      // A common word and other filters: counting up to COUNT_EXACT_UP_TO would read the whole
-      // hit set. The sample's estimate comes first; well past the limit, it is the total.
-      if (total === undefined && !exactCount && hits > COUNT_EXACT_UP_TO) {
-        const estimate = await estimateMatches(sql, parts, p, "@fts");
-        if (estimate !== null && estimate > 2 * COUNT_EXACT_UP_TO) {
-          total = estimate;
-          totalExact = false;
-        }
-      }
     }
   }
   const where = conds.length ? `WHERE ${conds.join(" AND ")}` : "";
@@ -421,6 +427,7 @@ export async function readEpisodePage(
       parts,
       fts ? "@fts" : null,
     );
+    episodes ??= c.episodes;
     if (c.n <= COUNT_EXACT_UP_TO) return c.n;
     if (c.estimate === null) return exact();
     totalExact = false;
@@ -439,7 +446,7 @@ export async function readEpisodePage(
   let pageFrom = from;
   let pageConds = conds;
   if (!fewHits && sort.index && !correlated) {
-    const episodes = Number((await sql.get<{ n: number }>(`SELECT COALESCE(MAX("searchKey"), 0) AS n FROM "Episode"`))!.n);
+    episodes ??= Number((await sql.get<{ n: number }>(`SELECT COALESCE(MAX("searchKey"), 0) AS n FROM "Episode"`))!.n);
     const visits = (page * pageSize * episodes) / total;
     if (visits < WALK_OVER_SORT * total) {
       pageFrom = `"Episode" e${d.indexedBy(sort.index)}`;
