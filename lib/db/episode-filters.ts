@@ -240,36 +240,83 @@ function roundEstimate(n: number): number {
 }
 
 /**
- * The matching total past COUNT_EXACT_UP_TO, estimated: the matches among the episodes of
- * SAMPLE_WINDOWS windows of consecutive search keys (indexed range reads, one statement), scaled
- * to the whole key range. Search keys follow insertion, so the windows sample every period of the
- * store. At least COUNT_EXACT_UP_TO + 1, which the capped count proved. Null when the store is
- * no larger than the sample (then the caller counts).
+ * The count estimate's sample as one SELECT of column "m": the matches among the episodes of
+ * SAMPLE_WINDOWS windows of consecutive search keys, window i from `lo` + i × `step`. One range read of the search-key index per window: the
+ * filters are tested on the window's rows (in the CASE), so neither engine drives the read from a
+ * filter's index instead; ORed ranges made SQLite scan the table. A search is tested on the
+ * window's keys only (searchInKeys): the whole hit set once per window made a common word's
+ * estimate cost 16 searches.
+ */
+function sampleSql(dialect: Dialect, conds: string[], ftsParam: string | null, lo: number, step: number): string {
+  const windows = Array.from({ length: SAMPLE_WINDOWS }, (_, i) =>
+    windowSql(dialect, conds, ftsParam, String(lo + i * step), String(lo + i * step + SAMPLE_WINDOW_KEYS - 1)),
+  );
+  return `SELECT SUM(w."m") AS "m" FROM (${windows.join(" UNION ALL ")}) w`;
+}
+
+/** The matches among the episodes whose search keys are in [a, b] (SQL expressions), as column "m". */
+function windowSql(dialect: Dialect, conds: string[], ftsParam: string | null, a: string, b: string): string {
+  // The search alone: its hits in the window, from the search table (no episode row to test).
+  if (ftsParam && !conds.length) return dialect.searchHitsInKeys(ftsParam, a, b);
+  const all = [...conds, ...(ftsParam ? [dialect.searchInKeys(ftsParam, a, b)] : [])];
+  return `SELECT SUM(CASE WHEN ${all.length ? all.join(" AND ") : "1 = 1"} THEN 1 ELSE 0 END) AS "m" FROM "Episode" e WHERE e."searchKey" BETWEEN ${a} AND ${b}`;
+}
+
+/** The sample's matches (`m`, of SAMPLE_WINDOWS × SAMPLE_WINDOW_KEYS keys) scaled to the key range's `span`; at least COUNT_EXACT_UP_TO + 1, which the capped count proved. */
+function scaleSample(m: number, span: number): number {
+  return Math.max(COUNT_EXACT_UP_TO + 1, roundEstimate((m / (SAMPLE_WINDOWS * SAMPLE_WINDOW_KEYS)) * span));
+}
+
+/**
+ * The matching total past COUNT_EXACT_UP_TO, estimated from the sample (sampleSql), scaled to the
+ * whole key range. Search keys follow insertion, so the windows sample every period of the store.
+ * Null when the store is no larger than the sample (then the caller counts).
  */
 async function estimateMatches(sql: Sql, conds: string[], params: Record<string, unknown>, ftsParam: string | null): Promise<number | null> {
-  const floor = COUNT_EXACT_UP_TO + 1;
   // Two subqueries: MIN and MAX together in one SELECT make SQLite scan the index instead of reading its two ends.
   const range = await sql.get<{ lo: number | null; hi: number | null }>(
     `SELECT (SELECT MIN("searchKey") FROM "Episode") AS lo, (SELECT MAX("searchKey") FROM "Episode") AS hi`,
   );
   const lo = Number(range?.lo ?? 0);
   const span = Number(range?.hi ?? 0) - lo + 1;
-  const sampled = SAMPLE_WINDOWS * SAMPLE_WINDOW_KEYS;
   // A sample as large as the store: counting is as cheap, and exact.
-  if (span <= sampled) return null;
-  const step = Math.floor(span / SAMPLE_WINDOWS);
-  // One range read of the search-key index per window: the filters are tested on the window's rows
-  // (in the CASE), so neither engine drives the read from a filter's index instead; ORed ranges
-  // made SQLite scan the table. A search is tested on the window's keys only (searchInKeys): the
-  // whole hit set once per window made a common word's estimate cost 16 searches.
-  const windows = Array.from({ length: SAMPLE_WINDOWS }, (_, i) => {
-    const a = lo + i * step;
-    const b = a + SAMPLE_WINDOW_KEYS - 1;
-    const all = [...conds, ...(ftsParam ? [sql.dialect.searchInKeys(ftsParam, a, b)] : [])];
-    return `SELECT SUM(CASE WHEN ${all.length ? all.join(" AND ") : "1 = 1"} THEN 1 ELSE 0 END) AS "m" FROM "Episode" e WHERE e."searchKey" BETWEEN ${a} AND ${b}`;
-  });
-  const r = await sql.get<{ m: number | null }>(`SELECT SUM(w."m") AS "m" FROM (${windows.join(" UNION ALL ")}) w`, params);
-  return Math.max(floor, roundEstimate((Number(r?.m ?? 0) / sampled) * span));
+  if (span <= SAMPLE_WINDOWS * SAMPLE_WINDOW_KEYS) return null;
+  const r = await sql.get<{ m: number | null }>(sampleSql(sql.dialect, conds, ftsParam, lo, Math.floor(span / SAMPLE_WINDOWS)), params);
+  return scaleSample(Number(r?.m ?? 0), span);
+}
+
+/**
+ * Matches counted up to COUNT_EXACT_UP_TO + 1 (`capped`: a SELECT of column "n" that stops
+ * there) and, past that, estimated (estimateMatches: null when the store is no larger than the
+ * sample); on PostgreSQL also the largest search key, read on the way. On SQLite, statements in turn. On PostgreSQL, where each statement is a round trip
+ * (a simple sort's page was four of them, 5 ms against SQLite's 2), one statement: the sample is
+ * a subquery of a CASE, which PostgreSQL runs only when its branch is taken, its windows placed
+ * from the key range read in the same statement (once: without OFFSET 0 the planner pulls the
+ * range's subquery up and reads MIN and MAX again for every bound of every window).
+ */
+async function countOrEstimate(
+  sql: Sql,
+  capped: string,
+  params: Record<string, unknown>,
+  conds: string[],
+  ftsParam: string | null,
+): Promise<{ n: number; estimate: number | null; episodes?: number }> {
+  if (!sql.dialect.foldsStatements) {
+    const n = Number((await sql.get<{ n: number }>(capped, params))!.n);
+    return { n, estimate: n > COUNT_EXACT_UP_TO ? await estimateMatches(sql, conds, params, ftsParam) : null };
+  }
+  const span = `(r."hi" - r."lo" + 1)`;
+  // Window i of the sample starts here (the windows are the rows of a series: 16 subqueries in a UNION took the planner longer than the reads).
+  const a = `(r."lo" + w."i" * (${span} / ${SAMPLE_WINDOWS}))`;
+  const r = await sql.get<{ n: number; m: number | null; span: number | null; hi: number | null }>(
+    `SELECT c."n" AS "n", ${span} AS "span", r."hi" AS "hi",
+       CASE WHEN c."n" > ${COUNT_EXACT_UP_TO} AND ${span} > ${SAMPLE_WINDOWS * SAMPLE_WINDOW_KEYS}
+         THEN (SELECT SUM(x."m") FROM generate_series(0, ${SAMPLE_WINDOWS - 1}) AS w("i"), LATERAL (${windowSql(sql.dialect, conds, ftsParam, a, `${a} + ${SAMPLE_WINDOW_KEYS - 1}`)}) x) END AS "m"
+     FROM (${capped}) c, (SELECT (SELECT MIN("searchKey") FROM "Episode") AS "lo", (SELECT MAX("searchKey") FROM "Episode") AS "hi" OFFSET 0) r`,
+    params,
+  );
+  const n = Number(r!.n);
+  return { n, estimate: n > COUNT_EXACT_UP_TO && r!.m !== null ? scaleSample(Number(r!.m), Number(r!.span)) : null, episodes: Number(r!.hi ?? 0) };
 }
 
 /**
@@ -330,59 +377,76 @@ export async function readEpisodePage(
   let totalExact = true;
   let fewHits = false;
   let hits = 0;
+  /** The store's largest search key (how many episodes a walk may visit), when a statement read it on the way. */
+  let episodes: number | undefined;
   if (fts) {
     p.fts = fts;
-    // Counted up to the larger of the two limits that decide here: how to drive the page, and whether the total is exact.
-    hits = await countSearchHits(sql, fts, exactCount ? undefined : Math.max(COUNT_EXACT_UP_TO, SEARCH_DRIVE_LIMIT) + 1);
-    if (hits === 0) return { total: 0, totalExact: true, rows: [] };
-    if (!conds.length) {
-      if (exactCount || hits <= COUNT_EXACT_UP_TO) total = hits;
-      else {
-        const estimate = await estimateMatches(sql, [], p, "@fts");
-        total = estimate ?? (await countSearchHits(sql, fts));
-        totalExact = estimate === null;
+    if (exactCount) {
+      hits = await countSearchHits(sql, fts);
+      if (!conds.length) total = hits;
+    } else {
+      // Counted up to the larger of the two limits that decide here (how to drive the page, and
+      // whether the total is exact), and past them the matches (the filters' and the search's)
+      // estimated from the sample: with other filters, counting up to COUNT_EXACT_UP_TO would
+      // read the whole hit set of a common word; well past the limit, the estimate is the total.
+      const cap = Math.max(COUNT_EXACT_UP_TO, SEARCH_DRIVE_LIMIT) + 1;
+      const c = await countOrEstimate(sql, `SELECT COUNT(*) AS "n" FROM (${d.searchHits("@fts")} LIMIT ${cap}) c`, p, parts, "@fts");
+      hits = c.n;
+      episodes = c.episodes;
+      if (!conds.length) {
+        if (hits <= COUNT_EXACT_UP_TO) total = hits;
+        else if (c.estimate === null) total = await countSearchHits(sql, fts);
+        else {
+          total = c.estimate;
+          totalExact = false;
+        }
+      } else if (c.estimate !== null && c.estimate > 2 * COUNT_EXACT_UP_TO) {
+        total = c.estimate;
+        totalExact = false;
       }
     }
+    if (hits === 0) return { total: 0, totalExact: true, rows: [] };
     if (hits <= SEARCH_DRIVE_LIMIT) {
       fewHits = true;
       from = `(${d.searchHits("@fts")}) h ${d.drivingJoin} "Episode" e ON e."searchKey" = h."k"`;
     } else {
       // `+` keeps SQLite from driving the query from the hits anyway.
       conds.push(`+e."searchKey" IN (${d.searchHits("@fts")})`);
-      // A common word and other filters: counting up to COUNT_EXACT_UP_TO would read the whole
-      // hit set. The sample's estimate comes first; well past the limit, it is the total.
-      if (total === undefined && !exactCount && hits > COUNT_EXACT_UP_TO) {
-        const estimate = await estimateMatches(sql, parts, p, "@fts");
-        if (estimate !== null && estimate > 2 * COUNT_EXACT_UP_TO) {
-          total = estimate;
-          totalExact = false;
-        }
-      }
     }
   }
   const where = conds.length ? `WHERE ${conds.join(" AND ")}` : "";
-  if (total === undefined) {
+  const countTotal = async (): Promise<number> => {
     const countFrom = countIndex && !fewHits ? `"Episode" e${d.indexedBy(countIndex)}` : from;
-    if (exactCount || fewHits) total = Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${countFrom} ${where}`, p))!.n);
-    else {
-      // Counting stops past COUNT_EXACT_UP_TO: a filter matching most of a million episodes costs what one matching ten thousand does.
-      total = Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${countFrom} ${where} LIMIT ${COUNT_EXACT_UP_TO + 1}) c`, p))!.n);
-      if (total > COUNT_EXACT_UP_TO) {
-        const estimate = await estimateMatches(sql, parts, p, fts ? "@fts" : null);
-        if (estimate === null) total = Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${countFrom} ${where}`, p))!.n);
-        else {
-          total = estimate;
-          totalExact = false;
-        }
-      }
-    }
-  }
+    const exact = async () => Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${countFrom} ${where}`, p))!.n);
+    if (exactCount || fewHits) return exact();
+    // Counting stops past COUNT_EXACT_UP_TO: a filter matching most of a million episodes costs what one matching ten thousand does.
+    const c = await countOrEstimate(
+      sql,
+      `SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${countFrom} ${where} LIMIT ${COUNT_EXACT_UP_TO + 1}) c`,
+      p,
+      parts,
+      fts ? "@fts" : null,
+    );
+    episodes ??= c.episodes;
+    if (c.n <= COUNT_EXACT_UP_TO) return c.n;
+    if (c.estimate === null) return exact();
+    totalExact = false;
+    return c.estimate;
+  };
   const offset = (page - 1) * pageSize;
+  const pageOf = (pageFrom: string, pageConds: string[]) =>
+    readPageRows(sql, { from: pageFrom, conds: pageConds, countFrom: from, countConds: conds, params: p, sort, dir, offset, pageSize, columns });
+  if (!conds.length) {
+    // No filter: the page does not depend on the count, so on PostgreSQL the two are read at once (two of the pool's connections).
+    const [n, rows] = await Promise.all([total ?? countTotal(), pageOf(from, conds)]);
+    return { total: n, totalExact, rows: totalExact && n <= offset ? [] : rows };
+  }
+  total ??= await countTotal();
   if (totalExact && total <= offset) return { total, totalExact, rows: [] };
   let pageFrom = from;
   let pageConds = conds;
-  if (!fewHits && conds.length && sort.index && !correlated) {
-    const episodes = Number((await sql.get<{ n: number }>(`SELECT COALESCE(MAX("searchKey"), 0) AS n FROM "Episode"`))!.n);
+  if (!fewHits && sort.index && !correlated) {
+    episodes ??= Number((await sql.get<{ n: number }>(`SELECT COALESCE(MAX("searchKey"), 0) AS n FROM "Episode"`))!.n);
     const visits = (page * pageSize * episodes) / total;
     if (visits < WALK_OVER_SORT * total) {
       pageFrom = `"Episode" e${d.indexedBy(sort.index)}`;
@@ -392,26 +456,67 @@ export async function readEpisodePage(
       pageConds = d.walkConditions(perEpisode ? [...parts, d.searchHas("@fts")] : conds);
     }
   }
+  return { total, totalExact, rows: await pageOf(pageFrom, pageConds) };
+}
+
+/**
+ * The rows of one page, planned (readEpisodePage): read from `from` under `conds` in the sort's
+ * order. `countFrom` and `countConds` count the keyed episodes of a nullable key when the page
+ * holds none of them.
+ */
+async function readPageRows(
+  sql: Sql,
+  {
+    from,
+    conds,
+    countFrom,
+    countConds,
+    params,
+    sort,
+    dir,
+    offset,
+    pageSize,
+    columns,
+  }: {
+    from: string;
+    conds: string[];
+    countFrom: string;
+    countConds: string[];
+    params: Record<string, unknown>;
+    sort: EpisodeSortSpec;
+    dir: "ASC" | "DESC";
+    offset: number;
+    pageSize: number;
+    columns: string;
+  },
+): Promise<Array<Record<string, unknown>>> {
   const read = (extra: string[], order: string, limit: number, skip: number) => {
-    const all = [...pageConds, ...extra];
-    return sql.all(`SELECT ${columns} FROM ${pageFrom} ${all.length ? `WHERE ${all.join(" AND ")}` : ""} ORDER BY ${order} LIMIT @limit OFFSET @offset`, {
-      ...p,
-      limit,
-      offset: skip,
-    });
+    const all = [...conds, ...extra];
+    const whereAll = all.length ? `WHERE ${all.join(" AND ")}` : "";
+    const args = { ...params, limit, offset: skip };
+    if (!skip || !sql.dialect.foldsStatements) return sql.all(`SELECT ${columns} FROM ${from} ${whereAll} ORDER BY ${order} LIMIT @limit OFFSET @offset`, args);
+    // The page's ids first, from the walk alone (index-only on the sort's (key, id) index when
+    // nothing else is tested), then their rows: PostgreSQL's OFFSET otherwise reads the table row
+    // of every skipped episode (page 1,000 by date: 32 ms; its ids alone, 6 ms).
+    return sql.all(
+      `SELECT ${columns} FROM (SELECT e."id" FROM ${from} ${whereAll} ORDER BY ${order} LIMIT @limit OFFSET @offset) k JOIN "Episode" e ON e."id" = k."id" ORDER BY ${order}`,
+      args,
+    );
   };
-  if (!sort.nullable) return { total, totalExact, rows: await read([], `${sort.expr} ${dir}, e."id" ${dir}`, pageSize, offset) };
+  if (!sort.nullable) return read([], `${sort.expr} ${dir}, e."id" ${dir}`, pageSize, offset);
   // NULLs sort last both ways. One ORDER BY saying so (NULLS LAST) is an order no index of the
   // engines gives both ways (SQLite's puts NULLs first ascending, PostgreSQL's first descending),
   // so the page was a sort of every match. Instead: the keyed episodes in the index's order, then,
   // once they run out, the unkeyed ones by id (each a walk of the (key, id) index).
   const keyed = await read([`${sort.expr} IS NOT NULL`], `${sort.expr} ${dir}, e."id" ${dir}`, pageSize, offset);
-  if (keyed.length === pageSize) return { total, totalExact, rows: keyed };
+  if (keyed.length === pageSize) return keyed;
   // How many keyed episodes come before the unkeyed: known when this page holds some, else counted
   // (as the total is: through the filters' indexes, not a walk of the sort's).
   const before = keyed.length
     ? offset + keyed.length
-    : Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${from} WHERE ${[...conds, `${sort.expr} IS NOT NULL`].join(" AND ")}`, p))!.n);
+    : Number(
+        (await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${countFrom} WHERE ${[...countConds, `${sort.expr} IS NOT NULL`].join(" AND ")}`, params))!.n,
+      );
   const unkeyed = await read([`${sort.expr} IS NULL`], `e."id" ${dir}`, pageSize - keyed.length, Math.max(0, offset - before));
-  return { total, totalExact, rows: [...keyed, ...unkeyed] };
+  return [...keyed, ...unkeyed];
 }
