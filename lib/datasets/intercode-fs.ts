@@ -7,6 +7,7 @@ import { promisify } from "node:util";
 import { SandboxError } from "@/lib/errors";
 import type { Sandbox } from "@/lib/sandbox/types";
 import { buildDir, GIT_ENV, replaceBuiltTree } from "./bash-fs";
+import { SYSTEM_DIRS } from "./fs-manifest";
 import { intercodeDataDir } from "./paths";
 import type { BashTask } from "./types";
 
@@ -51,33 +52,9 @@ export function intercodeFsBuilt(n: FsNumber): boolean {
 
 /**
  * Top-level entries of a root that are not the file system's own: the system directories a
- * sandbox lays over it (InterCode's .gitignore lists most; a sandbox's own mount points too).
+ * sandbox lays over it (SYSTEM_DIRS; InterCode's .gitignore lists most) and a sandbox's own marks.
  */
-const NOT_OURS = [
-  "bin",
-  "boot",
-  "dev",
-  "etc",
-  "home",
-  "lib",
-  "lib32",
-  "lib64",
-  "libx32",
-  "media",
-  "mnt",
-  "opt",
-  "proc",
-  "root",
-  "run",
-  "sbin",
-  "srv",
-  "sys",
-  "tmp",
-  "usr",
-  "var",
-  ".dockerenv",
-  ".sandbox-root",
-];
+const NOT_OURS = [...SYSTEM_DIRS, ".dockerenv", ".sandbox-root"];
 
 /**
  * Paths git must not see in a sandbox over the tree that InterCode's .gitignore does not name:
