@@ -19,6 +19,7 @@ import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import type { EnvName, Task } from "@/lib/datasets/types";
 import type { EnvironmentOptions } from "@/lib/env/types";
+import { timeSamples } from "@/lib/sandbox/bench";
 
 interface Row {
   env: string;
@@ -36,16 +37,6 @@ export function stats(ms: number[]): { median: number; p95: number } {
   const s = [...ms].sort((a, b) => a - b);
   const at = (q: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
   return { median: s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2, p95: at(0.95) };
-}
-
-async function time(n: number, fn: (i: number) => unknown): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await fn(i);
-    out.push(performance.now() - t);
-  }
-  return out;
 }
 
 /** `bwrap` with read-only system directories, private /tmp, no network, new PID namespace, running `true`. */
@@ -73,7 +64,7 @@ function bwrapBaseline(n: number): Promise<number[]> {
     "--die-with-parent",
     "true",
   ];
-  return time(n, () => spawnSync("bwrap", args));
+  return timeSamples(n, () => spawnSync("bwrap", args));
 }
 
 /** `docker exec <container> true` against a running container of the bash image. */
@@ -81,7 +72,7 @@ async function dockerBaseline(n: number): Promise<number[] | null> {
   let id = "";
   try {
     id = execFileSync("docker", ["run", "-d", "--rm", "--network", "none", "intercode-studio/bash:latest", "sleep", "600"], { encoding: "utf8" }).trim();
-    return await time(n, () => spawnSync("docker", ["exec", id, "true"]));
+    return await timeSamples(n, () => spawnSync("docker", ["exec", id, "true"]));
   } catch {
     return null;
   } finally {
@@ -93,7 +84,7 @@ function sqliteBaseline(n: number): Promise<number[]> {
   const db = new Database(":memory:");
   db.exec("CREATE TABLE t (a INTEGER, b TEXT); INSERT INTO t VALUES (1, 'x'), (2, 'y'), (3, 'z')");
   const stmt = db.prepare("SELECT a, b FROM t WHERE a > 1 ORDER BY a");
-  return time(n, () => stmt.all());
+  return timeSamples(n, () => stmt.all());
 }
 
 const STEP_ACTION: Record<EnvName, string> = { bash: "ls /testbed", python: "1 + 1", sql: "SELECT 1", ctf: "ls" };
@@ -129,7 +120,7 @@ async function hostShellBaseline(task: Task & { env: "bash" }, n: number): Promi
   try {
     const cmd = STEP_ACTION.bash.replace("/testbed", path.join(root, "testbed"));
     await step(cmd);
-    return await time(n, () => step(cmd));
+    return await timeSamples(n, () => step(cmd));
   } finally {
     sh.kill();
   }
@@ -175,10 +166,10 @@ async function benchEnv(
       const t = performance.now();
       await e.reset(tasks[i % tasks.length]!);
       resets.push(performance.now() - t);
-      firstSteps.push(...(await time(1, () => e.step(STEP_ACTION[env]))));
+      firstSteps.push(...(await timeSamples(1, () => e.step(STEP_ACTION[env]))));
     }
     await sleep(opts.gapMs);
-    const steps = await time(opts.steps, () => e.step(STEP_ACTION[env]));
+    const steps = await timeSamples(opts.steps, () => e.step(STEP_ACTION[env]));
     // Reward: a task's first evaluation, then the same task played again (sql and python cache gold's
     // result per task; bash reads a deterministic gold's from the cache and runs any other at the
     // score, in a sandbox opened with the episode's first action).
@@ -288,7 +279,7 @@ export default async function benchEnvMain(argv: string[]): Promise<number> {
   };
   // What one fork+exec costs on the host right now: a bash step runs its command that way (the
   // issue measured 2 ms on an idle machine), so on a loaded one it bounds the step from below.
-  const hostBase = await time(steps, () => spawnSync("bash", ["-c", "true"]));
+  const hostBase = await timeSamples(steps, () => spawnSync("bash", ["-c", "true"]));
   rows.push({ env: "-", backend: "host", what: "bash -c true", ...stats(hostBase), n: hostBase.length });
   for (const backend of backends) {
     const base = backend === "local" ? await bwrapBaseline(steps) : await dockerBaseline(Math.min(steps, 30));

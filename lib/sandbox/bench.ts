@@ -23,11 +23,12 @@ export function latencyStats(samples: number[]): LatencyStats {
   return { median: rank(0.5), p95: rank(0.95), n: s.length };
 }
 
-async function time(n: number, fn: () => Promise<unknown>): Promise<number[]> {
+/** Runs `fn` n times in turn and returns each run's wall time (milliseconds). */
+export async function timeSamples(n: number, fn: (i: number) => unknown): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
     const t = performance.now();
-    await fn();
+    await fn(i);
     out.push(performance.now() - t);
   }
   return out;
@@ -65,12 +66,12 @@ export function bwrapTrueSamples(n: number): Promise<number[]> {
     "--",
     "/usr/bin/true",
   ];
-  return time(n, () => runProcess("bwrap", args));
+  return timeSamples(n, () => runProcess("bwrap", args));
 }
 
 /** The bare baseline of a process start: `bash -c true`. */
 export function bashTrueSamples(n: number): Promise<number[]> {
-  return time(n, () => runProcess("bash", ["-c", "true"]));
+  return timeSamples(n, () => runProcess("bash", ["-c", "true"]));
 }
 
 /**
@@ -87,7 +88,7 @@ export async function dockerExecTrueSamples(n: number, image = "intercode-studio
   });
   try {
     await container.start();
-    return await time(n, async () => {
+    return await timeSamples(n, async () => {
       const exec = await container.exec({ Cmd: ["true"], AttachStdout: true, AttachStderr: true });
       const stream = await exec.start({ hijack: true, stdin: false });
       await new Promise<void>((resolve) => {
@@ -154,10 +155,10 @@ export async function benchSandboxBackend(
       await s.close();
     }
     await s0.exec(["true"]);
-    const execSamples = await time(iterations, () => s0.exec(["true"]));
+    const execSamples = await timeSamples(iterations, () => s0.exec(["true"]));
     const sh = s0.spawn(["/bin/bash", "--noprofile", "--norc"]);
     await shellRoundTrip(sh);
-    const rtSamples = await time(iterations, () => shellRoundTrip(sh));
+    const rtSamples = await timeSamples(iterations, () => shellRoundTrip(sh));
     sh.kill();
     return { create: latencyStats(createSamples), execTrue: latencyStats(execSamples), shellRoundTrip: latencyStats(rtSamples) };
   } finally {
