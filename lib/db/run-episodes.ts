@@ -48,19 +48,17 @@ export async function markRunTaskEpisodesInterrupted({ runId, taskId, reason }: 
   );
 }
 
-/** A run's episodes with what its summary needs, oldest first. */
+/** A run's episodes with their outcome, oldest first (which tasks are finished; the measures are lib/stats's). */
 export async function listRunEpisodeOutcomes({
   runId,
 }: {
   runId: string;
-}): Promise<
-  { id: string; taskId: string; status: string; success: boolean; reward: number | null; turnCount: number; invalidCount: number; checkedCount: number }[]
-> {
+}): Promise<{ id: string; taskId: string; status: string; success: boolean; reward: number | null }[]> {
   return withPrisma((prisma) =>
     prisma.episode.findMany({
       where: { runId },
       orderBy: [{ startedAt: "asc" }, { id: "asc" }],
-      select: { id: true, taskId: true, status: true, success: true, reward: true, turnCount: true, invalidCount: true, checkedCount: true },
+      select: { id: true, taskId: true, status: true, success: true, reward: true },
     }),
   );
 }
