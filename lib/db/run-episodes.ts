@@ -4,6 +4,10 @@ import { z } from "zod";
 import { rowParser } from "./rows";
 import { withSql } from "./sql";
 import { withWriteLock } from "./lock";
+import { FINISHED_STATUSES } from "./episode-status";
+
+/** The finished statuses as a SQL list (constants of the code, not input). */
+const FINISHED_SQL = FINISHED_STATUSES.map((s) => `'${s}'`).join(",");
 
 /**
  * Queries the agent's batch runs need beyond lib/db/runs.ts and lib/db/episodes.ts
@@ -44,19 +48,17 @@ export async function markRunTaskEpisodesInterrupted({ runId, taskId, reason }: 
   );
 }
 
-/** A run's episodes with what its summary needs, oldest first. */
+/** A run's episodes with their outcome, oldest first (which tasks are finished; the measures are lib/stats's). */
 export async function listRunEpisodeOutcomes({
   runId,
 }: {
   runId: string;
-}): Promise<
-  { id: string; taskId: string; status: string; success: boolean; reward: number | null; turnCount: number; invalidCount: number; checkedCount: number }[]
-> {
+}): Promise<{ id: string; taskId: string; status: string; success: boolean; reward: number | null }[]> {
   return withPrisma((prisma) =>
     prisma.episode.findMany({
       where: { runId },
       orderBy: [{ startedAt: "asc" }, { id: "asc" }],
-      select: { id: true, taskId: true, status: true, success: true, reward: true, turnCount: true, invalidCount: true, checkedCount: true },
+      select: { id: true, taskId: true, status: true, success: true, reward: true },
     }),
   );
 }
@@ -141,7 +143,7 @@ export async function countRunEpisodesByRun({ runIds }: { runIds: string[] }): P
   if (!runIds.length) return new Map();
   return withSql(async (sql) => {
     const rows = await sql.all<{ runId: string; done: number; solved: number; running: number }>(
-      `SELECT "runId", SUM(CASE WHEN "status" IN ('submitted','abandoned','error') THEN 1 ELSE 0 END) AS done, SUM(CASE WHEN "success" THEN 1 ELSE 0 END) AS solved,
+      `SELECT "runId", SUM(CASE WHEN "status" IN (${FINISHED_SQL}) THEN 1 ELSE 0 END) AS done, SUM(CASE WHEN "success" THEN 1 ELSE 0 END) AS solved,
               SUM(CASE WHEN "status" = 'running' THEN 1 ELSE 0 END) AS running
        FROM "Episode" WHERE "runId" ${sql.dialect.inList("?")} GROUP BY "runId"`,
       [sql.dialect.listValue(runIds)],

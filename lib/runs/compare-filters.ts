@@ -1,6 +1,6 @@
 import "server-only";
 import type { EpisodeFilters } from "@/lib/db/episode-filters";
-import { listEpisodeOutcomesByFilters, type EpisodeOutcomeRow } from "@/lib/db/stats";
+import { listEpisodeOutcomesByFilters, type EpisodeOutcomeRow } from "@/lib/db/episode-outcomes";
 import { comparePaired, type PairedOptions, type PairedSummary } from "@/lib/stats/paired";
 import { pairedOutcomes, pairRuns, type PairableRow } from "./pair-runs";
 

@@ -8,6 +8,7 @@ import type { ResolvedModel } from "@/lib/agent/models";
 import type { EpisodeRecorder } from "@/lib/episodes/recorder";
 import { runEpisode } from "@/lib/agent/run-episode";
 import type { AgentEvent, EpisodeOutcome } from "@/lib/episodes/agent-event";
+import { closeRun, failRun, openRunCounts, settleEpisode } from "./settle";
 
 /** The paper's measures over a run's finished episodes (lib/stats/measures.ts paperMeasures). */
 export interface EvalSummary {
@@ -18,6 +19,16 @@ export interface EvalSummary {
   meanTurns: number;
   /** Null when no episode says whether its actions executed. */
   errorRate: number | null;
+}
+
+/** The summary with the episodes that ended in an error (a provider or sandbox failure). */
+export type RunSummary = EvalSummary & { providerErrors: number };
+
+/** A Run row's progress counts: tasks finished, solved, ended in an error. */
+export interface RunCounts {
+  done: number;
+  solved: number;
+  errors: number;
 }
 
 /** What a batch run needs from the store. */
@@ -33,7 +44,9 @@ export interface RunStore {
     runId: string,
     patch: { status?: "running" | "done" | "cancelled" | "failed"; total?: number; done?: number; solved?: number; errors?: number },
   ): Promise<void>;
-  summarizeRun(runId: string, name: string): Promise<EvalSummary & { providerErrors: number }>;
+  /** Adds one finished episode to the run's counts (atomically) and returns them. */
+  addEpisode(runId: string, episode: { solved: boolean; errored: boolean }): Promise<RunCounts>;
+  summarizeRun(runId: string, name: string): Promise<RunSummary>;
 }
 
 export interface RunEvalOptions {
@@ -69,7 +82,7 @@ export interface EpisodeWatch {
 
 export interface RunEvalResult {
   runId: string;
-  summary: EvalSummary & { providerErrors: number };
+  summary: RunSummary;
   /** Tasks skipped because a previous run of the same name finished them. */
   skipped: number;
   /** Episodes run now. */
@@ -88,11 +101,8 @@ export async function runEval(options: RunEvalOptions): Promise<RunEvalResult> {
   const finished = await store.finishedTaskIds(runId);
   const todo = options.tasks.filter((t) => !finished.has(t.id));
   const skipped = options.tasks.length - todo.length;
-  // A resumed run's counts start from what its finished episodes already hold, so the Run row
-  // (which the runs page reads while a CLI run goes on) never shows fewer solved than before.
-  const before = skipped ? await store.summarizeRun(runId, options.runName) : null;
-  const counts = { done: skipped, total: options.tasks.length, solved: before?.solved ?? 0, errors: before?.providerErrors ?? 0, skipped };
-  await store.updateRun(runId, { status: "running", total: options.tasks.length });
+  let counts = await openRunCounts(store, { id: runId, name: options.runName, total: options.tasks.length, finished: finished.size });
+  await store.updateRun(runId, { status: "running" });
   options.onStart?.(runId);
 
   const controllers = new Set<EpisodeController>();
@@ -129,14 +139,9 @@ export async function runEval(options: RunEvalOptions): Promise<RunEvalResult> {
           onEvent: watch ? (e) => watch.onEvent(e) : undefined,
         });
         outcomes.push(outcome);
-        if (outcome.status !== "interrupted") {
-          counts.done++;
-          if (outcome.success) counts.solved++;
-          if (outcome.status === "error") counts.errors++;
-          await store.updateRun(runId, { done: counts.done, solved: counts.solved, errors: counts.errors });
-        }
+        counts = (await settleEpisode(store, runId, outcome)) ?? counts;
         options.onEpisode?.(task, outcome);
-        options.onProgress?.({ ...counts });
+        options.onProgress?.({ ...counts, total: options.tasks.length, skipped });
       } finally {
         controllers.delete(controller);
         watch?.end();
@@ -149,18 +154,12 @@ export async function runEval(options: RunEvalOptions): Promise<RunEvalResult> {
     // The store failed under an episode: stop the others and leave the run marked failed.
     failed = true;
     onAbort();
-    await store.updateRun(runId, { status: "failed" }).catch(() => {});
+    await failRun(store, runId);
     throw err;
   } finally {
     options.signal?.removeEventListener("abort", onAbort);
   }
   const interrupted = Boolean(options.signal?.aborted);
-  const summary = await store.summarizeRun(runId, options.runName);
-  await store.updateRun(runId, {
-    status: interrupted ? "cancelled" : "done",
-    done: summary.episodes,
-    solved: summary.solved,
-    errors: summary.providerErrors,
-  });
+  const summary = await closeRun(store, { id: runId, name: options.runName }, () => (interrupted ? "cancelled" : "done"));
   return { runId, summary, skipped, ran: outcomes.length, interrupted, outcomes };
 }

@@ -1,6 +1,6 @@
 import "server-only";
 import { ConflictError } from "@/lib/errors";
-import { createRun, getRunByName, updateRunStatus } from "@/lib/db/runs";
+import { createRun, getRunByName, recordRunEpisode, updateRunStatus } from "@/lib/db/runs";
 import { listRunEpisodeOutcomes, markRunEpisodesInterrupted, setRunCounts } from "@/lib/db/run-episodes";
 import { computeStats } from "@/lib/stats/measures";
 import type { RunStore } from "./run-eval";
@@ -34,6 +34,10 @@ export function dbRunStore(): RunStore {
       if (patch.total !== undefined || patch.done !== undefined || patch.solved !== undefined || patch.errors !== undefined) {
         await setRunCounts({ id: runId, total: patch.total, done: patch.done, solved: patch.solved, errors: patch.errors });
       }
+    },
+    async addEpisode(runId, episode) {
+      const run = await recordRunEpisode({ id: runId, ...episode });
+      return { done: run.done, solved: run.solved, errors: run.errors };
     },
     async summarizeRun(runId, name) {
       // The run's finished episodes (one per task: a resume plays only the tasks left), measured

@@ -2,6 +2,7 @@ import "server-only";
 import { Queue } from "bullmq";
 import { z } from "zod";
 import { dbRunStore } from "@/lib/runs/run-store";
+import { closeRun, failRun, openRunCounts } from "@/lib/runs/settle";
 import type { RunStore } from "@/lib/runs/run-eval";
 import { config } from "@/lib/config";
 import { getRunById, getRunByName, markRunQueued, isQueueOwner, queueOwnerOf, type Run } from "@/lib/db/runs";
@@ -90,8 +91,7 @@ export async function enqueueRun(p: PreparedRun, o: EnqueueOptions): Promise<Enq
   const { id: runId } = await store.openRun(p.runName, p.config, p.tasks.length);
   const finished = await store.finishedTaskIds(runId);
   const todo = p.tasks.filter((t) => !finished.has(t.id));
-  const before = finished.size ? await store.summarizeRun(runId, p.runName) : null;
-  await store.updateRun(runId, { total: p.tasks.length, done: finished.size, solved: before?.solved ?? 0, errors: before?.providerErrors ?? 0 });
+  await openRunCounts(store, { id: runId, name: p.runName, total: p.tasks.length, finished: finished.size });
   const c = config();
   const redis = openRedis(o.url);
   const queue = new Queue(c.queueName, { connection: redis, prefix: QUEUE_PREFIX });
@@ -102,7 +102,7 @@ export async function enqueueRun(p: PreparedRun, o: EnqueueOptions): Promise<Enq
     await redis.expire(settled, 30 * 24 * 3600);
     if (o.ratePerMinute) await modelRateLimiter(redis, `${QUEUE_PREFIX}:${c.queueName}`).setLimit(p.model.info.id, o.ratePerMinute);
     if (!todo.length) {
-      await store.updateRun(runId, { status: "done" });
+      await closeRun(store, { id: runId, name: p.runName }, () => "done");
       return { runId, enqueued: 0, skipped: finished.size };
     }
     // Owned by the queue before the first job exists: the worker that settles the last task ends it.
@@ -124,7 +124,7 @@ export async function enqueueRun(p: PreparedRun, o: EnqueueOptions): Promise<Enq
         })),
       );
     } catch (err) {
-      await store.updateRun(runId, { status: "failed" }).catch(() => {});
+      await failRun(store, runId);
       throw err;
     }
   } finally {

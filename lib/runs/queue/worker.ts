@@ -1,6 +1,7 @@
 import "server-only";
 import { UnrecoverableError, WaitingError, Worker, type Job } from "bullmq";
 import { dbRunStore } from "@/lib/runs/run-store";
+import { closeRun, settleEpisode } from "@/lib/runs/settle";
 import { classifyProviderError } from "@/lib/agent/call-model";
 import { resolveModel, type ResolvedModel } from "@/lib/agent/models";
 import { runEpisode } from "@/lib/agent/run-episode";
@@ -12,7 +13,7 @@ import type { EpisodeRecorder } from "@/lib/episodes/recorder";
 import { loadDataset } from "@/lib/datasets/registry";
 import type { Task } from "@/lib/datasets/types";
 import { markRunTaskEpisodesInterrupted } from "@/lib/db/run-episodes";
-import { getRunById, recordRunEpisode } from "@/lib/db/runs";
+import { getRunById } from "@/lib/db/runs";
 import type { EnvironmentOptions } from "@/lib/env/types";
 import { storedRunConfigSchema, type StoredRunConfig } from "@/lib/runs/launch-options";
 import { openRedis } from "./connection";
@@ -102,23 +103,31 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     return m;
   };
 
-  const settle = async (data: { runId: string; taskId: string }): Promise<void> => {
+  /**
+   * The queue's part of settling (lib/runs/settle.ts holds the rest): a task whose job ended for
+   * good joins the run's settled set, so exactly one worker sees the run complete and closes it.
+   */
+  const settleTask = async (data: { runId: string; taskId: string }): Promise<void> => {
     const key = settledKey(c.queueName, data.runId);
     await redis.sadd(key, data.taskId);
     const [settled, run] = await Promise.all([redis.scard(key), getRunById({ id: data.runId })]);
-    if (run && run.status === "running" && settled >= run.total) await finishRun(data.runId, run.name, run.total);
+    // The worker that settles a run's last task ends it: done when every task has a finished
+    // episode, failed when some job failed for good.
+    if (run && run.status === "running" && settled >= run.total) {
+      await closeRun(dbRunStore(), run, (s) => (s.episodes >= run.total ? "done" : "failed"));
+    }
   };
 
   /** Plays the job's task; a job that ends for good (done, skipped, or failed past its tries) settles its task. */
   const processJob = async (job: Job, token?: string, signal?: AbortSignal): Promise<{ episodeId: string | null; status: string }> => {
     try {
       const r = await play(job, token, signal);
-      await settle(job.data as EvalJob);
+      await settleTask(job.data as EvalJob);
       return r;
     } catch (err) {
       const final =
         err instanceof UnrecoverableError || (!(err instanceof WaitingError) && !signal?.aborted && job.attemptsMade + 1 >= (job.opts.attempts ?? 1));
-      if (final && typeof job.data?.runId === "string") await settle(job.data as EvalJob).catch(() => {});
+      if (final && typeof job.data?.runId === "string") await settleTask(job.data as EvalJob).catch(() => {});
       throw err;
     }
   };
@@ -201,7 +210,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       throw new Error(LEASE_LOST);
     }
     if (retryLater) throw new Error(retryLater);
-    await recordRunEpisode({ id: data.runId, solved: outcome.success, errored: outcome.status === "error" });
+    await settleEpisode(store, data.runId, outcome);
     return { episodeId: outcome.episodeId, status: outcome.status };
   };
 
@@ -238,19 +247,4 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       redis.disconnect();
     },
   };
-}
-
-/**
- * The worker that settled a run's last task sets its final counts from the store and ends it:
- * done when every task has a finished episode, failed when some job failed for good.
- */
-async function finishRun(runId: string, name: string, total: number): Promise<void> {
-  const store = dbRunStore();
-  const summary = await store.summarizeRun(runId, name);
-  await store.updateRun(runId, {
-    status: summary.episodes >= total ? "done" : "failed",
-    done: summary.episodes,
-    solved: summary.solved,
-    errors: summary.providerErrors,
-  });
 }
