@@ -4,6 +4,7 @@ import type { Task } from "@/lib/datasets/types";
 import { createViewerEnvironment } from "./episode-task";
 import type { GoldOutput } from "@/lib/viewer/view-types";
 import { goldShown } from "@/lib/episodes/gold";
+import { fidelityOf } from "@/lib/env/fidelity";
 
 const inflight = new Map<string, Promise<GoldOutput>>();
 
@@ -29,7 +30,7 @@ export async function getGoldOutput(task: Task): Promise<GoldOutput> {
       const env = await createViewerEnvironment(task.env);
       try {
         await env.reset(task);
-        const r = await env.submit(task.env === "ctf" ? task.gold : undefined);
+        const r = await env.submit(fidelityOf(task).goldRevealArg(task));
         const details = { breakdown: r.breakdown };
         await putGoldCache({ ...key, observation: r.goldObservation, details });
         return { gold: goldShown(task), observation: r.goldObservation, details, cached: false };

@@ -7,7 +7,8 @@ import { NotFoundError } from "@/lib/errors";
 import { scoredAt } from "@/lib/env/profiles";
 import { createViewerEnvironment, replayLoopForEpisode, taskForEpisode } from "./episode-task";
 import { getGoldOutput } from "./gold-output";
-import { checkEpisodeReplay, normalizeObservation, unwrapRowList } from "./replay-check";
+import { checkEpisodeReplay, normalizeObservation } from "./replay-check";
+import { unwrapRowList } from "@/lib/env/fidelity";
 import type { TurnScore, TurnScores } from "@/lib/viewer/view-types";
 
 const inflight = new Map<string, Promise<TurnReplayRow[]>>();
