@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Task } from "@/lib/datasets/types";
-import { ENV_FIDELITY, definedFunctions, fidelityOf, unwrapRowList } from "./fidelity";
+import { ENV_FIDELITY, definedFunctions, fidelityOf, fidelityOfEnv, unwrapRowList } from "./fidelity";
 import type { StepResult } from "./types";
 
 const base = { dataset: "t", id: "0", index: 0, query: "q" };
@@ -43,6 +43,9 @@ describe("environment fidelity table", () => {
     expect(fidelityOf(python).replayScoresLastTurn("studio")).toBe(true);
     expect(fidelityOf(python).scoresTurnWithoutFunction("intercode")).toBe(true);
     expect(fidelityOf(python).scoresTurnWithoutFunction("studio")).toBe(false);
+    expect(fidelityOf(bash).sharesSandboxAcrossEpisodes("intercode")).toBe(true);
+    expect(fidelityOf(bash).sharesSandboxAcrossEpisodes("studio")).toBe(false);
+    expect(fidelityOf(sql).sharesSandboxAcrossEpisodes("intercode")).toBe(false);
     expect(Object.entries(ENV_FIDELITY).map(([env, r]) => [env, r.turnScoring])).toEqual([
       ["bash", "state"],
       ["sql", "state"],
@@ -58,6 +61,7 @@ describe("environment fidelity table", () => {
     expect(fidelityOf(sql).comparable("[(1,)]")).toBe("(1,)");
     expect(fidelityOf(bash).comparable("[(1,)]")).toBe("[(1,)]");
     expect(fidelityOf(bash).goldCommand(bash)).toBe("ls;pwd");
+    expect([fidelityOfEnv("sql").resultSets, fidelityOfEnv("bash").resultSets, fidelityOfEnv("other").resultSets]).toEqual([true, false, false]);
     expect(fidelityOf(sql).goldCommand(sql)).toBe("");
   });
 

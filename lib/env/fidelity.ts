@@ -5,7 +5,7 @@
  * the task's environment, so that one screen shows every such rule. Where a rule also differs
  * between profiles, its row reads the profile table (./profiles.ts). Client-safe: pure functions.
  */
-import type { EnvName, Task } from "@/lib/datasets/types";
+import { envNameSchema, type EnvName, type Task } from "@/lib/datasets/types";
 import { DEFAULT_PYTHON_FEEDBACK, detectPythonFeedback, rewrittenPythonObservation, type PythonFeedbackWording } from "./intercode-loop";
 import { profileValue, type ProfileName } from "./profiles";
 import type { StepResult, SubmitResult } from "./types";
@@ -55,12 +55,22 @@ export interface EnvFidelity {
   rewrittenObservation(wording: PythonFeedbackWording, score: SubmitResult, task: Task): string | null;
   /** A replay scores the recording's last turn for the episode's reward (not where the score would reset the state to gold: `python.after-score`). */
   replayScoresLastTurn(profile: ProfileName): boolean;
+  /**
+   * An action's observation is a result set (SQL): an empty one is an answer (no rows), and the
+   * engine's column names come from running it again.
+   */
+  resultSets: boolean;
   /** An observation in the form recordings are compared in (SQL: a model loop's row list unwrapped). */
   comparable(observation: string): string;
   /** Gold as the replay's disagreement categories read it: a shell command, or "". */
   goldCommand(task: Task): string;
   /** The environment's actions are shell commands (the categories read them). */
   shellActions: boolean;
+  /**
+   * A log's episodes on one file system replay one after another in one sandbox, reset between
+   * them (`bash.between-episodes`), as InterCode's long-lived containers played them.
+   */
+  sharesSandboxAcrossEpisodes(profile: ProfileName): boolean;
   /** How gold-check plays the task's gold. */
   goldPlay(task: Task): GoldPlay;
   /** The submit argument that makes gold's output known at once (the viewer's gold panel). */
@@ -100,9 +110,11 @@ const COMMON: EnvFidelity = {
   feedbackWording: () => null,
   rewrittenObservation: () => null,
   replayScoresLastTurn: () => true,
+  resultSets: false,
   comparable: (o) => o,
   goldCommand: () => "",
   shellActions: false,
+  sharesSandboxAcrossEpisodes: () => false,
   goldPlay: (task) => ({ action: Array.isArray(task.gold) ? task.gold.join(";") : task.gold, submitArg: () => undefined }),
   goldRevealArg: () => undefined,
 };
@@ -122,9 +134,11 @@ export const ENV_FIDELITY: Record<EnvName, EnvFidelity> = {
     ...COMMON,
     goldCommand: (task) => (Array.isArray(task.gold) ? task.gold.join(";") : task.gold),
     shellActions: true,
+    sharesSandboxAcrossEpisodes: (profile) => profileValue(profile, "bash.between-episodes") === "git-reset-same-sandbox",
   },
   sql: {
     ...COMMON,
+    resultSets: true,
     comparable: unwrapRowList,
   },
   python: {
@@ -166,4 +180,10 @@ export const ENV_FIDELITY: Record<EnvName, EnvFidelity> = {
 /** The rules of `task`'s environment. */
 export function fidelityOf(task: Pick<Task, "env">): EnvFidelity {
   return ENV_FIDELITY[task.env];
+}
+
+/** The rules of the environment a stored episode names (an unknown name has the common rules). */
+export function fidelityOfEnv(env: string): EnvFidelity {
+  const name = envNameSchema.safeParse(env);
+  return name.success ? ENV_FIDELITY[name.data] : COMMON;
 }
