@@ -1,8 +1,8 @@
 import "server-only";
 import type { Task } from "@/lib/datasets/types";
 import type { Environment, EnvironmentOptions, SubmitResult } from "@/lib/env/types";
-import { DEFAULT_PYTHON_FEEDBACK, rewrittenPythonObservation } from "@/lib/env/intercode-loop";
-import { DEFAULT_PROFILE, profileValue, type ProfileName } from "@/lib/env/profiles";
+import { fidelityOf, type EnvFidelity } from "@/lib/env/fidelity";
+import { DEFAULT_PROFILE, type ProfileName } from "@/lib/env/profiles";
 import { EpisodeController, type Gate } from "@/lib/episodes/controller";
 import type { EpisodeRecorder } from "@/lib/episodes/recorder";
 import type { ScoreStep } from "@/lib/episodes/recording-env";
@@ -43,13 +43,6 @@ export interface RunEpisodeOptions {
   observationBudget?: number;
   runId?: string;
   mode?: "eval" | "play";
-}
-
-const DEF_RE = /^def[ \t]+([A-Za-z_]\w*)[ \t]*\(/gm;
-
-/** The functions an action defines at top level, in order. */
-export function definedFunctions(action: string): string[] {
-  return [...action.matchAll(DEF_RE)].map((m) => m[1]!);
 }
 
 async function createEnv(task: Task, options?: EnvironmentOptions): Promise<Environment> {
@@ -120,6 +113,11 @@ class ModelEpisode {
 
   private get task(): Task {
     return this.options.task;
+  }
+
+  /** What differs between environments (lib/env/fidelity.ts). */
+  private get rules(): EnvFidelity {
+    return fidelityOf(this.options.task);
   }
 
   private get turns(): number {
@@ -273,7 +271,7 @@ class ModelEpisode {
 
     if (parsed.kind === "skip") return this.abandoned("the model skipped the task");
     if (parsed.kind === "submit") {
-      if (this.task.env === "ctf" && profileValue(this.profile, "ctf.wrong-flag") === "turn-and-continue") return this.flagTurn(parsed.arg, who, startedAt);
+      if (this.rules.wrongFlagContinues(this.profile)) return this.flagTurn(parsed.arg, who, startedAt);
       return this.submit(parsed.arg, { ...who, startedAt });
     }
     if (parsed.kind === "invalid") {
@@ -302,7 +300,7 @@ class ModelEpisode {
   private async flagTurn(flag: string | undefined, who: ActorRef, startedAt: Date): Promise<Next> {
     const index = this.turns;
     // Under flag-verdict the flag is the word after `submit` (as the environment's own submit reads it), and the verdict is the observation.
-    const verdict = profileValue(this.profile, "ctf.submit-observation") === "flag-verdict";
+    const verdict = this.rules.flagVerdict(this.profile);
     const arg = verdict ? (flag ?? "").trim().split(" ")[0] : this.submitArg(flag);
     const check = await this.session!.evaluate(arg);
     if (check.reward >= 1) return this.submit(flag, { ...who, startedAt });
@@ -354,23 +352,21 @@ class ModelEpisode {
   private async act(action: string, who: ActorRef, startedAt: Date, logged?: string): Promise<{ turn: Turn; feedback: TurnFeedback }> {
     const index = this.turns;
     const task = this.task;
-    const defined = task.env === "python" ? definedFunctions(action) : [];
-    if (defined.length > 0) {
-      const wanted = task.env === "python" ? task.functionName : undefined;
-      this.lastFunction = wanted && defined.includes(wanted) ? wanted : defined[defined.length - 1];
-    }
+    const rules = this.rules;
+    const defined = rules.definedFunctions(action);
+    if (defined.length > 0) this.lastFunction = rules.testedFunction(task, defined);
     let testsPassed: boolean | undefined;
     const score: ScoreStep | undefined = this.policy.scoresTurn(index)
       ? async (env, step) => {
-          if (task.env === "ctf") return { reward: null };
-          if (task.env !== "python") return { reward: (await env.evaluate()).reward };
+          if (rules.turnScoring === "none") return { reward: null };
+          if (rules.turnScoring === "state") return { reward: (await env.evaluate()).reward };
           // Profile intercode scores every turn (an action without a def scores 0 untested).
-          const everyTurn = profileValue(this.profile, "python.scored-function") === "last-def-bound-to-gold-name";
-          if (defined.length === 0 && !everyTurn) return { reward: null };
+          if (defined.length === 0 && !rules.scoresTurnWithoutFunction(this.profile)) return { reward: null };
           const ev = await env.evaluate(this.lastFunction);
-          if (this.options.policy === "try-again" && profileValue(this.profile, "python.try-again-feedback") === "rewritten-test-feedback") {
+          const wording = rules.feedbackWording(this.profile, this.options.policy);
+          if (wording) {
             // The model sees only InterCode's text for the turn, and it is what is stored.
-            return { reward: ev.reward, observation: rewrittenPythonObservation(DEFAULT_PYTHON_FEEDBACK, ev, task.tests) ?? step.observation };
+            return { reward: ev.reward, observation: rules.rewrittenObservation(wording, ev, task) ?? step.observation };
           }
           testsPassed = ev.reward === 1;
           return { reward: ev.reward };
@@ -393,7 +389,7 @@ class ModelEpisode {
       action,
       observation: cutObservation(turn.observation, this.options.observationBudget ?? OBSERVATION_BUDGET),
       ok: step.ok,
-      reward: testsPassed === undefined && task.env !== "python" ? (turn.reward ?? undefined) : undefined,
+      reward: testsPassed === undefined && !rules.showsTestVerdict ? (turn.reward ?? undefined) : undefined,
       testsPassed,
     };
     return { turn, feedback };
@@ -428,9 +424,7 @@ class ModelEpisode {
   }
 
   private submitArg(explicit?: string): string | undefined {
-    if (this.task.env === "python") return explicit ?? this.lastFunction ?? this.task.functionName;
-    if (this.task.env === "ctf") return explicit ?? "";
-    return undefined;
+    return this.rules.submitArg(this.task, explicit, this.lastFunction);
   }
 
   /**
@@ -442,7 +436,7 @@ class ModelEpisode {
     const session = this.session!;
     const arg = this.submitArg(explicit);
     // Under ctf.submit-observation = flag-verdict the turn keeps the environment's verdict, as InterCode logged it.
-    const verdict = this.task.env === "ctf" && profileValue(this.profile, "ctf.submit-observation") === "flag-verdict";
+    const verdict = this.rules.flagVerdict(this.profile);
     const run = (who?: ActorRef & { startedAt: Date }) =>
       session.submit(
         arg,

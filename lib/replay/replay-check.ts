@@ -1,9 +1,12 @@
 import "server-only";
 import { parseLoggedAction } from "@/lib/agent/parse-action";
 import type { Task } from "@/lib/datasets/types";
-import { DEFAULT_PYTHON_FEEDBACK, detectPythonFeedback, rewrittenPythonObservation } from "@/lib/env/intercode-loop";
+import { borrowed } from "@/lib/env/borrowed";
+import { fidelityOf, unwrapRowList } from "@/lib/env/fidelity";
 import { profileValue, scoredAt, type ProfileName } from "@/lib/env/profiles";
 import type { Environment } from "@/lib/env/types";
+import { memoryRecorder } from "@/lib/episodes/memory-recorder";
+import { EpisodeSession, type ActorRef } from "@/lib/episodes/session";
 import { stripAnsi } from "@/lib/viewer/ansi";
 import type { DisagreementCategory, EpisodeCheck, TurnCheck } from "@/lib/viewer/view-types";
 
@@ -74,18 +77,6 @@ export function unwrapPythonResult(s: string): string {
   const err = readPyString(s, out.end + ", 'error': ".length);
   if (!err || s.slice(err.end).trim() !== "}") return s;
   return err.text ? `${out.text}${out.text && !out.text.endsWith("\n") ? "\n" : ""}${err.text}` : out.text;
-}
-
-/**
- * InterCode's environment logs of SQL hold rows back to back, `(1, 'a')(2, 'b')`; its model loops
- * hold `str()` of the row list, `[(1, 'a'), (2, 'b')]`. For comparing the two, this turns the list
- * form into the other (a string value holding "), (" would be joined too: close enough to compare).
- */
-export function unwrapRowList(s: string): string {
-  const t = s.trim();
-  if (t === "[]") return "";
-  if (!t.startsWith("[(") || !t.endsWith(")]")) return s;
-  return t.slice(1, -1).split("), (").join(")(");
 }
 
 export const rewardsAgree = (a: number, b: number) => Math.abs(a - b) <= REWARD_TOLERANCE;
@@ -217,15 +208,20 @@ export function sqlLogEnvironmentEvidence(task: Task, action: string, recorded: 
   return null;
 }
 
+/** Who plays a replay's turns (the in-memory record keeps them only for the check). */
+const REPLAYER: ActorRef = { actor: "human", source: "api" };
+
 /**
  * Re-runs the recorded actions of an episode in a fresh environment (reset on `task`) with the
  * loop that recorded them, and compares each turn's observation and reward with the recording.
- * The loop decides how an action reads (`execute[...]`, `cmd ...`, `blocked`), which rewrites of
- * an observation it made (profile rows), and when a turn was scored: a turn is scored with
- * evaluate() when the recording has a reward for it (under profile intercode that score has the
- * side effects InterCode's had), a submit by submit. `env` must have been created under
- * `loop.profile`; it is closed at the end unless `keepOpen` (the caller then replays the next
- * episode in it, as InterCode's long-lived containers played a log's tasks one after another).
+ * The replay is an episode like any other: an EpisodeSession (lib/episodes/session.ts) over `env`,
+ * recorded in memory. The loop decides how an action reads (`execute[...]`, `cmd ...`, `blocked`),
+ * which rewrites of an observation it made (profile rows, lib/env/fidelity.ts), and when a turn
+ * was scored: a turn is scored with evaluate() when the recording has a reward for it (under
+ * profile intercode that score has the side effects InterCode's had), a submit by submit. `env`
+ * must have been created under `loop.profile`; it is closed at the end unless `keepOpen` (the
+ * caller then replays the next episode in it, as InterCode's long-lived containers played a log's
+ * tasks one after another).
  */
 export async function checkEpisodeReplay({
   task,
@@ -248,6 +244,7 @@ export async function checkEpisodeReplay({
 }): Promise<EpisodeCheck> {
   const out: TurnCheck[] = [];
   let last: number | null = null;
+  const rules = fidelityOf(task);
   // When the loop scored a turn (profile table, `scoredAt`): under `submit-only` a turn that is not
   // a submit was never scored, whatever its log holds there (InterCode's ReAct logged 0), so it is
   // neither scored nor compared; only the last turn is, for the episode's final reward.
@@ -255,19 +252,27 @@ export async function checkEpisodeReplay({
   const multiStep = loop.policy === "react" || (loop.policy?.startsWith("plan-solve") ?? false);
   const format = {
     executeBrackets: multiStep && profileValue(loop.profile, "react.action-format") === "execute-brackets",
-    cmdWrapper: task.env === "ctf" && profileValue(loop.profile, "ctf.action-format") === "cmd-wrapper",
+    cmdWrapper: rules.cmdWrapper(loop.profile),
   };
-  const rewrite =
-    task.env === "python" &&
-    loop.policy?.startsWith("try-again") === true &&
-    profileValue(loop.profile, "python.try-again-feedback") === "rewritten-test-feedback"
-      ? (detectPythonFeedback(turns.map((t) => t.observation)) ?? DEFAULT_PYTHON_FEEDBACK)
-      : null;
+  const rewrite = rules.feedbackWording(
+    loop.profile,
+    loop.policy,
+    turns.map((t) => t.observation),
+  );
   // The categories read shell commands only (a SQL column named `date` asks no clock); a CTF flag is no command.
-  const goldText = task.env === "bash" ? (Array.isArray(task.gold) ? task.gold.join(";") : task.gold) : "";
-  const shellAction = (a: string) => (task.env === "bash" || task.env === "ctf" ? a : "");
+  const goldText = rules.goldCommand(task);
+  const shellAction = (a: string) => (rules.shellActions ? a : "");
+  const comparable = (x: string) => normalizeObservation(rules.comparable(x));
+  let session: EpisodeSession | null = null;
   try {
-    await env.reset(task);
+    session = await EpisodeSession.open({
+      task,
+      recorder: memoryRecorder(),
+      start: { player: { kind: "human", annotator: null }, turnLimit: turns.length + 1, mode: "play", feedback: "none" },
+      environment: async () => (keepOpen ? borrowed(env) : env),
+      storeAt: "open",
+    });
+    await session.ready();
     let done = false;
     for (const [i, t] of turns.entries()) {
       if (done) break;
@@ -287,33 +292,32 @@ export async function checkEpisodeReplay({
         profileValue(loop.profile, "react.forced-submit") === "appended-not-counted";
       if (parsed.kind === "submit") {
         // Typed as an action, as the loop sent it: the environment's own submit observation.
-        const r = await env.step(parsed.arg ? `submit ${parsed.arg}` : "submit");
-        const s = r.submitted ?? (await env.submit(parsed.arg || undefined));
-        observation = r.submitted ? r.observation : s.agentObservation;
+        const { step } = await session.act(parsed.arg ? `submit ${parsed.arg}` : "submit", REPLAYER);
+        const s = step.submitted ?? (await session.submit(parsed.arg || undefined)).result;
+        observation = step.submitted ? step.observation : s.agentObservation;
         reward = s.reward;
         goldObservation = s.goldObservation;
         done = true;
       } else {
-        const r = await env.step(parsed.code);
-        observation = r.observation;
-        columns = r.columns;
-        if (r.submitted) {
-          reward = r.submitted.reward;
-          goldObservation = r.submitted.goldObservation;
+        const scoresTurn = scoreEvery || (t.reward !== null && !submitOnly) || (isLast && rules.replayScoresLastTurn(loop.profile));
+        const { turn, step } = await session.act(parsed.code, REPLAYER, {
+          score: async (e, step) => {
+            if (step.submitted || !scoresTurn) return { reward: null };
+            const ev = await e.evaluate();
+            goldObservation = ev.goldObservation;
+            return { reward: ev.reward, observation: (rewrite && rules.rewrittenObservation(rewrite, ev, task)) ?? undefined };
+          },
+        });
+        observation = turn.observation;
+        reward = turn.reward;
+        columns = step.columns;
+        if (step.submitted) {
+          reward = step.submitted.reward;
+          goldObservation = step.submitted.goldObservation;
           done = true;
-        } else if (
-          scoreEvery ||
-          (t.reward !== null && !submitOnly) ||
-          (isLast && (task.env !== "python" || profileValue(loop.profile, "python.after-score") === "unchanged"))
-        ) {
-          const ev = await env.evaluate();
-          reward = ev.reward;
-          goldObservation = ev.goldObservation;
-          if (rewrite && task.env === "python") observation = rewrittenPythonObservation(rewrite, ev, task.tests) ?? observation;
         }
       }
       if (reward !== null) last = reward;
-      const comparable = (x: string) => normalizeObservation(task.env === "sql" ? unwrapRowList(x) : x);
       const observationAgrees = comparable(observation) === comparable(t.observation);
       const scored = !submitOnly || parsed.kind === "submit" || (reward !== null && done);
       const rewardAgrees = t.reward === null || reward === null || !scored ? null : rewardsAgree(t.reward, reward);
@@ -346,7 +350,8 @@ export async function checkEpisodeReplay({
   } catch (err) {
     return { turns: out, finalRewardAgrees: null, replayedFinalReward: last, error: (err as Error).message };
   } finally {
-    if (!keepOpen) await env.close().catch(() => {});
+    if (session) await session.close();
+    else if (!keepOpen) await env.close().catch(() => {});
   }
 }
 

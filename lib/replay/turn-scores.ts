@@ -7,7 +7,8 @@ import { NotFoundError } from "@/lib/errors";
 import { scoredAt } from "@/lib/env/profiles";
 import { createViewerEnvironment, replayLoopForEpisode, taskForEpisode } from "./episode-task";
 import { getGoldOutput } from "./gold-output";
-import { checkEpisodeReplay, normalizeObservation, unwrapRowList } from "./replay-check";
+import { checkEpisodeReplay, normalizeObservation } from "./replay-check";
+import { fidelityOfEnv } from "@/lib/env/fidelity";
 import type { TurnScore, TurnScores } from "@/lib/viewer/view-types";
 
 const inflight = new Map<string, Promise<TurnReplayRow[]>>();
@@ -77,8 +78,9 @@ export async function getTurnScores({
   const recorded = (t: { index: number; action: string; reward: number | null }) =>
     submitOnly && t.index !== last && !/^\s*submit\b/.test(t.action) ? null : t.reward;
   // A replay is needed for the rewards a recording lacks (under submit-only, any turn before the
-  // last), and for SQL also for the engine's column names.
-  const sql = episode.environment === "sql";
+  // last), and for result sets (SQL) also for the engine's column names.
+  const rules = fidelityOfEnv(episode.environment);
+  const sql = rules.resultSets;
   const gaps = await countTurnScoreGapsByEpisode({ episodeId: episode.id });
   const needed = gaps.unrewarded > 0 || (submitOnly && turnCount > 1);
   let source: TurnScores["source"] = needed ? "cached" : "recorded";
@@ -93,9 +95,9 @@ export async function getTurnScores({
   } else if (needed || sql) replay = await listTurnReplaysByEpisode({ episodeId: episode.id, from, limit });
   const page = await listTurnWindowByEpisode({ episodeId: episode.id, from, limit, cut: null });
   const byIndex = new Map(replay.map((r) => [r.index, r]));
-  // An empty gold output says nothing for bash, Python and CTF (many actions print nothing); for SQL it is "no rows".
+  // An empty gold output says nothing for bash, Python and CTF (many actions print nothing); for a result set it is "no rows".
   // SQL rows compare in one form: InterCode's model logs hold str() of the row list.
-  const norm = (x: string) => normalizeObservation(sql ? unwrapRowList(x) : x);
+  const norm = (x: string) => normalizeObservation(rules.comparable(x));
   const gold = goldOut === null ? null : norm(goldOut);
   const comparable = gold !== null && (gold !== "" || sql);
   const turns = page.turns.map((t): TurnScore => {

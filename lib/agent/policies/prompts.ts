@@ -1,5 +1,6 @@
 import type { EnvName, Task } from "@/lib/datasets/types";
 import { DEFAULT_PROFILE, profileValue, type ProfileName } from "@/lib/env/profiles";
+import { ENV_FIDELITY } from "@/lib/env/fidelity";
 import type { TurnFeedback } from "./types";
 
 /**
@@ -92,13 +93,13 @@ export function submitText(env: EnvName): string {
 /** How to write an action in a fenced block (a CTF action under `ctf.action-format` = cmd-wrapper starts with `cmd`). */
 export function fenceInstruction(env: EnvName, profile: ProfileName = DEFAULT_PROFILE): string {
   const lang = FENCE_LANGUAGE[env];
-  const example = env === "ctf" && profileValue(profile, "ctf.action-format") === "cmd-wrapper" ? "cmd ls -la" : "...";
+  const example = ENV_FIDELITY[env].cmdWrapper(profile) ? "cmd ls -la" : "...";
   return `Put your action in a fenced code block, like this:\n\`\`\`${lang}\n${example}\n\`\`\`\nOne action per reply.`;
 }
 
 /** The action prefix a reply may carry without a fence under `profile` (CTF's `cmd`), for ParseOptions.barePrefix. */
 export function barePrefix(env: EnvName, profile: ProfileName = DEFAULT_PROFILE): string | undefined {
-  return env === "ctf" && profileValue(profile, "ctf.action-format") === "cmd-wrapper" ? "cmd" : undefined;
+  return ENV_FIDELITY[env].cmdWrapper(profile) ? "cmd" : undefined;
 }
 
 /** The task as the model first sees it, with the SQL schema when the handicap is on. */

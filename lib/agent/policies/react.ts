@@ -1,3 +1,5 @@
+import type { EnvName } from "@/lib/datasets/types";
+import { ENV_FIDELITY } from "@/lib/env/fidelity";
 import { DEFAULT_PROFILE, profileValue, scoredAt } from "@/lib/env/profiles";
 import { FENCE_LANGUAGE, feedbackText, settingText, submitText, taskText } from "./prompts";
 import type { Policy } from "./types";
@@ -7,8 +9,8 @@ import type { Policy } from "./types";
  * characters. (A SQL result came to it as a list of rows, cut to 25 rows: a row list, which
  * starts with `[`, is shown whole up to the observation budget.)
  */
-function observationShown(env: string, observation: string): string {
-  return env === "sql" && observation.startsWith("[") ? observation : observation.slice(0, 350);
+function observationShown(env: EnvName, observation: string): string {
+  return ENV_FIDELITY[env].resultSets && observation.startsWith("[") ? observation : observation.slice(0, 350);
 }
 
 /** ReAct: each reply is a thought and then an action; the thought is stored with the turn. */

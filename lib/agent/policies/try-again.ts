@@ -1,6 +1,17 @@
-import { DEFAULT_PROFILE, profileValue, scoredAt } from "@/lib/env/profiles";
+import { ENV_FIDELITY, type TurnScoring } from "@/lib/env/fidelity";
+import { DEFAULT_PROFILE, scoredAt } from "@/lib/env/profiles";
 import { barePrefix, FENCE_LANGUAGE, feedbackText, fenceInstruction, settingText, submitText, taskText } from "./prompts";
 import type { Policy } from "./types";
+
+/** What the model is told about its turns' scores, by how the environment scores a turn (lib/env/fidelity.ts). */
+const SCORING_TEXT: Record<TurnScoring, (rewritten: boolean) => string> = {
+  state: () => "After each action you will also see the score your work would get if you submitted it at that moment, from 0.00 to 1.00 (solved).",
+  "defined-function": (rewritten) =>
+    rewritten
+      ? "An action that defines a function is run against the hidden tests at once; when one fails, you are told so in place of the action's output."
+      : "After an action that defines a function you will be told whether the hidden tests pass with it.",
+  none: () => "Your answer is only checked when you submit a flag.",
+};
 
 /**
  * Try Again: up to N actions; after each, the model sees the output and the score a submit would
@@ -12,15 +23,9 @@ export const tryAgainPolicy: Policy = {
   name: "try-again",
   summary: "up to N actions, each followed by its output and the current score",
   start(ctx) {
-    const rewritten = profileValue(ctx.profile ?? DEFAULT_PROFILE, "python.try-again-feedback") === "rewritten-test-feedback";
-    const scoring =
-      ctx.env === "python"
-        ? rewritten
-          ? "An action that defines a function is run against the hidden tests at once; when one fails, you are told so in place of the action's output."
-          : "After an action that defines a function you will be told whether the hidden tests pass with it."
-        : ctx.env === "ctf"
-          ? "Your answer is only checked when you submit a flag."
-          : "After each action you will also see the score your work would get if you submitted it at that moment, from 0.00 to 1.00 (solved).";
+    const rules = ENV_FIDELITY[ctx.env];
+    const rewritten = rules.feedbackWording(ctx.profile ?? DEFAULT_PROFILE, "try-again") !== null;
+    const scoring = SCORING_TEXT[rules.turnScoring](rewritten);
     return {
       name: "try-again",
       maxTurns: ctx.maxTurns,

@@ -4,7 +4,11 @@ import { ProgressBar } from "../progress";
 import { BadInputError } from "@/lib/errors";
 import { envNameSchema, type Task } from "@/lib/datasets/types";
 import { DEFAULT_PROFILE, profileNameSchema } from "@/lib/env/profiles";
-import type { Environment, EnvironmentOptions, SubmitResult } from "@/lib/env/types";
+import type { Environment, EnvironmentOptions, StepResult, SubmitResult } from "@/lib/env/types";
+import { borrowed } from "@/lib/env/borrowed";
+import { fidelityOf } from "@/lib/env/fidelity";
+import { memoryRecorder } from "@/lib/episodes/memory-recorder";
+import { EpisodeSession, type ActorRef } from "@/lib/episodes/session";
 import type { GoldExceptions } from "@/lib/datasets/fs-check";
 import type { RewardBreakdown } from "@/lib/reward/types";
 
@@ -48,43 +52,34 @@ export function failureReason(b: RewardBreakdown, r: SubmitResult): string {
   }
 }
 
-/** Plays one task with its gold solution as the agent's answer. */
+/**
+ * Plays one task with its gold solution as the agent's answer: an episode like any other (an
+ * EpisodeSession over `env`, recorded in memory), whose actions are what the environment's row of
+ * lib/env/fidelity.ts says gold plays. `env` stays open for the caller's next task.
+ */
 export async function goldCheckTask(env: Environment, task: Task): Promise<GoldCheckOutcome> {
-  await env.reset(task);
-  let result: SubmitResult;
-  switch (task.env) {
-    case "bash": {
-      const action = Array.isArray(task.gold) ? task.gold.join(";") : task.gold;
-      await env.step(action);
-      result = await env.submit();
-      break;
-    }
-    case "sql":
-      await env.step(task.gold);
-      result = await env.submit();
-      break;
-    case "python": {
-      const step = await env.step(task.gold);
-      if (!step.ok) return { taskId: task.id, reward: 0, reason: `gold code failed to run: ${step.observation.slice(0, 300)}` };
-      result = await env.submit(task.functionName);
-      break;
-    }
-    case "ctf": {
-      // With a known solution command, its output is the answer (this checks the task's files too).
-      if (task.solution) {
-        const step = await env.step(task.solution);
-        if (!step.ok) return { taskId: task.id, reward: 0, reason: `the solution command failed: ${step.observation.slice(0, 300)}` };
-        result = await env.submit(step.observation.trim());
-      } else {
-        result = await env.submit(task.gold);
-      }
-      break;
-    }
+  const play = fidelityOf(task).goldPlay(task);
+  const session = await EpisodeSession.open({
+    task,
+    recorder: memoryRecorder(),
+    start: { player: { kind: "human", annotator: null }, turnLimit: 2, mode: "play", feedback: "none" },
+    environment: async () => borrowed(env),
+    storeAt: "open",
+  });
+  await session.ready();
+  let step: StepResult | undefined;
+  if (play.action !== undefined) {
+    ({ step } = await session.act(play.action, GOLD_PLAYER));
+    if (play.failure && !step.ok) return { taskId: task.id, reward: 0, reason: `${play.failure}: ${step.observation.slice(0, 300)}` };
   }
+  const { result } = await session.submit(play.submitArg(step));
   const out: GoldCheckOutcome = { taskId: task.id, reward: result.reward };
   if (result.reward < 1) out.reason = failureReason(result.breakdown, result);
   return out;
 }
+
+/** Who plays gold (the in-memory record keeps the turn only for the check). */
+const GOLD_PLAYER: ActorRef = { actor: "human", source: "api" };
 
 /**
  * The documented reason, if any, why the gold of an NL2Bash task cannot score 1.0 against itself

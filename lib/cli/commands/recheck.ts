@@ -8,7 +8,8 @@ import type { Task } from "@/lib/datasets/types";
 import { BadInputError } from "@/lib/errors";
 import { parseLogText } from "@/lib/trajectories/parse-log";
 import { taskOfLog } from "@/lib/trajectories/task-links";
-import { profileNameSchema, profileValue, type ProfileName } from "@/lib/env/profiles";
+import { fidelityOf } from "@/lib/env/fidelity";
+import { profileNameSchema, type ProfileName } from "@/lib/env/profiles";
 import type { Environment } from "@/lib/env/types";
 import { createViewerEnvironment, replayLoopForEpisode, taskForEpisode } from "@/lib/replay/episode-task";
 import { checkEpisodeReplay, summarizeChecks, type RecordedTurn, type ReplayLoop } from "@/lib/replay/replay-check";
@@ -107,7 +108,7 @@ and episodes imported from them, under intercode; the Studio's own episodes unde
       let shared = null as { key: string; env: Environment } | null;
       for (const [i, job] of g.jobs.entries()) {
         if (job.queryMismatch) mismatch++;
-        const share = job.task.env === "bash" && profileValue(job.loop.profile, "bash.between-episodes") === "git-reset-same-sandbox";
+        const share = fidelityOf(job.task).sharesSandboxAcrossEpisodes(job.loop.profile);
         const key = `${job.task.env}\0${job.loop.profile}`;
         if (shared && (!share || shared.key !== key)) {
           await shared.env.close().catch(() => undefined);
