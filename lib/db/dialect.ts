@@ -56,6 +56,12 @@ export interface Dialect {
    * the table row of every episode it skips; SQLite defers that read to the rows it returns).
    */
   readonly foldsStatements: boolean;
+  /**
+   * Whether the engine's planner estimates a statement's rows from statistics kept on the table
+   * (PostgreSQL's EXPLAIN, from ANALYZE's table size, most common values and, for a tsvector, its
+   * most common words); SQLite keeps none worth reading.
+   */
+  readonly estimatesRows: boolean;
   /** An inner join whose left side drives the plan (SQLite's CROSS JOIN ... ON fixes the order; PostgreSQL plans it). */
   drivingJoin: string;
 }
@@ -103,6 +109,7 @@ export const SQLITE: Dialect = {
   trunc: (expr) => `CAST(${expr} AS INTEGER)`,
   drivingJoin: "CROSS JOIN",
   foldsStatements: false,
+  estimatesRows: false,
 };
 
 export const POSTGRES: Dialect = {
@@ -130,4 +137,5 @@ export const POSTGRES: Dialect = {
   trunc: (expr) => `CAST(TRUNC(${expr}) AS INTEGER)`,
   drivingJoin: "JOIN",
   foldsStatements: true,
+  estimatesRows: true,
 };

@@ -232,6 +232,26 @@ const SAMPLE_WINDOWS = 16;
 /** Keys per window. */
 const SAMPLE_WINDOW_KEYS = 500;
 
+/**
+ * A planner's estimate (dialect.estimatesRows) at least this large is taken as the total without
+ * counting, where the planner's statistics describe the matches well: every episode (the table's
+ * size) and one searched word (its share of the documents, for the words common enough for that to
+ * matter). Counting those first 10,001 matches was most of such a page on PostgreSQL (a common
+ * word's: a scan of some 75,000 documents, 30 ms; every episode's: 1.5 ms against a 0.5 ms page).
+ * Five times the exact limit: a stale statistic (the table or the word shrank since ANALYZE) must
+ * be wrong fivefold before an exact total is shown as an estimate ("count exactly" counts it). Filters
+ * are always counted: the planner multiplies their shares as if independent.
+ */
+const PLANNED_TOTAL_FROM = 5 * COUNT_EXACT_UP_TO;
+
+/** The planner's row estimate for a SELECT (dialect.estimatesRows), rounded as an estimate; null where it is too small to stand for a total (PLANNED_TOTAL_FROM). */
+async function plannedTotal(sql: Sql, select: string, params: Record<string, unknown>): Promise<number | null> {
+  if (!sql.dialect.estimatesRows) return null;
+  const r = await sql.get<{ "QUERY PLAN": Array<{ Plan: { "Plan Rows": number } }> }>(`EXPLAIN (FORMAT JSON) ${select}`, params);
+  const rows = Number(r?.["QUERY PLAN"]?.[0]?.Plan?.["Plan Rows"] ?? 0);
+  return rows >= PLANNED_TOTAL_FROM ? roundEstimate(rows) : null;
+}
+
 /** Rounds an estimate to two significant digits (what a sample can say). */
 function roundEstimate(n: number): number {
   if (n < 100) return Math.round(n);
@@ -384,7 +404,13 @@ export async function readEpisodePage(
     if (exactCount) {
       hits = await countSearchHits(sql, fts);
       if (!conds.length) total = hits;
-    } else {
+    }
+    // One word alone (a tsquery joins words with "&"), common: the planner's share of the documents holding it (see PLANNED_TOTAL_FROM).
+    const planned = !exactCount && d.estimatesRows && !conds.length && !fts.includes("&") ? await plannedTotal(sql, d.searchHits("@fts"), p) : null;
+    if (planned !== null) {
+      hits = total = planned;
+      totalExact = false;
+    } else if (!exactCount) {
       // Counted up to the larger of the two limits that decide here (how to drive the page, and
       // whether the total is exact), and past them the matches (the filters' and the search's)
       // estimated from the sample: with other filters, counting up to COUNT_EXACT_UP_TO would
@@ -419,6 +445,14 @@ export async function readEpisodePage(
     const countFrom = countIndex && !fewHits ? `"Episode" e${d.indexedBy(countIndex)}` : from;
     const exact = async () => Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${countFrom} ${where}`, p))!.n);
     if (exactCount || fewHits) return exact();
+    if (!conds.length) {
+      // Every episode: the table's size as the planner knows it, when large (see PLANNED_TOTAL_FROM).
+      const planned = await plannedTotal(sql, `SELECT 1 FROM "Episode" e`, p);
+      if (planned !== null) {
+        totalExact = false;
+        return planned;
+      }
+    }
     // Counting stops past COUNT_EXACT_UP_TO: a filter matching most of a million episodes costs what one matching ten thousand does.
     const c = await countOrEstimate(
       sql,

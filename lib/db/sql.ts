@@ -104,11 +104,35 @@ function pgValues(names: string[] | null, params?: Params): unknown[] {
   });
 }
 
+/**
+ * Reads without parameters kept as prepared statements on PostgreSQL, by text: each connection
+ * plans such a text once, on first use. Planning a list statement over Episode's twenty-odd indexes
+ * took 0.5-2 ms, longer than running it (an unfiltered page's count: 1.7 ms planned, 1.5 ms run).
+ * Not statements with parameters: the server would move them to one generic plan after five runs,
+ * and a filter's plan depends on its value (model=gpt-4 + policy=react went from 35 to 45-80 ms).
+ * Bounded: a connection keeps its prepared statements until it closes, so past this many texts the
+ * rest run unprepared.
+ */
+const PREPARED_READS_MAX = 256;
+const preparedReads = new Map<string, string>();
+
+function preparedName(text: string, values: unknown[]): string | undefined {
+  if (values.length) return undefined;
+  let name = preparedReads.get(text);
+  if (name === undefined && preparedReads.size < PREPARED_READS_MAX && /^\s*SELECT\b/i.test(text)) {
+    name = `ic_read_${preparedReads.size}`;
+    preparedReads.set(text, name);
+  }
+  return name;
+}
+
 /** A Sql over a pg pool or one client of it (a transaction). */
 export function pgSql(q: Pick<pg.Pool, "query"> | pg.PoolClient): Sql {
   const query = async (sql: string, params?: Params) => {
     const { text, names } = toPgPlaceholders(sql);
-    return q.query(text, pgValues(names, params));
+    const values = pgValues(names, params);
+    const name = preparedName(text, values);
+    return name === undefined ? q.query(text, values) : q.query({ name, text, values });
   };
   return {
     dialect: POSTGRES,
