@@ -2,7 +2,8 @@
 
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { AgentTurnView } from "@/lib/episodes/turn";
-import { loggedEventViewSchema, type ControllerMode, type EpisodeOutcome, type LoggedEventView } from "@/lib/episodes/agent-event";
+import type { ControllerMode } from "@/lib/episodes/agent-event";
+import { loggedLiveEventSchema, type LiveEventOf, type LoggedLiveEvent, type TurnEndEvent } from "@/lib/live/events";
 
 /** A turn as the agent view shows it: picked from the one Turn schema. */
 export type { AgentTurnView };
@@ -17,7 +18,7 @@ export interface AgentRunState {
   /** The model's reply as it streams. */
   replyDraft: string;
   plan: string[] | null;
-  outcome: Pick<EpisodeOutcome, "status" | "reward" | "success" | "errorReason"> | null;
+  outcome: LiveEventOf<"episodeEnd">["outcome"] | null;
   /** What the running episode was started with (from its start event; set when reattaching too). */
   info: { model: string; policy: string; maxTurns: number } | null;
   error: string | null;
@@ -44,6 +45,24 @@ const EMPTY: AgentRunState = {
   error: null,
 };
 
+/** The agent view's turn from the live channel's turnEnd (a turn no model scored has no reward). */
+function agentTurn(e: TurnEndEvent): AgentTurnView {
+  return {
+    index: e.index,
+    actor: e.actor,
+    source: e.source,
+    action: e.action,
+    observation: e.observation,
+    ok: e.ok,
+    reward: e.reward ?? null,
+    thought: e.thought ?? null,
+    tokensIn: e.tokensIn ?? null,
+    tokensOut: e.tokensOut ?? null,
+    latencyMs: e.latencyMs ?? null,
+    costUsd: e.costUsd ?? null,
+  };
+}
+
 /** Thrown by follow() when the server does not know the run: retrying will not help. */
 class GoneError extends Error {}
 
@@ -55,8 +74,8 @@ async function postJson(url: string, body: unknown): Promise<Record<string, unkn
 }
 
 /**
- * Starts a model on a task and follows its events (a server-sent event stream, resumed from the
- * last event seen if the connection drops); exposes the controls.
+ * Starts a model on a task and follows its live events (lib/live/events.ts, over a server-sent
+ * event stream resumed from the last event seen if the connection drops); exposes the controls.
  */
 export function useAgentRun(handlers: AgentRunHandlers) {
   const [state, setState] = useState<AgentRunState>(EMPTY);
@@ -65,29 +84,29 @@ export function useAgentRun(handlers: AgentRunHandlers) {
   const lastSeq = useRef(-1);
   const abortRef = useRef<AbortController | null>(null);
 
-  const apply = useCallback((l: LoggedEventView) => {
+  const apply = useCallback((l: LoggedLiveEvent) => {
     if (l.seq <= lastSeq.current) return;
     lastSeq.current = l.seq;
     const e = l.event;
     setState((s) => {
       switch (e.type) {
-        case "episode-start":
+        case "episodeStart":
           return { ...s, episodeId: e.episodeId, mode: s.mode ?? "running", info: { model: e.model, policy: e.policy, maxTurns: e.maxTurns } };
         case "mode":
           return { ...s, mode: e.mode };
         case "plan":
           return { ...s, plan: e.steps };
-        case "turn-start":
+        case "turnStart":
           return { ...s, replyDraft: "" };
-        case "reply-delta":
+        case "replyDelta":
           return { ...s, replyDraft: s.replyDraft + e.text };
-        case "reply-dropped":
+        case "replyDropped":
           return { ...s, replyDraft: "" };
         case "action":
           return { ...s, currentAction: { seq: l.seq, text: e.action, actor: e.actor } };
-        case "turn-end":
-          return { ...s, turns: [...s.turns, e.turn] };
-        case "episode-end":
+        case "turnEnd":
+          return { ...s, turns: [...s.turns, agentTurn(e)] };
+        case "episodeEnd":
           return { ...s, outcome: e.outcome, mode: "stopped" };
         case "failed":
           return { ...s, error: e.message, mode: "stopped" };
@@ -97,8 +116,8 @@ export function useAgentRun(handlers: AgentRunHandlers) {
     });
     if (e.type === "output") handlersRef.current.onOutput?.(e.chunk);
     if (e.type === "action") handlersRef.current.onAction?.(e.action, e.actor);
-    if (e.type === "turn-end") handlersRef.current.onTurnEnd?.(e.turn);
-    if (e.type === "reply-dropped") handlersRef.current.onReplyDropped?.();
+    if (e.type === "turnEnd") handlersRef.current.onTurnEnd?.(agentTurn(e));
+    if (e.type === "replyDropped") handlersRef.current.onReplyDropped?.();
   }, []);
 
   const follow = useCallback(
@@ -107,7 +126,7 @@ export function useAgentRun(handlers: AgentRunHandlers) {
       abortRef.current = abort;
       for (let attempt = 0; attempt < 20 && !abort.signal.aborted; attempt++) {
         try {
-          const res = await fetch(`/api/agent/runs/${encodeURIComponent(runId)}/events?from=${lastSeq.current + 1}`, { signal: abort.signal });
+          const res = await fetch(`/api/live/${encodeURIComponent(runId)}/events?from=${lastSeq.current + 1}`, { signal: abort.signal });
           if (res.status === 404) {
             const json = (await res.json().catch(() => ({}))) as { error?: { message?: string } };
             throw new GoneError(json.error?.message ?? `no live model episode ${runId}`);
@@ -125,7 +144,7 @@ export function useAgentRun(handlers: AgentRunHandlers) {
               buf = buf.slice(i + 2);
               if (!chunk.startsWith("data: ")) continue;
               // Checked against the shared schema: an event the page does not understand is skipped, not guessed at.
-              const parsed = loggedEventViewSchema.safeParse(JSON.parse(chunk.slice(6)));
+              const parsed = loggedLiveEventSchema.safeParse(JSON.parse(chunk.slice(6)));
               if (parsed.success) apply(parsed.data);
               else console.warn("model event not understood:", parsed.error.issues[0]?.message);
             }
@@ -172,7 +191,7 @@ export function useAgentRun(handlers: AgentRunHandlers) {
       lastSeq.current = -1;
       setState(EMPTY);
       try {
-        const { id } = await postJson("/api/agent/runs", body);
+        const { id } = await postJson("/api/live", body);
         setState((s) => ({ ...s, runId: String(id) }));
         void follow(String(id));
         return String(id);
@@ -188,7 +207,7 @@ export function useAgentRun(handlers: AgentRunHandlers) {
     async (body: { op: string; text?: string; source?: string }) => {
       if (!state.runId) return;
       try {
-        await postJson(`/api/agent/runs/${state.runId}/control`, body);
+        await postJson(`/api/live/${state.runId}/control`, body);
       } catch (err) {
         setState((s) => ({ ...s, error: (err as Error).message }));
       }

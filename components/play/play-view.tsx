@@ -2,10 +2,10 @@
 
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { skipReason, turnsTaken } from "@/lib/episodes/rules";
-import type { Feedback, PlayMode, ServerMessage } from "@/lib/ws/protocol";
+import type { Feedback, PlayMode, LiveEvent } from "@/lib/live/events";
 import type { PublicTask } from "@/lib/tasks/public-task";
 
-type OpenedMessage = Extract<ServerMessage, { type: "opened" }>;
+type OpenedMessage = Extract<LiveEvent, { type: "opened" }>;
 import { CodeEditor } from "@/components/editor/code-editor";
 import { Console } from "@/components/terminal/console";
 import type { TerminalApi } from "@/components/terminal/use-terminal";

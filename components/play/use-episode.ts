@@ -1,15 +1,8 @@
 "use client";
 
 import { useCallback, useEffect, useRef, useState } from "react";
-import {
-  parseServerMessage,
-  type ClientMessageInput,
-  type EpisodeView,
-  type OpenMessage,
-  type ServerMessage,
-  type SubmittedPayload,
-  type TurnView,
-} from "@/lib/ws/protocol";
+import { parseServerMessage, type ClientMessageInput, type OpenMessage } from "@/lib/ws/protocol";
+import type { EpisodeView, LiveEvent, SubmittedPayload, TurnView } from "@/lib/live/events";
 import type { PublicTask } from "@/lib/tasks/public-task";
 import type { RecordingChunk } from "@/lib/recording/events";
 
@@ -20,10 +13,10 @@ export type EpisodeOpenParams = Omit<OpenMessage, "type">;
 export interface EpisodeStreamHandlers {
   onTurnStart?(index: number, action: string, source: string): void;
   onOutput?(chunk: string): void;
-  onTurnEnd?(m: Extract<ServerMessage, { type: "turnEnd" }>): void;
+  onTurnEnd?(m: Extract<LiveEvent, { type: "turnEnd" }>): void;
   onNotice?(text: string, kind: "error" | "status" | "limit"): void;
   /** An episode was opened or resumed (turns so far included). */
-  onOpened?(m: Extract<ServerMessage, { type: "opened" }>): void;
+  onOpened?(m: Extract<LiveEvent, { type: "opened" }>): void;
 }
 
 export type ConnectionState = "connecting" | "open" | "reconnecting" | "closed";
@@ -78,7 +71,7 @@ export function useEpisode(params: EpisodeOpenParams | null, handlers: EpisodeSt
       }
     };
 
-    const onMessage = (m: ServerMessage) => {
+    const onMessage = (m: LiveEvent) => {
       const h = handlersRef.current;
       switch (m.type) {
         case "hello":
@@ -113,7 +106,7 @@ export function useEpisode(params: EpisodeOpenParams | null, handlers: EpisodeSt
             if (e.stored === false) keepInUrl(e.id);
             return { ...e, stored: true, firstActionAt: e.firstActionAt ?? Date.now() };
           });
-          h.onTurnStart?.(m.index, m.action, m.source);
+          h.onTurnStart?.(m.index, m.action ?? "", m.source ?? "");
           return;
         case "output":
           h.onOutput?.(m.chunk);

@@ -7,7 +7,7 @@ import { closeStore } from "@/lib/db/client";
 import { getEpisodeById } from "@/lib/db/episodes";
 import { ConflictError } from "@/lib/errors";
 import { controlAgent, getAgent, startAgent } from "./live-agents";
-import { loggedEventSchema, loggedEventViewSchema, type LoggedEvent } from "@/lib/episodes/agent-event";
+import { loggedLiveEventSchema, type LoggedLiveEvent } from "@/lib/live/events";
 import { wrongAction } from "./scripts";
 import { startScriptedServer, type ScriptedServer } from "./scripted-server";
 
@@ -42,23 +42,26 @@ describe("live model episodes", () => {
       { adhoc: { baseURL: server.baseURL } },
     );
     expect(getAgent(agent.id)).toBe(agent);
-    const seen: LoggedEvent[] = [];
+    const seen: LoggedLiveEvent[] = [];
     agent.subscribe((e) => seen.push(e));
-    await until(() => agent.log.some((e) => e.event.type === "episode-start"));
+    await until(() => agent.log.some((e) => e.event.type === "episodeStart"));
     await controlAgent(agent.id, { op: "step" });
-    await until(() => agent.log.some((e) => e.event.type === "turn-end"));
+    await until(() => agent.log.some((e) => e.event.type === "turnEnd"));
     await controlAgent(agent.id, { op: "takeOver" });
     await expect(controlAgent(agent.id, { op: "action", text: task.gold, source: "console" })).resolves.toEqual({ mode: "human" });
     await controlAgent(agent.id, { op: "action", text: `submit ${task.functionName ?? ""}`.trim(), source: "button" });
     const outcome = await agent.done;
     expect(outcome).toMatchObject({ status: "submitted", success: true });
     expect(agent.log.map((e) => e.seq)).toEqual(agent.log.map((_, i) => i));
-    expect(seen.at(-1)!.event.type).toBe("episode-end");
-    // Every event the run logged is one the shared schema describes, in the server and as the page reads it.
-    for (const e of agent.log) {
-      expect(loggedEventSchema.safeParse(e).error?.issues).toBeUndefined();
-      expect(loggedEventViewSchema.safeParse(JSON.parse(JSON.stringify(e))).error?.issues).toBeUndefined();
-    }
+    expect(seen.at(-1)!.event.type).toBe("episodeEnd");
+    // Every event the run logged is one the live channel's schema describes, as the page reads it.
+    for (const e of agent.log) expect(loggedLiveEventSchema.safeParse(JSON.parse(JSON.stringify(e))).error?.issues).toBeUndefined();
+    // A turn is told with the same events a person's episode sends: started, then ended with who acted and how.
+    expect(agent.log.filter((e) => e.event.type === "turnEnd").map((e) => e.event.type === "turnEnd" && [e.event.actor, e.event.source])).toEqual([
+      ["model", "model"],
+      ["human", "console"],
+      ["human", "button"],
+    ]);
     const ep = await getEpisodeById({ id: agent.episodeId! });
     // Each turn says who acted and where the person typed (today's code stored "editor" for both).
     expect(ep!.turns.map((t) => [t.actor, t.source])).toEqual([

@@ -5,7 +5,9 @@ import type { Task } from "@/lib/datasets/types";
 import type { EnvironmentOptions } from "@/lib/env/types";
 import { ConflictError, LimitReachedError, NotFoundError } from "@/lib/errors";
 import { EpisodeController } from "@/lib/episodes/controller";
-import type { AgentEvent, ControllerMode, EpisodeOutcome, LoggedEvent } from "@/lib/episodes/agent-event";
+import type { AgentEvent, ControllerMode, EpisodeOutcome } from "@/lib/episodes/agent-event";
+import { liveEventSchema, type LiveEventInput, type LoggedLiveEvent } from "@/lib/live/events";
+import { toLiveEvent } from "@/lib/live/from-engine";
 import { dbRecorder } from "@/lib/episodes/db-recorder";
 import { resolveModel, type AdHocModel } from "./models";
 import { policyNameSchema } from "./policies/types";
@@ -15,8 +17,9 @@ import { HUMAN_TURN_SOURCES } from "@/lib/episodes/rules";
 
 /**
  * Model episodes running in the server for the playground: each has a controller (pause, step,
- * resume, stop, take over, hand back) and a log of its events that any number of viewers can
- * follow from any position (so a reload or a second tab picks up where it is).
+ * resume, stop, take over, hand back) and a log of its live events (lib/live/events.ts, the same
+ * vocabulary a person's episode sends) that any number of viewers can follow from any position
+ * (so a reload or a second tab picks up where it is).
  */
 
 export const startAgentSchema = z.object({
@@ -55,11 +58,11 @@ export interface LiveAgent {
   /** The batch run it belongs to, for kind "run". */
   runId: string | null;
   controller: EpisodeController;
-  log: LoggedEvent[];
+  log: LoggedLiveEvent[];
   done: Promise<EpisodeOutcome | null>;
   finished: boolean;
   episodeId: string | null;
-  subscribe(listener: (e: LoggedEvent) => void): () => void;
+  subscribe(listener: (e: LoggedLiveEvent) => void): () => void;
 }
 
 type Registry = { agents: Map<string, LiveAgent>; byEpisode: Map<string, string> };
@@ -79,10 +82,11 @@ export function trackAgent(
   controller: EpisodeController,
   meta: { kind: "play" | "run"; runId?: string },
 ): { agent: LiveAgent; onEvent: (e: AgentEvent) => void; fail: (message: string) => void; end: () => void } {
-  const listeners = new Set<(e: LoggedEvent) => void>();
-  const log: LoggedEvent[] = [];
-  const push = (event: LoggedEvent["event"]) => {
-    const entry = { seq: log.length, event };
+  const listeners = new Set<(e: LoggedLiveEvent) => void>();
+  const log: LoggedLiveEvent[] = [];
+  const push = (event: LiveEventInput) => {
+    // Checked here, once, against the vocabulary every viewer parses.
+    const entry = { seq: log.length, event: liveEventSchema.parse(event) };
     log.push(entry);
     for (const l of listeners) l(entry);
   };
@@ -111,7 +115,8 @@ export function trackAgent(
         agent.episodeId = e.episodeId;
         registry.byEpisode.set(e.episodeId, agent.id);
       }
-      push(e);
+      const live = toLiveEvent(e);
+      if (live) push(live);
     },
     fail: (message) => push({ type: "failed", message }),
     end: () => {

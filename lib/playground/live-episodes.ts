@@ -8,7 +8,8 @@ import { SessionPool } from "./session-pool";
 import { parseSubmit } from "@/lib/env/submit";
 import { asStudioError, BadInputError, ConflictError, NotFoundError } from "@/lib/errors";
 import { uuidv7 } from "@/lib/db/ids";
-import type { EpisodeView, Feedback, OpenMessage, PlayMode, RecordMessage, ServerMessageInput, SubmittedPayload, TurnView } from "@/lib/ws/protocol";
+import type { OpenMessage, RecordMessage } from "@/lib/ws/protocol";
+import type { EpisodeView, Feedback, PlayMode, LiveEventInput, SubmittedPayload, TurnView } from "@/lib/live/events";
 import type { PublicTask } from "@/lib/tasks/public-task";
 import type { RecordingChunk } from "@/lib/recording/events";
 import type { EpisodeListener } from "@/lib/ws/server";
@@ -123,7 +124,7 @@ export class LiveEpisode {
     };
   }
 
-  send(message: ServerMessageInput): void {
+  send(message: LiveEventInput): void {
     this.listener?.(message);
   }
 }
@@ -257,7 +258,7 @@ export class LiveEpisodeManager {
     }
     this.pool.touch(ep);
     const index = ep.turns.length;
-    ep.send({ type: "turnStart", index, action: text, source });
+    ep.send({ type: "turnStart", index, actor: "human", action: text, source });
     let r: Awaited<ReturnType<EpisodeSession["act"]>>;
     try {
       r = await ep.session.act(
@@ -265,7 +266,7 @@ export class LiveEpisodeManager {
         { actor: "human", source },
         {
           signal: controller.signal,
-          onOutput: (chunk) => ep.send({ type: "output", chunk }),
+          onOutput: (chunk) => ep.send({ type: "output", index, chunk }),
           score: ep.feedback === "reward" ? async (env) => ({ reward: (await env.evaluate()).reward }) : undefined,
         },
       );
@@ -286,6 +287,9 @@ export class LiveEpisodeManager {
     ep.send({
       type: "turnEnd",
       index,
+      actor: turn.actor,
+      source: turn.source,
+      action: turn.action,
       ok: step.ok,
       observation: step.observation,
       timedOut: step.timedOut || undefined,

@@ -2,7 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import WebSocket from "ws";
-import { type ClientMessageInput, parseServerMessage, type ServerMessage } from "@/lib/ws/protocol";
+import { type ClientMessageInput, parseServerMessage } from "@/lib/ws/protocol";
+import type { LiveEvent } from "@/lib/live/events";
 
 /** A temporary directory with a database path in it. */
 export function tempDb(prefix: string): { dir: string; db: string } {
@@ -14,8 +15,8 @@ export function tempDb(prefix: string): { dir: string; db: string } {
 export interface WsClient {
   send(msg: ClientMessageInput | string): void;
   /** The next server message matching `pred` (earlier non-matching ones are kept in `seen`). */
-  next<T extends ServerMessage["type"]>(type: T | T[], timeoutMs?: number): Promise<Extract<ServerMessage, { type: T }>>;
-  seen: ServerMessage[];
+  next<T extends LiveEvent["type"]>(type: T | T[], timeoutMs?: number): Promise<Extract<LiveEvent, { type: T }>>;
+  seen: LiveEvent[];
   raw: string[];
   closed: Promise<{ code: number }>;
   close(): void;
@@ -24,9 +25,9 @@ export interface WsClient {
 /** Opens `/ws` on `url` (http://...), with headers (e.g. a token) when given. */
 export async function connectWs(url: string, headers: Record<string, string> = {}): Promise<WsClient> {
   const ws = new WebSocket(`${url.replace(/^http/, "ws")}/ws`, { headers });
-  const seen: ServerMessage[] = [];
+  const seen: LiveEvent[] = [];
   const raw: string[] = [];
-  const waiters: { types: string[]; resolve: (m: ServerMessage) => void }[] = [];
+  const waiters: { types: string[]; resolve: (m: LiveEvent) => void }[] = [];
   let cursor = 0;
   ws.on("message", (data) => {
     const text = data.toString();

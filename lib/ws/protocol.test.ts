@@ -1,16 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { episodeEndSchema, episodeStartSchema, playerSchema, turnSchema, turnViewSchema } from "@/lib/episodes/turn";
-import {
-  clientMessageSchema,
-  episodeViewSchema,
-  MAX_ACTION_BYTES,
-  MAX_MESSAGE_BYTES,
-  parseClientMessage,
-  parseServerMessage,
-  serverMessageSchema,
-  submittedPayloadSchema,
-} from "./protocol";
+import { clientMessageSchema, MAX_ACTION_BYTES, MAX_MESSAGE_BYTES, parseClientMessage, parseServerMessage } from "./protocol";
+import { episodeViewSchema, liveEventSchema, submittedPayloadSchema } from "@/lib/live/events";
 import { parseTaskRef, playUrl } from "@/lib/tasks/task-ref";
 
 describe("protocol", () => {
@@ -45,8 +37,9 @@ describe("protocol", () => {
   });
 
   it("validates server messages on the client side", () => {
-    expect(parseServerMessage(JSON.stringify({ type: "output", chunk: "hi\n" })).ok).toBe(true);
-    expect(parseServerMessage(JSON.stringify({ type: "turnEnd", index: 0, ok: true, observation: "", durationMs: 3 })).ok).toBe(true);
+    expect(parseServerMessage(JSON.stringify({ type: "output", index: 0, chunk: "hi\n" })).ok).toBe(true);
+    const turnEnd = { type: "turnEnd", index: 0, actor: "human", source: "console", action: "ls", ok: true, observation: "", durationMs: 3 };
+    expect(parseServerMessage(JSON.stringify(turnEnd)).ok).toBe(true);
     expect(parseServerMessage(JSON.stringify({ type: "turnEnd", index: "0" })).ok).toBe(false);
   });
 
@@ -66,10 +59,10 @@ describe("protocol", () => {
     const options = (t: z.ZodType) => (base(t) as unknown as { options: string[] }).options;
     const message = (schema: { options: readonly z.ZodObject[] }, type: string) =>
       schema.options.find((o) => (o.shape.type as z.ZodLiteral).value === type)!.shape;
-    const turnStart = message(serverMessageSchema, "turnStart");
-    const turnEnd = message(serverMessageSchema, "turnEnd");
+    const turnStart = message(liveEventSchema, "turnStart");
+    const turnEnd = message(liveEventSchema, "turnEnd");
     const open = message(clientMessageSchema, "open");
-    const limit = message(serverMessageSchema, "limitReached");
+    const limit = message(liveEventSchema, "limitReached");
     const annotator = playerSchema.options[0].shape.annotator;
     // Each wire shape with the schema its fields come from (wire name -> source name where they differ).
     const derived: [string, z.ZodRawShape, z.ZodRawShape, Record<string, string>?][] = [
@@ -82,7 +75,7 @@ describe("protocol", () => {
       ["opened.episode", episodeViewSchema.shape, { ...episodeStartSchema.shape, annotator, status: episodeEndSchema.shape.status }],
       ["limitReached", limit, episodeStartSchema.shape, { limit: "turnLimit" }],
       ["submitted", submittedPayloadSchema.shape, episodeEndSchema.shape],
-      ["error", message(serverMessageSchema, "error"), {}, {}],
+      ["error", message(liveEventSchema, "error"), {}, {}],
     ];
     // Where the wire narrows (or widens) the source on purpose, with the relation that must hold.
     const narrowed: Record<string, (wire: z.ZodType, source: z.ZodType) => void> = {

@@ -1,5 +1,6 @@
 /**
- * The playground's websocket protocol: every message in both directions, as zod schemas.
+ * The playground's websocket protocol: the messages a client sends, as zod schemas; the server
+ * answers with the live channel's events (lib/live/events.ts), the same a model's watchers receive.
  * The browser and the server import this same module, so it must stay free of server-only imports.
  *
  * One connection works one episode at a time. The client opens (or resumes) an episode, then sends
@@ -12,11 +13,9 @@
  * side that opens it (lib/playground, lib/episodes/rules.ts). protocol.test.ts checks it.
  */
 import { z } from "zod";
-import { envNameSchema } from "@/lib/datasets/types";
-import { publicTaskSchema } from "@/lib/tasks/public-task";
 import { recordingChunkSchema } from "@/lib/recording/events";
-import { EPISODE_STATUSES } from "@/lib/db/episode-status";
-import { episodeEndSchema, episodeStartSchema, idSchema, playerSchema, turnSchema, turnViewSchema, type TurnView } from "@/lib/episodes/turn";
+import { episodeStartSchema, idSchema, turnSchema } from "@/lib/episodes/turn";
+import { annotatorSchema, feedbackSchema, liveEventSchema, playModeSchema, type LiveEvent } from "@/lib/live/events";
 
 /** Largest action accepted (bytes of UTF-8). */
 export const MAX_ACTION_BYTES = 64 * 1024;
@@ -24,15 +23,6 @@ export const MAX_ACTION_BYTES = 64 * 1024;
 export const MAX_MESSAGE_BYTES = 96 * 1024;
 /** Largest turn limit a player may ask for when opening an episode. */
 export const MAX_OPEN_TURN_LIMIT = 1000;
-/** The episode modes a person plays in the playground (a batch run's "eval" is not one). */
-export const playModeSchema = episodeStartSchema.shape.mode.extract(["play", "baseline"]);
-export type PlayMode = z.infer<typeof playModeSchema>;
-/** none: no reward until submit. reward: the reward a submit would get now, after every turn. */
-export const feedbackSchema = episodeStartSchema.shape.feedback;
-export type Feedback = z.infer<typeof feedbackSchema>;
-/** The annotator's name as a person's episode records it. */
-const annotatorSchema = playerSchema.options[0].shape.annotator;
-
 /** `<dataset>:<id>` (see lib/tasks/task-ref.ts). */
 export const taskRefSchema = z.string().min(1).max(300);
 
@@ -89,105 +79,7 @@ export type ClientMessageInput = z.input<typeof clientMessageSchema>;
 export type OpenMessage = z.infer<typeof openMessageSchema>;
 export type ActionMessage = z.infer<typeof actionMessageSchema>;
 
-// ---------- shared shapes ----------
-
-/** A turn as the player's view shows it: derived from the one Turn schema (lib/episodes/turn.ts). */
-export { turnViewSchema, type TurnView };
-
-export const episodeViewSchema = z.object({
-  id: idSchema,
-  /** "running" until it ends in one of the end statuses. */
-  status: z.enum(EPISODE_STATUSES),
-  mode: playModeSchema,
-  feedback: feedbackSchema,
-  turnLimit: episodeStartSchema.shape.turnLimit,
-  annotator: annotatorSchema.optional(),
-  studyId: episodeStartSchema.shape.studyId,
-  /** Milliseconds since the epoch of the first action (the baseline clock), or null. */
-  firstActionAt: z.number().nullable(),
-  /**
-   * Milliseconds since the epoch when a finished episode ended, or null/absent while it runs: a
-   * finished episode's clock shows the fixed span firstActionAt → endedAt (its stored durationMs).
-   */
-  endedAt: z.number().nullable().optional(),
-  /** Set when the episode was restored by replaying its stored actions into a fresh sandbox. */
-  replayed: z.boolean().optional(),
-  /**
-   * False while a freshly opened episode has taken no action: it is stored at its first action (or
-   * submit), so merely opening a task leaves nothing behind. Absent means stored.
-   */
-  stored: z.boolean().optional(),
-});
-export type EpisodeView = z.infer<typeof episodeViewSchema>;
-
-/** A reward's breakdown on the wire (lib/reward/types.ts RewardBreakdown): fields by the environment it names. */
-export const breakdownSchema = z.record(z.string(), z.unknown()).and(z.object({ kind: envNameSchema }));
-
-export const submittedPayloadSchema = z.object({
-  /** A submit always has a reward (an episode that ended otherwise has none). */
-  reward: episodeEndSchema.shape.reward.unwrap(),
-  breakdown: breakdownSchema,
-  /** The gold solution (a command, query, function or flag), shown after submit. */
-  gold: z.string(),
-  goldObservation: episodeEndSchema.shape.goldObservation.unwrap(),
-  agentObservation: episodeEndSchema.shape.agentObservation.unwrap(),
-  /** A study that shows participants no outcome: reward and breakdown are placeholders, not the score. */
-  hidden: z.boolean().optional(),
-});
-export type SubmittedPayload = z.infer<typeof submittedPayloadSchema>;
-
-// ---------- server → client ----------
-
-export const serverMessageSchema = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("hello"), version: z.literal(1) }),
-  z.object({
-    type: z.literal("opened"),
-    episode: episodeViewSchema,
-    task: publicTaskSchema,
-    turns: z.array(turnViewSchema),
-    /** Present when the episode is already finished (a resumed, submitted episode). */
-    submitted: submittedPayloadSchema.optional(),
-  }),
-  turnSchema.pick({ index: true, action: true, source: true }).extend({ type: z.literal("turnStart") }),
-  z.object({ type: z.literal("output"), chunk: z.string() }),
-  turnSchema.pick({ index: true, ok: true, observation: true }).extend({
-    type: z.literal("turnEnd"),
-    timedOut: turnSchema.shape.timedOut.optional(),
-    aborted: turnSchema.shape.aborted.optional(),
-    /** The observation was cut at the sandbox's output limit. */
-    truncated: z.boolean().optional(),
-    /** Only in feedback mode "reward". */
-    reward: turnSchema.shape.reward.unwrap().optional(),
-    /** The turn's actionMs. */
-    durationMs: turnSchema.shape.actionMs,
-    /** SQL: the result set with column names, for the console's table (the observation stays InterCode's text). */
-    table: z.object({ columns: z.array(z.string()), rows: z.array(z.array(z.string())), truncated: z.boolean() }).optional(),
-  }),
-  z.object({
-    type: z.literal("submitted"),
-    ...submittedPayloadSchema.shape,
-    /** The submit came at the turn limit: scored, but not a turn (lib/episodes/rules.ts turnsTaken). */
-    forced: z.boolean().optional(),
-  }),
-  z.object({ type: z.literal("limitReached"), turns: z.number().int(), limit: episodeStartSchema.shape.turnLimit, message: z.string() }),
-  z.object({ type: z.literal("abandoned") }),
-  z.object({ type: z.literal("status"), message: z.string() }),
-  z.object({
-    type: z.literal("error"),
-    code: z.string(),
-    message: z.string(),
-    /** The episode can go on (a rejected message) or not (the sandbox died). */
-    fatal: z.boolean().default(false),
-    /**
-     * The episode's status after the error, when the error stopped it: "error" (the sandbox failed;
-     * stored so), "interrupted" (its idle sandbox was closed; a reconnect restores it by replay).
-     */
-    episodeStatus: episodeEndSchema.shape.status.extract(["error", "interrupted"]).optional(),
-  }),
-  z.object({ type: z.literal("pong"), t: z.number() }),
-]);
-export type ServerMessage = z.infer<typeof serverMessageSchema>;
-export type ServerMessageInput = z.input<typeof serverMessageSchema>;
+// ---------- server → client: the live channel's events (lib/live/events.ts) ----------
 
 /** Parses one raw client message; returns the message or a readable reason. */
 export function parseClientMessage(raw: string): { ok: true; message: ClientMessage } | { ok: false; reason: string } {
@@ -204,14 +96,14 @@ export function parseClientMessage(raw: string): { ok: true; message: ClientMess
 }
 
 /** Parses one raw server message (the browser side). */
-export function parseServerMessage(raw: string): { ok: true; message: ServerMessage } | { ok: false; reason: string } {
+export function parseServerMessage(raw: string): { ok: true; message: LiveEvent } | { ok: false; reason: string } {
   let data: unknown;
   try {
     data = JSON.parse(raw);
   } catch {
     return { ok: false, reason: "message is not JSON" };
   }
-  const parsed = serverMessageSchema.safeParse(data);
+  const parsed = liveEventSchema.safeParse(data);
   if (!parsed.success) return { ok: false, reason: describeIssues(parsed.error) };
   return { ok: true, message: parsed.data };
 }

@@ -1,15 +1,8 @@
 import "server-only";
 import type { WebSocket } from "ws";
 import { asStudioError } from "@/lib/errors";
-import {
-  parseClientMessage,
-  serverMessageSchema,
-  type ActionMessage,
-  type ClientMessage,
-  type OpenMessage,
-  type RecordMessage,
-  type ServerMessageInput,
-} from "./protocol";
+import { parseClientMessage, type ActionMessage, type ClientMessage, type OpenMessage, type RecordMessage } from "./protocol";
+import { liveEventSchema, type LiveEventInput } from "@/lib/live/events";
 
 /** Largest frame the socket accepts at all; between MAX_MESSAGE_BYTES and this, the client gets a clear error. */
 export const WS_MAX_PAYLOAD = 1024 * 1024;
@@ -18,7 +11,7 @@ export const WS_MAX_PAYLOAD = 1024 * 1024;
 export const MAX_QUEUED_MESSAGES = 64;
 
 /** Receives the messages of the episode a connection is attached to. */
-export type EpisodeListener = (message: ServerMessageInput) => void;
+export type EpisodeListener = (message: LiveEventInput) => void;
 
 /**
  * What a connection needs from the episodes it drives; the wire declares it and lib/playground's
@@ -46,9 +39,9 @@ export interface PlaygroundEpisodes<Episode> {
 export function handlePlaygroundConnection<Episode>(ws: WebSocket, manager: PlaygroundEpisodes<Episode>): void {
   let episode: Episode | null = null;
 
-  const send: EpisodeListener = (message: ServerMessageInput) => {
+  const send: EpisodeListener = (message: LiveEventInput) => {
     if (ws.readyState !== ws.OPEN) return;
-    const checked = serverMessageSchema.parse(message);
+    const checked = liveEventSchema.parse(message);
     ws.send(JSON.stringify(checked));
   };
   const sendError = (err: unknown) => {

@@ -6,7 +6,7 @@ import { controlBodySchema } from "./schema";
 export const dynamic = "force-dynamic";
 
 /**
- * POST /api/agent/runs/<id>/control: {op: pause|resume|step|stop|takeOver|handBack}, or
+ * POST /api/live/<id>/control: {op: pause|resume|step|stop|takeOver|handBack}, or
  * {op: "action", text, source?} (source: console, editor or button, where the person typed it) to run a person's action after taking over (answers once it is stored).
  */
 export function POST(req: NextRequest, ctx: { params: Promise<{ id: string }> }) {

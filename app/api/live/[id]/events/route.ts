@@ -1,14 +1,16 @@
 import type { NextRequest } from "next/server";
 import { getAgent } from "@/lib/agent/live-agents";
-import type { LoggedEvent } from "@/lib/episodes/agent-event";
+import type { LoggedLiveEvent } from "@/lib/live/events";
 import { parseInput, respond } from "@/lib/http/respond";
 import { eventsQuerySchema } from "./schema";
 
 export const dynamic = "force-dynamic";
 
 /**
- * GET /api/agent/runs/<id>/events: a server-sent event stream of the model episode, each event
- * `{seq, event}`, from `from` on (a reconnect resumes from the last seq seen). Ends with the episode.
+ * GET /api/live/<id>/events: a server-sent event stream of the model episode, each event
+ * `{seq, event}` (lib/live/events.ts), from `from` on (a reconnect resumes from the last seq seen).
+ * Ends with the episode. A watcher only listens (its controls are POSTs to ./control), so a
+ * one-way stream that reconnects by number is enough here; a person's episode needs the websocket.
  */
 export function GET(req: NextRequest, ctx: { params: Promise<{ id: string }> }) {
   return respond(async () => {
@@ -20,10 +22,10 @@ export function GET(req: NextRequest, ctx: { params: Promise<{ id: string }> }) 
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
         let closed = false;
-        const send = (e: LoggedEvent) => {
+        const send = (e: LoggedLiveEvent) => {
           if (closed) return;
           controller.enqueue(enc.encode(`data: ${JSON.stringify(e)}\n\n`));
-          if (e.event.type === "episode-end" || e.event.type === "failed") {
+          if (e.event.type === "episodeEnd" || e.event.type === "failed") {
             closed = true;
             unsubscribe();
             controller.close();
