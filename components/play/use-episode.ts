@@ -1,12 +1,12 @@
 "use client";
 
 import { useCallback, useEffect, useRef, useState } from "react";
-import { parseServerMessage, type ClientMessageInput, type OpenMessage } from "@/lib/ws/protocol";
+import { parseServerMessage, type ClientMessageInput, type OpenMessage } from "@/lib/live/protocol";
 import type { EpisodeView, LiveEvent, SubmittedPayload, TurnView } from "@/lib/live/events";
 import type { PublicTask } from "@/lib/tasks/public-task";
 import type { RecordingChunk } from "@/lib/recording/events";
 
-/** What the page opens an episode with: the open message (lib/ws/protocol.ts) without its tag. */
+/** What the page opens an episode with: the open message (lib/live/protocol.ts) without its tag. */
 export type EpisodeOpenParams = Omit<OpenMessage, "type">;
 
 /** Streams of the episode the page shows in the console. */

@@ -7,13 +7,13 @@ import WebSocket from "ws";
 import { createEpisode } from "@/lib/db/episodes";
 import { getEpisodeById } from "@/lib/db/episodes";
 import { createStudioServer } from "@/lib/http/studio-server";
-import { createLiveEpisodeManager, prepareStore } from "@/lib/playground/wiring";
-import type { LiveEpisodeManager } from "@/lib/playground/live-episodes";
+import { createLiveEpisodeManager, prepareStore } from "@/lib/live/wiring";
+import type { LiveEpisodeManager } from "@/lib/live/person-episodes";
 import { createStudyFromSelection, type StudyView } from "@/lib/studies/studies";
 import { getStudy } from "@/lib/studies/studies";
 import { getParticipant, inviteParticipants, revokeParticipant } from "@/lib/studies/participants";
 import { useTempStore } from "@/lib/testing/store";
-import { clientMessageSchema, type ClientMessageInput } from "@/lib/ws/protocol";
+import { clientMessageSchema, type ClientMessageInput } from "@/lib/live/protocol";
 import type { LiveEvent } from "@/lib/live/events";
 import { ROOT } from "@/lib/testing/studio-server";
 

@@ -1,13 +1,13 @@
 import "server-only";
 import { getEpisodeById } from "@/lib/db/episodes";
 import { asStudioError, ConflictError, ForbiddenError, UnauthorizedError } from "@/lib/errors";
-import type { LiveEpisode } from "@/lib/playground/live-episodes";
+import type { LiveEpisode } from "@/lib/live/person-episodes";
 import { participantScope, type ParticipantScope } from "@/lib/studies/participants";
 import { getStudy, nextStudyTask, type StudyConfig } from "@/lib/studies/studies";
 import { readStudyClock } from "@/lib/studies/study-clock";
-import type { ActionMessage, OpenMessage } from "@/lib/ws/protocol";
+import type { ActionMessage, OpenMessage } from "@/lib/live/protocol";
 import type { LiveEventInput, SubmittedPayload } from "@/lib/live/events";
-import type { EpisodeListener, PlaygroundEpisodes } from "@/lib/ws/server";
+import type { EpisodeListener, PlaygroundEpisodes } from "@/lib/live/ws-server";
 import { lookupSessionById } from "./sessions";
 
 /**

@@ -5,8 +5,8 @@
  * streams output and ends with the same events and fields whether a person or a model acts.
  *
  * The engine's own observer events (lib/episodes/agent-event.ts, what runEpisode emits) are turned
- * into these by the model episodes' manager (lib/agent/live-agents.ts toLiveEvent); the person's
- * manager (lib/playground/live-episodes.ts) sends these directly. Every field that is a turn's, an
+ * into these by ./from-engine.ts as the model episodes' manager (./model-episodes.ts) logs them; the person's
+ * manager (./person-episodes.ts) sends these directly. Every field that is a turn's, an
  * episode start's or end's is taken from the one schema of it in lib/episodes/turn.ts.
  * Client-safe: no server code.
  */

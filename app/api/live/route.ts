@@ -1,6 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { config } from "@/lib/config";
-import { startAgent } from "@/lib/agent/live-agents";
+import { startAgent } from "@/lib/live/model-episodes";
 import { assertTaskUnsealed } from "@/lib/studies/baseline-seal";
 import { parseJsonBody, respond } from "@/lib/http/respond";
 import { resolveTask } from "@/lib/tasks/tasks";

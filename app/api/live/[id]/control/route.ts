@@ -1,5 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { controlAgent } from "@/lib/agent/live-agents";
+import { controlAgent } from "@/lib/live/model-episodes";
 import { parseJsonBody, respond } from "@/lib/http/respond";
 import { controlBodySchema } from "./schema";
 

@@ -1,1 +1,1 @@
-export { agentControlSchema as controlBodySchema } from "@/lib/agent/live-agents";
+export { agentControlSchema as controlBodySchema } from "@/lib/live/model-episodes";

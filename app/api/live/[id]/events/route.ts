@@ -1,5 +1,5 @@
 import type { NextRequest } from "next/server";
-import { getAgent } from "@/lib/agent/live-agents";
+import { getAgent } from "@/lib/live/model-episodes";
 import type { LoggedLiveEvent } from "@/lib/live/events";
 import { parseInput, respond } from "@/lib/http/respond";
 import { eventsQuerySchema } from "./schema";

@@ -14,8 +14,9 @@ export const MAX_QUEUED_MESSAGES = 64;
 export type EpisodeListener = (message: LiveEventInput) => void;
 
 /**
- * What a connection needs from the episodes it drives; the wire declares it and lib/playground's
- * LiveEpisodeManager implements it, so this module does not depend on the server.
+ * What a connection needs from the episodes it drives; the transport declares it and
+ * ./person-episodes.ts's LiveEpisodeManager implements it (lib/http/participant-access.ts narrows
+ * it for a study's participants), so this module depends on no store or sandbox.
  */
 export interface PlaygroundEpisodes<Episode> {
   open(msg: OpenMessage, listener: EpisodeListener): Promise<Episode>;

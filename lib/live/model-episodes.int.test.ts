@@ -6,10 +6,10 @@ import { loadDataset } from "@/lib/datasets/registry";
 import { closeStore } from "@/lib/db/client";
 import { getEpisodeById } from "@/lib/db/episodes";
 import { ConflictError } from "@/lib/errors";
-import { controlAgent, getAgent, startAgent } from "./live-agents";
+import { controlAgent, getAgent, startAgent } from "./model-episodes";
 import { loggedLiveEventSchema, type LoggedLiveEvent } from "@/lib/live/events";
-import { wrongAction } from "./scripts";
-import { startScriptedServer, type ScriptedServer } from "./scripted-server";
+import { wrongAction } from "@/lib/agent/scripts";
+import { startScriptedServer, type ScriptedServer } from "@/lib/agent/scripted-server";
 
 /** The playground's live model episodes, on a real python sandbox, store and scripted server. */
 

@@ -9,10 +9,10 @@ import type { AgentEvent, ControllerMode, EpisodeOutcome } from "@/lib/episodes/
 import { liveEventSchema, type LiveEventInput, type LoggedLiveEvent } from "@/lib/live/events";
 import { toLiveEvent } from "@/lib/live/from-engine";
 import { dbRecorder } from "@/lib/episodes/db-recorder";
-import { resolveModel, type AdHocModel } from "./models";
-import { policyNameSchema } from "./policies/types";
+import { resolveModel, type AdHocModel } from "@/lib/agent/models";
+import { policyNameSchema } from "@/lib/agent/policies/types";
 import type { EpisodeRecorder } from "@/lib/episodes/recorder";
-import { runEpisode } from "./run-episode";
+import { runEpisode } from "@/lib/agent/run-episode";
 import { HUMAN_TURN_SOURCES } from "@/lib/episodes/rules";
 
 /**

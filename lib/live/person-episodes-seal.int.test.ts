@@ -4,11 +4,11 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeStore } from "@/lib/db/client";
 import { closeRawDb } from "@/lib/db/sqlite";
-import type { OpenMessage } from "@/lib/ws/protocol";
+import type { OpenMessage } from "@/lib/live/protocol";
 import type { LiveEventInput } from "@/lib/live/events";
-import type { LiveEpisodeManager } from "./live-episodes";
+import type { LiveEpisodeManager } from "./person-episodes";
 import { closeStudy, createStudyFromSelection } from "@/lib/studies/studies";
-import { createLiveEpisodeManager, prepareStore } from "./wiring";
+import { createLiveEpisodeManager, prepareStore } from "@/lib/live/wiring";
 
 // The live episode manager with the real store, task sets and local sandboxes: the baseline seal
 // and the study's conditions as the websocket sees them.

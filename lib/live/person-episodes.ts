@@ -8,11 +8,11 @@ import { SessionPool } from "./session-pool";
 import { parseSubmit } from "@/lib/env/submit";
 import { asStudioError, BadInputError, ConflictError, NotFoundError } from "@/lib/errors";
 import { uuidv7 } from "@/lib/db/ids";
-import type { OpenMessage, RecordMessage } from "@/lib/ws/protocol";
+import type { OpenMessage, RecordMessage } from "@/lib/live/protocol";
 import type { EpisodeView, Feedback, PlayMode, LiveEventInput, SubmittedPayload, TurnView } from "@/lib/live/events";
 import type { PublicTask } from "@/lib/tasks/public-task";
 import type { RecordingChunk } from "@/lib/recording/events";
-import type { EpisodeListener } from "@/lib/ws/server";
+import type { EpisodeListener } from "@/lib/live/ws-server";
 
 /** What the manager needs from the outside world (injected, so the bench and tests can use the real ones directly). */
 export interface LiveEpisodeDeps {
@@ -131,7 +131,7 @@ export class LiveEpisode {
 
 /**
  * The playground's live episodes: one session per episode in a pool (the sandbox cap and the idle
- * close, lib/playground/session-pool.ts), opened, resumed (re-attached, or replayed into a fresh
+ * close, lib/live/session-pool.ts), opened, resumed (re-attached, or replayed into a fresh
  * sandbox after a restart or an idle close) and driven from the websocket. Every turn is written
  * to the store before the player hears of its end.
  */

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { listViewerEpisodes } from "@/lib/db/episodes";
 import { getReplayDataById } from "@/lib/db/viewer-queries";
 import { turnsTaken } from "@/lib/episodes/rules";
-import type { OpenMessage } from "@/lib/ws/protocol";
+import type { OpenMessage } from "@/lib/live/protocol";
 import type { LiveEventInput } from "@/lib/live/events";
 import { useLiveEpisodeManager } from "@/lib/testing/live-episodes";
 
