@@ -163,7 +163,6 @@ describe.skipIf(!canRun)("baseline study: no gold or reward before submit", () =
     const bodies: Record<string, unknown[]> = {
       "/api/episodes/[id]/branch": [{ turn: 1, annotator: "ann-a" }, { turn: 0 }],
       "/api/live": [{ env: "bash", taskRef, model: "local-probe" }],
-      "/api/live/[id]/control": [{ op: "takeOver" }],
       "/api/annotations": [{ episodeId, kind: "note", text: "probe" }],
     };
     const queries = [

@@ -1,9 +1,11 @@
 "use client";
 
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useRef, useState } from "react";
 import type { AgentTurnView } from "@/lib/episodes/turn";
 import type { ControllerMode } from "@/lib/episodes/agent-event";
-import { loggedLiveEventSchema, type LiveEventOf, type LoggedLiveEvent, type TurnEndEvent } from "@/lib/live/events";
+import type { LiveEventOf, LoggedLiveEvent, ServerMessage, TurnEndEvent } from "@/lib/live/events";
+import type { ClientMessageInput } from "@/lib/live/protocol";
+import { useLiveSocket } from "@/components/live/use-live-socket";
 
 /** A turn as the agent view shows it: picked from the one Turn schema. */
 export type { AgentTurnView };
@@ -63,9 +65,6 @@ function agentTurn(e: TurnEndEvent): AgentTurnView {
   };
 }
 
-/** Thrown by follow() when the server does not know the run: retrying will not help. */
-class GoneError extends Error {}
-
 async function postJson(url: string, body: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   const json = (await res.json().catch(() => ({}))) as Record<string, unknown>;
@@ -74,15 +73,15 @@ async function postJson(url: string, body: unknown): Promise<Record<string, unkn
 }
 
 /**
- * Starts a model on a task and follows its live events (lib/live/events.ts, over a server-sent
- * event stream resumed from the last event seen if the connection drops); exposes the controls.
+ * Starts a model on a task (POST /api/live) and follows it on the live channel (the websocket,
+ * components/live/use-live-socket.ts): `watch` from the entry after the last one seen, so a
+ * dropped connection or a reload resumes where it was; the controls go over the same socket.
  */
 export function useAgentRun(handlers: AgentRunHandlers) {
   const [state, setState] = useState<AgentRunState>(EMPTY);
   const handlersRef = useRef(handlers);
   handlersRef.current = handlers;
   const lastSeq = useRef(-1);
-  const abortRef = useRef<AbortController | null>(null);
 
   const apply = useCallback((l: LoggedLiveEvent) => {
     if (l.seq <= lastSeq.current) return;
@@ -120,61 +119,28 @@ export function useAgentRun(handlers: AgentRunHandlers) {
     if (e.type === "replyDropped") handlersRef.current.onReplyDropped?.();
   }, []);
 
-  const follow = useCallback(
-    async (runId: string) => {
-      const abort = new AbortController();
-      abortRef.current = abort;
-      for (let attempt = 0; attempt < 20 && !abort.signal.aborted; attempt++) {
-        try {
-          const res = await fetch(`/api/live/${encodeURIComponent(runId)}/events?from=${lastSeq.current + 1}`, { signal: abort.signal });
-          if (res.status === 404) {
-            const json = (await res.json().catch(() => ({}))) as { error?: { message?: string } };
-            throw new GoneError(json.error?.message ?? `no live model episode ${runId}`);
-          }
-          if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
-          const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-          let buf = "";
-          for (;;) {
-            const { value, done } = await reader.read();
-            if (done) break;
-            buf += value;
-            let i;
-            while ((i = buf.indexOf("\n\n")) >= 0) {
-              const chunk = buf.slice(0, i);
-              buf = buf.slice(i + 2);
-              if (!chunk.startsWith("data: ")) continue;
-              // Checked against the shared schema: an event the page does not understand is skipped, not guessed at.
-              const parsed = loggedLiveEventSchema.safeParse(JSON.parse(chunk.slice(6)));
-              if (parsed.success) apply(parsed.data);
-              else console.warn("model event not understood:", parsed.error.issues[0]?.message);
-            }
-          }
-          return; // the stream ends with the episode
-        } catch (err) {
-          if (abort.signal.aborted) return;
-          if (err instanceof GoneError) {
-            setState((s) => ({ ...s, error: err.message, mode: "stopped" }));
-            return;
-          }
-          await new Promise((r) => setTimeout(r, 500 * (attempt + 1)));
-        }
-      }
-    },
-    [apply],
-  );
-
-  useEffect(() => () => abortRef.current?.abort(), []);
+  const onMessage = (m: ServerMessage) => {
+    switch (m.type) {
+      case "hello":
+        if (state.runId) socket.send({ type: "watch", id: state.runId, from: lastSeq.current + 1 }, true);
+        return;
+      case "logged":
+        apply(m);
+        return;
+      case "error":
+        // An episode the server no longer knows (ended a while ago, or the server restarted) is over for the page.
+        if (m.code === "not_found") setState((s) => (s.outcome ? s : { ...s, error: m.message, mode: "stopped" }));
+        else setState((s) => ({ ...s, error: m.message }));
+        return;
+    }
+  };
+  const socket = useLiveSocket(state.runId, { onMessage, onNotice: (text) => setState((s) => ({ ...s, error: text })) });
 
   /** Follows a model episode already running (a reload, another tab, a run's episode), from its first event. */
-  const attach = useCallback(
-    (id: string) => {
-      abortRef.current?.abort();
-      lastSeq.current = -1;
-      setState({ ...EMPTY, runId: id });
-      void follow(id);
-    },
-    [follow],
-  );
+  const attach = useCallback((id: string) => {
+    lastSeq.current = -1;
+    setState({ ...EMPTY, runId: id });
+  }, []);
 
   /** Starts a model on the task; resolves with the new run's id (null when it was refused). */
   const start = useCallback(
@@ -187,33 +153,23 @@ export function useAgentRun(handlers: AgentRunHandlers) {
       handicap: boolean;
       paused?: boolean;
     }): Promise<string | null> => {
-      abortRef.current?.abort();
       lastSeq.current = -1;
       setState(EMPTY);
       try {
         const { id } = await postJson("/api/live", body);
         setState((s) => ({ ...s, runId: String(id) }));
-        void follow(String(id));
         return String(id);
       } catch (err) {
         setState((s) => ({ ...s, error: (err as Error).message }));
         return null;
       }
     },
-    [follow],
+    [],
   );
 
-  const control = useCallback(
-    async (body: { op: string; text?: string; source?: string }) => {
-      if (!state.runId) return;
-      try {
-        await postJson(`/api/live/${state.runId}/control`, body);
-      } catch (err) {
-        setState((s) => ({ ...s, error: (err as Error).message }));
-      }
-    },
-    [state.runId],
-  );
+  const { send } = socket;
+  /** Drives the watched episode; a refusal comes back as an error on the socket. */
+  const control = useCallback((body: Omit<Extract<ClientMessageInput, { type: "control" }>, "type">) => void send({ type: "control", ...body }), [send]);
 
   return { state, start, attach, control };
 }

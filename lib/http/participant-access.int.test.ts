@@ -278,6 +278,9 @@ describe("a participant session, deny by default", () => {
       feedback: "none",
     });
     await expectRefused({ type: "resume", episodeId: ownerEp.id }, /not one of yours/);
+    // No model: a participant neither watches a model's episode nor, so, drives one.
+    await expectRefused({ type: "watch", id: "any-model-episode" }, /does not watch model episodes/);
+    await expectRefused({ type: "control", op: "takeOver" }, /no model episode is watched/);
 
     walked.add("ping");
     expect((await c.ask({ type: "ping", t: 1 })).type).toBe("pong");

@@ -176,5 +176,12 @@ export function participantEpisodes(
         await liveScope(who.sessionId, who.participantId);
         return manager.restart(ep, filters.get(listener) ?? listener);
       }),
+    // No model: a participant neither watches nor drives a model's episode.
+    watch: async () => {
+      throw new ForbiddenError("a participant does not watch model episodes");
+    },
+    control: async () => {
+      throw new ForbiddenError("a participant does not drive model episodes");
+    },
   };
 }

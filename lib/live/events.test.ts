@@ -21,7 +21,7 @@ const turn: Turn = {
 describe("live events", () => {
   it("tells a model episode's turn with the same turnEnd a person's episode sends", () => {
     const live = toLiveEvent({ type: "turn-end", turn });
-    const wire = loggedLiveEventSchema.parse(JSON.parse(JSON.stringify({ seq: 4, event: live })));
+    const wire = loggedLiveEventSchema.parse(JSON.parse(JSON.stringify({ type: "logged", seq: 4, event: live })));
     expect(wire.event).toEqual({
       type: "turnEnd",
       index: 2,
@@ -45,8 +45,8 @@ describe("live events", () => {
   it("keeps what no page shows out of the channel, and rejects an event that does not match", () => {
     expect(toLiveEvent({ type: "submitted", reward: 1, success: true })).toBeNull();
     expect(toLiveEvent({ type: "turn-start", index: 0, actor: "model" })).toEqual({ type: "turnStart", index: 0, actor: "model" });
-    expect(loggedLiveEventSchema.safeParse({ seq: 0, event: { type: "mode", mode: "asleep" } }).success).toBe(false);
-    expect(loggedLiveEventSchema.safeParse({ seq: 0, event: { type: "mode", mode: "paused" } }).success).toBe(true);
+    expect(loggedLiveEventSchema.safeParse({ type: "logged", seq: 0, event: { type: "mode", mode: "asleep" } }).success).toBe(false);
+    expect(loggedLiveEventSchema.safeParse({ type: "logged", seq: 0, event: { type: "mode", mode: "paused" } }).success).toBe(true);
     const r = liveEventSchema.safeParse({ type: "turnStart", index: 0, actor: "robot" });
     expect(r.error?.issues.map((i) => i.path.join("."))).toEqual(["actor"]);
   });

@@ -1,8 +1,8 @@
 /**
  * The live channel's event vocabulary: everything a page receives while a person plays or watches
- * an episode, whoever its actor is (a person on the playground's websocket, a model on the watch
- * page's event stream). One zod union, parsed on both sides of both transports; a turn starts,
- * streams output and ends with the same events and fields whether a person or a model acts.
+ * an episode, whoever its actor is (a person playing, or a model watched and perhaps taken over).
+ * One zod union, sent over the one websocket (./ws-server.ts) and parsed on both sides; a turn
+ * starts, streams output and ends with the same events and fields whether a person or a model acts.
  *
  * The engine's own observer events (lib/episodes/agent-event.ts, what runEpisode emits) are turned
  * into these by ./from-engine.ts as the model episodes' manager (./model-episodes.ts) logs them; the person's
@@ -171,8 +171,13 @@ export type LiveEventInput = z.input<typeof liveEventSchema>;
 export type LiveEventOf<T extends LiveEvent["type"]> = Extract<LiveEvent, { type: T }>;
 
 /**
- * An event of a model episode's log, numbered from 0: the event stream sends these, so a viewer
- * that reconnects (or opens a second tab) asks for the log from the last number it saw.
+ * An entry of a model episode's log, numbered from 0: a watcher that reconnects (or a second tab)
+ * asks for the log from the number after the last it saw (protocol.ts `watch`).
  */
-export const loggedLiveEventSchema = z.object({ seq: z.number().int().nonnegative(), event: liveEventSchema });
+export const loggedLiveEventSchema = z.object({ type: z.literal("logged"), seq: z.number().int().nonnegative(), event: liveEventSchema });
 export type LoggedLiveEvent = z.infer<typeof loggedLiveEventSchema>;
+
+/** What the websocket sends: a person's episode's events as they are, a watched model's as numbered log entries. */
+export const serverMessageSchema = z.discriminatedUnion("type", [...liveEventSchema.options, loggedLiveEventSchema]);
+export type ServerMessage = z.infer<typeof serverMessageSchema>;
+export type ServerMessageInput = z.input<typeof serverMessageSchema>;

@@ -6,7 +6,7 @@ import { loadDataset } from "@/lib/datasets/registry";
 import { closeStore } from "@/lib/db/client";
 import { getEpisodeById } from "@/lib/db/episodes";
 import { ConflictError } from "@/lib/errors";
-import { controlAgent, getAgent, startAgent } from "./model-episodes";
+import { controlAgent, getAgent, startAgent, watchAgent } from "./model-episodes";
 import { loggedLiveEventSchema, type LoggedLiveEvent } from "@/lib/live/events";
 import { wrongAction } from "@/lib/agent/scripts";
 import { startScriptedServer, type ScriptedServer } from "@/lib/agent/scripted-server";
@@ -62,6 +62,10 @@ describe("live model episodes", () => {
       ["human", "console"],
       ["human", "button"],
     ]);
+    // A watcher that comes back at entry 3 (a reconnect) gets the rest of the log, in order, once.
+    const later: LoggedLiveEvent[] = [];
+    watchAgent(agent.episodeId!, 3, (e) => later.push(e));
+    expect(later.map((e) => e.seq)).toEqual(agent.log.slice(3).map((e) => e.seq));
     const ep = await getEpisodeById({ id: agent.episodeId! });
     // Each turn says who acted and where the person typed (today's code stored "editor" for both).
     expect(ep!.turns.map((t) => [t.actor, t.source])).toEqual([

@@ -5,14 +5,15 @@ import type { EpisodeRecorder } from "@/lib/episodes/recorder";
 import { DEFAULT_TURN_LIMIT, isSkipReason } from "@/lib/episodes/rules";
 import { EpisodeSession, type StoredEpisode } from "@/lib/episodes/session";
 import { SessionPool } from "./session-pool";
+import { controlAgent, watchAgent } from "./model-episodes";
 import { parseSubmit } from "@/lib/env/submit";
 import { asStudioError, BadInputError, ConflictError, NotFoundError } from "@/lib/errors";
 import { uuidv7 } from "@/lib/db/ids";
-import type { OpenMessage, RecordMessage } from "@/lib/live/protocol";
-import type { EpisodeView, Feedback, PlayMode, LiveEventInput, SubmittedPayload, TurnView } from "@/lib/live/events";
+import type { ControlMessage, OpenMessage, RecordMessage } from "./protocol";
+import type { EpisodeView, Feedback, PlayMode, LiveEventInput, LoggedLiveEvent, SubmittedPayload, TurnView } from "./events";
 import type { PublicTask } from "@/lib/tasks/public-task";
 import type { RecordingChunk } from "@/lib/recording/events";
-import type { EpisodeListener } from "@/lib/live/ws-server";
+import type { EpisodeListener } from "./ws-server";
 
 /** What the manager needs from the outside world (injected, so the bench and tests can use the real ones directly). */
 export interface LiveEpisodeDeps {
@@ -394,6 +395,19 @@ export class LiveEpisodeManager {
     };
     if (ep.status === "running") await this.abandon(ep, "restart");
     return this.open(msg, listener);
+  }
+
+  /**
+   * Follows a live model episode (./model-episodes.ts): the one websocket carries a model's
+   * episode to its watchers as it carries a person's to its player.
+   */
+  async watch(id: string, from: number, listener: (entry: LoggedLiveEvent) => void): Promise<() => void> {
+    return watchAgent(id, from, listener);
+  }
+
+  /** Drives a live model episode (pause, step, take over, a person's action...). */
+  async control(id: string, control: ControlMessage): Promise<void> {
+    await controlAgent(id, control);
   }
 
   /** Closes every live sandbox (server shutdown); stored episodes stay running and resume by replay. */

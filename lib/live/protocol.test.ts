@@ -17,6 +17,9 @@ describe("protocol", () => {
       { type: "submit", arg: "f" },
       { type: "restart" },
       { type: "abandon" },
+      { type: "watch", id: "a1", from: 3 },
+      { type: "control", op: "takeOver" },
+      { type: "control", op: "action", text: "ls", source: "console" },
     ]) {
       expect(parseClientMessage(JSON.stringify(m)).ok).toBe(true);
     }
@@ -34,6 +37,9 @@ describe("protocol", () => {
       reason: expect.stringMatching(/^env:/),
     });
     expect(parseClientMessage("{")).toEqual({ ok: false, reason: "message is not JSON" });
+    // A person's action on a watched model episode needs its text; an op no controller has is refused.
+    expect(parseClientMessage(JSON.stringify({ type: "control", op: "action" }))).toMatchObject({ ok: false, reason: expect.stringMatching(/^text:/) });
+    expect(parseClientMessage(JSON.stringify({ type: "control", op: "reboot" }))).toMatchObject({ ok: false, reason: expect.stringMatching(/^op:/) });
   });
 
   it("validates server messages on the client side", () => {

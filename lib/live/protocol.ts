@@ -1,6 +1,7 @@
 /**
- * The playground's websocket protocol: the messages a client sends, as zod schemas; the server
- * answers with the live channel's events (lib/live/events.ts), the same a model's watchers receive.
+ * The live channel's websocket protocol: the messages a client sends, as zod schemas; the server
+ * answers with the live channel's events (./events.ts). A connection plays a person's episode
+ * (open or resume, then actions) or watches a model's (watch, then controls).
  * The browser and the server import this same module, so it must stay free of server-only imports.
  *
  * One connection works one episode at a time. The client opens (or resumes) an episode, then sends
@@ -15,7 +16,8 @@
 import { z } from "zod";
 import { recordingChunkSchema } from "@/lib/recording/events";
 import { episodeStartSchema, idSchema, turnSchema } from "@/lib/episodes/turn";
-import { annotatorSchema, feedbackSchema, liveEventSchema, playModeSchema, type LiveEvent } from "@/lib/live/events";
+import { HUMAN_TURN_SOURCES } from "@/lib/episodes/rules";
+import { annotatorSchema, feedbackSchema, playModeSchema, serverMessageSchema, type ServerMessage } from "@/lib/live/events";
 
 /** Largest action accepted (bytes of UTF-8). */
 export const MAX_ACTION_BYTES = 64 * 1024;
@@ -63,6 +65,28 @@ export const pingMessageSchema = z.object({ type: z.literal("ping"), t: z.number
 export const recordMessageSchema = recordingChunkSchema.extend({ type: z.literal("record") });
 export type RecordMessage = z.infer<typeof recordMessageSchema>;
 
+/**
+ * Follows a live model episode (its id, or its stored episode's) from entry `from` of its log: the
+ * connection is sent each entry as a `logged` event, the ones so far first. A reconnect sends the
+ * number after the last entry it saw.
+ */
+export const watchMessageSchema = z.object({ type: z.literal("watch"), id: idSchema, from: z.number().int().nonnegative().default(0) });
+/** What a watcher of a model episode may do to it: pause, step, resume, stop, take over, hand back. */
+export const MODEL_CONTROL_OPS = ["pause", "resume", "step", "stop", "takeOver", "handBack"] as const;
+/**
+ * Drives the watched model episode; op "action" runs a person's action after a take-over (its
+ * source, where the person typed it, is recorded on the turn; "api" when not said).
+ */
+export const controlMessageSchema = z
+  .object({
+    type: z.literal("control"),
+    op: z.enum([...MODEL_CONTROL_OPS, "action"]),
+    text: actionText.optional(),
+    source: z.enum(HUMAN_TURN_SOURCES).optional(),
+  })
+  .refine((m) => m.op !== "action" || m.text !== undefined, { message: 'op "action" needs the action\'s text', path: ["text"] });
+export type ControlMessage = z.infer<typeof controlMessageSchema>;
+
 export const clientMessageSchema = z.discriminatedUnion("type", [
   openMessageSchema,
   resumeMessageSchema,
@@ -73,6 +97,8 @@ export const clientMessageSchema = z.discriminatedUnion("type", [
   abandonMessageSchema,
   pingMessageSchema,
   recordMessageSchema,
+  watchMessageSchema,
+  controlMessageSchema,
 ]);
 export type ClientMessage = z.infer<typeof clientMessageSchema>;
 export type ClientMessageInput = z.input<typeof clientMessageSchema>;
@@ -96,14 +122,14 @@ export function parseClientMessage(raw: string): { ok: true; message: ClientMess
 }
 
 /** Parses one raw server message (the browser side). */
-export function parseServerMessage(raw: string): { ok: true; message: LiveEvent } | { ok: false; reason: string } {
+export function parseServerMessage(raw: string): { ok: true; message: ServerMessage } | { ok: false; reason: string } {
   let data: unknown;
   try {
     data = JSON.parse(raw);
   } catch {
     return { ok: false, reason: "message is not JSON" };
   }
-  const parsed = liveEventSchema.safeParse(data);
+  const parsed = serverMessageSchema.safeParse(data);
   if (!parsed.success) return { ok: false, reason: describeIssues(parsed.error) };
   return { ok: true, message: parsed.data };
 }

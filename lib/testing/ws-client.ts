@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import WebSocket from "ws";
 import { type ClientMessageInput, parseServerMessage } from "@/lib/live/protocol";
-import type { LiveEvent } from "@/lib/live/events";
+import type { ServerMessage } from "@/lib/live/events";
 
 /** A temporary directory with a database path in it. */
 export function tempDb(prefix: string): { dir: string; db: string } {
@@ -15,8 +15,8 @@ export function tempDb(prefix: string): { dir: string; db: string } {
 export interface WsClient {
   send(msg: ClientMessageInput | string): void;
   /** The next server message matching `pred` (earlier non-matching ones are kept in `seen`). */
-  next<T extends LiveEvent["type"]>(type: T | T[], timeoutMs?: number): Promise<Extract<LiveEvent, { type: T }>>;
-  seen: LiveEvent[];
+  next<T extends ServerMessage["type"]>(type: T | T[], timeoutMs?: number): Promise<Extract<ServerMessage, { type: T }>>;
+  seen: ServerMessage[];
   raw: string[];
   closed: Promise<{ code: number }>;
   close(): void;
@@ -25,9 +25,9 @@ export interface WsClient {
 /** Opens `/ws` on `url` (http://...), with headers (e.g. a token) when given. */
 export async function connectWs(url: string, headers: Record<string, string> = {}): Promise<WsClient> {
   const ws = new WebSocket(`${url.replace(/^http/, "ws")}/ws`, { headers });
-  const seen: LiveEvent[] = [];
+  const seen: ServerMessage[] = [];
   const raw: string[] = [];
-  const waiters: { types: string[]; resolve: (m: LiveEvent) => void }[] = [];
+  const waiters: { types: string[]; resolve: (m: ServerMessage) => void }[] = [];
   let cursor = 0;
   ws.on("message", (data) => {
     const text = data.toString();
