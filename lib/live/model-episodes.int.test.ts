@@ -6,7 +6,11 @@ import { loadDataset } from "@/lib/datasets/registry";
 import { closeStore } from "@/lib/db/client";
 import { getEpisodeById } from "@/lib/db/episodes";
 import { ConflictError } from "@/lib/errors";
+import type { AddressInfo } from "node:net";
+import { createStudioServer } from "@/lib/http/studio-server";
+import { connectWs } from "@/lib/testing/ws-client";
 import { controlAgent, getAgent, startAgent, watchAgent } from "./model-episodes";
+import { createLiveEpisodeManager } from "./wiring";
 import { loggedLiveEventSchema, type LoggedLiveEvent } from "@/lib/live/events";
 import { wrongAction } from "@/lib/agent/scripts";
 import { startScriptedServer, type ScriptedServer } from "@/lib/agent/scripted-server";
@@ -75,5 +79,56 @@ describe("live model episodes", () => {
     ]);
     expect(ep!.mode).toBe("play");
     await expect(controlAgent(agent.id, { op: "pause" })).rejects.toBeInstanceOf(ConflictError);
+  });
+
+  it("is watched and driven over the websocket: numbered entries, a reconnect resumes after the last seen, controls", async () => {
+    const task = loadDataset("demo-python")[1]!;
+    if (task.env !== "python") throw new Error("expected python");
+    server.setScript({ rules: [{ match: task.query, replies: ["```python\n" + wrongAction(task) + "\n```"] }] });
+    const manager = createLiveEpisodeManager({ idleMs: 60_000, maxSandboxes: 1, backend: "local" });
+    const http = createStudioServer({ token: null, manager, handle: (_req, res) => void res.writeHead(404).end() }).server;
+    await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
+    const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+    try {
+      const agent = startAgent(
+        task,
+        { model: "scripted", policy: "react", turnLimit: 5, handicap: false, refineTurns: 0, paused: true },
+        { adhoc: { baseURL: server.baseURL } },
+      );
+      const a = await connectWs(base);
+      // Driving needs a watch first.
+      a.send({ type: "control", op: "step" });
+      expect((await a.next("error", 15_000)).message).toMatch(/no model episode is watched/);
+      // A control sent right behind a watch waits for it.
+      a.send({ type: "watch", id: agent.id });
+      a.send({ type: "control", op: "step" });
+      expect((await a.next("logged", 15_000)).seq).toBe(0);
+      let last = 0;
+      for (;;) {
+        const e = await a.next("logged", 15_000);
+        last = e.seq;
+        if (e.event.type === "turnEnd") break;
+      }
+      a.close();
+      // A second connection (a reconnect) asks from the entry after the last seen: no entry twice, none skipped.
+      const b = await connectWs(base);
+      b.send({ type: "watch", id: agent.episodeId!, from: last + 1 });
+      b.send({ type: "control", op: "takeOver" });
+      b.send({ type: "control", op: "action", text: `submit ${task.functionName ?? ""}`.trim(), source: "button" });
+      const seqs: number[] = [];
+      for (;;) {
+        const e = await b.next("logged", 15_000);
+        seqs.push(e.seq);
+        if (e.event.type === "episodeEnd") break;
+      }
+      expect(seqs).toEqual(agent.log.slice(last + 1).map((e) => e.seq));
+      expect(await agent.done).toMatchObject({ status: "submitted" });
+      b.send({ type: "control", op: "pause" });
+      expect((await b.next("error", 15_000)).message).toMatch(/ended/);
+      b.close();
+    } finally {
+      await manager.shutdown();
+      http.close();
+    }
   });
 });

@@ -126,9 +126,10 @@ export function handlePlaygroundConnection<Episode>(ws: WebSocket, manager: Play
   let queued = 0;
   let closed = false;
   const enqueue = (msg: ClientMessage) => {
-    // A control goes straight through as well: a stop must reach a model's turn while a person's
-    // action (which answers once stored) still runs.
-    if (msg.type === "ping" || msg.type === "interrupt" || msg.type === "control" || (msg.type === "action" && queued === 0))
+    // A control, like an action, waits only behind a watch (or open...) still in progress; else it
+    // goes straight through, so a stop reaches a model's turn while a person's action (which
+    // answers once stored) still runs.
+    if (msg.type === "ping" || msg.type === "interrupt" || ((msg.type === "action" || msg.type === "control") && queued === 0))
       return void handle(msg).catch(sendError);
     // Recording batches keep their order among themselves, and wait for nothing else.
     if (msg.type === "record") {
