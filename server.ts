@@ -16,7 +16,7 @@ import { asStudioError } from "@/lib/errors";
 import { checkDockerHosts } from "@/lib/sandbox/docker-hosts";
 import { assertSafeBind } from "@/lib/http/auth";
 import { createStudioServer } from "@/lib/http/studio-server";
-import { prepareStore, createLiveEpisodeManager } from "@/lib/playground/wiring";
+import { prepareStore, createLiveEpisodeManager } from "@/lib/live/wiring";
 
 async function main(): Promise<void> {
   const dev = process.argv.includes("--dev");

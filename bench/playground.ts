@@ -54,7 +54,7 @@ export default async function bench(argv: string[]): Promise<number> {
   const { loadDataset } = await import("@/lib/datasets/registry");
   const { createEnvironment } = await import("@/lib/env");
   const { createStudioServer } = await import("@/lib/http/studio-server");
-  const { createLiveEpisodeManager, prepareStore } = await import("@/lib/playground/wiring");
+  const { createLiveEpisodeManager, prepareStore } = await import("@/lib/live/wiring");
   const { closeStore } = await import("@/lib/db/client");
   const { appendTurn, createEpisode } = await import("@/lib/db/episodes");
 

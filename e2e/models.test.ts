@@ -107,7 +107,7 @@ describe("models page", () => {
   });
 
   it("the added model plays a task; its episode's transcript opens in the replay beside the turn", async () => {
-    const res = await fetch(`${app.url}/api/agent/runs`, {
+    const res = await fetch(`${app.url}/api/live`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ env: "sql", taskRef: `${task.dataset}:${task.id}`, model: "scripted-e2e", policy: "try-again", turnLimit: 3 }),

@@ -217,7 +217,7 @@ describe.skipIf(!canRun)("bad input against the live server", () => {
           method: "POST",
           body: JSON.stringify({ name: "trick", env: "bash", dataset: t, selection: { kind: "slice", count: 1 } }),
         },
-        { label: "POST /api/agent/runs taskRef", url: "/api/agent/runs", method: "POST", body: JSON.stringify({ env: "bash", taskRef: t, model: "m" }) },
+        { label: "POST /api/live taskRef", url: "/api/live", method: "POST", body: JSON.stringify({ env: "bash", taskRef: t, model: "m" }) },
         {
           label: "POST /api/annotations episodeId",
           url: "/api/annotations",

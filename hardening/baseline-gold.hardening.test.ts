@@ -162,8 +162,7 @@ describe.skipIf(!canRun)("baseline study: no gold or reward before submit", () =
     // ---- every page and API route, for the baseline episode and for the earlier play episode ----
     const bodies: Record<string, unknown[]> = {
       "/api/episodes/[id]/branch": [{ turn: 1, annotator: "ann-a" }, { turn: 0 }],
-      "/api/agent/runs": [{ env: "bash", taskRef, model: "local-probe" }],
-      "/api/agent/runs/[id]/control": [{ op: "takeOver" }],
+      "/api/live": [{ env: "bash", taskRef, model: "local-probe" }],
       "/api/annotations": [{ episodeId, kind: "note", text: "probe" }],
     };
     const queries = [
@@ -181,7 +180,7 @@ describe.skipIf(!canRun)("baseline study: no gold or reward before submit", () =
         if (name === "id")
           return pattern.startsWith("/api/studies") || pattern.startsWith("/play/study")
             ? studyId
-            : pattern.startsWith("/api/agent/runs")
+            : pattern.startsWith("/api/live")
               ? "no-such-run"
               : pattern.startsWith("/api/annotations")
                 ? "no-such-annotation"
@@ -217,13 +216,13 @@ describe.skipIf(!canRun)("baseline study: no gold or reward before submit", () =
       }
     }
     // A model run may not have started on the sealed task (it would be scored and could be taken over).
-    const runs = await fetch(`${base}/api/agent/runs`, {
+    const runs = await fetch(`${base}/api/live`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ env: "bash", taskRef, model: "local-probe" }),
     });
     probes++;
-    if (runs.status !== 409) failures.push(`POST /api/agent/runs on the sealed task → ${runs.status} (a model run started)`);
+    if (runs.status !== 409) failures.push(`POST /api/live on the sealed task → ${runs.status} (a model run started)`);
     else refused++;
 
     // ---- websocket messages ----

@@ -2,16 +2,12 @@
 
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { PublicTask } from "@/lib/tasks/public-task";
-import { CodeEditor } from "@/components/editor/code-editor";
-import { Console } from "@/components/terminal/console";
+import { EpisodeWorkspace } from "@/components/live/episode-workspace";
 import type { TerminalApi } from "@/components/terminal/use-terminal";
 import { Button } from "@/components/ui/button";
 import { AlertIcon } from "@/components/ui/icons";
 import { TaskPanel } from "@/components/play/task-panel";
 import { useAgentRun } from "./use-agent-run";
-
-const LANGUAGE: Record<string, string> = { bash: "shell", sql: "sql", python: "python", ctf: "shell" };
-const PROMPT: Record<string, string> = { bash: "$ ", sql: "sql> ", python: ">>> ", ctf: "$ " };
 
 type ModelOption = { id: string; provider: string; model: string; available: boolean; reason: string | null };
 type PolicyOption = { name: string; summary: string };
@@ -223,60 +219,49 @@ export function AgentView({ task, turnLimit = 10, attachId }: { task: PublicTask
           </span>
         </div>
       )}
-      <div className="grid min-h-0 flex-1 grid-cols-[minmax(260px,1fr)_2.2fr]">
-        <div className="flex min-h-0 flex-col overflow-auto" tabIndex={0} role="region" aria-label="task and the model's turns">
-          <TaskPanel task={task} />
-          {state.plan && (
-            <section className="px-3 text-xs text-zinc-300" data-testid="agent-plan">
-              <h3 className="mb-1 font-semibold uppercase tracking-wide text-zinc-400">Plan</h3>
-              <ol className="list-decimal pl-5">
-                {state.plan.map((s, i) => (
-                  <li key={i}>{s}</li>
-                ))}
-              </ol>
-            </section>
-          )}
-          <ol className="space-y-2 p-3 text-xs" data-testid="agent-turns-list">
-            {state.turns.map((t) => (
-              <li key={t.index} className="rounded border border-zinc-800 p-2" data-actor={t.actor}>
-                <div className="flex gap-2 text-zinc-400">
-                  <span>#{t.index + 1}</span>
-                  <span className={t.actor === "human" ? "text-amber-400" : "text-emerald-400"}>{t.actor}</span>
-                  <span>{t.ok ? "ok" : "failed"}</span>
-                  {t.reward !== null && <span className="text-cyan-300">reward {t.reward.toFixed(2)}</span>}
-                  {t.latencyMs !== null && <span>{t.latencyMs} ms</span>}
-                  {t.tokensIn !== null && (
-                    <span>
-                      {t.tokensIn}→{t.tokensOut} tok
-                    </span>
-                  )}
-                </div>
-                {t.thought && <p className="mt-1 whitespace-pre-wrap italic text-zinc-400">{t.thought}</p>}
-                <pre className="mt-1 whitespace-pre-wrap font-mono text-zinc-100">{t.action || "(no action)"}</pre>
-              </li>
-            ))}
-          </ol>
-          {state.replyDraft && live && <pre className="mx-3 whitespace-pre-wrap rounded bg-zinc-900 p-2 text-xs text-zinc-400">{state.replyDraft}</pre>}
-        </div>
-        <div className="grid min-h-0 grid-rows-[minmax(120px,2fr)_3fr] border-l border-zinc-800">
-          <CodeEditor
-            key={editorText.key}
-            language={LANGUAGE[task.env] ?? "plaintext"}
-            defaultValue={editorText.text}
-            onRun={(text) => act(text)}
-            onEscape={() => termRef.current?.focus()}
-            disabled={!human}
-          />
-          <div className="flex min-h-0 flex-col border-t border-zinc-800">
-            <Console
-              prompt={PROMPT[task.env] ?? "> "}
-              onReady={onTerminalReady}
-              onLine={(line) => act(line, true)}
-              onInterrupt={() => void control({ op: "stop" })}
-            />
+      <EpisodeWorkspace
+        env={task.env}
+        termRef={termRef}
+        side={
+          <div className="flex min-h-0 flex-col overflow-auto" tabIndex={0} role="region" aria-label="task and the model's turns">
+            <TaskPanel task={task} />
+            {state.plan && (
+              <section className="px-3 text-xs text-zinc-300" data-testid="agent-plan">
+                <h3 className="mb-1 font-semibold uppercase tracking-wide text-zinc-400">Plan</h3>
+                <ol className="list-decimal pl-5">
+                  {state.plan.map((s, i) => (
+                    <li key={i}>{s}</li>
+                  ))}
+                </ol>
+              </section>
+            )}
+            <ol className="space-y-2 p-3 text-xs" data-testid="agent-turns-list">
+              {state.turns.map((t) => (
+                <li key={t.index} className="rounded border border-zinc-800 p-2" data-actor={t.actor}>
+                  <div className="flex gap-2 text-zinc-400">
+                    <span>#{t.index + 1}</span>
+                    <span className={t.actor === "human" ? "text-amber-400" : "text-emerald-400"}>{t.actor}</span>
+                    <span>{t.ok ? "ok" : "failed"}</span>
+                    {t.reward !== null && <span className="text-cyan-300">reward {t.reward.toFixed(2)}</span>}
+                    {t.latencyMs !== null && <span>{t.latencyMs} ms</span>}
+                    {t.tokensIn !== null && (
+                      <span>
+                        {t.tokensIn}→{t.tokensOut} tok
+                      </span>
+                    )}
+                  </div>
+                  {t.thought && <p className="mt-1 whitespace-pre-wrap italic text-zinc-400">{t.thought}</p>}
+                  <pre className="mt-1 whitespace-pre-wrap font-mono text-zinc-100">{t.action || "(no action)"}</pre>
+                </li>
+              ))}
+            </ol>
+            {state.replyDraft && live && <pre className="mx-3 whitespace-pre-wrap rounded bg-zinc-900 p-2 text-xs text-zinc-400">{state.replyDraft}</pre>}
           </div>
-        </div>
-      </div>
+        }
+        editorKey={editorText.key}
+        editor={{ defaultValue: editorText.text, onRun: (text) => act(text), disabled: !human }}
+        console={{ onReady: onTerminalReady, onLine: (line) => act(line, true), onInterrupt: () => void control({ op: "stop" }) }}
+      />
     </div>
   );
 }

@@ -1,8 +1,11 @@
 "use client";
 
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useRef, useState } from "react";
 import type { AgentTurnView } from "@/lib/episodes/turn";
-import { loggedEventViewSchema, type ControllerMode, type EpisodeOutcome, type LoggedEventView } from "@/lib/episodes/agent-event";
+import type { ControllerMode } from "@/lib/episodes/agent-event";
+import type { LiveEventOf, LoggedLiveEvent, ServerMessage, TurnEndEvent } from "@/lib/live/events";
+import type { ClientMessageInput } from "@/lib/live/protocol";
+import { useLiveSocket } from "@/components/live/use-live-socket";
 
 /** A turn as the agent view shows it: picked from the one Turn schema. */
 export type { AgentTurnView };
@@ -17,7 +20,7 @@ export interface AgentRunState {
   /** The model's reply as it streams. */
   replyDraft: string;
   plan: string[] | null;
-  outcome: Pick<EpisodeOutcome, "status" | "reward" | "success" | "errorReason"> | null;
+  outcome: LiveEventOf<"episodeEnd">["outcome"] | null;
   /** What the running episode was started with (from its start event; set when reattaching too). */
   info: { model: string; policy: string; maxTurns: number } | null;
   error: string | null;
@@ -44,8 +47,23 @@ const EMPTY: AgentRunState = {
   error: null,
 };
 
-/** Thrown by follow() when the server does not know the run: retrying will not help. */
-class GoneError extends Error {}
+/** The agent view's turn from the live channel's turnEnd (a turn no model scored has no reward). */
+function agentTurn(e: TurnEndEvent): AgentTurnView {
+  return {
+    index: e.index,
+    actor: e.actor,
+    source: e.source,
+    action: e.action,
+    observation: e.observation,
+    ok: e.ok,
+    reward: e.reward ?? null,
+    thought: e.thought ?? null,
+    tokensIn: e.tokensIn ?? null,
+    tokensOut: e.tokensOut ?? null,
+    latencyMs: e.latencyMs ?? null,
+    costUsd: e.costUsd ?? null,
+  };
+}
 
 async function postJson(url: string, body: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -55,39 +73,39 @@ async function postJson(url: string, body: unknown): Promise<Record<string, unkn
 }
 
 /**
- * Starts a model on a task and follows its events (a server-sent event stream, resumed from the
- * last event seen if the connection drops); exposes the controls.
+ * Starts a model on a task (POST /api/live) and follows it on the live channel (the websocket,
+ * components/live/use-live-socket.ts): `watch` from the entry after the last one seen, so a
+ * dropped connection or a reload resumes where it was; the controls go over the same socket.
  */
 export function useAgentRun(handlers: AgentRunHandlers) {
   const [state, setState] = useState<AgentRunState>(EMPTY);
   const handlersRef = useRef(handlers);
   handlersRef.current = handlers;
   const lastSeq = useRef(-1);
-  const abortRef = useRef<AbortController | null>(null);
 
-  const apply = useCallback((l: LoggedEventView) => {
+  const apply = useCallback((l: LoggedLiveEvent) => {
     if (l.seq <= lastSeq.current) return;
     lastSeq.current = l.seq;
     const e = l.event;
     setState((s) => {
       switch (e.type) {
-        case "episode-start":
+        case "episodeStart":
           return { ...s, episodeId: e.episodeId, mode: s.mode ?? "running", info: { model: e.model, policy: e.policy, maxTurns: e.maxTurns } };
         case "mode":
           return { ...s, mode: e.mode };
         case "plan":
           return { ...s, plan: e.steps };
-        case "turn-start":
+        case "turnStart":
           return { ...s, replyDraft: "" };
-        case "reply-delta":
+        case "replyDelta":
           return { ...s, replyDraft: s.replyDraft + e.text };
-        case "reply-dropped":
+        case "replyDropped":
           return { ...s, replyDraft: "" };
         case "action":
           return { ...s, currentAction: { seq: l.seq, text: e.action, actor: e.actor } };
-        case "turn-end":
-          return { ...s, turns: [...s.turns, e.turn] };
-        case "episode-end":
+        case "turnEnd":
+          return { ...s, turns: [...s.turns, agentTurn(e)] };
+        case "episodeEnd":
           return { ...s, outcome: e.outcome, mode: "stopped" };
         case "failed":
           return { ...s, error: e.message, mode: "stopped" };
@@ -97,65 +115,32 @@ export function useAgentRun(handlers: AgentRunHandlers) {
     });
     if (e.type === "output") handlersRef.current.onOutput?.(e.chunk);
     if (e.type === "action") handlersRef.current.onAction?.(e.action, e.actor);
-    if (e.type === "turn-end") handlersRef.current.onTurnEnd?.(e.turn);
-    if (e.type === "reply-dropped") handlersRef.current.onReplyDropped?.();
+    if (e.type === "turnEnd") handlersRef.current.onTurnEnd?.(agentTurn(e));
+    if (e.type === "replyDropped") handlersRef.current.onReplyDropped?.();
   }, []);
 
-  const follow = useCallback(
-    async (runId: string) => {
-      const abort = new AbortController();
-      abortRef.current = abort;
-      for (let attempt = 0; attempt < 20 && !abort.signal.aborted; attempt++) {
-        try {
-          const res = await fetch(`/api/agent/runs/${encodeURIComponent(runId)}/events?from=${lastSeq.current + 1}`, { signal: abort.signal });
-          if (res.status === 404) {
-            const json = (await res.json().catch(() => ({}))) as { error?: { message?: string } };
-            throw new GoneError(json.error?.message ?? `no live model episode ${runId}`);
-          }
-          if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
-          const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
-          let buf = "";
-          for (;;) {
-            const { value, done } = await reader.read();
-            if (done) break;
-            buf += value;
-            let i;
-            while ((i = buf.indexOf("\n\n")) >= 0) {
-              const chunk = buf.slice(0, i);
-              buf = buf.slice(i + 2);
-              if (!chunk.startsWith("data: ")) continue;
-              // Checked against the shared schema: an event the page does not understand is skipped, not guessed at.
-              const parsed = loggedEventViewSchema.safeParse(JSON.parse(chunk.slice(6)));
-              if (parsed.success) apply(parsed.data);
-              else console.warn("model event not understood:", parsed.error.issues[0]?.message);
-            }
-          }
-          return; // the stream ends with the episode
-        } catch (err) {
-          if (abort.signal.aborted) return;
-          if (err instanceof GoneError) {
-            setState((s) => ({ ...s, error: err.message, mode: "stopped" }));
-            return;
-          }
-          await new Promise((r) => setTimeout(r, 500 * (attempt + 1)));
-        }
-      }
-    },
-    [apply],
-  );
-
-  useEffect(() => () => abortRef.current?.abort(), []);
+  const onMessage = (m: ServerMessage) => {
+    switch (m.type) {
+      case "hello":
+        if (state.runId) socket.send({ type: "watch", id: state.runId, from: lastSeq.current + 1 }, true);
+        return;
+      case "logged":
+        apply(m);
+        return;
+      case "error":
+        // An episode the server no longer knows (ended a while ago, or the server restarted) is over for the page.
+        if (m.code === "not_found") setState((s) => (s.outcome ? s : { ...s, error: m.message, mode: "stopped" }));
+        else setState((s) => ({ ...s, error: m.message }));
+        return;
+    }
+  };
+  const socket = useLiveSocket(state.runId, { onMessage, onNotice: (text) => setState((s) => ({ ...s, error: text })) });
 
   /** Follows a model episode already running (a reload, another tab, a run's episode), from its first event. */
-  const attach = useCallback(
-    (id: string) => {
-      abortRef.current?.abort();
-      lastSeq.current = -1;
-      setState({ ...EMPTY, runId: id });
-      void follow(id);
-    },
-    [follow],
-  );
+  const attach = useCallback((id: string) => {
+    lastSeq.current = -1;
+    setState({ ...EMPTY, runId: id });
+  }, []);
 
   /** Starts a model on the task; resolves with the new run's id (null when it was refused). */
   const start = useCallback(
@@ -168,33 +153,23 @@ export function useAgentRun(handlers: AgentRunHandlers) {
       handicap: boolean;
       paused?: boolean;
     }): Promise<string | null> => {
-      abortRef.current?.abort();
       lastSeq.current = -1;
       setState(EMPTY);
       try {
-        const { id } = await postJson("/api/agent/runs", body);
+        const { id } = await postJson("/api/live", body);
         setState((s) => ({ ...s, runId: String(id) }));
-        void follow(String(id));
         return String(id);
       } catch (err) {
         setState((s) => ({ ...s, error: (err as Error).message }));
         return null;
       }
     },
-    [follow],
+    [],
   );
 
-  const control = useCallback(
-    async (body: { op: string; text?: string; source?: string }) => {
-      if (!state.runId) return;
-      try {
-        await postJson(`/api/agent/runs/${state.runId}/control`, body);
-      } catch (err) {
-        setState((s) => ({ ...s, error: (err as Error).message }));
-      }
-    },
-    [state.runId],
-  );
+  const { send } = socket;
+  /** Drives the watched episode; a refusal comes back as an error on the socket. */
+  const control = useCallback((body: Omit<Extract<ClientMessageInput, { type: "control" }>, "type">) => void send({ type: "control", ...body }), [send]);
 
   return { state, start, attach, control };
 }

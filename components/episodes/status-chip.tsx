@@ -1,4 +1,4 @@
-import { episodeViewSchema } from "@/lib/ws/protocol";
+import { episodeViewSchema } from "@/lib/live/events";
 
 /** Every status an episode can have, in the order a person meets them. */
 export const EPISODE_STATUSES = episodeViewSchema.shape.status.options;

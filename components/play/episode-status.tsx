@@ -1,4 +1,4 @@
-import type { EpisodeView } from "@/lib/ws/protocol";
+import type { EpisodeView } from "@/lib/live/events";
 
 const LOOK: Record<string, { text: string; cls: string; title: string }> = {
   ready: { text: "not started", cls: "border-zinc-600 text-zinc-200", title: "Nothing is stored until your first action" },

@@ -2,12 +2,11 @@
 
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { skipReason, turnsTaken } from "@/lib/episodes/rules";
-import type { Feedback, PlayMode, ServerMessage } from "@/lib/ws/protocol";
+import type { Feedback, PlayMode, LiveEvent } from "@/lib/live/events";
 import type { PublicTask } from "@/lib/tasks/public-task";
 
-type OpenedMessage = Extract<ServerMessage, { type: "opened" }>;
-import { CodeEditor } from "@/components/editor/code-editor";
-import { Console } from "@/components/terminal/console";
+type OpenedMessage = Extract<LiveEvent, { type: "opened" }>;
+import { EpisodeWorkspace } from "@/components/live/episode-workspace";
 import type { TerminalApi } from "@/components/terminal/use-terminal";
 import { Button } from "@/components/ui/button";
 import { formatTextTable } from "@/lib/sql/text-table";
@@ -23,8 +22,6 @@ import { formatDuration } from "@/lib/format-date";
 import { EpisodeRecorder } from "./recorder";
 import type { RecordingChunk } from "@/lib/recording/events";
 
-const LANGUAGE: Record<string, string> = { bash: "shell", sql: "sql", python: "python", ctf: "shell" };
-const PROMPT: Record<string, string> = { bash: "$ ", sql: "sql> ", python: ">>> ", ctf: "$ " };
 const ANNOTATOR_KEY = "icstudio.annotator";
 
 export interface PlayViewProps {
@@ -335,30 +332,25 @@ export function PlayView(props: PlayViewProps) {
           )}
         </span>
       </div>
-      <div className="grid min-h-0 flex-1 grid-cols-[minmax(260px,1fr)_2.2fr]">
-        <TaskPanel task={task} />
-        <div className="grid min-h-0 grid-rows-[minmax(120px,2fr)_3fr] border-l border-zinc-800">
-          <CodeEditor
-            language={LANGUAGE[task.env] ?? "plaintext"}
-            onRun={(text) => runAction(text, "editor")}
-            onEscape={() => termRef.current?.focus()}
-            onChange={(changes) => recorder.push("e", JSON.stringify(changes))}
-            disabled={!live}
-          />
-          <div className="flex min-h-0 flex-col border-t border-zinc-800">
-            {ep.submitted && <ResultPanel env={task.env} result={ep.submitted} />}
-            <Console
-              prompt={PROMPT[task.env] ?? "> "}
-              onReady={onTerminalReady}
-              onLine={(text) => runAction(text, "console")}
-              onInterrupt={() => ep.interrupt()}
-              onRecord={(kind, data) => {
-                if (!redrawing.current) recorder.push(kind, data);
-              }}
-            />
-          </div>
-        </div>
-      </div>
+      <EpisodeWorkspace
+        env={task.env}
+        termRef={termRef}
+        side={<TaskPanel task={task} />}
+        editor={{
+          onRun: (text) => runAction(text, "editor"),
+          onChange: (changes) => recorder.push("e", JSON.stringify(changes)),
+          disabled: !live,
+        }}
+        aboveConsole={ep.submitted && <ResultPanel env={task.env} result={ep.submitted} />}
+        console={{
+          onReady: onTerminalReady,
+          onLine: (text) => runAction(text, "console"),
+          onInterrupt: () => ep.interrupt(),
+          onRecord: (kind, data) => {
+            if (!redrawing.current) recorder.push(kind, data);
+          },
+        }}
+      />
       {ep.episode && ep.episode.status !== "running" && !ep.submitted && (
         <div className="border-t border-zinc-800 px-3 py-1 text-xs text-amber-300">Episode {ep.episode.status}.</div>
       )}

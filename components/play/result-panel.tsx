@@ -1,7 +1,7 @@
 "use client";
 
 import { BreakdownPartList } from "@/components/ui/breakdown-parts";
-import type { SubmittedPayload } from "@/lib/ws/protocol";
+import type { SubmittedPayload } from "@/lib/live/events";
 import { breakdownParts } from "@/lib/reward/explain";
 import { CheckIcon, CrossIcon } from "@/components/ui/icons";
 

@@ -3,7 +3,7 @@ import { parseAction } from "@/lib/agent/parse-action";
 import { parseSubmit } from "./submit";
 
 // What each path saw before there was one parser: the playground and branch/recheck
-// (lib/ws/protocol.ts), the environments (lib/env/sandbox.ts, and sql.ts's own), the model path
+// (lib/live/protocol.ts), the environments (lib/env/sandbox.ts, and sql.ts's own), the model path
 // (lib/agent/parse-action.ts) and the replay/tag heuristics disagreed on `submit;`, `SUBMIT` and
 // `submit-x`. Now every path gives the same answer.
 const CASES: [string, { arg: string } | null][] = [

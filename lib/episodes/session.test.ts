@@ -6,7 +6,7 @@ import { memoryRecorder } from "./memory-recorder";
 import { EpisodeSession, type SessionOptions, type StoredEpisode } from "./session";
 
 // The session state machine with a fake environment and an in-memory recorder: no sandbox, no
-// database. The integration tiers (lib/playground/*.int.test.ts, lib/agent/run-episode.int.test.ts, e2e)
+// database. The integration tiers (lib/live/*.int.test.ts, lib/agent/run-episode.int.test.ts, e2e)
 // drive the same session over real sandboxes and the real store.
 
 const task: Task = { env: "sql", dataset: "demo-sql", id: "t1", index: 0, query: "how many?", gold: "SELECT 1", db: "bikes" } as Task;

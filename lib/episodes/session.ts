@@ -1,7 +1,7 @@
 /**
  * The one episode being played: a state machine over a sandboxed Environment, recorded by
  * wrapping (lib/episodes/recording-env.ts) through one EpisodeRecorder. The playground
- * (lib/playground/live-episodes.ts) and model runs (lib/agent/run-episode.ts) both drive it; a person
+ * (lib/live/person-episodes.ts) and model runs (lib/agent/run-episode.ts) both drive it; a person
  * and a model are two kinds of actor in the same session (a model episode taken over by a person
  * records the person's turns as "human" with where they were typed).
  *
@@ -11,7 +11,7 @@
  *
  * Pause, take over and hand back are the controller's (lib/episodes/controller.ts): they decide
  * whose turn is next, between turns. The sandbox cap and idle close are the pool's
- * (lib/playground/session-pool.ts). Client-safe: no server code (the recorder and the environment
+ * (lib/live/session-pool.ts). Client-safe: no server code (the recorder and the environment
  * are given to it).
  */
 import type { EnvName, Task } from "@/lib/datasets/types";

@@ -1,7 +1,7 @@
 /**
  * The one schema of a turn, and of an episode's start and end, for every path that plays an
  * episode (the playground, model runs, branch). The other turn shapes are derived from these:
- * the websocket's TurnView (lib/ws/protocol.ts), the agent view's turn (agentTurnViewSchema), the
+ * the live channel's TurnView (lib/live/events.ts), the agent view's turn (agentTurnViewSchema), the
  * recorder's input. Client-safe: no server code.
  */
 import { z } from "zod";

@@ -7,13 +7,14 @@ import WebSocket from "ws";
 import { createEpisode } from "@/lib/db/episodes";
 import { getEpisodeById } from "@/lib/db/episodes";
 import { createStudioServer } from "@/lib/http/studio-server";
-import { createLiveEpisodeManager, prepareStore } from "@/lib/playground/wiring";
-import type { LiveEpisodeManager } from "@/lib/playground/live-episodes";
+import { createLiveEpisodeManager, prepareStore } from "@/lib/live/wiring";
+import type { LiveEpisodeManager } from "@/lib/live/person-episodes";
 import { createStudyFromSelection, type StudyView } from "@/lib/studies/studies";
 import { getStudy } from "@/lib/studies/studies";
 import { getParticipant, inviteParticipants, revokeParticipant } from "@/lib/studies/participants";
 import { useTempStore } from "@/lib/testing/store";
-import { clientMessageSchema, type ClientMessageInput, type ServerMessage } from "@/lib/ws/protocol";
+import { clientMessageSchema, type ClientMessageInput } from "@/lib/live/protocol";
+import type { LiveEvent } from "@/lib/live/events";
 import { ROOT } from "@/lib/testing/studio-server";
 
 useTempStore("participant-access");
@@ -22,10 +23,10 @@ const TOKEN = "participant-walk-token-0123456789abcdef-xyz";
 
 /** A websocket client that keeps every message. */
 class Client {
-  readonly messages: ServerMessage[] = [];
+  readonly messages: LiveEvent[] = [];
   private seen = 0;
   constructor(readonly ws: WebSocket) {
-    ws.on("message", (d) => this.messages.push(JSON.parse(String(d)) as ServerMessage));
+    ws.on("message", (d) => this.messages.push(JSON.parse(String(d)) as LiveEvent));
   }
   static async connect(url: string, cookie: string): Promise<Client> {
     const ws = new WebSocket(url, { headers: { cookie } });
@@ -35,14 +36,14 @@ class Client {
     return c;
   }
   /** Sends `m` and waits for the next message of one of `types`. */
-  async ask(m: ClientMessageInput, types: ServerMessage["type"][] = ["opened", "error", "pong", "submitted", "turnEnd", "abandoned"]): Promise<ServerMessage> {
+  async ask(m: ClientMessageInput, types: LiveEvent["type"][] = ["opened", "error", "pong", "submitted", "turnEnd", "abandoned"]): Promise<LiveEvent> {
     this.ws.send(JSON.stringify(m));
     for (;;) {
       const got = await this.next();
       if (types.includes(got.type)) return got;
     }
   }
-  async next(timeoutMs = 30_000): Promise<ServerMessage> {
+  async next(timeoutMs = 30_000): Promise<LiveEvent> {
     const t0 = Date.now();
     while (this.messages.length <= this.seen) {
       if (Date.now() - t0 > timeoutMs) throw new Error(`no message within ${timeoutMs} ms; got ${JSON.stringify(this.messages.slice(-3))}`);
@@ -263,7 +264,7 @@ describe("a participant session, deny by default", () => {
     const o2 = await c2.ask({ type: "open", env: "python", taskRef: `demo-python:${order2[0]}`, studyId: study.id });
     expect(o2.type).toBe("opened");
     await c2.ask({ type: "action", text: "print(2)", source: "console" }, ["turnEnd"]);
-    const otherEpisode = (o2 as Extract<ServerMessage, { type: "opened" }>).episode.id;
+    const otherEpisode = (o2 as Extract<LiveEvent, { type: "opened" }>).episode.id;
     await expectRefused({ type: "resume", episodeId: otherEpisode }, /not one of yours/);
     const ownerEp = await createEpisode({
       environment: "python",
@@ -277,6 +278,9 @@ describe("a participant session, deny by default", () => {
       feedback: "none",
     });
     await expectRefused({ type: "resume", episodeId: ownerEp.id }, /not one of yours/);
+    // No model: a participant neither watches a model's episode nor, so, drives one.
+    await expectRefused({ type: "watch", id: "any-model-episode" }, /does not watch model episodes/);
+    await expectRefused({ type: "control", op: "takeOver" }, /no model episode is watched/);
 
     walked.add("ping");
     expect((await c.ask({ type: "ping", t: 1 })).type).toBe("pong");
@@ -290,7 +294,7 @@ describe("a participant session, deny by default", () => {
       studyId: study.id,
       annotator: "Someone Else",
       mode: "play",
-    })) as Extract<ServerMessage, { type: "opened" }>;
+    })) as Extract<LiveEvent, { type: "opened" }>;
     expect(opened.type).toBe("opened");
     expect(opened.episode).toMatchObject({ annotator: p1.participant, mode: "baseline", studyId: study.id });
     allowed++;
@@ -311,7 +315,7 @@ describe("a participant session, deny by default", () => {
     c.ws.send(JSON.stringify({ type: "interrupt" }));
     allowed++;
     walked.add("restart");
-    const restarted = (await c.ask({ type: "restart" }, ["opened", "error"])) as Extract<ServerMessage, { type: "opened" }>;
+    const restarted = (await c.ask({ type: "restart" }, ["opened", "error"])) as Extract<LiveEvent, { type: "opened" }>;
     expect(restarted.type).toBe("opened");
     allowed++;
     await c.ask({ type: "action", text: "print(1)", source: "console" });

@@ -1,12 +1,13 @@
 import "server-only";
 import { getEpisodeById } from "@/lib/db/episodes";
 import { asStudioError, ConflictError, ForbiddenError, UnauthorizedError } from "@/lib/errors";
-import type { LiveEpisode } from "@/lib/playground/live-episodes";
+import type { LiveEpisode } from "@/lib/live/person-episodes";
 import { participantScope, type ParticipantScope } from "@/lib/studies/participants";
 import { getStudy, nextStudyTask, type StudyConfig } from "@/lib/studies/studies";
 import { readStudyClock } from "@/lib/studies/study-clock";
-import type { ActionMessage, OpenMessage, ServerMessageInput, SubmittedPayload } from "@/lib/ws/protocol";
-import type { EpisodeListener, PlaygroundEpisodes } from "@/lib/ws/server";
+import type { ActionMessage, OpenMessage } from "@/lib/live/protocol";
+import type { LiveEventInput, SubmittedPayload } from "@/lib/live/events";
+import type { EpisodeListener, PlaygroundEpisodes } from "@/lib/live/ws-server";
 import { lookupSessionById } from "./sessions";
 
 /**
@@ -98,7 +99,7 @@ export function participantEpisodes(
   const filtered = async (scope: ParticipantScope, listener: EpisodeListener): Promise<EpisodeListener> => {
     const study = await getStudy(scope.studyId);
     if (!study) throw new ForbiddenError("your study is gone");
-    const f: EpisodeListener = (m: ServerMessageInput) => {
+    const f: EpisodeListener = (m: LiveEventInput) => {
       // The manager already hid a sealed gold; a study that shows it after submit lets it through.
       const gold = () => ("gold" in m ? m.gold : m.type === "opened" ? (m.submitted?.gold ?? "") : "");
       if (m.type === "submitted") {
@@ -175,5 +176,12 @@ export function participantEpisodes(
         await liveScope(who.sessionId, who.participantId);
         return manager.restart(ep, filters.get(listener) ?? listener);
       }),
+    // No model: a participant neither watches nor drives a model's episode.
+    watch: async () => {
+      throw new ForbiddenError("a participant does not watch model episodes");
+    },
+    control: async () => {
+      throw new ForbiddenError("a participant does not drive model episodes");
+    },
   };
 }

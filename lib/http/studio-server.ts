@@ -2,7 +2,7 @@ import "server-only";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
-import { handlePlaygroundConnection, WS_MAX_PAYLOAD } from "@/lib/ws/server";
+import { handlePlaygroundConnection, WS_MAX_PAYLOAD } from "@/lib/live/ws-server";
 import {
   bodyLimitFor,
   contentTypeReason,
@@ -21,7 +21,7 @@ import {
 } from "./auth";
 import { FailureLimiter } from "./rate-limit";
 import { clearedSessionCookie, endSession, SESSION_COOKIE, sessionCookie, startSession, type Principal } from "./sessions";
-import type { LiveEpisodeManager } from "@/lib/playground/live-episodes";
+import type { LiveEpisodeManager } from "@/lib/live/person-episodes";
 import { participantEpisodes } from "./participant-access";
 import { handleInvite } from "./invite-page";
 import type { Access } from "./auth";

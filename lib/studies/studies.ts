@@ -24,7 +24,7 @@ export const studySelectionSchema = z.discriminatedUnion("kind", [
 export const studyFeedbackSchema = z.enum(["none", "reward", "full"]);
 export type StudyFeedback = z.infer<typeof studyFeedbackSchema>;
 
-/** The per-turn feedback of a study's episodes (lib/ws/protocol.ts's Feedback). */
+/** The per-turn feedback of a study's episodes (lib/live/events.ts's Feedback). */
 export function episodeFeedback(f: StudyFeedback): "none" | "reward" {
   return f === "none" ? "none" : "reward";
 }

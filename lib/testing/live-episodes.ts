@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from "vitest";
 import { useTempStore } from "@/lib/testing/store";
-import type { LiveEpisodeManager } from "@/lib/playground/live-episodes";
-import { createLiveEpisodeManager, prepareStore } from "@/lib/playground/wiring";
+import type { LiveEpisodeManager } from "@/lib/live/person-episodes";
+import { createLiveEpisodeManager, prepareStore } from "@/lib/live/wiring";
 
 /**
  * For a test file: the live episode manager on a fresh temporary store, the real task sets and

@@ -2,7 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import WebSocket from "ws";
-import { type ClientMessageInput, parseServerMessage, type ServerMessage } from "@/lib/ws/protocol";
+import { type ClientMessageInput, parseServerMessage } from "@/lib/live/protocol";
+import type { ServerMessage } from "@/lib/live/events";
 
 /** A temporary directory with a database path in it. */
 export function tempDb(prefix: string): { dir: string; db: string } {
@@ -10,7 +11,7 @@ export function tempDb(prefix: string): { dir: string; db: string } {
   return { dir, db: path.join(dir, "studio.db") };
 }
 
-/** A websocket client speaking lib/ws/protocol, with a queue to wait on. */
+/** A websocket client speaking lib/live/protocol, with a queue to wait on. */
 export interface WsClient {
   send(msg: ClientMessageInput | string): void;
   /** The next server message matching `pred` (earlier non-matching ones are kept in `seen`). */

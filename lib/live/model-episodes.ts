@@ -5,18 +5,21 @@ import type { Task } from "@/lib/datasets/types";
 import type { EnvironmentOptions } from "@/lib/env/types";
 import { ConflictError, LimitReachedError, NotFoundError } from "@/lib/errors";
 import { EpisodeController } from "@/lib/episodes/controller";
-import type { AgentEvent, ControllerMode, EpisodeOutcome, LoggedEvent } from "@/lib/episodes/agent-event";
+import type { AgentEvent, ControllerMode, EpisodeOutcome } from "@/lib/episodes/agent-event";
+import { liveEventSchema, type LiveEventInput, type LoggedLiveEvent } from "./events";
+import { toLiveEvent } from "./from-engine";
 import { dbRecorder } from "@/lib/episodes/db-recorder";
-import { resolveModel, type AdHocModel } from "./models";
-import { policyNameSchema } from "./policies/types";
+import { resolveModel, type AdHocModel } from "@/lib/agent/models";
+import { policyNameSchema } from "@/lib/agent/policies/types";
 import type { EpisodeRecorder } from "@/lib/episodes/recorder";
-import { runEpisode } from "./run-episode";
-import { HUMAN_TURN_SOURCES } from "@/lib/episodes/rules";
+import { runEpisode } from "@/lib/agent/run-episode";
+import type { ControlMessage } from "./protocol";
 
 /**
  * Model episodes running in the server for the playground: each has a controller (pause, step,
- * resume, stop, take over, hand back) and a log of its events that any number of viewers can
- * follow from any position (so a reload or a second tab picks up where it is).
+ * resume, stop, take over, hand back) and a log of its live events (./events.ts, the same
+ * vocabulary a person's episode sends) that any number of viewers follow over the websocket from
+ * any position (so a reload or a second tab picks up where it is).
  */
 
 export const startAgentSchema = z.object({
@@ -30,20 +33,6 @@ export const startAgentSchema = z.object({
 });
 export type StartAgentInput = z.infer<typeof startAgentSchema>;
 
-export const agentControlSchema = z.discriminatedUnion("op", [
-  z.object({ op: z.enum(["pause", "resume", "step", "stop", "takeOver", "handBack"]) }),
-  z.object({
-    op: z.literal("action"),
-    text: z
-      .string()
-      .min(1)
-      .max(64 * 1024),
-    /** Where the person typed it; recorded on the turn ("api" when not said). */
-    source: z.enum(HUMAN_TURN_SOURCES).optional(),
-  }),
-]);
-export type AgentControl = z.infer<typeof agentControlSchema>;
-
 /** Most model episodes running at once in one server. */
 export const MAX_LIVE_AGENTS = 4;
 
@@ -55,11 +44,11 @@ export interface LiveAgent {
   /** The batch run it belongs to, for kind "run". */
   runId: string | null;
   controller: EpisodeController;
-  log: LoggedEvent[];
+  log: LoggedLiveEvent[];
   done: Promise<EpisodeOutcome | null>;
   finished: boolean;
   episodeId: string | null;
-  subscribe(listener: (e: LoggedEvent) => void): () => void;
+  subscribe(listener: (e: LoggedLiveEvent) => void): () => void;
 }
 
 type Registry = { agents: Map<string, LiveAgent>; byEpisode: Map<string, string> };
@@ -79,10 +68,11 @@ export function trackAgent(
   controller: EpisodeController,
   meta: { kind: "play" | "run"; runId?: string },
 ): { agent: LiveAgent; onEvent: (e: AgentEvent) => void; fail: (message: string) => void; end: () => void } {
-  const listeners = new Set<(e: LoggedEvent) => void>();
-  const log: LoggedEvent[] = [];
-  const push = (event: LoggedEvent["event"]) => {
-    const entry = { seq: log.length, event };
+  const listeners = new Set<(e: LoggedLiveEvent) => void>();
+  const log: LoggedLiveEvent[] = [];
+  const push = (event: LiveEventInput) => {
+    // Checked here, once, against the vocabulary every viewer parses.
+    const entry: LoggedLiveEvent = { type: "logged", seq: log.length, event: liveEventSchema.parse(event) };
     log.push(entry);
     for (const l of listeners) l(entry);
   };
@@ -111,7 +101,8 @@ export function trackAgent(
         agent.episodeId = e.episodeId;
         registry.byEpisode.set(e.episodeId, agent.id);
       }
-      push(e);
+      const live = toLiveEvent(e);
+      if (live) push(live);
     },
     fail: (message) => push({ type: "failed", message }),
     end: () => {
@@ -163,6 +154,16 @@ export function startAgent(
   return agent;
 }
 
+/**
+ * Follows a live model episode's log from entry `from`: the entries so far at once, then each as
+ * it comes, until the episode ends. Returns the way to stop following. @throws NotFoundError
+ */
+export function watchAgent(id: string, from: number, listener: (entry: LoggedLiveEvent) => void): () => void {
+  const agent = getAgent(id);
+  for (const entry of agent.log.slice(from)) listener(entry);
+  return agent.finished ? () => {} : agent.subscribe(listener);
+}
+
 /** The live agent with this id, or the one playing the stored episode with this id. @throws NotFoundError */
 export function getAgent(id: string): LiveAgent {
   const a = registry.agents.get(id) ?? registry.agents.get(registry.byEpisode.get(id) ?? "");
@@ -185,7 +186,7 @@ export function listRunAgents(runId: string): LiveAgent[] {
  * the turn is stored.
  * @throws ConflictError when the episode has finished or is not in the right mode.
  */
-export async function controlAgent(id: string, control: AgentControl): Promise<{ mode: ControllerMode }> {
+export async function controlAgent(id: string, control: Pick<ControlMessage, "op" | "text" | "source">): Promise<{ mode: ControllerMode }> {
   const a = getAgent(id);
   if (a.finished) throw new ConflictError("the episode has ended");
   const c = a.controller;
@@ -209,7 +210,7 @@ export async function controlAgent(id: string, control: AgentControl): Promise<{
       c.handBack();
       break;
     case "action":
-      await c.humanAction(control.text, control.source);
+      await c.humanAction(control.text ?? "", control.source);
       break;
   }
   return { mode: c.state };

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { envNameSchema } from "@/lib/datasets/types";
-import { startAgentSchema } from "@/lib/agent/live-agents";
+import { startAgentSchema } from "@/lib/live/model-episodes";
 
-/** POST /api/agent/runs: start a model on a task of the playground. */
+/** POST /api/live: start a model on a task of the playground. */
 export const startAgentBodySchema = startAgentSchema.extend({
   env: envNameSchema,
   /** `<dataset>:<id>`, as in the playground's URLs. */

@@ -5,13 +5,15 @@ import type { EpisodeRecorder } from "@/lib/episodes/recorder";
 import { DEFAULT_TURN_LIMIT, isSkipReason } from "@/lib/episodes/rules";
 import { EpisodeSession, type StoredEpisode } from "@/lib/episodes/session";
 import { SessionPool } from "./session-pool";
+import { controlAgent, watchAgent } from "./model-episodes";
 import { parseSubmit } from "@/lib/env/submit";
 import { asStudioError, BadInputError, ConflictError, NotFoundError } from "@/lib/errors";
 import { uuidv7 } from "@/lib/db/ids";
-import type { EpisodeView, Feedback, OpenMessage, PlayMode, RecordMessage, ServerMessageInput, SubmittedPayload, TurnView } from "@/lib/ws/protocol";
+import type { ControlMessage, OpenMessage, RecordMessage } from "./protocol";
+import type { EpisodeView, Feedback, PlayMode, LiveEventInput, LoggedLiveEvent, SubmittedPayload, TurnView } from "./events";
 import type { PublicTask } from "@/lib/tasks/public-task";
 import type { RecordingChunk } from "@/lib/recording/events";
-import type { EpisodeListener } from "@/lib/ws/server";
+import type { EpisodeListener } from "./ws-server";
 
 /** What the manager needs from the outside world (injected, so the bench and tests can use the real ones directly). */
 export interface LiveEpisodeDeps {
@@ -123,14 +125,14 @@ export class LiveEpisode {
     };
   }
 
-  send(message: ServerMessageInput): void {
+  send(message: LiveEventInput): void {
     this.listener?.(message);
   }
 }
 
 /**
  * The playground's live episodes: one session per episode in a pool (the sandbox cap and the idle
- * close, lib/playground/session-pool.ts), opened, resumed (re-attached, or replayed into a fresh
+ * close, lib/live/session-pool.ts), opened, resumed (re-attached, or replayed into a fresh
  * sandbox after a restart or an idle close) and driven from the websocket. Every turn is written
  * to the store before the player hears of its end.
  */
@@ -257,7 +259,7 @@ export class LiveEpisodeManager {
     }
     this.pool.touch(ep);
     const index = ep.turns.length;
-    ep.send({ type: "turnStart", index, action: text, source });
+    ep.send({ type: "turnStart", index, actor: "human", action: text, source });
     let r: Awaited<ReturnType<EpisodeSession["act"]>>;
     try {
       r = await ep.session.act(
@@ -265,7 +267,7 @@ export class LiveEpisodeManager {
         { actor: "human", source },
         {
           signal: controller.signal,
-          onOutput: (chunk) => ep.send({ type: "output", chunk }),
+          onOutput: (chunk) => ep.send({ type: "output", index, chunk }),
           score: ep.feedback === "reward" ? async (env) => ({ reward: (await env.evaluate()).reward }) : undefined,
         },
       );
@@ -286,6 +288,9 @@ export class LiveEpisodeManager {
     ep.send({
       type: "turnEnd",
       index,
+      actor: turn.actor,
+      source: turn.source,
+      action: turn.action,
       ok: step.ok,
       observation: step.observation,
       timedOut: step.timedOut || undefined,
@@ -390,6 +395,19 @@ export class LiveEpisodeManager {
     };
     if (ep.status === "running") await this.abandon(ep, "restart");
     return this.open(msg, listener);
+  }
+
+  /**
+   * Follows a live model episode (./model-episodes.ts): the one websocket carries a model's
+   * episode to its watchers as it carries a person's to its player.
+   */
+  async watch(id: string, from: number, listener: (entry: LoggedLiveEvent) => void): Promise<() => void> {
+    return watchAgent(id, from, listener);
+  }
+
+  /** Drives a live model episode (pause, step, take over, a person's action...). */
+  async control(id: string, control: ControlMessage): Promise<void> {
+    await controlAgent(id, control);
   }
 
   /** Closes every live sandbox (server shutdown); stored episodes stay running and resume by replay. */

@@ -1,15 +1,8 @@
 import "server-only";
 import type { WebSocket } from "ws";
 import { asStudioError } from "@/lib/errors";
-import {
-  parseClientMessage,
-  serverMessageSchema,
-  type ActionMessage,
-  type ClientMessage,
-  type OpenMessage,
-  type RecordMessage,
-  type ServerMessageInput,
-} from "./protocol";
+import { parseClientMessage, type ActionMessage, type ClientMessage, type ControlMessage, type OpenMessage, type RecordMessage } from "./protocol";
+import { serverMessageSchema, type LiveEventInput, type LoggedLiveEvent, type ServerMessageInput } from "./events";
 
 /** Largest frame the socket accepts at all; between MAX_MESSAGE_BYTES and this, the client gets a clear error. */
 export const WS_MAX_PAYLOAD = 1024 * 1024;
@@ -18,11 +11,12 @@ export const WS_MAX_PAYLOAD = 1024 * 1024;
 export const MAX_QUEUED_MESSAGES = 64;
 
 /** Receives the messages of the episode a connection is attached to. */
-export type EpisodeListener = (message: ServerMessageInput) => void;
+export type EpisodeListener = (message: LiveEventInput) => void;
 
 /**
- * What a connection needs from the episodes it drives; the wire declares it and lib/playground's
- * LiveEpisodeManager implements it, so this module does not depend on the server.
+ * What a connection needs from the episodes it drives; the transport declares it and
+ * ./person-episodes.ts's LiveEpisodeManager implements it (lib/http/participant-access.ts narrows
+ * it for a study's participants), so this module depends on no store or sandbox.
  */
 export interface PlaygroundEpisodes<Episode> {
   open(msg: OpenMessage, listener: EpisodeListener): Promise<Episode>;
@@ -36,6 +30,10 @@ export interface PlaygroundEpisodes<Episode> {
   restart(episode: Episode, listener: EpisodeListener): Promise<Episode>;
   /** Stores a batch of the episode's recording (only the connection's own episode is ever written). */
   record(episode: Episode, chunk: RecordMessage): Promise<void>;
+  /** Follows a live model episode's log from entry `from`; returns the way to stop. @throws NotFoundError */
+  watch(id: string, from: number, listener: (entry: LoggedLiveEvent) => void): Promise<() => void>;
+  /** Drives a live model episode (a person's action resolves once its turn is stored). */
+  control(id: string, control: ControlMessage): Promise<void>;
 }
 
 /**
@@ -45,11 +43,24 @@ export interface PlaygroundEpisodes<Episode> {
  */
 export function handlePlaygroundConnection<Episode>(ws: WebSocket, manager: PlaygroundEpisodes<Episode>): void {
   let episode: Episode | null = null;
+  /** The model episode the connection watches, instead of playing an episode of its own. */
+  let watching: { id: string; stop: () => void } | null = null;
 
-  const send: EpisodeListener = (message: ServerMessageInput) => {
+  const send = (message: ServerMessageInput) => {
     if (ws.readyState !== ws.OPEN) return;
     const checked = serverMessageSchema.parse(message);
     ws.send(JSON.stringify(checked));
+  };
+  const sendEvent: EpisodeListener = (message: LiveEventInput) => send(message);
+  const unwatch = () => {
+    watching?.stop();
+    watching = null;
+  };
+  /** The connection moves on from its episode (or watched one) to another. */
+  const leave = () => {
+    if (episode) manager.detach(episode, sendEvent);
+    episode = null;
+    unwatch();
   };
   const sendError = (err: unknown) => {
     const e = asStudioError(err);
@@ -62,15 +73,27 @@ export function handlePlaygroundConnection<Episode>(ws: WebSocket, manager: Play
         send({ type: "pong", t: msg.t });
         return;
       case "open":
-        if (episode) manager.detach(episode, send);
-        episode = null;
-        episode = await manager.open(msg, send);
+        leave();
+        episode = await manager.open(msg, sendEvent);
         return;
       case "resume":
-        if (episode) manager.detach(episode, send);
-        episode = null;
-        episode = await manager.resume(msg.episodeId, send);
+        leave();
+        episode = await manager.resume(msg.episodeId, sendEvent);
         return;
+      case "watch": {
+        // A refused watch (unknown episode, a participant) leaves the connection as it was.
+        const stop = await manager.watch(msg.id, msg.from, send);
+        leave();
+        // After its end the log takes no more entries: the watch stays, so a control hears that the episode ended.
+        watching = { id: msg.id, stop };
+        return;
+      }
+      case "control":
+        if (!watching) {
+          send({ type: "error", code: "bad_input", message: 'no model episode is watched: send "watch" before "control"', fatal: false });
+          return;
+        }
+        return manager.control(watching.id, msg);
     }
     if (!episode) {
       send({ type: "error", code: "bad_input", message: `no episode is open: send "open" or "resume" before "${msg.type}"`, fatal: false });
@@ -86,7 +109,7 @@ export function handlePlaygroundConnection<Episode>(ws: WebSocket, manager: Play
       case "abandon":
         return manager.abandon(episode, msg.reason);
       case "restart":
-        episode = await manager.restart(episode, send);
+        episode = await manager.restart(episode, sendEvent);
         return;
       case "record":
         return manager.record(episode, msg);
@@ -103,7 +126,11 @@ export function handlePlaygroundConnection<Episode>(ws: WebSocket, manager: Play
   let queued = 0;
   let closed = false;
   const enqueue = (msg: ClientMessage) => {
-    if (msg.type === "ping" || msg.type === "interrupt" || (msg.type === "action" && queued === 0)) return void handle(msg).catch(sendError);
+    // A control, like an action, waits only behind a watch (or open...) still in progress; else it
+    // goes straight through, so a stop reaches a model's turn while a person's action (which
+    // answers once stored) still runs.
+    if (msg.type === "ping" || msg.type === "interrupt" || ((msg.type === "action" || msg.type === "control") && queued === 0))
+      return void handle(msg).catch(sendError);
     // Recording batches keep their order among themselves, and wait for nothing else.
     if (msg.type === "record") {
       // The episode as it is now: a last batch sent as the page closes is still stored after the close.
@@ -127,10 +154,7 @@ export function handlePlaygroundConnection<Episode>(ws: WebSocket, manager: Play
       .finally(() => {
         queued--;
         // An episode opened after the connection closed is left unwatched (free to evict) at once.
-        if (closed && episode) {
-          manager.detach(episode, send);
-          episode = null;
-        }
+        if (closed) leave();
       });
   };
 
@@ -157,8 +181,7 @@ export function handlePlaygroundConnection<Episode>(ws: WebSocket, manager: Play
   // pool may take it at once for another episode.
   ws.on("close", () => {
     closed = true;
-    if (episode) manager.detach(episode, send);
-    episode = null;
+    leave();
   });
 
   send({ type: "hello", version: 1 });

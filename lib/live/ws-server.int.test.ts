@@ -8,10 +8,11 @@ import { closeStore } from "@/lib/db/client";
 import { getEpisodeById } from "@/lib/db/episodes";
 import { getRecordingByEpisode } from "@/lib/db/recordings";
 import { createStudioServer } from "@/lib/http/studio-server";
-import { createLiveEpisodeManager, prepareStore } from "@/lib/playground/wiring";
-import type { LiveEpisodeManager } from "@/lib/playground/live-episodes";
+import { createLiveEpisodeManager, prepareStore } from "@/lib/live/wiring";
+import type { LiveEpisodeManager } from "@/lib/live/person-episodes";
 import { DEFAULT_TURN_LIMIT } from "@/lib/episodes/rules";
-import { MAX_ACTION_BYTES, type ClientMessageInput, type ServerMessage } from "./protocol";
+import { MAX_ACTION_BYTES, type ClientMessageInput } from "./protocol";
+import type { LiveEvent } from "@/lib/live/events";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "ic-ws-test-"));
 process.env.IC_DB = path.join(dir, "studio.db");
@@ -21,11 +22,11 @@ const GOLD = "def reverse_words(s):\n    return ' '.join(s.split()[::-1])";
 
 /** A protocol client that keeps every message and waits for the ones a test expects. */
 class Client {
-  readonly messages: ServerMessage[] = [];
-  private waiters: { pred: (m: ServerMessage) => boolean; resolve: (m: ServerMessage) => void }[] = [];
+  readonly messages: LiveEvent[] = [];
+  private waiters: { pred: (m: LiveEvent) => boolean; resolve: (m: LiveEvent) => void }[] = [];
   constructor(readonly ws: WebSocket) {
     ws.on("message", (d) => {
-      const m = JSON.parse(String(d)) as ServerMessage;
+      const m = JSON.parse(String(d)) as LiveEvent;
       this.messages.push(m);
       this.waiters = this.waiters.filter((w) => (w.pred(m) ? (w.resolve(m), false) : true));
     });
@@ -43,29 +44,29 @@ class Client {
   send(m: ClientMessageInput | string): void {
     this.ws.send(typeof m === "string" ? m : JSON.stringify(m));
   }
-  next<T extends ServerMessage["type"]>(
+  next<T extends LiveEvent["type"]>(
     type: T,
-    pred: (m: Extract<ServerMessage, { type: T }>) => boolean = () => true,
+    pred: (m: Extract<LiveEvent, { type: T }>) => boolean = () => true,
     timeoutMs = 30_000,
-  ): Promise<Extract<ServerMessage, { type: T }>> {
-    const seen = this.messages.find((m) => m.type === type && pred(m as Extract<ServerMessage, { type: T }>) && !this.consumed.has(m));
+  ): Promise<Extract<LiveEvent, { type: T }>> {
+    const seen = this.messages.find((m) => m.type === type && pred(m as Extract<LiveEvent, { type: T }>) && !this.consumed.has(m));
     if (seen) {
       this.consumed.add(seen);
-      return Promise.resolve(seen as Extract<ServerMessage, { type: T }>);
+      return Promise.resolve(seen as Extract<LiveEvent, { type: T }>);
     }
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no ${type} within ${timeoutMs} ms; got ${JSON.stringify(this.messages.slice(-5))}`)), timeoutMs);
       this.waiters.push({
-        pred: (m) => m.type === type && pred(m as Extract<ServerMessage, { type: T }>) && !this.consumed.has(m),
+        pred: (m) => m.type === type && pred(m as Extract<LiveEvent, { type: T }>) && !this.consumed.has(m),
         resolve: (m) => {
           clearTimeout(timer);
           this.consumed.add(m);
-          resolve(m as Extract<ServerMessage, { type: T }>);
+          resolve(m as Extract<LiveEvent, { type: T }>);
         },
       });
     });
   }
-  private consumed = new Set<ServerMessage>();
+  private consumed = new Set<LiveEvent>();
   close(): void {
     this.ws.close();
   }

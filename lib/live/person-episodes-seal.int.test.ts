@@ -4,10 +4,11 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeStore } from "@/lib/db/client";
 import { closeRawDb } from "@/lib/db/sqlite";
-import type { OpenMessage, ServerMessageInput } from "@/lib/ws/protocol";
-import type { LiveEpisodeManager } from "./live-episodes";
+import type { OpenMessage } from "@/lib/live/protocol";
+import type { LiveEventInput } from "@/lib/live/events";
+import type { LiveEpisodeManager } from "./person-episodes";
 import { closeStudy, createStudyFromSelection } from "@/lib/studies/studies";
-import { createLiveEpisodeManager, prepareStore } from "./wiring";
+import { createLiveEpisodeManager, prepareStore } from "@/lib/live/wiring";
 
 // The live episode manager with the real store, task sets and local sandboxes: the baseline seal
 // and the study's conditions as the websocket sees them.
@@ -48,7 +49,7 @@ describe("live episodes and the baseline seal", () => {
       turnLimit: 7,
       showGoldAfterSubmit: true,
     });
-    const seen: ServerMessageInput[] = [];
+    const seen: LiveEventInput[] = [];
     // Asks for play mode and reward feedback: the study's conditions win.
     const a = await manager.open(open({ studyId: study.id, annotator: "ann-a" }), (m) => seen.push(m));
     expect(a.view()).toMatchObject({ mode: "baseline", feedback: "none", turnLimit: 7, studyId: study.id });
@@ -63,7 +64,7 @@ describe("live episodes and the baseline seal", () => {
     await expect(manager.open(open({}), () => {})).rejects.toThrow(/sealed by the open study "seal test"/);
 
     // Another baseline episode may run (another annotator); its submit is scored, its gold withheld.
-    const other: ServerMessageInput[] = [];
+    const other: LiveEventInput[] = [];
     const b = await manager.open(open({ mode: "baseline", feedback: "none", annotator: "ann-b" }), (m) => other.push(m));
     await manager.submit(b);
     const bSubmitted = other.find((m) => m.type === "submitted");

@@ -1,6 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { config } from "@/lib/config";
-import { startAgent } from "@/lib/agent/live-agents";
+import { startAgent } from "@/lib/live/model-episodes";
 import { assertTaskUnsealed } from "@/lib/studies/baseline-seal";
 import { parseJsonBody, respond } from "@/lib/http/respond";
 import { resolveTask } from "@/lib/tasks/tasks";
@@ -8,7 +8,7 @@ import { startAgentBodySchema } from "./schema";
 
 export const dynamic = "force-dynamic";
 
-/** POST /api/agent/runs: starts a model episode; follow it at /api/agent/runs/<id>/events. 409 while the task is sealed by a baseline episode. */
+/** POST /api/live: starts a live model episode on a task; follow it at /api/live/<id>/events. 409 while the task is sealed by a baseline episode. */
 export function POST(req: NextRequest) {
   return respond(async () => {
     const { env, taskRef, ...input } = await parseJsonBody(req, startAgentBodySchema);

@@ -1,16 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { episodeEndSchema, episodeStartSchema, playerSchema, turnSchema, turnViewSchema } from "@/lib/episodes/turn";
-import {
-  clientMessageSchema,
-  episodeViewSchema,
-  MAX_ACTION_BYTES,
-  MAX_MESSAGE_BYTES,
-  parseClientMessage,
-  parseServerMessage,
-  serverMessageSchema,
-  submittedPayloadSchema,
-} from "./protocol";
+import { clientMessageSchema, MAX_ACTION_BYTES, MAX_MESSAGE_BYTES, parseClientMessage, parseServerMessage } from "./protocol";
+import { episodeViewSchema, liveEventSchema, submittedPayloadSchema } from "@/lib/live/events";
 import { parseTaskRef, playUrl } from "@/lib/tasks/task-ref";
 
 describe("protocol", () => {
@@ -25,6 +17,9 @@ describe("protocol", () => {
       { type: "submit", arg: "f" },
       { type: "restart" },
       { type: "abandon" },
+      { type: "watch", id: "a1", from: 3 },
+      { type: "control", op: "takeOver" },
+      { type: "control", op: "action", text: "ls", source: "console" },
     ]) {
       expect(parseClientMessage(JSON.stringify(m)).ok).toBe(true);
     }
@@ -42,11 +37,15 @@ describe("protocol", () => {
       reason: expect.stringMatching(/^env:/),
     });
     expect(parseClientMessage("{")).toEqual({ ok: false, reason: "message is not JSON" });
+    // A person's action on a watched model episode needs its text; an op no controller has is refused.
+    expect(parseClientMessage(JSON.stringify({ type: "control", op: "action" }))).toMatchObject({ ok: false, reason: expect.stringMatching(/^text:/) });
+    expect(parseClientMessage(JSON.stringify({ type: "control", op: "reboot" }))).toMatchObject({ ok: false, reason: expect.stringMatching(/^op:/) });
   });
 
   it("validates server messages on the client side", () => {
-    expect(parseServerMessage(JSON.stringify({ type: "output", chunk: "hi\n" })).ok).toBe(true);
-    expect(parseServerMessage(JSON.stringify({ type: "turnEnd", index: 0, ok: true, observation: "", durationMs: 3 })).ok).toBe(true);
+    expect(parseServerMessage(JSON.stringify({ type: "output", index: 0, chunk: "hi\n" })).ok).toBe(true);
+    const turnEnd = { type: "turnEnd", index: 0, actor: "human", source: "console", action: "ls", ok: true, observation: "", durationMs: 3 };
+    expect(parseServerMessage(JSON.stringify(turnEnd)).ok).toBe(true);
     expect(parseServerMessage(JSON.stringify({ type: "turnEnd", index: "0" })).ok).toBe(false);
   });
 
@@ -66,10 +65,10 @@ describe("protocol", () => {
     const options = (t: z.ZodType) => (base(t) as unknown as { options: string[] }).options;
     const message = (schema: { options: readonly z.ZodObject[] }, type: string) =>
       schema.options.find((o) => (o.shape.type as z.ZodLiteral).value === type)!.shape;
-    const turnStart = message(serverMessageSchema, "turnStart");
-    const turnEnd = message(serverMessageSchema, "turnEnd");
+    const turnStart = message(liveEventSchema, "turnStart");
+    const turnEnd = message(liveEventSchema, "turnEnd");
     const open = message(clientMessageSchema, "open");
-    const limit = message(serverMessageSchema, "limitReached");
+    const limit = message(liveEventSchema, "limitReached");
     const annotator = playerSchema.options[0].shape.annotator;
     // Each wire shape with the schema its fields come from (wire name -> source name where they differ).
     const derived: [string, z.ZodRawShape, z.ZodRawShape, Record<string, string>?][] = [
@@ -82,7 +81,7 @@ describe("protocol", () => {
       ["opened.episode", episodeViewSchema.shape, { ...episodeStartSchema.shape, annotator, status: episodeEndSchema.shape.status }],
       ["limitReached", limit, episodeStartSchema.shape, { limit: "turnLimit" }],
       ["submitted", submittedPayloadSchema.shape, episodeEndSchema.shape],
-      ["error", message(serverMessageSchema, "error"), {}, {}],
+      ["error", message(liveEventSchema, "error"), {}, {}],
     ];
     // Where the wire narrows (or widens) the source on purpose, with the relation that must hold.
     const narrowed: Record<string, (wire: z.ZodType, source: z.ZodType) => void> = {

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { listViewerEpisodes } from "@/lib/db/episodes";
 import { getReplayDataById } from "@/lib/db/viewer-queries";
 import { turnsTaken } from "@/lib/episodes/rules";
-import type { OpenMessage, ServerMessageInput } from "@/lib/ws/protocol";
+import type { OpenMessage } from "@/lib/live/protocol";
+import type { LiveEventInput } from "@/lib/live/events";
 import { useLiveEpisodeManager } from "@/lib/testing/live-episodes";
 
 // One turn count for the playground header, the episode list and the replay, as InterCode counts
@@ -14,7 +15,7 @@ const open = (turnLimit: number): OpenMessage => ({ type: "open", env: "sql", ta
 
 /** The count each view shows: the header after a reload, the list row, the replay. */
 async function counts(id: string) {
-  const seen: ServerMessageInput[] = [];
+  const seen: LiveEventInput[] = [];
   await liveManager().resume(id, (m) => seen.push(m));
   const opened = seen.find((m) => m.type === "opened");
   const header = turnsTaken(opened && opened.type === "opened" ? opened.turns : []);
@@ -25,7 +26,7 @@ async function counts(id: string) {
 
 describe("turn counts", () => {
   it("one action and a typed submit: 2 turns everywhere, the submit recorded as typed", async () => {
-    const seen: ServerMessageInput[] = [];
+    const seen: LiveEventInput[] = [];
     const ep = await liveManager().open(open(10), (m) => seen.push(m));
     await liveManager().action(ep, "SELECT 1", "editor");
     await liveManager().action(ep, "submit", "console");
@@ -38,7 +39,7 @@ describe("turn counts", () => {
   });
 
   it("a submit at the turn limit is the forced one: scored, not a turn", async () => {
-    const seen: ServerMessageInput[] = [];
+    const seen: LiveEventInput[] = [];
     const ep = await liveManager().open(open(1), (m) => seen.push(m));
     await liveManager().action(ep, "SELECT 1", "console");
     expect(seen.some((m) => m.type === "limitReached")).toBe(true);

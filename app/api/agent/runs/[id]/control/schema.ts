@@ -1,1 +1,0 @@
-export { agentControlSchema as controlBodySchema } from "@/lib/agent/live-agents";
