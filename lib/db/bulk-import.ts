@@ -4,12 +4,12 @@ import type Database from "better-sqlite3";
 import { config } from "@/lib/config";
 import { withWriteLock } from "./lock";
 import { searchDocText } from "./dialect";
-import { pgText, pgTransaction, withSql, type Sql } from "./sql";
+import { pgTransaction, withSql, type Sql } from "./sql";
 import { withRaw } from "./sqlite";
-import type { NewEpisodeInput, NewTurnInput } from "./episodes";
+import type { NewEpisodeInput } from "./episodes";
 import { insertTranscriptMessagesRaw, type TranscriptMessageInput } from "./transcripts";
 import { insertRecording, insertRecordingRaw, type ImportedRecording } from "./recordings";
-import { TURN_INSERT_COLUMNS } from "./turn-columns";
+import { pgTurnWriter, sqliteTurnWriter, turnCounters, type TurnInput } from "./turn-writer";
 import { insertDetectorTagsRaw, insertDetectorTagsSql, type EpisodeDetectorTag } from "./annotations";
 
 /**
@@ -52,12 +52,11 @@ export type BulkEpisode = Omit<NewEpisodeInput, "playerKind" | "mode" | "feedbac
   detectorTags?: EpisodeDetectorTag[];
 };
 
-/** A turn to store in bulk: a live turn's fields, with the time as Unix milliseconds. */
-export type BulkTurn = Omit<NewTurnInput, "actor" | "ok" | "startedAt"> & {
-  actor: string;
-  ok: boolean | null;
-  startedAt?: number | null;
-};
+/**
+ * A turn to store in bulk: what the one turn writer takes (lib/db/turn-writer.ts), with its outcome
+ * stated (null when the log does not say: the failure detectors read it) and times as Unix ms.
+ */
+export type BulkTurn = TurnInput & { ok: boolean | null; startedAt?: number | null };
 
 const EPISODE_COLS = [
   "id",
@@ -103,12 +102,6 @@ const EPISODE_COLS = [
   "updatedAt",
   "searchKey",
 ] as const;
-const TURN_COLS = TURN_INSERT_COLUMNS;
-/**
- * Turns go in as multi-row INSERTs of this many rows: one statement per row spends more on the
- * statement (step, reset, the AUTOINCREMENT counter read and written each time) than on the row.
- */
-const TURN_BATCH = 64;
 
 const FILE_SEEN_SQL = `SELECT "episodes", "rejected" FROM "ImportedFile" WHERE "contentHash" = ?`;
 // A file imported again after a change that rejects fewer of its records says what it gives now.
@@ -118,12 +111,8 @@ const FILE_RECORD_SQL = `INSERT INTO "ImportedFile" ("contentHash", "path", "for
 const statements = new WeakMap<Database.Database, ReturnType<typeof prepare>>();
 function prepare(db: Database.Database) {
   const q = (c: string) => `"${c}"`;
-  const turnRow = `(${TURN_COLS.map(() => "?").join(", ")})`;
-  const turnInsert = (rows: number) => db.prepare(`INSERT INTO "Turn" (${TURN_COLS.map(q).join(", ")}) VALUES ${Array(rows).fill(turnRow).join(", ")}`);
   return {
     episode: db.prepare(`INSERT INTO "Episode" (${EPISODE_COLS.map(q).join(", ")}) VALUES (${EPISODE_COLS.map(() => "?").join(", ")}) ON CONFLICT DO NOTHING`),
-    turn: turnInsert(1),
-    turnBatch: turnInsert(TURN_BATCH),
     parentExists: db.prepare(`SELECT 1 FROM "Episode" WHERE "id" = ?`),
     lastSearchKey: db.prepare(`SELECT IFNULL(MAX("searchKey"), 0) AS "k" FROM "Episode"`),
     deferFts: db.prepare(`UPDATE "_FtsControl" SET "deferred" = ? WHERE "id" = 1`),
@@ -143,8 +132,6 @@ function stmts(db: Database.Database) {
 export async function getImportedFileByHash({ contentHash }: { contentHash: string }): Promise<{ episodes: number; rejected: number } | null> {
   return withSql(async (sql) => (await sql.get<{ episodes: number; rejected: number }>(FILE_SEEN_SQL, [contentHash])) ?? null);
 }
-
-const bool = (b: boolean | null | undefined) => (b === null || b === undefined ? null : b ? 1 : 0);
 
 /**
  * Stores one file's episodes in a single transaction: all of them or (on a storage failure)
@@ -168,14 +155,8 @@ export async function insertEpisodesBulk({
         let added = 0;
         const addedIds: string[] = [];
         const now = Date.now();
-        // Turn rows wait here until a batch is full (their episode is inserted first: the foreign key).
-        const pending: unknown[] = [];
-        let pendingRows = 0;
-        const flushTurns = () => {
-          for (let r = 0; r < pendingRows; r++) s.turn.run(pending.slice(r * TURN_COLS.length, (r + 1) * TURN_COLS.length));
-          pending.length = 0;
-          pendingRows = 0;
-        };
+        // Turn rows wait in the writer until a batch is full (their episode is inserted first: the foreign key).
+        const turns = sqliteTurnWriter(db, now);
         // Index each new episode once, with all its turns, rather than through the per-turn
         // triggers (see the episode_text_search migration); the switch never outlives this
         // transaction. Episodes get their search keys here, so the Episode trigger stays quiet.
@@ -196,12 +177,7 @@ export async function insertEpisodesBulk({
         const docs: [searchKey: number, query: string, body: string][] = [];
         for (const e of episodes) {
           const id = e.id ?? uuidv7();
-          let invalid = 0;
-          let checked = 0;
-          for (const t of e.turns) {
-            if (t.ok !== null && t.ok !== undefined) checked++;
-            if (t.ok === false) invalid++;
-          }
+          const counters = turnCounters(e.turns);
           const parent = e.parentEpisodeId && s.parentExists.get(e.parentEpisodeId) ? e.parentEpisodeId : null;
           // Positional parameters, in EPISODE_COLS order: binding 40 named ones per row costs more than the insert.
           const res = s.episode.run(
@@ -240,10 +216,10 @@ export async function insertEpisodesBulk({
             e.db ?? null,
             e.tags ?? "",
             e.flags ?? "",
-            e.turns.length,
+            counters.turnCount,
             e.turnsTaken ?? null,
-            invalid,
-            checked,
+            counters.invalidCount,
+            counters.checkedCount,
             now,
             now,
             searchKey + 1,
@@ -258,37 +234,11 @@ export async function insertEpisodesBulk({
           let body = "";
           for (const t of e.turns) {
             body += (body ? " " : "") + t.action + " " + t.observation;
-            // In TURN_COLS order.
-            pending.push(
-              id,
-              t.index,
-              t.actor,
-              t.action,
-              t.observation,
-              bool(t.ok),
-              t.reward ?? null,
-              t.rawReply ?? null,
-              t.thought ?? null,
-              t.tokensIn ?? null,
-              t.tokensOut ?? null,
-              t.durationMs ?? null,
-              t.latencyMs ?? null,
-              t.costUsd ?? null,
-              t.source ?? null,
-              t.timedOut ? 1 : 0,
-              t.aborted ? 1 : 0,
-              t.startedAt ?? null,
-              now,
-            );
-            if (++pendingRows === TURN_BATCH) {
-              s.turnBatch.run(pending);
-              pending.length = 0;
-              pendingRows = 0;
-            }
+            turns.add(id, t);
           }
           docs.push([searchKey, e.query, body]);
         }
-        flushTurns();
+        turns.flush();
         for (const [key, query, body] of docs) s.indexEpisode.run(key, query, body);
         for (const t of triggers) db.exec(t.sql);
         s.deferFts.run(0);
@@ -331,29 +281,6 @@ export async function bulkWriteSession<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The PostgreSQL type of each Turn column (the init migration's), for unnest's arrays. */
-const PG_TURN_TYPES: Record<(typeof TURN_COLS)[number], string> = {
-  episodeId: "TEXT",
-  index: "INTEGER",
-  actor: "TEXT",
-  action: "TEXT",
-  observation: "TEXT",
-  ok: "BOOLEAN",
-  reward: "DOUBLE PRECISION",
-  rawReply: "TEXT",
-  thought: "TEXT",
-  tokensIn: "INTEGER",
-  tokensOut: "INTEGER",
-  durationMs: "INTEGER",
-  latencyMs: "INTEGER",
-  costUsd: "DOUBLE PRECISION",
-  source: "TEXT",
-  timedOut: "BOOLEAN",
-  aborted: "BOOLEAN",
-  startedAt: "TIMESTAMP(3)",
-  createdAt: "TIMESTAMP(3)",
-};
-
 /** Rows per multi-row INSERT on PostgreSQL (its 65,535 bound parameters over 42 episode columns). */
 const PG_BATCH = 500;
 
@@ -394,12 +321,7 @@ async function insertEpisodesBulkPg(
       const id = e.id ?? uuidv7();
       byId.set(id, e);
       chunkIds.push(id);
-      let invalid = 0;
-      let checked = 0;
-      for (const turn of e.turns) {
-        if (turn.ok !== null && turn.ok !== undefined) checked++;
-        if (turn.ok === false) invalid++;
-      }
+      const counters = turnCounters(e.turns);
       const parent = e.parentEpisodeId && (parents.has(e.parentEpisodeId) || byId.has(e.parentEpisodeId)) ? e.parentEpisodeId : null;
       params.push(
         id,
@@ -437,10 +359,10 @@ async function insertEpisodesBulkPg(
         e.db ?? null,
         e.tags ?? "",
         e.flags ?? "",
-        e.turns.length,
+        counters.turnCount,
         e.turnsTaken ?? null,
-        invalid,
-        checked,
+        counters.invalidCount,
+        counters.checkedCount,
         t(now),
         t(now),
         null,
@@ -464,42 +386,14 @@ async function insertEpisodesBulkPg(
         `INSERT INTO "EpisodeText" ("searchKey", "doc") SELECT k, strip(to_tsvector('simple', d)) FROM (VALUES ${Array(rows.length).fill("(CAST(? AS INTEGER), CAST(? AS TEXT))").join(", ")}) AS v(k, d)`,
         docs,
       );
-    const turnRows: unknown[][] = [];
+    const turns = pgTurnWriter(sql, now);
     const messageRows: unknown[][] = [];
     for (const r of rows) {
       const e = byId.get(r.id)!;
-      for (const x of e.turns)
-        turnRows.push([
-          r.id,
-          x.index,
-          x.actor,
-          x.action,
-          x.observation,
-          x.ok ?? null,
-          x.reward ?? null,
-          x.rawReply ?? null,
-          x.thought ?? null,
-          x.tokensIn ?? null,
-          x.tokensOut ?? null,
-          x.durationMs ?? null,
-          x.latencyMs ?? null,
-          x.costUsd ?? null,
-          x.source ?? null,
-          Boolean(x.timedOut),
-          Boolean(x.aborted),
-          x.startedAt == null ? null : t(x.startedAt),
-          t(now),
-        ]);
+      for (const x of e.turns) turns.add(r.id, x);
       for (const m of e.messages ?? []) messageRows.push([r.id, m.seq, m.turnIndex, m.role, m.content, m.droppedTurns ?? null]);
     }
-    // One array per column (unnest): a handful of parameters however many rows.
-    for (let j = 0; j < turnRows.length; j += PG_BATCH * 10) {
-      const part = turnRows.slice(j, j + PG_BATCH * 10);
-      await sql.run(
-        `INSERT INTO "Turn" (${TURN_COLS.map((c) => `"${c}"`).join(", ")}) SELECT * FROM unnest(${TURN_COLS.map((c) => `CAST(? AS ${PG_TURN_TYPES[c]}[])`).join(", ")})`,
-        TURN_COLS.map((_, k) => part.map((row) => pgText(row[k]))),
-      );
-    }
+    await turns.flush();
     for (let j = 0; j < messageRows.length; j += PG_BATCH * 4) {
       const part = messageRows.slice(j, j + PG_BATCH * 4);
       await sql.run(

@@ -23,8 +23,9 @@ async function detectAtEnd(episodeId: string): Promise<void> {
 }
 
 /**
- * The recorder on the Studio's store (lib/db): the one place a turn of a played episode is
- * written (playground, model runs, branch). The bulk importer writes imported logs itself.
+ * The recorder on the Studio's store (lib/db): where a turn of a played episode is written
+ * (playground, model runs, branch), through the one turn writer (lib/db/turn-writer.ts) that the
+ * bulk importer also writes imported logs with.
  */
 export function dbRecorder(): EpisodeRecorder {
   return {
@@ -47,31 +48,9 @@ export function dbRecorder(): EpisodeRecorder {
       });
       return ep.id;
     },
-    async appendTurn(episodeId, t) {
-      await appendTurn({
-        episodeId,
-        turn: {
-          index: t.index,
-          actor: t.actor,
-          action: t.action,
-          observation: t.observation,
-          ok: t.ok,
-          reward: t.reward,
-          rawReply: t.rawReply,
-          thought: t.thought,
-          tokensIn: t.tokensIn,
-          tokensOut: t.tokensOut,
-          // The store has one duration: the action's time in the environment.
-          durationMs: t.actionMs,
-          latencyMs: t.latencyMs,
-          costUsd: t.costUsd,
-          source: t.source,
-          timedOut: t.timedOut,
-          aborted: t.aborted,
-          startedAt: t.startedAt,
-          messages: t.messages,
-        },
-      });
+    async appendTurn(episodeId, turn) {
+      // A played turn is a turn record (lib/episodes/turn.ts), written as it is.
+      await appendTurn({ episodeId, turn });
     },
     async finishEpisode(episodeId, end) {
       if (end.unclaimed) await appendTranscriptMessages({ episodeId, ...end.unclaimed });

@@ -214,7 +214,7 @@ export class EpisodeSession {
       observation: scored.observation,
       ok: step.ok,
       reward: scored.reward,
-      actionMs: Math.round(scored.actionMs),
+      durationMs: Math.round(scored.durationMs),
       timedOut: !!step.timedOut,
       aborted: !!step.aborted,
     }));
@@ -243,7 +243,7 @@ export class EpisodeSession {
   private async recordWithoutStep(fields: Pick<Turn, "action" | "observation" | "ok" | "invalid" | "reward">, who: ActorRef, startedAt: Date): Promise<Turn> {
     await this.ensureStored();
     this.firstActionAt ??= startedAt.getTime();
-    const turn: Turn = { ...this.base(this.turns.length, who, startedAt), ...fields, actionMs: 0, timedOut: false, aborted: false };
+    const turn: Turn = { ...this.base(this.turns.length, who, startedAt), ...fields, durationMs: 0, timedOut: false, aborted: false };
     await this.env.record(this.id, turn);
     this.turns.push(turnView(turn));
     return turn;
@@ -293,7 +293,7 @@ export class EpisodeSession {
         observation: result.agentObservation,
         ok: true,
         reward: result.reward,
-        actionMs: 0,
+        durationMs: 0,
         timedOut: false,
         aborted: false,
       };
@@ -307,7 +307,7 @@ export class EpisodeSession {
         observation: typed.observation ? typed.observation(result) : result.agentObservation,
         ok: true,
         reward: result.reward,
-        actionMs: Date.now() - startedAt.getTime(),
+        durationMs: Date.now() - startedAt.getTime(),
         timedOut: false,
         aborted: false,
       };

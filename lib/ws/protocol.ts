@@ -158,8 +158,8 @@ export const serverMessageSchema = z.discriminatedUnion("type", [
     truncated: z.boolean().optional(),
     /** Only in feedback mode "reward". */
     reward: turnSchema.shape.reward.unwrap().optional(),
-    /** The turn's actionMs. */
-    durationMs: turnSchema.shape.actionMs,
+    /** Time the action took in the environment, ms. */
+    durationMs: turnSchema.shape.durationMs,
     /** SQL: the result set with column names, for the console's table (the observation stays InterCode's text). */
     table: z.object({ columns: z.array(z.string()), rows: z.array(z.array(z.string())), truncated: z.boolean() }).optional(),
   }),
