@@ -1,5 +1,6 @@
 // The shapes the episode read model hands out, as plain JSON. Client-safe: no server code here,
 // so client components take their data types from this module, not from the queries.
+import type { TurnRecord } from "./turn-record";
 
 /** One row of the episode list: what the table shows, without the heavy text fields. */
 export interface EpisodeListRow {
@@ -34,26 +35,11 @@ export interface EpisodeListRow {
 /** One row of the viewer's episode table: the store list's row as plain JSON (dates are Unix milliseconds). */
 export type ViewerRow = Omit<EpisodeListRow, "startedAt" | "hardness" | "runId"> & { startedAt: number };
 
-/** An episode's turn as the replay shows it. */
-export interface ReplayTurn {
-  index: number;
-  actor: string;
-  action: string;
-  observation: string;
-  ok: boolean | null;
-  reward: number | null;
-  thought: string | null;
-  tokensIn: number | null;
-  tokensOut: number | null;
-  durationMs: number | null;
-  /** The model's reply latency, ms (model turns). */
-  latencyMs: number | null;
-  /** Estimated cost of the turn's model calls, US dollars. */
-  costUsd: number | null;
-  timedOut: boolean;
-  aborted: boolean;
-  source: string | null;
-}
+/**
+ * An episode's turn as the replay shows it: the turn record (lib/db/turn-record.ts) without the
+ * model's raw reply and the start time. Its actor is any stored name (the column is text).
+ */
+export type ReplayTurn = Omit<TurnRecord, "rawReply" | "startedAt" | "actor"> & { actor: string };
 
 export interface ReplayAnnotation {
   id: string;

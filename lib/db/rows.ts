@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { StorageError } from "@/lib/errors";
+import { turnRecordSchema } from "./turn-record";
 
 /**
  * The one schema of the store's raw SQL rows (lib/db/sql.ts reads them alike on both engines:
@@ -68,29 +69,33 @@ const episodeRowSchema = z.object({
   searchKey: int.nullable(),
 });
 
-/** Columns of "Turn" (schema.prisma model Turn). */
-const turnRowSchema = z.object({
-  id: int,
-  episodeId: text,
-  index: int,
-  actor: text,
-  action: text,
-  observation: text,
-  ok: flag.nullable(),
-  reward: real.nullable(),
-  rawReply: text.nullable(),
-  thought: text.nullable(),
-  tokensIn: int.nullable(),
-  tokensOut: int.nullable(),
-  durationMs: int.nullable(),
-  latencyMs: int.nullable(),
-  costUsd: real.nullable(),
-  source: text.nullable(),
-  timedOut: flag,
-  aborted: flag,
-  startedAt: time.nullable(),
-  createdAt: time,
-});
+/**
+ * A record field's column as stored: the same value with the engines' codecs (booleans as 1/0,
+ * times as milliseconds), never checked tighter than the column (any text, any number).
+ */
+type ColumnOf<T> =
+  T extends z.ZodNullable<infer I>
+    ? z.ZodNullable<ColumnOf<I>>
+    : T extends z.ZodBoolean
+      ? typeof flag
+      : T extends z.ZodDate
+        ? typeof time
+        : T extends z.ZodNumber
+          ? typeof real
+          : typeof text;
+function columnOf(t: z.ZodType): z.ZodType {
+  if (t instanceof z.ZodNullable) return columnOf(t.unwrap() as z.ZodType).nullable();
+  if (t instanceof z.ZodBoolean) return flag;
+  if (t instanceof z.ZodDate) return time;
+  if (t instanceof z.ZodNumber) return real;
+  return text;
+}
+function columnsOfRecord<S extends z.ZodRawShape>(shape: S): { [K in keyof S]: ColumnOf<S[K]> } {
+  return Object.fromEntries(Object.entries(shape).map(([k, t]) => [k, columnOf(t as z.ZodType)])) as { [K in keyof S]: ColumnOf<S[K]> };
+}
+
+/** Columns of "Turn" (schema.prisma model Turn): the turn record's (lib/db/turn-record.ts), beside the row's id, episode and insert time. */
+const turnRowSchema = z.object({ id: int, episodeId: text, ...columnsOfRecord(turnRecordSchema.shape), createdAt: time });
 
 /** Columns of "Annotation" (schema.prisma model Annotation). */
 const annotationRowSchema = z.object({

@@ -6,6 +6,7 @@ import { curveBucket, TURN_CUT, WINDOW_CUT, WINDOW_TURNS, windowStart } from "./
 import type { ReplayAnnotation, ReplayData, ReplayHeader, ReplayTurn, RewardCurvePoints, TurnWindow, WindowTurn } from "./episode-rows";
 import { rowParser, words } from "./rows";
 import { withSql } from "./sql";
+import { TURN_RECORD_KEYS } from "./turn-record";
 
 /**
  * The FROM and WHERE of an aggregate over the viewer's filtered set (`Episode e`). Full-text
@@ -84,23 +85,10 @@ const REPLAY_EPISODE = [
   "parentEpisodeId",
   "branchTurn",
 ] as const;
-const REPLAY_TURN = [
-  "index",
-  "actor",
-  "action",
-  "observation",
-  "ok",
-  "reward",
-  "thought",
-  "tokensIn",
-  "tokensOut",
-  "durationMs",
-  "latencyMs",
-  "costUsd",
-  "timedOut",
-  "aborted",
-  "source",
-] as const;
+/** The replay's turn (episode-rows.ts ReplayTurn): the record's columns but the raw reply and start time. */
+const REPLAY_TURN = TURN_RECORD_KEYS.filter(
+  (c): c is Exclude<(typeof TURN_RECORD_KEYS)[number], "rawReply" | "startedAt"> => c !== "rawReply" && c !== "startedAt",
+);
 const REPLAY_ANNOTATION = ["id", "turnIndex", "kind", "tag", "text", "author", "status", "source", "createdAt"] as const;
 const LINEAGE = ["id", "branchTurn", "reward", "success", "status", "annotator", "model", "policy", "playerKind"] as const;
 const select = (cols: readonly string[]) => cols.map((c) => `"${c}"`).join(", ");
