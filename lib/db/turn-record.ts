@@ -13,28 +13,25 @@ export const ACTORS = ["human", "model"] as const;
  * lib/episodes builds on, can write it; client-safe: no server code.
  */
 export const turnRecordSchema = z.object({
-  /** 0-based. */
-  index: z.number().int().nonnegative(),
-  actor: z.enum(ACTORS),
+  index: z.number().int().nonnegative().describe("0-based position in the episode"),
+  actor: z.enum(ACTORS).describe("who chose the action"),
   /** The action run; "" for an invalid turn (no usable action in the reply). */
   action: z.string(),
   /** What the environment printed (whole, before any budget cut), or why the reply was invalid. */
-  observation: z.string(),
-  /** Whether the action executed without error; null when a log does not say. */
-  ok: z.boolean().nullable(),
+  observation: z.string().describe("what the environment answered"),
+  ok: z.boolean().nullable().describe("whether the action executed without error; null when unknown"),
   /** The reward a submit would have got after this turn, when it was scored. */
-  reward: z.number().nullable(),
-  rawReply: z.string().nullable(),
-  thought: z.string().nullable(),
+  reward: z.number().nullable().describe("the reward after this turn, if evaluated"),
+  rawReply: z.string().nullable().describe("a model's full reply"),
+  thought: z.string().nullable().describe("a model's reasoning (ReAct)"),
   tokensIn: z.number().int().nullable(),
   tokensOut: z.number().int().nullable(),
-  /** Time the action took in the environment, ms. */
-  durationMs: z.number().nullable(),
-  /** Model latency (retries and back-off included), ms. */
-  latencyMs: z.number().nullable(),
+  durationMs: z.number().nullable().describe("the action's time in the environment, ms"),
+  /** Retries and back-off included. */
+  latencyMs: z.number().nullable().describe("the model's reply latency, ms (model turns)"),
   costUsd: z.number().nullable(),
-  /** Where the action came from (turnSourceSchema for a played turn; older or imported turns may carry other names). */
-  source: z.string().nullable(),
+  /** A played turn's is lib/episodes/turn.ts turnSourceSchema; older or imported turns may carry other names. */
+  source: z.string().nullable().describe("editor | terminal | model | replay"),
   timedOut: z.boolean(),
   aborted: z.boolean(),
   startedAt: z.date().nullable(),
