@@ -48,15 +48,8 @@ export interface StoredEpisode {
   turns: (TurnView & { actor: Actor })[];
 }
 
-/** What a model's turn carries beyond the action (absent for a person's turn). */
-export interface TurnMeta {
-  rawReply: string;
-  thought: string | null;
-  tokensIn: number;
-  tokensOut: number;
-  latencyMs: number;
-  costUsd: number;
-}
+/** What a model's turn carries beyond the action (absent for a person's turn): the turn's model fields, each known but the thought. */
+export type TurnMeta = { [K in "rawReply" | "tokensIn" | "tokensOut" | "latencyMs" | "costUsd"]: NonNullable<Turn[K]> } & Pick<Turn, "thought">;
 
 /** Who acts and from where. */
 export interface ActorRef {
