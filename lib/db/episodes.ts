@@ -3,7 +3,7 @@ import { BadInputError, ConflictError, NotFoundError } from "@/lib/errors";
 import { withPrisma } from "./client";
 import { storeName } from "./sql";
 import { toStorageError } from "./storage-error";
-import type { EpisodeListRow, ViewerRow } from "./episode-rows";
+import { LIST_COLUMNS, type EpisodeListRow, type ViewerRow } from "./episode-rows";
 import { config } from "@/lib/config";
 import {
   EPISODE_SORTS,
@@ -305,32 +305,6 @@ export interface EpisodePage<Row = EpisodeListRow> {
 /** Largest page the list serves. */
 export const MAX_PAGE_SIZE = 500;
 
-/** The columns of a list row (the query cut to what a table shows), parsed by the one row schema. */
-const LIST_COLUMNS = [
-  "id",
-  "environment",
-  "dataset",
-  "taskId",
-  "taskIndex",
-  "query",
-  "playerKind",
-  "annotator",
-  "model",
-  "policy",
-  "status",
-  "reward",
-  "success",
-  "turnCount",
-  "invalidCount",
-  "turnLimit",
-  "durationMs",
-  "hardness",
-  "tags",
-  "flags",
-  "startedAt",
-  "parentEpisodeId",
-  "runId",
-] as const;
 const LIST_SELECT = LIST_COLUMNS.map((c) => (c === "query" ? `substr(e."query", 1, 200) AS "query"` : `e."${c}"`)).join(", ");
 const listRow = rowParser("Episode", LIST_COLUMNS);
 type ListRow = ReturnType<typeof listRow.one>;

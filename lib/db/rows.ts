@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { StorageError } from "@/lib/errors";
-import { turnRecordSchema } from "./turn-record";
+import { episodeRowSchema, flagColumn, numberColumn, textColumn, timeColumn, turnRowSchema } from "./record";
 
 /**
  * The one schema of the store's raw SQL rows (lib/db/sql.ts reads them alike on both engines:
@@ -9,93 +9,15 @@ import { turnRecordSchema } from "./turn-record";
  * query that reads rows with raw SQL parses them here, picking the columns it selected, instead
  * of casting: a value of the wrong kind is a StorageError naming the table, the row and the
  * column. Rows come out with booleans as booleans and times as milliseconds (callers that hand
- * out Dates convert).
+ * out Dates convert). Episode and Turn rows are their records' (lib/db/record.ts), read with the
+ * column codecs declared there; the other tables read here are stated here.
  */
 
-const text = z.string();
-/** An INTEGER column: a number, not checked integral (SQLite keeps a non-integral value written to one as is, and old rows may hold one). */
-const int = z.number();
-const real = z.number();
-/** A boolean column: 1/0 on both engines (lib/db/postgres.ts maps PostgreSQL's bool to them). */
-const flag = z.union([z.literal(0), z.literal(1)], { error: "expected a boolean stored as 0 or 1" }).transform((v) => v === 1);
-/** A time column: Unix milliseconds. */
-const time = z.number({ error: "expected a time in Unix milliseconds" });
-
-/** Columns of "Episode" (schema.prisma model Episode). */
-const episodeRowSchema = z.object({
-  id: text,
-  environment: text,
-  dataset: text,
-  taskId: text,
-  taskIndex: int.nullable(),
-  query: text,
-  gold: text.nullable(),
-  playerKind: text,
-  annotator: text.nullable(),
-  model: text.nullable(),
-  policy: text.nullable(),
-  turnLimit: int,
-  mode: text,
-  feedback: text,
-  backend: text.nullable(),
-  status: text,
-  errorReason: text.nullable(),
-  reward: real.nullable(),
-  breakdown: text.nullable(),
-  success: flag,
-  solvedAtTurn: int.nullable(),
-  goldObservation: text.nullable(),
-  agentObservation: text.nullable(),
-  startedAt: time,
-  firstActionAt: time.nullable(),
-  endedAt: time.nullable(),
-  durationMs: int.nullable(),
-  sourceFile: text.nullable(),
-  sourceKey: text.nullable(),
-  parentEpisodeId: text.nullable(),
-  branchTurn: int.nullable(),
-  runId: text.nullable(),
-  studyId: text.nullable(),
-  hardness: text.nullable(),
-  db: text.nullable(),
-  tags: text,
-  flags: text,
-  turnCount: int,
-  turnsTaken: int.nullable(),
-  invalidCount: int,
-  checkedCount: int,
-  createdAt: time,
-  updatedAt: time,
-  searchKey: int.nullable(),
-});
-
-/**
- * A record field's column as stored: the same value with the engines' codecs (booleans as 1/0,
- * times as milliseconds), never checked tighter than the column (any text, any number).
- */
-type ColumnOf<T> =
-  T extends z.ZodNullable<infer I>
-    ? z.ZodNullable<ColumnOf<I>>
-    : T extends z.ZodBoolean
-      ? typeof flag
-      : T extends z.ZodDate
-        ? typeof time
-        : T extends z.ZodNumber
-          ? typeof real
-          : typeof text;
-function columnOf(t: z.ZodType): z.ZodType {
-  if (t instanceof z.ZodNullable) return columnOf(t.unwrap() as z.ZodType).nullable();
-  if (t instanceof z.ZodBoolean) return flag;
-  if (t instanceof z.ZodDate) return time;
-  if (t instanceof z.ZodNumber) return real;
-  return text;
-}
-function columnsOfRecord<S extends z.ZodRawShape>(shape: S): { [K in keyof S]: ColumnOf<S[K]> } {
-  return Object.fromEntries(Object.entries(shape).map(([k, t]) => [k, columnOf(t as z.ZodType)])) as { [K in keyof S]: ColumnOf<S[K]> };
-}
-
-/** Columns of "Turn" (schema.prisma model Turn): the turn record's (lib/db/turn-record.ts), beside the row's id, episode and insert time. */
-const turnRowSchema = z.object({ id: int, episodeId: text, ...columnsOfRecord(turnRecordSchema.shape), createdAt: time });
+const text = textColumn;
+const int = numberColumn;
+const real = numberColumn;
+const flag = flagColumn;
+const time = timeColumn;
 
 /** Columns of "Annotation" (schema.prisma model Annotation). */
 const annotationRowSchema = z.object({

@@ -1,6 +1,6 @@
 import "server-only";
 import type Database from "better-sqlite3";
-import { TURN_RECORD_KEYS, type TurnRecord } from "./turn-record";
+import { TURN_RECORD_KEYS, type TurnRecord } from "./record";
 import { cachedStatement, pgText, type Sql } from "./sql";
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The schema of a played turn (the one turn record, lib/db/turn-record.ts, narrowed to what play
+ * The schema of a played turn (the one turn record, lib/db/record.ts, narrowed to what play
  * always knows), and of an episode's start and end, for every path that plays an episode (the
  * playground, model runs, branch). The other played-turn shapes are derived from these: the
  * websocket's TurnView (lib/ws/protocol.ts), the agent view's turn (agentTurnViewSchema), the
@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { END_STATUSES } from "@/lib/db/episode-status";
 import { envNameSchema } from "@/lib/datasets/types";
-import { turnRecordSchema, type TurnRecord } from "@/lib/db/turn-record";
+import { turnRecordSchema, type TurnRecord } from "@/lib/db/record";
 import { TURN_SOURCES } from "./rules";
 
 /** One message of the conversation with the model, numbered in order (0 is the system prompt). */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { recordingEventSchema } from "@/lib/recording/events";
 import { EPISODE_STATUSES } from "@/lib/db/episode-status";
-import { TURN_RECORD_KEYS, turnRecordSchema, type TurnRecord } from "@/lib/db/turn-record";
+import { TURN_RECORD_KEYS, turnRecordSchema, type TurnRecord } from "@/lib/db/record";
 
 /**
  * The project's own trajectory format: one episode per line of a JSONL file (`icstudio export
@@ -21,7 +21,7 @@ const turn = turnRecordSchema.shape;
 const wholeMs = (t: typeof turn.durationMs) => t.unwrap().int().nullable().optional().describe(t.description!);
 
 /**
- * A line's turn: the turn record (lib/db/turn-record.ts), where a line may leave out what a log
+ * A line's turn: the turn record (lib/db/record.ts), where a line may leave out what a log
  * need not say, with its start time as ISO 8601 (jsonlTurn maps a stored turn to it).
  */
 export const jsonlTurnSchema = turnRecordSchema
