@@ -9,7 +9,8 @@ import { withRaw } from "./sqlite";
 import type { NewEpisodeInput } from "./episodes";
 import { insertTranscriptMessagesRaw, type TranscriptMessageInput } from "./transcripts";
 import { insertRecording, insertRecordingRaw, type ImportedRecording } from "./recordings";
-import { pgTurnWriter, sqliteTurnWriter, turnCounters, type TurnInput } from "./turn-writer";
+import { EPISODE_RECORD_KEYS } from "./record";
+import { pgCodec, pgTurnWriter, SQLITE_CODEC, sqliteTurnWriter, turnCounters, type Codec, type TurnInput } from "./turn-writer";
 import { insertDetectorTagsRaw, insertDetectorTagsSql, type EpisodeDetectorTag } from "./annotations";
 
 /**
@@ -58,50 +59,66 @@ export type BulkEpisode = Omit<NewEpisodeInput, "playerKind" | "mode" | "feedbac
  */
 export type BulkTurn = TurnInput & { ok: boolean | null; startedAt?: number | null };
 
-const EPISODE_COLS = [
-  "id",
-  "environment",
-  "dataset",
-  "taskId",
-  "taskIndex",
-  "query",
-  "gold",
-  "playerKind",
-  "annotator",
-  "model",
-  "policy",
-  "turnLimit",
-  "mode",
-  "feedback",
-  "backend",
-  "status",
-  "errorReason",
-  "reward",
-  "breakdown",
-  "success",
-  "solvedAtTurn",
-  "goldObservation",
-  "agentObservation",
-  "startedAt",
-  "firstActionAt",
-  "endedAt",
-  "durationMs",
-  "sourceFile",
-  "sourceKey",
-  "parentEpisodeId",
-  "branchTurn",
-  "hardness",
-  "db",
-  "tags",
-  "flags",
-  "turnCount",
-  "turnsTaken",
-  "invalidCount",
-  "checkedCount",
-  "createdAt",
-  "updatedAt",
-  "searchKey",
-] as const;
+/** The Episode columns an import writes: the record's but the run's and the study's (an import belongs to neither). */
+const EPISODE_COLS = EPISODE_RECORD_KEYS.filter((c) => c !== "runId" && c !== "studyId");
+
+/**
+ * Appends an imported episode's column values to `out` in EPISODE_COLS order, with the engine's
+ * booleans and times: the one mapping of an imported episode to its row (positional parameters:
+ * binding 40 named ones per row costs more than the insert).
+ */
+function pushEpisodeRow(
+  out: unknown[],
+  e: BulkEpisode,
+  row: { id: string; parent: string | null; searchKey: number | null; now: number; counters: ReturnType<typeof turnCounters> },
+  c: Codec,
+): void {
+  const time = (ms: number | null | undefined) => (ms == null ? null : c.time(ms));
+  out.push(
+    row.id,
+    e.environment,
+    e.dataset,
+    e.taskId,
+    e.taskIndex ?? null,
+    e.query,
+    e.gold ?? null,
+    e.playerKind,
+    e.annotator ?? null,
+    e.model ?? null,
+    e.policy ?? null,
+    e.turnLimit,
+    e.mode ?? "import",
+    e.feedback ?? "reward",
+    e.backend ?? null,
+    e.status,
+    e.errorReason ?? null,
+    e.reward,
+    e.breakdown ?? null,
+    c.bool(e.success),
+    e.solvedAtTurn ?? null,
+    e.goldObservation ?? null,
+    e.agentObservation ?? null,
+    c.time(e.startedAt),
+    time(e.firstActionAt),
+    time(e.endedAt),
+    e.durationMs ?? null,
+    e.sourceFile ?? null,
+    e.sourceKey,
+    row.parent,
+    row.parent ? (e.branchTurn ?? null) : null,
+    e.hardness ?? null,
+    e.db ?? null,
+    e.tags ?? "",
+    e.flags ?? "",
+    row.counters.turnCount,
+    e.turnsTaken ?? null,
+    row.counters.invalidCount,
+    row.counters.checkedCount,
+    c.time(row.now),
+    c.time(row.now),
+    row.searchKey,
+  );
+}
 
 const FILE_SEEN_SQL = `SELECT "episodes", "rejected" FROM "ImportedFile" WHERE "contentHash" = ?`;
 // A file imported again after a change that rejects fewer of its records says what it gives now.
@@ -177,53 +194,10 @@ export async function insertEpisodesBulk({
         const docs: [searchKey: number, query: string, body: string][] = [];
         for (const e of episodes) {
           const id = e.id ?? uuidv7();
-          const counters = turnCounters(e.turns);
           const parent = e.parentEpisodeId && s.parentExists.get(e.parentEpisodeId) ? e.parentEpisodeId : null;
-          // Positional parameters, in EPISODE_COLS order: binding 40 named ones per row costs more than the insert.
-          const res = s.episode.run(
-            id,
-            e.environment,
-            e.dataset,
-            e.taskId,
-            e.taskIndex ?? null,
-            e.query,
-            e.gold ?? null,
-            e.playerKind,
-            e.annotator ?? null,
-            e.model ?? null,
-            e.policy ?? null,
-            e.turnLimit,
-            e.mode ?? "import",
-            e.feedback ?? "reward",
-            e.backend ?? null,
-            e.status,
-            e.errorReason ?? null,
-            e.reward,
-            e.breakdown ?? null,
-            e.success ? 1 : 0,
-            e.solvedAtTurn ?? null,
-            e.goldObservation ?? null,
-            e.agentObservation ?? null,
-            e.startedAt,
-            e.firstActionAt ?? null,
-            e.endedAt ?? null,
-            e.durationMs ?? null,
-            e.sourceFile ?? null,
-            e.sourceKey,
-            parent,
-            parent ? (e.branchTurn ?? null) : null,
-            e.hardness ?? null,
-            e.db ?? null,
-            e.tags ?? "",
-            e.flags ?? "",
-            counters.turnCount,
-            e.turnsTaken ?? null,
-            counters.invalidCount,
-            counters.checkedCount,
-            now,
-            now,
-            searchKey + 1,
-          );
+          const values: unknown[] = [];
+          pushEpisodeRow(values, e, { id, parent, searchKey: searchKey + 1, now, counters: turnCounters(e.turns) }, SQLITE_CODEC);
+          const res = s.episode.run(values);
           if (res.changes === 0) continue;
           searchKey++;
           added++;
@@ -302,6 +276,7 @@ async function insertEpisodesBulkPg(
   file?: { contentHash: string; path: string; format: string; rejected: number },
 ): Promise<{ added: number; skipped: number; addedIds: string[] }> {
   const t = sql.dialect.time;
+  const codec = pgCodec(sql);
   const now = Date.now();
   await sql.run(`SELECT set_config('ic.fts_deferred', 'on', true)`);
   const parents = new Set(
@@ -321,54 +296,10 @@ async function insertEpisodesBulkPg(
       const id = e.id ?? uuidv7();
       byId.set(id, e);
       chunkIds.push(id);
-      const counters = turnCounters(e.turns);
       const parent = e.parentEpisodeId && (parents.has(e.parentEpisodeId) || byId.has(e.parentEpisodeId)) ? e.parentEpisodeId : null;
-      params.push(
-        id,
-        e.environment,
-        e.dataset,
-        e.taskId,
-        e.taskIndex ?? null,
-        e.query,
-        e.gold ?? null,
-        e.playerKind,
-        e.annotator ?? null,
-        e.model ?? null,
-        e.policy ?? null,
-        e.turnLimit,
-        e.mode ?? "import",
-        e.feedback ?? "reward",
-        e.backend ?? null,
-        e.status,
-        e.errorReason ?? null,
-        e.reward,
-        e.breakdown ?? null,
-        e.success,
-        e.solvedAtTurn ?? null,
-        e.goldObservation ?? null,
-        e.agentObservation ?? null,
-        t(e.startedAt),
-        e.firstActionAt == null ? null : t(e.firstActionAt),
-        e.endedAt == null ? null : t(e.endedAt),
-        e.durationMs ?? null,
-        e.sourceFile ?? null,
-        e.sourceKey,
-        parent,
-        parent ? (e.branchTurn ?? null) : null,
-        e.hardness ?? null,
-        e.db ?? null,
-        e.tags ?? "",
-        e.flags ?? "",
-        counters.turnCount,
-        e.turnsTaken ?? null,
-        counters.invalidCount,
-        counters.checkedCount,
-        t(now),
-        t(now),
-        null,
-      );
+      // searchKey is left to the trigger (the sequence).
+      pushEpisodeRow(params, e, { id, parent, searchKey: null, now, counters: turnCounters(e.turns) }, codec);
     }
-    // searchKey (last) is left to the trigger (the sequence).
     const rows = await sql.all<{ id: string; searchKey: number }>(
       `INSERT INTO "Episode" (${EPISODE_COLS.map((c) => `"${c}"`).join(", ")}) VALUES ${valuesOf(chunk.length, EPISODE_COLS.length)} ON CONFLICT DO NOTHING RETURNING "id", "searchKey"`,
       params,

@@ -50,11 +50,12 @@ export function bumpParams(episodeId: string, turn: Pick<TurnInput, "ok">, start
 }
 
 /** How an engine stores booleans and times (SQLite: 1/0 and Unix ms; PostgreSQL: its own, see lib/db/dialect.ts). */
-interface Codec {
+export interface Codec {
   bool: (v: boolean) => unknown;
   time: (ms: number) => unknown;
 }
-const SQLITE: Codec = { bool: (v) => (v ? 1 : 0), time: (ms) => ms };
+export const SQLITE_CODEC: Codec = { bool: (v) => (v ? 1 : 0), time: (ms) => ms };
+export const pgCodec = (sql: Sql): Codec => ({ bool: (v) => v, time: sql.dialect.time });
 
 /** The store keeps whole milliseconds (INTEGER columns); a live clock measures fractions. */
 const wholeMs = (v: number | null | undefined) => (v == null ? null : Math.round(v));
@@ -112,7 +113,7 @@ export function sqliteTurnWriter(db: Database.Database, now: number): SqliteTurn
   const n = TURN_COLUMNS.length;
   return {
     add(episodeId, turn) {
-      pushTurnRow(pending, episodeId, turn, now, SQLITE);
+      pushTurnRow(pending, episodeId, turn, now, SQLITE_CODEC);
       if (++rows < SQLITE_BATCH) return;
       cachedStatement(db, SQLITE_INSERT_BATCH).run(pending);
       pending.length = 0;
@@ -162,7 +163,7 @@ export interface PgTurnWriter {
 }
 
 export function pgTurnWriter(sql: Sql, now: number): PgTurnWriter {
-  const codec: Codec = { bool: (v) => v, time: sql.dialect.time };
+  const codec = pgCodec(sql);
   const createdAt = codec.time(now);
   const n = TURN_COLUMNS.length;
   let pending: unknown[] = [];
