@@ -6,6 +6,7 @@ import { detectEpisodeById } from "@/lib/failures/record";
 import type { EnvName } from "@/lib/datasets/types";
 import type { RewardBreakdown } from "@/lib/reward/types";
 import { newEpisodeFromTask } from "./gold";
+import { turnView } from "./turn";
 import type { EpisodeRecorder } from "./recorder";
 import type { StoredEpisode } from "./session";
 
@@ -116,14 +117,10 @@ export async function readStoredEpisode(id: string): Promise<StoredEpisode | nul
     agentObservation: ep.agentObservation,
     firstActionAt: ep.firstActionAt ? ep.firstActionAt.getTime() : null,
     endedAt: ep.endedAt ? ep.endedAt.getTime() : null,
-    turns: ep.turns.map((t) => ({
-      index: t.index,
-      actor: t.actor === "model" ? "model" : "human",
-      action: t.action,
-      source: t.source ?? "console",
-      observation: t.observation,
-      ok: t.ok ?? true,
-      reward: t.reward,
-    })),
+    // Turns stored before the actors, sources and outcomes were always written read as a person's, typed at the console, run.
+    turns: ep.turns.map((t) => {
+      const actor = t.actor === "model" ? "model" : "human";
+      return { ...turnView({ ...t, actor, source: t.source ?? "console", ok: t.ok ?? true }), actor };
+    }),
   };
 }

@@ -15,6 +15,7 @@
  * are given to it).
  */
 import type { EnvName, Task } from "@/lib/datasets/types";
+import type { EpisodeRecord } from "@/lib/db/record";
 import type { Environment, StepResult, SubmitResult } from "@/lib/env/types";
 import { ConflictError } from "@/lib/errors";
 import type { RewardBreakdown } from "@/lib/reward/types";
@@ -26,27 +27,24 @@ import { MODEL_FIELDS_EMPTY, turnView, type Actor, type EpisodeEnd, type Turn, t
 
 export type SessionStatus = "new" | "running" | "submitted" | "abandoned" | "interrupted" | "error";
 
-/** A stored episode as a session resumes it. */
-export interface StoredEpisode {
-  id: string;
+/**
+ * A stored episode as a session resumes it: the fields of its record (lib/db/record.ts) play
+ * needs, its kinds narrowed to what play knows, times as Unix milliseconds, the breakdown parsed.
+ */
+export type StoredEpisode = Pick<
+  EpisodeRecord,
+  "id" | "dataset" | "taskId" | "turnLimit" | "annotator" | "studyId" | "reward" | "goldObservation" | "agentObservation"
+> & {
   env: EnvName;
-  dataset: string;
-  taskId: string;
   status: "running" | "submitted" | "abandoned" | "interrupted" | "error";
   mode: "play" | "baseline";
   feedback: "none" | "reward";
-  turnLimit: number;
-  annotator: string | null;
-  studyId: string | null;
-  reward: number | null;
   breakdown: RewardBreakdown | null;
-  goldObservation: string | null;
-  agentObservation: string | null;
   firstActionAt: number | null;
   /** When the episode ended (ms since the epoch); null or absent while it runs. */
   endedAt?: number | null;
   turns: (TurnView & { actor: Actor })[];
-}
+};
 
 /** What a model's turn carries beyond the action (absent for a person's turn): the turn's model fields, each known but the thought. */
 export type TurnMeta = { [K in "rawReply" | "tokensIn" | "tokensOut" | "latencyMs" | "costUsd"]: NonNullable<Turn[K]> } & Pick<Turn, "thought">;

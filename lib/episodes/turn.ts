@@ -66,9 +66,13 @@ export const turnViewSchema = turnSchema.pick({ index: true, action: true, obser
 });
 export type TurnView = z.infer<typeof turnViewSchema>;
 
-/** The view of a recorded turn. */
-export function turnView(t: Pick<Turn, "index" | "actor" | "source" | "action" | "observation" | "ok" | "reward">): TurnView {
-  return { index: t.index, actor: t.actor, source: t.source, action: t.action, observation: t.observation, ok: t.ok, reward: t.reward };
+const VIEW_KEYS = turnViewSchema.keyof().options;
+
+/** The view of a recorded turn: its view fields, each present (undefined when the turn has none). */
+export function turnView(t: TurnView): TurnView {
+  const out: Record<string, unknown> = {};
+  for (const k of VIEW_KEYS) out[k] = t[k];
+  return out as TurnView;
 }
 
 /** A turn as the model view shows it (the agent event stream's turn-end, as the page reads it). */
