@@ -86,7 +86,7 @@ export async function fill(n: number): Promise<void> {
         reward = Math.min(1, Math.round((reward + r() * 0.3) * 100) / 100);
         return {
           index: k,
-          actor: model ? "model" : "human",
+          actor: model ? ("model" as const) : ("human" as const),
           action: `${pick(acts)} -- step ${k} of episode ${i}`,
           observation: `${o}\n(${i}:${k})`,
           ok: !/error|not found|No such|Traceback/i.test(o),

@@ -53,7 +53,7 @@ async function fillEpisodes(): Promise<Record<string, string>> {
     // In batches of 2,000 turns' worth, so the 100 MB episode is never held twice.
     const turns = Array.from({ length: e.turns }, (_, k) => ({
       index: k,
-      actor: "model",
+      actor: "model" as const,
       action: `grep -rn "needle ${k}" /testbed | head -n ${1 + (k % 20)}`,
       observation: observation(k, e.obs),
       ok: k % 9 !== 0,

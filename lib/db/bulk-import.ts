@@ -4,12 +4,13 @@ import type Database from "better-sqlite3";
 import { config } from "@/lib/config";
 import { withWriteLock } from "./lock";
 import { searchDocText } from "./dialect";
-import { pgText, pgTransaction, withSql, type Sql } from "./sql";
+import { pgTransaction, withSql, type Sql } from "./sql";
 import { withRaw } from "./sqlite";
-import type { NewEpisodeInput, NewTurnInput } from "./episodes";
+import type { NewEpisodeInput } from "./episodes";
 import { insertTranscriptMessagesRaw, type TranscriptMessageInput } from "./transcripts";
 import { insertRecording, insertRecordingRaw, type ImportedRecording } from "./recordings";
-import { TURN_INSERT_COLUMNS } from "./turn-columns";
+import { EPISODE_RECORD_KEYS } from "./record";
+import { pgCodec, pgTurnWriter, SQLITE_CODEC, sqliteTurnWriter, turnCounters, type Codec, type TurnInput } from "./turn-writer";
 import { insertDetectorTagsRaw, insertDetectorTagsSql, type EpisodeDetectorTag } from "./annotations";
 
 /**
@@ -52,63 +53,72 @@ export type BulkEpisode = Omit<NewEpisodeInput, "playerKind" | "mode" | "feedbac
   detectorTags?: EpisodeDetectorTag[];
 };
 
-/** A turn to store in bulk: a live turn's fields, with the time as Unix milliseconds. */
-export type BulkTurn = Omit<NewTurnInput, "actor" | "ok" | "startedAt"> & {
-  actor: string;
-  ok: boolean | null;
-  startedAt?: number | null;
-};
-
-const EPISODE_COLS = [
-  "id",
-  "environment",
-  "dataset",
-  "taskId",
-  "taskIndex",
-  "query",
-  "gold",
-  "playerKind",
-  "annotator",
-  "model",
-  "policy",
-  "turnLimit",
-  "mode",
-  "feedback",
-  "backend",
-  "status",
-  "errorReason",
-  "reward",
-  "breakdown",
-  "success",
-  "solvedAtTurn",
-  "goldObservation",
-  "agentObservation",
-  "startedAt",
-  "firstActionAt",
-  "endedAt",
-  "durationMs",
-  "sourceFile",
-  "sourceKey",
-  "parentEpisodeId",
-  "branchTurn",
-  "hardness",
-  "db",
-  "tags",
-  "flags",
-  "turnCount",
-  "turnsTaken",
-  "invalidCount",
-  "checkedCount",
-  "createdAt",
-  "updatedAt",
-  "searchKey",
-] as const;
-const TURN_COLS = TURN_INSERT_COLUMNS;
 /**
- * Turns go in as multi-row INSERTs of this many rows: one statement per row spends more on the
- * statement (step, reset, the AUTOINCREMENT counter read and written each time) than on the row.
+ * A turn to store in bulk: what the one turn writer takes (lib/db/turn-writer.ts), with its outcome
+ * stated (null when the log does not say: the failure detectors read it) and times as Unix ms.
  */
-const TURN_BATCH = 64;
+export type BulkTurn = TurnInput & { ok: boolean | null; startedAt?: number | null };
+
+/** The Episode columns an import writes: the record's but the run's and the study's (an import belongs to neither). */
+const EPISODE_COLS = EPISODE_RECORD_KEYS.filter((c) => c !== "runId" && c !== "studyId");
+
+/**
+ * Appends an imported episode's column values to `out` in EPISODE_COLS order, with the engine's
+ * booleans and times: the one mapping of an imported episode to its row (positional parameters:
+ * binding 40 named ones per row costs more than the insert).
+ */
+function pushEpisodeRow(
+  out: unknown[],
+  e: BulkEpisode,
+  row: { id: string; parent: string | null; searchKey: number | null; now: number; counters: ReturnType<typeof turnCounters> },
+  c: Codec,
+): void {
+  const time = (ms: number | null | undefined) => (ms == null ? null : c.time(ms));
+  out.push(
+    row.id,
+    e.environment,
+    e.dataset,
+    e.taskId,
+    e.taskIndex ?? null,
+    e.query,
+    e.gold ?? null,
+    e.playerKind,
+    e.annotator ?? null,
+    e.model ?? null,
+    e.policy ?? null,
+    e.turnLimit,
+    e.mode ?? "import",
+    e.feedback ?? "reward",
+    e.backend ?? null,
+    e.status,
+    e.errorReason ?? null,
+    e.reward,
+    e.breakdown ?? null,
+    c.bool(e.success),
+    e.solvedAtTurn ?? null,
+    e.goldObservation ?? null,
+    e.agentObservation ?? null,
+    c.time(e.startedAt),
+    time(e.firstActionAt),
+    time(e.endedAt),
+    e.durationMs ?? null,
+    e.sourceFile ?? null,
+    e.sourceKey,
+    row.parent,
+    row.parent ? (e.branchTurn ?? null) : null,
+    e.hardness ?? null,
+    e.db ?? null,
+    e.tags ?? "",
+    e.flags ?? "",
+    row.counters.turnCount,
+    e.turnsTaken ?? null,
+    row.counters.invalidCount,
+    row.counters.checkedCount,
+    c.time(row.now),
+    c.time(row.now),
+    row.searchKey,
+  );
+}
 
 const FILE_SEEN_SQL = `SELECT "episodes", "rejected" FROM "ImportedFile" WHERE "contentHash" = ?`;
 // A file imported again after a change that rejects fewer of its records says what it gives now.
@@ -118,12 +128,8 @@ const FILE_RECORD_SQL = `INSERT INTO "ImportedFile" ("contentHash", "path", "for
 const statements = new WeakMap<Database.Database, ReturnType<typeof prepare>>();
 function prepare(db: Database.Database) {
   const q = (c: string) => `"${c}"`;
-  const turnRow = `(${TURN_COLS.map(() => "?").join(", ")})`;
-  const turnInsert = (rows: number) => db.prepare(`INSERT INTO "Turn" (${TURN_COLS.map(q).join(", ")}) VALUES ${Array(rows).fill(turnRow).join(", ")}`);
   return {
     episode: db.prepare(`INSERT INTO "Episode" (${EPISODE_COLS.map(q).join(", ")}) VALUES (${EPISODE_COLS.map(() => "?").join(", ")}) ON CONFLICT DO NOTHING`),
-    turn: turnInsert(1),
-    turnBatch: turnInsert(TURN_BATCH),
     parentExists: db.prepare(`SELECT 1 FROM "Episode" WHERE "id" = ?`),
     lastSearchKey: db.prepare(`SELECT IFNULL(MAX("searchKey"), 0) AS "k" FROM "Episode"`),
     deferFts: db.prepare(`UPDATE "_FtsControl" SET "deferred" = ? WHERE "id" = 1`),
@@ -143,8 +149,6 @@ function stmts(db: Database.Database) {
 export async function getImportedFileByHash({ contentHash }: { contentHash: string }): Promise<{ episodes: number; rejected: number } | null> {
   return withSql(async (sql) => (await sql.get<{ episodes: number; rejected: number }>(FILE_SEEN_SQL, [contentHash])) ?? null);
 }
-
-const bool = (b: boolean | null | undefined) => (b === null || b === undefined ? null : b ? 1 : 0);
 
 /**
  * Stores one file's episodes in a single transaction: all of them or (on a storage failure)
@@ -168,14 +172,8 @@ export async function insertEpisodesBulk({
         let added = 0;
         const addedIds: string[] = [];
         const now = Date.now();
-        // Turn rows wait here until a batch is full (their episode is inserted first: the foreign key).
-        const pending: unknown[] = [];
-        let pendingRows = 0;
-        const flushTurns = () => {
-          for (let r = 0; r < pendingRows; r++) s.turn.run(pending.slice(r * TURN_COLS.length, (r + 1) * TURN_COLS.length));
-          pending.length = 0;
-          pendingRows = 0;
-        };
+        // Turn rows wait in the writer until a batch is full (their episode is inserted first: the foreign key).
+        const turns = sqliteTurnWriter(db, now);
         // Index each new episode once, with all its turns, rather than through the per-turn
         // triggers (see the episode_text_search migration); the switch never outlives this
         // transaction. Episodes get their search keys here, so the Episode trigger stays quiet.
@@ -196,58 +194,10 @@ export async function insertEpisodesBulk({
         const docs: [searchKey: number, query: string, body: string][] = [];
         for (const e of episodes) {
           const id = e.id ?? uuidv7();
-          let invalid = 0;
-          let checked = 0;
-          for (const t of e.turns) {
-            if (t.ok !== null && t.ok !== undefined) checked++;
-            if (t.ok === false) invalid++;
-          }
           const parent = e.parentEpisodeId && s.parentExists.get(e.parentEpisodeId) ? e.parentEpisodeId : null;
-          // Positional parameters, in EPISODE_COLS order: binding 40 named ones per row costs more than the insert.
-          const res = s.episode.run(
-            id,
-            e.environment,
-            e.dataset,
-            e.taskId,
-            e.taskIndex ?? null,
-            e.query,
-            e.gold ?? null,
-            e.playerKind,
-            e.annotator ?? null,
-            e.model ?? null,
-            e.policy ?? null,
-            e.turnLimit,
-            e.mode ?? "import",
-            e.feedback ?? "reward",
-            e.backend ?? null,
-            e.status,
-            e.errorReason ?? null,
-            e.reward,
-            e.breakdown ?? null,
-            e.success ? 1 : 0,
-            e.solvedAtTurn ?? null,
-            e.goldObservation ?? null,
-            e.agentObservation ?? null,
-            e.startedAt,
-            e.firstActionAt ?? null,
-            e.endedAt ?? null,
-            e.durationMs ?? null,
-            e.sourceFile ?? null,
-            e.sourceKey,
-            parent,
-            parent ? (e.branchTurn ?? null) : null,
-            e.hardness ?? null,
-            e.db ?? null,
-            e.tags ?? "",
-            e.flags ?? "",
-            e.turns.length,
-            e.turnsTaken ?? null,
-            invalid,
-            checked,
-            now,
-            now,
-            searchKey + 1,
-          );
+          const values: unknown[] = [];
+          pushEpisodeRow(values, e, { id, parent, searchKey: searchKey + 1, now, counters: turnCounters(e.turns) }, SQLITE_CODEC);
+          const res = s.episode.run(values);
           if (res.changes === 0) continue;
           searchKey++;
           added++;
@@ -258,37 +208,11 @@ export async function insertEpisodesBulk({
           let body = "";
           for (const t of e.turns) {
             body += (body ? " " : "") + t.action + " " + t.observation;
-            // In TURN_COLS order.
-            pending.push(
-              id,
-              t.index,
-              t.actor,
-              t.action,
-              t.observation,
-              bool(t.ok),
-              t.reward ?? null,
-              t.rawReply ?? null,
-              t.thought ?? null,
-              t.tokensIn ?? null,
-              t.tokensOut ?? null,
-              t.durationMs ?? null,
-              t.latencyMs ?? null,
-              t.costUsd ?? null,
-              t.source ?? null,
-              t.timedOut ? 1 : 0,
-              t.aborted ? 1 : 0,
-              t.startedAt ?? null,
-              now,
-            );
-            if (++pendingRows === TURN_BATCH) {
-              s.turnBatch.run(pending);
-              pending.length = 0;
-              pendingRows = 0;
-            }
+            turns.add(id, t);
           }
           docs.push([searchKey, e.query, body]);
         }
-        flushTurns();
+        turns.flush();
         for (const [key, query, body] of docs) s.indexEpisode.run(key, query, body);
         for (const t of triggers) db.exec(t.sql);
         s.deferFts.run(0);
@@ -331,29 +255,6 @@ export async function bulkWriteSession<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The PostgreSQL type of each Turn column (the init migration's), for unnest's arrays. */
-const PG_TURN_TYPES: Record<(typeof TURN_COLS)[number], string> = {
-  episodeId: "TEXT",
-  index: "INTEGER",
-  actor: "TEXT",
-  action: "TEXT",
-  observation: "TEXT",
-  ok: "BOOLEAN",
-  reward: "DOUBLE PRECISION",
-  rawReply: "TEXT",
-  thought: "TEXT",
-  tokensIn: "INTEGER",
-  tokensOut: "INTEGER",
-  durationMs: "INTEGER",
-  latencyMs: "INTEGER",
-  costUsd: "DOUBLE PRECISION",
-  source: "TEXT",
-  timedOut: "BOOLEAN",
-  aborted: "BOOLEAN",
-  startedAt: "TIMESTAMP(3)",
-  createdAt: "TIMESTAMP(3)",
-};
-
 /** Rows per multi-row INSERT on PostgreSQL (its 65,535 bound parameters over 42 episode columns). */
 const PG_BATCH = 500;
 
@@ -375,6 +276,7 @@ async function insertEpisodesBulkPg(
   file?: { contentHash: string; path: string; format: string; rejected: number },
 ): Promise<{ added: number; skipped: number; addedIds: string[] }> {
   const t = sql.dialect.time;
+  const codec = pgCodec(sql);
   const now = Date.now();
   await sql.run(`SELECT set_config('ic.fts_deferred', 'on', true)`);
   const parents = new Set(
@@ -394,59 +296,10 @@ async function insertEpisodesBulkPg(
       const id = e.id ?? uuidv7();
       byId.set(id, e);
       chunkIds.push(id);
-      let invalid = 0;
-      let checked = 0;
-      for (const turn of e.turns) {
-        if (turn.ok !== null && turn.ok !== undefined) checked++;
-        if (turn.ok === false) invalid++;
-      }
       const parent = e.parentEpisodeId && (parents.has(e.parentEpisodeId) || byId.has(e.parentEpisodeId)) ? e.parentEpisodeId : null;
-      params.push(
-        id,
-        e.environment,
-        e.dataset,
-        e.taskId,
-        e.taskIndex ?? null,
-        e.query,
-        e.gold ?? null,
-        e.playerKind,
-        e.annotator ?? null,
-        e.model ?? null,
-        e.policy ?? null,
-        e.turnLimit,
-        e.mode ?? "import",
-        e.feedback ?? "reward",
-        e.backend ?? null,
-        e.status,
-        e.errorReason ?? null,
-        e.reward,
-        e.breakdown ?? null,
-        e.success,
-        e.solvedAtTurn ?? null,
-        e.goldObservation ?? null,
-        e.agentObservation ?? null,
-        t(e.startedAt),
-        e.firstActionAt == null ? null : t(e.firstActionAt),
-        e.endedAt == null ? null : t(e.endedAt),
-        e.durationMs ?? null,
-        e.sourceFile ?? null,
-        e.sourceKey,
-        parent,
-        parent ? (e.branchTurn ?? null) : null,
-        e.hardness ?? null,
-        e.db ?? null,
-        e.tags ?? "",
-        e.flags ?? "",
-        e.turns.length,
-        e.turnsTaken ?? null,
-        invalid,
-        checked,
-        t(now),
-        t(now),
-        null,
-      );
+      // searchKey is left to the trigger (the sequence).
+      pushEpisodeRow(params, e, { id, parent, searchKey: null, now, counters: turnCounters(e.turns) }, codec);
     }
-    // searchKey (last) is left to the trigger (the sequence).
     const rows = await sql.all<{ id: string; searchKey: number }>(
       `INSERT INTO "Episode" (${EPISODE_COLS.map((c) => `"${c}"`).join(", ")}) VALUES ${valuesOf(chunk.length, EPISODE_COLS.length)} ON CONFLICT DO NOTHING RETURNING "id", "searchKey"`,
       params,
@@ -464,42 +317,14 @@ async function insertEpisodesBulkPg(
         `INSERT INTO "EpisodeText" ("searchKey", "doc") SELECT k, strip(to_tsvector('simple', d)) FROM (VALUES ${Array(rows.length).fill("(CAST(? AS INTEGER), CAST(? AS TEXT))").join(", ")}) AS v(k, d)`,
         docs,
       );
-    const turnRows: unknown[][] = [];
+    const turns = pgTurnWriter(sql, now);
     const messageRows: unknown[][] = [];
     for (const r of rows) {
       const e = byId.get(r.id)!;
-      for (const x of e.turns)
-        turnRows.push([
-          r.id,
-          x.index,
-          x.actor,
-          x.action,
-          x.observation,
-          x.ok ?? null,
-          x.reward ?? null,
-          x.rawReply ?? null,
-          x.thought ?? null,
-          x.tokensIn ?? null,
-          x.tokensOut ?? null,
-          x.durationMs ?? null,
-          x.latencyMs ?? null,
-          x.costUsd ?? null,
-          x.source ?? null,
-          Boolean(x.timedOut),
-          Boolean(x.aborted),
-          x.startedAt == null ? null : t(x.startedAt),
-          t(now),
-        ]);
+      for (const x of e.turns) turns.add(r.id, x);
       for (const m of e.messages ?? []) messageRows.push([r.id, m.seq, m.turnIndex, m.role, m.content, m.droppedTurns ?? null]);
     }
-    // One array per column (unnest): a handful of parameters however many rows.
-    for (let j = 0; j < turnRows.length; j += PG_BATCH * 10) {
-      const part = turnRows.slice(j, j + PG_BATCH * 10);
-      await sql.run(
-        `INSERT INTO "Turn" (${TURN_COLS.map((c) => `"${c}"`).join(", ")}) SELECT * FROM unnest(${TURN_COLS.map((c) => `CAST(? AS ${PG_TURN_TYPES[c]}[])`).join(", ")})`,
-        TURN_COLS.map((_, k) => part.map((row) => pgText(row[k]))),
-      );
-    }
+    await turns.flush();
     for (let j = 0; j < messageRows.length; j += PG_BATCH * 4) {
       const part = messageRows.slice(j, j + PG_BATCH * 4);
       await sql.run(

@@ -1,59 +1,48 @@
 // The shapes the episode read model hands out, as plain JSON. Client-safe: no server code here,
 // so client components take their data types from this module, not from the queries.
+import type { EpisodeRow, TurnRow } from "./record";
 
-/** One row of the episode list: what the table shows, without the heavy text fields. */
-export interface EpisodeListRow {
-  id: string;
-  environment: string;
-  dataset: string;
-  taskId: string;
-  taskIndex: number | null;
-  query: string;
-  playerKind: string;
-  annotator: string | null;
-  model: string | null;
-  policy: string | null;
-  status: string;
-  reward: number | null;
-  success: boolean;
-  turnCount: number;
-  invalidCount: number;
-  turnLimit: number;
-  durationMs: number | null;
-  hardness: string | null;
+/** The columns of a list row: what the table shows, without the heavy text fields (lib/db/episodes.ts cuts the query). */
+export const LIST_COLUMNS = [
+  "id",
+  "environment",
+  "dataset",
+  "taskId",
+  "taskIndex",
+  "query",
+  "playerKind",
+  "annotator",
+  "model",
+  "policy",
+  "status",
+  "reward",
+  "success",
+  "turnCount",
+  "invalidCount",
+  "turnLimit",
+  "durationMs",
+  "hardness",
+  "tags",
+  "flags",
+  "startedAt",
+  "parentEpisodeId",
+  "runId",
+] as const;
+/** One row of the episode list, its space-separated names as lists and its start as a Date. */
+export type EpisodeListRow = Omit<Pick<EpisodeRow, (typeof LIST_COLUMNS)[number]>, "tags" | "flags" | "startedAt"> & {
   tags: string[];
   /** What is odd about the episode as logged (lib/trajectories/flags.ts). */
   flags: string[];
   startedAt: Date;
-  parentEpisodeId: string | null;
-  runId: string | null;
   /** The task is sealed (lib/studies/baseline-seal.ts): reward and success are hidden. */
   sealed?: boolean;
-}
+};
 
 /** One row of the viewer's episode table: the store list's row as plain JSON (dates are Unix milliseconds). */
 export type ViewerRow = Omit<EpisodeListRow, "startedAt" | "hardness" | "runId"> & { startedAt: number };
 
-/** An episode's turn as the replay shows it. */
-export interface ReplayTurn {
-  index: number;
-  actor: string;
-  action: string;
-  observation: string;
-  ok: boolean | null;
-  reward: number | null;
-  thought: string | null;
-  tokensIn: number | null;
-  tokensOut: number | null;
-  durationMs: number | null;
-  /** The model's reply latency, ms (model turns). */
-  latencyMs: number | null;
-  /** Estimated cost of the turn's model calls, US dollars. */
-  costUsd: number | null;
-  timedOut: boolean;
-  aborted: boolean;
-  source: string | null;
-}
+/** An episode's turn as the replay shows it: the stored turn without the model's raw reply and the start time. */
+export type ReplayTurn = Omit<TurnRow, "id" | "episodeId" | "createdAt" | "rawReply" | "startedAt">;
 
 export interface ReplayAnnotation {
   id: string;
@@ -68,22 +57,48 @@ export interface ReplayAnnotation {
   createdAt: number;
 }
 
+/** The columns of an episode the replay shows. */
+export const REPLAY_EPISODE = [
+  "id",
+  "environment",
+  "dataset",
+  "taskId",
+  "taskIndex",
+  "query",
+  "gold",
+  "playerKind",
+  "annotator",
+  "model",
+  "policy",
+  "turnLimit",
+  "mode",
+  "status",
+  "errorReason",
+  "reward",
+  "breakdown",
+  "success",
+  "solvedAtTurn",
+  "goldObservation",
+  "agentObservation",
+  "startedAt",
+  "durationMs",
+  "sourceFile",
+  "hardness",
+  "db",
+  "tags",
+  "flags",
+  "turnsTaken",
+  "parentEpisodeId",
+  "branchTurn",
+] as const;
 /** Everything the replay page needs of one episode, as plain JSON. */
 export interface ReplayData {
-  episode: Omit<ViewerRow, "turnCount" | "invalidCount"> & {
-    gold: string | null;
-    mode: string;
-    errorReason: string | null;
+  /** Its space-separated names as lists, its breakdown parsed. */
+  episode: Omit<Pick<EpisodeRow, (typeof REPLAY_EPISODE)[number]>, "tags" | "flags" | "breakdown"> & {
+    tags: string[];
+    flags: string[];
     breakdown: unknown;
-    solvedAtTurn: number | null;
-    goldObservation: string | null;
-    agentObservation: string | null;
-    sourceFile: string | null;
-    hardness: string | null;
-    db: string | null;
-    branchTurn: number | null;
-    /** The turns the log itself counted (InterCode's turns_taken), when it says. */
-    turnsTaken: number | null;
+    sealed?: boolean;
   };
   turns: ReplayTurn[];
   annotations: ReplayAnnotation[];

@@ -3,7 +3,7 @@ import { BadInputError, ConflictError, NotFoundError } from "@/lib/errors";
 import { withPrisma } from "./client";
 import { storeName } from "./sql";
 import { toStorageError } from "./storage-error";
-import type { EpisodeListRow, ViewerRow } from "./episode-rows";
+import { LIST_COLUMNS, type EpisodeListRow, type ViewerRow } from "./episode-rows";
 import { config } from "@/lib/config";
 import {
   EPISODE_SORTS,
@@ -21,7 +21,7 @@ import { cachedStatement, pgTransaction, withSql, type Sql } from "./sql";
 import { NOT_QUEUED_EPISODE } from "./runs";
 import { withRaw } from "./sqlite";
 import { insertTranscriptMessages, insertTranscriptMessagesRaw, type TranscriptMessageInput } from "./transcripts";
-import { TURN_INSERT_COLUMNS } from "./turn-columns";
+import { BUMP_EPISODE_SQL, bumpParams, pgTurnWriter, sqliteTurnWriter, type TurnInput } from "./turn-writer";
 
 export type { Episode, Turn } from "./generated/client";
 export type { EpisodeFilters, EpisodeSortKey } from "./episode-filters";
@@ -88,159 +88,81 @@ export async function createEpisode(input: NewEpisodeInput): Promise<Episode> {
   );
 }
 
-/** One turn as the environment produced it. */
-export interface NewTurnInput {
-  index: number;
-  actor: "human" | "model";
-  action: string;
-  observation: string;
-  ok?: boolean | null;
-  reward?: number | null;
-  rawReply?: string | null;
-  thought?: string | null;
-  tokensIn?: number | null;
-  tokensOut?: number | null;
-  /** The action's time in the environment, ms. */
-  durationMs?: number | null;
-  /** The model's reply latency, ms (model turns). */
-  latencyMs?: number | null;
-  costUsd?: number | null;
-  source?: string | null;
-  timedOut?: boolean;
-  aborted?: boolean;
-  startedAt?: Date | null;
-  /** The messages this turn added to the conversation with the model (stored once, with the turn). */
-  messages?: readonly TranscriptMessageInput[];
-}
+/** One turn as the environment produced it, with the messages it added to the conversation with the model (stored once, with the turn). */
+export type NewTurnInput = TurnInput & { messages?: readonly TranscriptMessageInput[] };
 
-/** Counters and the first action's time move with the turn; only a running episode takes one. */
-const BUMP_EPISODE_SQL = `UPDATE "Episode" SET "turnCount" = "turnCount" + 1, "invalidCount" = "invalidCount" + ?, "checkedCount" = "checkedCount" + ?,
-  "firstActionAt" = COALESCE("firstActionAt", ?), "updatedAt" = ? WHERE "id" = ? AND "status" = 'running'`;
-const INSERT_TURN_SQL = `INSERT INTO "Turn" (${TURN_INSERT_COLUMNS.map((c) => `"${c}"`).join(", ")}) VALUES (${TURN_INSERT_COLUMNS.map(() => "?").join(", ")}) RETURNING "id"`;
+const notRunning = (episodeId: string, status: string | undefined) =>
+  status === undefined
+    ? new NotFoundError(`episode ${episodeId}`)
+    : new ConflictError(`episode ${episodeId} is ${status}, not running: it takes no more turns`);
+const turnTaken = (episodeId: string, index: number) => new ConflictError(`episode ${episodeId} already has turn ${index}`);
 
 /**
- * Stores a turn and updates the episode's counters in one transaction. It resolves only once the
- * transaction has committed, so a caller that awaits it before showing the observation loses at
- * most the action in flight on a crash. Refuses (ConflictError) a turn for an episode that is not
- * running, or a turn index already stored.
+ * Stores a turn and updates the episode's counters in one transaction, through the one turn writer
+ * (lib/db/turn-writer.ts). It resolves only once the transaction has committed, so a caller that
+ * awaits it before showing the observation loses at most the action in flight on a crash. Refuses
+ * (ConflictError) a turn for an episode that is not running, or a turn index already stored.
  *
  * This is the one write on every turn of every live episode, so it runs as prepared statements
  * on the raw connection (about 0.1 ms) rather than as a Prisma read and transaction (a few ms).
  */
-export async function appendTurn({ episodeId, turn }: { episodeId: string; turn: NewTurnInput }): Promise<{ id: number; index: number }> {
+export async function appendTurn({ episodeId, turn }: { episodeId: string; turn: NewTurnInput }): Promise<{ index: number }> {
   if (!Number.isInteger(turn.index) || turn.index < 0) throw new BadInputError("must be a non-negative integer", "turn.index");
-  const ok = turn.ok ?? null;
   const now = Date.now();
-  const startedAt = turn.startedAt?.getTime() ?? now;
+  // A live turn without a start time started now (an imported one keeps none).
+  const startedAt = turn.startedAt == null ? now : typeof turn.startedAt === "number" ? turn.startedAt : turn.startedAt.getTime();
+  const row = { ...turn, startedAt };
+  const messages = turn.messages?.length ? turn.messages.map((m) => ({ ...m, turnIndex: turn.index })) : null;
   const store = config().store;
-  if (store.kind === "postgresql") return appendTurnPg(store.url, episodeId, turn, ok, startedAt, now);
+  if (store.kind === "postgresql") return appendTurnPg(store.url, episodeId, row, messages, now);
   return withWriteLock(() =>
     withRaw((db) => {
       const store = db.transaction(() => {
-        if (cachedStatement(db, BUMP_EPISODE_SQL).run(ok === false ? 1 : 0, ok === null ? 0 : 1, startedAt, now, episodeId).changes === 0) {
-          const row = cachedStatement(db, `SELECT "status" FROM "Episode" WHERE "id" = ?`).get(episodeId) as { status: string } | undefined;
-          if (!row) throw new NotFoundError(`episode ${episodeId}`);
-          throw new ConflictError(`episode ${episodeId} is ${row.status}, not running: it takes no more turns`);
+        if (cachedStatement(db, BUMP_EPISODE_SQL).run(bumpParams(episodeId, turn, startedAt, now)).changes === 0) {
+          const found = cachedStatement(db, `SELECT "status" FROM "Episode" WHERE "id" = ?`).get(episodeId) as { status: string } | undefined;
+          throw notRunning(episodeId, found?.status);
         }
-        const row = turnRow(
-          episodeId,
-          turn,
-          ok,
-          startedAt,
-          now,
-          (v) => (v ? 1 : 0),
-          (ms) => ms,
-        );
-        let id: number;
+        const writer = sqliteTurnWriter(db, now);
+        writer.add(episodeId, row);
         try {
-          id = Number((cachedStatement(db, INSERT_TURN_SQL).get(TURN_INSERT_COLUMNS.map((c) => row[c])) as { id: number }).id);
+          writer.flush();
         } catch (err) {
-          if ((err as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") throw new ConflictError(`episode ${episodeId} already has turn ${turn.index}`);
+          if ((err as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") throw turnTaken(episodeId, turn.index);
           throw err;
         }
-        if (turn.messages?.length)
-          insertTranscriptMessagesRaw(
-            db,
-            episodeId,
-            turn.messages.map((m) => ({ ...m, turnIndex: turn.index })),
-          );
-        return { id, index: turn.index };
+        if (messages) insertTranscriptMessagesRaw(db, episodeId, messages);
+        return { index: turn.index };
       });
       return store.immediate();
     }),
   );
 }
 
-/** A turn's column values in TURN_INSERT_COLUMNS order, with the engine's booleans and times. */
-function turnRow(
-  episodeId: string,
-  turn: NewTurnInput,
-  ok: boolean | null,
-  startedAt: number,
-  now: number,
-  bool: (v: boolean) => unknown,
-  time: (ms: number) => unknown,
-): Record<(typeof TURN_INSERT_COLUMNS)[number], unknown> {
-  return {
-    episodeId,
-    index: turn.index,
-    actor: turn.actor,
-    action: turn.action,
-    observation: turn.observation,
-    ok: ok === null ? null : bool(ok),
-    reward: turn.reward ?? null,
-    rawReply: turn.rawReply ?? null,
-    thought: turn.thought ?? null,
-    tokensIn: turn.tokensIn ?? null,
-    tokensOut: turn.tokensOut ?? null,
-    durationMs: turn.durationMs == null ? null : Math.round(turn.durationMs),
-    latencyMs: turn.latencyMs == null ? null : Math.round(turn.latencyMs),
-    costUsd: turn.costUsd ?? null,
-    source: turn.source ?? null,
-    timedOut: bool(Boolean(turn.timedOut)),
-    aborted: bool(Boolean(turn.aborted)),
-    startedAt: time(startedAt),
-    createdAt: time(now),
-  };
-}
-
 /** appendTurn on PostgreSQL: the same statements in one transaction on a pooled connection. */
 async function appendTurnPg(
   url: string,
   episodeId: string,
-  turn: NewTurnInput,
-  ok: boolean | null,
-  startedAt: number,
+  row: TurnInput & { startedAt: number },
+  messages: (TranscriptMessageInput & { turnIndex: number })[] | null,
   now: number,
-): Promise<{ id: number; index: number }> {
+): Promise<{ index: number }> {
   try {
     return await pgTransaction(url, async (sql: Sql) => {
       const t = sql.dialect.time;
-      if ((await sql.run(BUMP_EPISODE_SQL, [ok === false ? 1 : 0, ok === null ? 0 : 1, t(startedAt), t(now), episodeId])) === 0) {
-        const row = await sql.get<{ status: string }>(`SELECT "status" FROM "Episode" WHERE "id" = ?`, [episodeId]);
-        if (!row) throw new NotFoundError(`episode ${episodeId}`);
-        throw new ConflictError(`episode ${episodeId} is ${row.status}, not running: it takes no more turns`);
+      if ((await sql.run(BUMP_EPISODE_SQL, bumpParams(episodeId, row, t(row.startedAt), t(now)))) === 0) {
+        const found = await sql.get<{ status: string }>(`SELECT "status" FROM "Episode" WHERE "id" = ?`, [episodeId]);
+        throw notRunning(episodeId, found?.status);
       }
-      const row = turnRow(episodeId, turn, ok, startedAt, now, (v) => v, t);
-      let id: number;
+      const writer = pgTurnWriter(sql, now);
+      writer.add(episodeId, row);
       try {
-        id = Number(
-          (await sql.get<{ id: number }>(
-            INSERT_TURN_SQL,
-            TURN_INSERT_COLUMNS.map((c) => row[c]),
-          ))!.id,
-        );
+        await writer.flush();
       } catch (err) {
-        if ((err as { code?: string }).code === "23505") throw new ConflictError(`episode ${episodeId} already has turn ${turn.index}`);
+        if ((err as { code?: string }).code === "23505") throw turnTaken(episodeId, row.index);
         throw err;
       }
-      if (turn.messages?.length)
-        await insertTranscriptMessages(
-          sql,
-          episodeId,
-          turn.messages.map((m) => ({ ...m, turnIndex: turn.index })),
-        );
-      return { id, index: turn.index };
+      if (messages) await insertTranscriptMessages(sql, episodeId, messages);
+      return { index: row.index };
     });
   } catch (err) {
     throw toStorageError(err, storeName());
@@ -383,32 +305,6 @@ export interface EpisodePage<Row = EpisodeListRow> {
 /** Largest page the list serves. */
 export const MAX_PAGE_SIZE = 500;
 
-/** The columns of a list row (the query cut to what a table shows), parsed by the one row schema. */
-const LIST_COLUMNS = [
-  "id",
-  "environment",
-  "dataset",
-  "taskId",
-  "taskIndex",
-  "query",
-  "playerKind",
-  "annotator",
-  "model",
-  "policy",
-  "status",
-  "reward",
-  "success",
-  "turnCount",
-  "invalidCount",
-  "turnLimit",
-  "durationMs",
-  "hardness",
-  "tags",
-  "flags",
-  "startedAt",
-  "parentEpisodeId",
-  "runId",
-] as const;
 const LIST_SELECT = LIST_COLUMNS.map((c) => (c === "query" ? `substr(e."query", 1, 200) AS "query"` : `e."${c}"`)).join(", ");
 const listRow = rowParser("Episode", LIST_COLUMNS);
 type ListRow = ReturnType<typeof listRow.one>;

@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import { StorageError } from "@/lib/errors";
+import { episodeRowSchema, flagColumn, numberColumn, textColumn, timeColumn, turnRowSchema } from "./record";
 
 /**
  * The one schema of the store's raw SQL rows (lib/db/sql.ts reads them alike on both engines:
@@ -8,89 +9,15 @@ import { StorageError } from "@/lib/errors";
  * query that reads rows with raw SQL parses them here, picking the columns it selected, instead
  * of casting: a value of the wrong kind is a StorageError naming the table, the row and the
  * column. Rows come out with booleans as booleans and times as milliseconds (callers that hand
- * out Dates convert).
+ * out Dates convert). Episode and Turn rows are their records' (lib/db/record.ts), read with the
+ * column codecs declared there; the other tables read here are stated here.
  */
 
-const text = z.string();
-/** An INTEGER column: a number, not checked integral (SQLite keeps a non-integral value written to one as is, and old rows may hold one). */
-const int = z.number();
-const real = z.number();
-/** A boolean column: 1/0 on both engines (lib/db/postgres.ts maps PostgreSQL's bool to them). */
-const flag = z.union([z.literal(0), z.literal(1)], { error: "expected a boolean stored as 0 or 1" }).transform((v) => v === 1);
-/** A time column: Unix milliseconds. */
-const time = z.number({ error: "expected a time in Unix milliseconds" });
-
-/** Columns of "Episode" (schema.prisma model Episode). */
-const episodeRowSchema = z.object({
-  id: text,
-  environment: text,
-  dataset: text,
-  taskId: text,
-  taskIndex: int.nullable(),
-  query: text,
-  gold: text.nullable(),
-  playerKind: text,
-  annotator: text.nullable(),
-  model: text.nullable(),
-  policy: text.nullable(),
-  turnLimit: int,
-  mode: text,
-  feedback: text,
-  backend: text.nullable(),
-  status: text,
-  errorReason: text.nullable(),
-  reward: real.nullable(),
-  breakdown: text.nullable(),
-  success: flag,
-  solvedAtTurn: int.nullable(),
-  goldObservation: text.nullable(),
-  agentObservation: text.nullable(),
-  startedAt: time,
-  firstActionAt: time.nullable(),
-  endedAt: time.nullable(),
-  durationMs: int.nullable(),
-  sourceFile: text.nullable(),
-  sourceKey: text.nullable(),
-  parentEpisodeId: text.nullable(),
-  branchTurn: int.nullable(),
-  runId: text.nullable(),
-  studyId: text.nullable(),
-  hardness: text.nullable(),
-  db: text.nullable(),
-  tags: text,
-  flags: text,
-  turnCount: int,
-  turnsTaken: int.nullable(),
-  invalidCount: int,
-  checkedCount: int,
-  createdAt: time,
-  updatedAt: time,
-  searchKey: int.nullable(),
-});
-
-/** Columns of "Turn" (schema.prisma model Turn). */
-const turnRowSchema = z.object({
-  id: int,
-  episodeId: text,
-  index: int,
-  actor: text,
-  action: text,
-  observation: text,
-  ok: flag.nullable(),
-  reward: real.nullable(),
-  rawReply: text.nullable(),
-  thought: text.nullable(),
-  tokensIn: int.nullable(),
-  tokensOut: int.nullable(),
-  durationMs: int.nullable(),
-  latencyMs: int.nullable(),
-  costUsd: real.nullable(),
-  source: text.nullable(),
-  timedOut: flag,
-  aborted: flag,
-  startedAt: time.nullable(),
-  createdAt: time,
-});
+const text = textColumn;
+const int = numberColumn;
+const real = numberColumn;
+const flag = flagColumn;
+const time = timeColumn;
 
 /** Columns of "Annotation" (schema.prisma model Annotation). */
 const annotationRowSchema = z.object({

@@ -3,9 +3,19 @@ import type { Dialect } from "./dialect";
 import { listConditions, type EpisodeFilters } from "./episode-filters";
 import { z } from "zod";
 import { curveBucket, TURN_CUT, WINDOW_CUT, WINDOW_TURNS, windowStart } from "./replay-window";
-import type { ReplayAnnotation, ReplayData, ReplayHeader, ReplayTurn, RewardCurvePoints, TurnWindow, WindowTurn } from "./episode-rows";
+import {
+  REPLAY_EPISODE,
+  type ReplayAnnotation,
+  type ReplayData,
+  type ReplayHeader,
+  type ReplayTurn,
+  type RewardCurvePoints,
+  type TurnWindow,
+  type WindowTurn,
+} from "./episode-rows";
 import { rowParser, words } from "./rows";
 import { withSql } from "./sql";
+import { TURN_RECORD_KEYS } from "./record";
 
 /**
  * The FROM and WHERE of an aggregate over the viewer's filtered set (`Episode e`). Full-text
@@ -51,56 +61,10 @@ const player = (r: { annotator: string | null; model: string | null; policy: str
   r.annotator || (r.model ? `${r.model}${r.policy ? ` · ${r.policy}` : ""}` : r.playerKind);
 
 /** The replay's columns of each table, parsed by the one row schema (rows come out in the replay's shapes). */
-const REPLAY_EPISODE = [
-  "id",
-  "environment",
-  "dataset",
-  "taskId",
-  "taskIndex",
-  "query",
-  "gold",
-  "playerKind",
-  "annotator",
-  "model",
-  "policy",
-  "turnLimit",
-  "mode",
-  "status",
-  "errorReason",
-  "reward",
-  "breakdown",
-  "success",
-  "solvedAtTurn",
-  "goldObservation",
-  "agentObservation",
-  "startedAt",
-  "durationMs",
-  "sourceFile",
-  "hardness",
-  "db",
-  "tags",
-  "flags",
-  "turnsTaken",
-  "parentEpisodeId",
-  "branchTurn",
-] as const;
-const REPLAY_TURN = [
-  "index",
-  "actor",
-  "action",
-  "observation",
-  "ok",
-  "reward",
-  "thought",
-  "tokensIn",
-  "tokensOut",
-  "durationMs",
-  "latencyMs",
-  "costUsd",
-  "timedOut",
-  "aborted",
-  "source",
-] as const;
+/** The replay's turn (episode-rows.ts ReplayTurn): the record's columns but the raw reply and start time. */
+const REPLAY_TURN = TURN_RECORD_KEYS.filter(
+  (c): c is Exclude<(typeof TURN_RECORD_KEYS)[number], "rawReply" | "startedAt"> => c !== "rawReply" && c !== "startedAt",
+);
 const REPLAY_ANNOTATION = ["id", "turnIndex", "kind", "tag", "text", "author", "status", "source", "createdAt"] as const;
 const LINEAGE = ["id", "branchTurn", "reward", "success", "status", "annotator", "model", "policy", "playerKind"] as const;
 const select = (cols: readonly string[]) => cols.map((c) => `"${c}"`).join(", ");

@@ -6,6 +6,7 @@ import { detectEpisodeById } from "@/lib/failures/record";
 import type { EnvName } from "@/lib/datasets/types";
 import type { RewardBreakdown } from "@/lib/reward/types";
 import { newEpisodeFromTask } from "./gold";
+import { turnView } from "./turn";
 import type { EpisodeRecorder } from "./recorder";
 import type { StoredEpisode } from "./session";
 
@@ -23,8 +24,9 @@ async function detectAtEnd(episodeId: string): Promise<void> {
 }
 
 /**
- * The recorder on the Studio's store (lib/db): the one place a turn of a played episode is
- * written (playground, model runs, branch). The bulk importer writes imported logs itself.
+ * The recorder on the Studio's store (lib/db): where a turn of a played episode is written
+ * (playground, model runs, branch), through the one turn writer (lib/db/turn-writer.ts) that the
+ * bulk importer also writes imported logs with.
  */
 export function dbRecorder(): EpisodeRecorder {
   return {
@@ -47,31 +49,9 @@ export function dbRecorder(): EpisodeRecorder {
       });
       return ep.id;
     },
-    async appendTurn(episodeId, t) {
-      await appendTurn({
-        episodeId,
-        turn: {
-          index: t.index,
-          actor: t.actor,
-          action: t.action,
-          observation: t.observation,
-          ok: t.ok,
-          reward: t.reward,
-          rawReply: t.rawReply,
-          thought: t.thought,
-          tokensIn: t.tokensIn,
-          tokensOut: t.tokensOut,
-          // The store has one duration: the action's time in the environment.
-          durationMs: t.actionMs,
-          latencyMs: t.latencyMs,
-          costUsd: t.costUsd,
-          source: t.source,
-          timedOut: t.timedOut,
-          aborted: t.aborted,
-          startedAt: t.startedAt,
-          messages: t.messages,
-        },
-      });
+    async appendTurn(episodeId, turn) {
+      // A played turn is a turn record (lib/episodes/turn.ts), written as it is.
+      await appendTurn({ episodeId, turn });
     },
     async finishEpisode(episodeId, end) {
       if (end.unclaimed) await appendTranscriptMessages({ episodeId, ...end.unclaimed });
@@ -137,14 +117,10 @@ export async function readStoredEpisode(id: string): Promise<StoredEpisode | nul
     agentObservation: ep.agentObservation,
     firstActionAt: ep.firstActionAt ? ep.firstActionAt.getTime() : null,
     endedAt: ep.endedAt ? ep.endedAt.getTime() : null,
-    turns: ep.turns.map((t) => ({
-      index: t.index,
-      actor: t.actor === "model" ? "model" : "human",
-      action: t.action,
-      source: t.source ?? "console",
-      observation: t.observation,
-      ok: t.ok ?? true,
-      reward: t.reward,
-    })),
+    // Turns stored before the actors, sources and outcomes were always written read as a person's, typed at the console, run.
+    turns: ep.turns.map((t) => {
+      const actor = t.actor === "model" ? "model" : "human";
+      return { ...turnView({ ...t, actor, source: t.source ?? "console", ok: t.ok ?? true }), actor };
+    }),
   };
 }

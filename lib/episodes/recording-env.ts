@@ -73,15 +73,15 @@ export class RecordingEnvironment {
       /** Once aborted, the step's result is dropped (the episode is being stopped) and its reason thrown. */
       stop?: AbortSignal;
     },
-    build: (step: StepResult, scored: { reward: number | null; observation: string; actionMs: number }) => Turn,
+    build: (step: StepResult, scored: { reward: number | null; observation: string; durationMs: number }) => Turn,
   ): Promise<{ turn: Turn; step: StepResult }> {
     const e = await this.environment();
     const s = performance.now();
     const step = await this.env(() => e.step(action, { onOutput: options.onOutput, signal: options.signal }));
-    const actionMs = performance.now() - s;
+    const durationMs = performance.now() - s;
     options.stop?.throwIfAborted();
     const scored = options.score ? await this.env(() => options.score!(e, step)) : { reward: null };
-    const turn = build(step, { reward: scored.reward, observation: scored.observation ?? step.observation, actionMs });
+    const turn = build(step, { reward: scored.reward, observation: scored.observation ?? step.observation, durationMs });
     await this.record(episodeId, turn);
     return { turn, step };
   }

@@ -15,6 +15,7 @@
  * are given to it).
  */
 import type { EnvName, Task } from "@/lib/datasets/types";
+import type { EpisodeRecord } from "@/lib/db/record";
 import type { Environment, StepResult, SubmitResult } from "@/lib/env/types";
 import { ConflictError } from "@/lib/errors";
 import type { RewardBreakdown } from "@/lib/reward/types";
@@ -26,37 +27,27 @@ import { MODEL_FIELDS_EMPTY, turnView, type Actor, type EpisodeEnd, type Turn, t
 
 export type SessionStatus = "new" | "running" | "submitted" | "abandoned" | "interrupted" | "error";
 
-/** A stored episode as a session resumes it. */
-export interface StoredEpisode {
-  id: string;
+/**
+ * A stored episode as a session resumes it: the fields of its record (lib/db/record.ts) play
+ * needs, its kinds narrowed to what play knows, times as Unix milliseconds, the breakdown parsed.
+ */
+export type StoredEpisode = Pick<
+  EpisodeRecord,
+  "id" | "dataset" | "taskId" | "turnLimit" | "annotator" | "studyId" | "reward" | "goldObservation" | "agentObservation"
+> & {
   env: EnvName;
-  dataset: string;
-  taskId: string;
   status: "running" | "submitted" | "abandoned" | "interrupted" | "error";
   mode: "play" | "baseline";
   feedback: "none" | "reward";
-  turnLimit: number;
-  annotator: string | null;
-  studyId: string | null;
-  reward: number | null;
   breakdown: RewardBreakdown | null;
-  goldObservation: string | null;
-  agentObservation: string | null;
   firstActionAt: number | null;
   /** When the episode ended (ms since the epoch); null or absent while it runs. */
   endedAt?: number | null;
   turns: (TurnView & { actor: Actor })[];
-}
+};
 
-/** What a model's turn carries beyond the action (absent for a person's turn). */
-export interface TurnMeta {
-  rawReply: string;
-  thought: string | null;
-  tokensIn: number;
-  tokensOut: number;
-  latencyMs: number;
-  costUsd: number;
-}
+/** What a model's turn carries beyond the action (absent for a person's turn): the turn's model fields, each known but the thought. */
+export type TurnMeta = { [K in "rawReply" | "tokensIn" | "tokensOut" | "latencyMs" | "costUsd"]: NonNullable<Turn[K]> } & Pick<Turn, "thought">;
 
 /** Who acts and from where. */
 export interface ActorRef {
@@ -214,7 +205,7 @@ export class EpisodeSession {
       observation: scored.observation,
       ok: step.ok,
       reward: scored.reward,
-      actionMs: Math.round(scored.actionMs),
+      durationMs: Math.round(scored.durationMs),
       timedOut: !!step.timedOut,
       aborted: !!step.aborted,
     }));
@@ -243,7 +234,7 @@ export class EpisodeSession {
   private async recordWithoutStep(fields: Pick<Turn, "action" | "observation" | "ok" | "invalid" | "reward">, who: ActorRef, startedAt: Date): Promise<Turn> {
     await this.ensureStored();
     this.firstActionAt ??= startedAt.getTime();
-    const turn: Turn = { ...this.base(this.turns.length, who, startedAt), ...fields, actionMs: 0, timedOut: false, aborted: false };
+    const turn: Turn = { ...this.base(this.turns.length, who, startedAt), ...fields, durationMs: 0, timedOut: false, aborted: false };
     await this.env.record(this.id, turn);
     this.turns.push(turnView(turn));
     return turn;
@@ -293,7 +284,7 @@ export class EpisodeSession {
         observation: result.agentObservation,
         ok: true,
         reward: result.reward,
-        actionMs: 0,
+        durationMs: 0,
         timedOut: false,
         aborted: false,
       };
@@ -307,7 +298,7 @@ export class EpisodeSession {
         observation: typed.observation ? typed.observation(result) : result.agentObservation,
         ok: true,
         reward: result.reward,
-        actionMs: Date.now() - startedAt.getTime(),
+        durationMs: Date.now() - startedAt.getTime(),
         timedOut: false,
         aborted: false,
       };

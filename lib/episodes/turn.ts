@@ -1,12 +1,14 @@
 /**
- * The one schema of a turn, and of an episode's start and end, for every path that plays an
- * episode (the playground, model runs, branch). The other turn shapes are derived from these:
- * the live channel's TurnView (lib/live/events.ts), the agent view's turn (agentTurnViewSchema), the
+ * The schema of a played turn (the one turn record, lib/db/record.ts, narrowed to what play
+ * always knows), and of an episode's start and end, for every path that plays an episode (the
+ * playground, model runs, branch). The other played-turn shapes are derived from these: the
+ * live channel's TurnView (lib/live/events.ts), the agent view's turn (agentTurnViewSchema), the
  * recorder's input. Client-safe: no server code.
  */
 import { z } from "zod";
 import { END_STATUSES } from "@/lib/db/episode-status";
 import { envNameSchema } from "@/lib/datasets/types";
+import { turnRecordSchema, type TurnRecord } from "@/lib/db/record";
 import { TURN_SOURCES } from "./rules";
 
 /** One message of the conversation with the model, numbered in order (0 is the system prompt). */
@@ -19,8 +21,7 @@ export const transcriptEntrySchema = z.object({
 });
 export type TranscriptEntry = z.infer<typeof transcriptEntrySchema>;
 
-export const ACTORS = ["human", "model"] as const;
-export type Actor = (typeof ACTORS)[number];
+export type Actor = TurnRecord["actor"];
 
 /**
  * Where a stored turn came from: the live sources (lib/episodes/rules.ts TURN_SOURCES), or
@@ -28,33 +29,15 @@ export type Actor = (typeof ACTORS)[number];
  */
 export const turnSourceSchema = z.enum([...TURN_SOURCES, "replay"]);
 
-/** One turn of an episode, as it is recorded (a person's or a model's). */
-export const turnSchema = z.object({
-  /** 0-based. */
-  index: z.number().int().nonnegative(),
-  actor: z.enum(ACTORS),
+/** One turn of an episode as it is played (a person's or a model's): a record with everything known. */
+export const turnSchema = turnRecordSchema.extend({
   /** Where the action came from: "model" for the model's, else where the person typed it. */
   source: turnSourceSchema,
-  /** The action run; "" for an invalid turn (no usable action in the reply). */
-  action: z.string(),
-  /** What the environment printed (whole, before any budget cut), or why the reply was invalid. */
-  observation: z.string(),
   ok: z.boolean(),
   /** True when a model's reply had no usable action. */
   invalid: z.boolean(),
-  /** The reward a submit would have got after this turn, when it was scored. */
-  reward: z.number().nullable(),
-  thought: z.string().nullable(),
-  rawReply: z.string().nullable(),
-  tokensIn: z.number().int().nullable(),
-  tokensOut: z.number().int().nullable(),
-  /** Model latency (retries and back-off included), ms. */
-  latencyMs: z.number().nullable(),
-  /** Time the action took in the environment, ms (the stored durationMs). */
-  actionMs: z.number(),
-  costUsd: z.number().nullable(),
-  timedOut: z.boolean(),
-  aborted: z.boolean(),
+  /** Time the action took in the environment, ms. */
+  durationMs: z.number(),
   startedAt: z.date(),
   /** The messages this turn's model calls added to the conversation; none for a person's turn. */
   messages: z.array(transcriptEntrySchema).optional(),
@@ -83,9 +66,13 @@ export const turnViewSchema = turnSchema.pick({ index: true, action: true, obser
 });
 export type TurnView = z.infer<typeof turnViewSchema>;
 
-/** The view of a recorded turn. */
-export function turnView(t: Pick<Turn, "index" | "actor" | "source" | "action" | "observation" | "ok" | "reward">): TurnView {
-  return { index: t.index, actor: t.actor, source: t.source, action: t.action, observation: t.observation, ok: t.ok, reward: t.reward };
+const VIEW_KEYS = turnViewSchema.keyof().options;
+
+/** The view of a recorded turn: its view fields, each present (undefined when the turn has none). */
+export function turnView(t: TurnView): TurnView {
+  const out: Record<string, unknown> = {};
+  for (const k of VIEW_KEYS) out[k] = t[k];
+  return out as TurnView;
 }
 
 /** A turn as the model view shows it (the agent event stream's turn-end, as the page reads it). */

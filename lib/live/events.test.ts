@@ -11,7 +11,7 @@ const turn: Turn = {
   observation: "a\n",
   ok: true,
   reward: null,
-  actionMs: 3,
+  durationMs: 3,
   timedOut: false,
   aborted: false,
   startedAt: new Date("2026-12-01T00:00:00Z"),

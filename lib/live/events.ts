@@ -95,8 +95,8 @@ export const turnEndEventSchema = turnSchema.pick({ index: true, actor: true, so
   truncated: z.boolean().optional(),
   /** Absent when the turn is not scored (a person's episode in feedback mode "none"). */
   reward: turnSchema.shape.reward.unwrap().optional(),
-  /** The turn's actionMs. */
-  durationMs: turnSchema.shape.actionMs,
+  /** Time the action took in the environment, ms. */
+  durationMs: turnSchema.shape.durationMs,
   /** SQL: the result set with column names, for the console's table (the observation stays InterCode's text). */
   table: z.object({ columns: z.array(z.string()), rows: z.array(z.array(z.string())), truncated: z.boolean() }).optional(),
   /** The model's side of the turn (absent on a person's episode). */

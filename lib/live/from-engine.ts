@@ -36,7 +36,7 @@ export function toLiveEvent(e: AgentEvent): LiveEventInput | null {
         timedOut: t.timedOut || undefined,
         aborted: t.aborted || undefined,
         reward: t.reward ?? undefined,
-        durationMs: t.actionMs,
+        durationMs: t.durationMs,
         thought: t.thought,
         tokensIn: t.tokensIn,
         tokensOut: t.tokensOut,

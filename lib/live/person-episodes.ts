@@ -297,7 +297,7 @@ export class LiveEpisodeManager {
       aborted: step.aborted || undefined,
       truncated: step.truncated || undefined,
       reward: turn.reward ?? undefined,
-      durationMs: turn.actionMs,
+      durationMs: turn.durationMs,
       table: step.table,
     });
     if (ep.session.limitReached) ep.send({ type: "limitReached", turns: ep.turns.length, limit: ep.turnLimit, message: limitMessage(ep) });

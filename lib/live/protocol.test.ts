@@ -73,7 +73,7 @@ describe("protocol", () => {
     // Each wire shape with the schema its fields come from (wire name -> source name where they differ).
     const derived: [string, z.ZodRawShape, z.ZodRawShape, Record<string, string>?][] = [
       ["turnStart", turnStart, turnSchema.shape],
-      ["turnEnd", turnEnd, turnSchema.shape, { durationMs: "actionMs" }],
+      ["turnEnd", turnEnd, turnSchema.shape],
       ["opened.turns[]", turnViewSchema.shape, turnSchema.shape],
       ["action", message(clientMessageSchema, "action"), turnSchema.shape],
       ["open", open, { ...episodeStartSchema.shape, annotator }],

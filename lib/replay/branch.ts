@@ -40,23 +40,16 @@ export async function createBranchEpisode({
     parent: { episodeId, turn },
   });
   // The kept turns are copies of the parent's (source "replay"), written like any other turn.
-  for (const t of kept) {
+  for (const { observationChars: _, ...t } of kept) {
     await recorder.appendTurn(id, {
       ...MODEL_FIELDS_EMPTY,
-      index: t.index,
+      ...t,
       actor: t.actor === "model" ? "model" : "human",
       source: "replay",
-      action: t.action,
-      observation: t.observation,
       ok: t.ok ?? true,
-      reward: t.reward,
-      thought: t.thought,
-      tokensIn: t.tokensIn,
-      tokensOut: t.tokensOut,
-      latencyMs: t.latencyMs,
-      actionMs: t.durationMs ?? 0,
-      timedOut: t.timedOut,
-      aborted: t.aborted,
+      // The parent's model calls are not paid again.
+      costUsd: null,
+      durationMs: t.durationMs ?? 0,
       startedAt: new Date(),
     });
   }

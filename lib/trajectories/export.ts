@@ -5,7 +5,7 @@ import type { TranscriptMessage } from "@/lib/db/transcripts";
 import type { Recording } from "@/lib/recording/events";
 import { iterateEpisodesWithTurns } from "@/lib/db/export-queries";
 import { words } from "@/lib/db/rows";
-import { EPISODE_FORMAT_VERSION, type JsonlEpisode } from "./jsonl-schema";
+import { EPISODE_FORMAT_VERSION, jsonlTurn, type JsonlEpisode } from "./jsonl-schema";
 
 export type ExportFormat = "jsonl" | "intercode";
 
@@ -60,25 +60,7 @@ export function toJsonlEpisode(e: Episode & { turns: Turn[]; messages?: Transcri
     tags: e.tags ? words(e.tags) : [],
     ...(e.flags ? { flags: words(e.flags) } : {}),
     ...(e.turnsTaken !== null ? { turnsTaken: e.turnsTaken } : {}),
-    turns: e.turns.map((t) => ({
-      index: t.index,
-      actor: t.actor as "human" | "model",
-      action: t.action,
-      observation: t.observation,
-      ok: t.ok,
-      reward: t.reward,
-      rawReply: t.rawReply,
-      thought: t.thought,
-      tokensIn: t.tokensIn,
-      tokensOut: t.tokensOut,
-      durationMs: t.durationMs,
-      latencyMs: t.latencyMs,
-      costUsd: t.costUsd,
-      source: t.source,
-      timedOut: t.timedOut,
-      aborted: t.aborted,
-      startedAt: iso(t.startedAt),
-    })),
+    turns: e.turns.map(jsonlTurn),
     ...(e.messages?.length
       ? { messages: e.messages.map(({ seq, turnIndex, role, content, droppedTurns }) => ({ seq, turnIndex, role, content, droppedTurns })) }
       : {}),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { recordingEventSchema } from "@/lib/recording/events";
 import { EPISODE_STATUSES } from "@/lib/db/episode-status";
+import { TURN_RECORD_KEYS, turnRecordSchema, type TurnRecord } from "@/lib/db/record";
 
 /**
  * The project's own trajectory format: one episode per line of a JSONL file (`icstudio export
@@ -12,31 +13,41 @@ export const EPISODE_FORMAT_VERSION = 1 as const;
 
 const nullableString = z.string().nullable().optional();
 const nullableInt = z.number().int().nullable().optional();
-const nullableNumber = z.number().nullable().optional();
 /** Timestamps as ISO 8601 strings. */
 const isoDate = z.iso.datetime({ offset: true });
 
-export const jsonlTurnSchema = z
-  .object({
-    index: z.number().int().nonnegative().describe("0-based position in the episode"),
-    actor: z.enum(["human", "model"]).describe("who chose the action"),
-    action: z.string(),
-    observation: z.string().describe("what the environment answered"),
-    ok: z.boolean().nullable().optional().describe("whether the action executed without error; null when unknown"),
-    reward: nullableNumber.describe("the reward after this turn, if evaluated"),
-    rawReply: nullableString.describe("a model's full reply"),
-    thought: nullableString.describe("a model's reasoning (ReAct)"),
-    tokensIn: nullableInt,
-    tokensOut: nullableInt,
-    durationMs: nullableInt.describe("the action's time in the environment, ms"),
-    latencyMs: nullableInt.describe("the model's reply latency, ms (model turns)"),
-    costUsd: nullableNumber,
-    source: nullableString.describe("editor | terminal | model | replay"),
-    timedOut: z.boolean().optional(),
-    aborted: z.boolean().optional(),
-    startedAt: isoDate.nullable().optional(),
+const turn = turnRecordSchema.shape;
+/** Whole milliseconds, as the store keeps them. */
+const wholeMs = (t: typeof turn.durationMs) => t.unwrap().int().nullable().optional().describe(t.description!);
+
+/**
+ * A line's turn: the turn record (lib/db/record.ts), where a line may leave out what a log
+ * need not say, with its start time as ISO 8601 (jsonlTurn maps a stored turn to it).
+ */
+export const jsonlTurnSchema = turnRecordSchema
+  .partial({
+    ok: true,
+    reward: true,
+    rawReply: true,
+    thought: true,
+    tokensIn: true,
+    tokensOut: true,
+    costUsd: true,
+    source: true,
+    timedOut: true,
+    aborted: true,
   })
+  .extend({ durationMs: wholeMs(turn.durationMs), latencyMs: wholeMs(turn.latencyMs), startedAt: isoDate.nullable().optional() })
   .describe("One action and its observation");
+export type JsonlTurn = z.infer<typeof jsonlTurnSchema>;
+
+/** A stored turn as a line's: the record's fields (and only those) as they are, the start time as ISO 8601. */
+export function jsonlTurn(t: { [K in keyof TurnRecord]: K extends "actor" ? string : TurnRecord[K] }): JsonlTurn {
+  const out: Record<string, unknown> = {};
+  for (const k of TURN_RECORD_KEYS) out[k] = t[k];
+  out.startedAt = t.startedAt ? t.startedAt.toISOString() : null;
+  return out as JsonlTurn;
+}
 
 export const jsonlMessageSchema = z
   .object({
