@@ -1,6 +1,7 @@
 import "server-only";
 import { parseLoggedAction } from "@/lib/agent/parse-action";
 import type { Task } from "@/lib/datasets/types";
+import type { TurnRecord } from "@/lib/db/record";
 import { borrowed } from "@/lib/env/borrowed";
 import { fidelityOf, unwrapRowList } from "@/lib/env/fidelity";
 import { profileValue, scoredAt, type ProfileName } from "@/lib/env/profiles";
@@ -11,12 +12,7 @@ import { stripAnsi } from "@/lib/viewer/ansi";
 import type { DisagreementCategory, EpisodeCheck, TurnCheck } from "@/lib/viewer/view-types";
 
 /** A recorded turn, as the check needs it. */
-export interface RecordedTurn {
-  index: number;
-  action: string;
-  observation: string;
-  reward: number | null;
-}
+export type RecordedTurn = Pick<TurnRecord, "index" | "action" | "observation" | "reward">;
 
 /** The loop that produced a recorded episode, which the replay runs again. */
 export interface ReplayLoop {
