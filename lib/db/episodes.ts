@@ -15,6 +15,7 @@ import {
   type EpisodeSortKey,
 } from "./episode-filters";
 import { rowParser, words } from "./rows";
+import type { EpisodeRecord } from "./record";
 import type { Annotation, Episode, Turn } from "./generated/client";
 import { withWriteLock } from "./lock";
 import { cachedStatement, pgTransaction, withSql, type Sql } from "./sql";
@@ -27,31 +28,23 @@ export type { Episode, Turn } from "./generated/client";
 export type { EpisodeFilters, EpisodeSortKey } from "./episode-filters";
 
 /** The fields a new live episode needs (played in the Studio, by a person or a model). */
-export interface NewEpisodeInput {
-  /** The id, when the caller chose it already (a live episode names itself before it is stored); else a new one. */
-  id?: string;
-  environment: string;
-  dataset: string;
-  taskId: string;
-  taskIndex?: number | null;
-  query: string;
-  gold?: string | null;
-  playerKind: "human" | "model" | "imported";
-  annotator?: string | null;
-  model?: string | null;
-  policy?: string | null;
-  turnLimit: number;
-  mode?: "play" | "baseline" | "eval" | "import";
-  feedback?: "none" | "reward";
-  backend?: string | null;
-  hardness?: string | null;
-  db?: string | null;
-  runId?: string | null;
-  studyId?: string | null;
-  /** Lineage when the episode continues another one from a given turn. */
-  parentEpisodeId?: string | null;
-  branchTurn?: number | null;
-}
+/**
+ * A new episode, as its player starts it: the record's (lib/db/record.ts) start fields, those it
+ * may leave out optional; the rest of the record (status, reward, counters, times) is the store's.
+ */
+export type NewEpisodeInput = Pick<EpisodeRecord, "environment" | "dataset" | "taskId" | "query" | "turnLimit"> &
+  Partial<
+    Pick<
+      EpisodeRecord,
+      "taskIndex" | "gold" | "annotator" | "model" | "policy" | "backend" | "hardness" | "db" | "runId" | "studyId" | "parentEpisodeId" | "branchTurn"
+    >
+  > & {
+    /** The id, when the caller chose it already (a live episode names itself before it is stored); else a new one. */
+    id?: string;
+    playerKind: "human" | "model" | "imported";
+    mode?: "play" | "baseline" | "eval" | "import";
+    feedback?: "none" | "reward";
+  };
 
 /** Creates a running episode. */
 export async function createEpisode(input: NewEpisodeInput): Promise<Episode> {
