@@ -1,7 +1,8 @@
 import "server-only";
 import { z } from "zod";
 import { StorageError } from "@/lib/errors";
-import { episodeRowSchema, flagColumn, numberColumn, textColumn, timeColumn, turnRowSchema } from "./record";
+import type { Episode as PrismaEpisode, Turn as PrismaTurn } from "./generated/client";
+import { type EpisodeRecord, episodeRowSchema, flagColumn, numberColumn, textColumn, timeColumn, type TurnRecord, turnRowSchema } from "./record";
 
 /**
  * The one schema of the store's raw SQL rows (lib/db/sql.ts reads them alike on both engines:
@@ -93,3 +94,16 @@ export function columnsOf<T extends keyof Tables>(table: T): (keyof RowOf<T> & s
 export function words(s: string): string[] {
   return s.split(" ").filter(Boolean);
 }
+
+/*
+ * The records (lib/db/record.ts) state the Episode and Turn tables' fields as schema.prisma does;
+ * TypeScript holds them to the Prisma client generated from it, so a column added, dropped,
+ * renamed or retyped in one and not the other fails the typecheck (the migrations are held to
+ * schema.prisma by lib/db/schema-match.ts). A turn's actor is narrower in the record (a union of
+ * the actors) than the column's text; its row id, episode and creation time are the table's.
+ */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const episodeRecordIsTheTable: Same<EpisodeRecord, PrismaEpisode> = true;
+const turnRecordIsTheTable: Same<Omit<TurnRecord, "actor"> & { actor: string }, Omit<PrismaTurn, "id" | "episodeId" | "createdAt">> = true;
+void episodeRecordIsTheTable;
+void turnRecordIsTheTable;
