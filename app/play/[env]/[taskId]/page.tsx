@@ -11,8 +11,7 @@ import { getStudyProgress } from "@/lib/studies/studies";
 import { findSeal, type Seal } from "@/lib/studies/baseline-seal";
 import { agentUrl, playUrl } from "@/lib/tasks/task-ref";
 import { LockIcon } from "@/components/ui/icons";
-import { PlayView } from "@/components/play/play-view";
-import { AgentView } from "@/components/agent/agent-view";
+import { LiveEpisodeView } from "@/components/live/live-episode-view";
 import { playParamsSchema, playQuery } from "../../search-params";
 import { headers } from "next/headers";
 import { principalOf } from "@/lib/http/principal";
@@ -52,13 +51,14 @@ export default async function TaskPage({ params, searchParams }: Props) {
   if (seal && (agent === "1" || (!agent && play.mode === "play" && !play.study))) {
     return <SealedTask env={task.env} refText={`${task.dataset}:${task.id}`} query={task.query} seal={seal} />;
   }
-  if (agent === "1") return <AgentView task={await publicTask(task)} turnLimit={Number(rawParams.limit) || 10} />;
+  const turnLimitParam = Number(rawParams.limit) || 10;
+  if (agent === "1") return <LiveEpisodeView task={await publicTask(task)} actor={{ kind: "model", turnLimit: turnLimitParam }} />;
   if (agent) {
     if (!isAgentLive(agent)) {
       // Gone from this server (ended a while ago, or a restart): its stored episode, when it is one.
       if (await getEpisodeById({ id: agent }).catch(() => null)) redirect(`/episodes/${encodeURIComponent(agent)}`);
     }
-    return <AgentView task={await publicTask(task)} turnLimit={Number(rawParams.limit) || 10} attachId={agent} />;
+    return <LiveEpisodeView task={await publicTask(task)} actor={{ kind: "model", turnLimit: turnLimitParam, attachId: agent }} />;
   }
 
   // A participant plays only their own tasks within their study (the server let only those through); their name is the Studio's.
@@ -86,18 +86,21 @@ export default async function TaskPage({ params, searchParams }: Props) {
   }
 
   return (
-    <PlayView
+    <LiveEpisodeView
       key={`${task.dataset}:${task.id}`}
       task={await publicTask(task)}
-      mode={mode}
-      feedback={feedback}
-      turnLimit={turnLimit}
-      studyId={play.study}
-      nextHref={nextHref}
-      progress={progress}
-      annotator={participant?.label}
-      studyIdleMs={play.study ? config().studyIdleMs : undefined}
-      agentHref={play.study ? undefined : agentUrl(task.env, task.dataset, task.id)}
+      actor={{
+        kind: "person",
+        mode,
+        feedback,
+        turnLimit,
+        studyId: play.study,
+        nextHref,
+        progress,
+        annotator: participant?.label,
+        studyIdleMs: play.study ? config().studyIdleMs : undefined,
+        agentHref: play.study ? undefined : agentUrl(task.env, task.dataset, task.id),
+      }}
     />
   );
 }
