@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { ensureBuild, startServer, type RunningServer } from "@/lib/testing/studio-server";
 
@@ -16,6 +18,8 @@ let server: RunningServer | null = null;
  */
 export async function setup(project: TestProject) {
   if (process.env.IC_E2E_BUILD !== "skip") ensureBuild();
+  // Tests keep their model configs under var/ (a fresh clone has none until a server writes there).
+  fs.mkdirSync(path.join(__dirname, "..", "var"), { recursive: true });
   server = await startServer();
   project.provide("baseUrl", server.url);
   project.provide("dbPath", server.dbPath);
