@@ -6,7 +6,7 @@ import { withWriteLock } from "./lock";
 import { searchDocText } from "./dialect";
 import { pgTransaction, withSql, type Sql } from "./sql";
 import { withRaw } from "./sqlite";
-import { episodeRowBinder, episodeStartFields, type EpisodeFieldsInMs, type EpisodeStart, type EpisodeValues } from "./episode-writer";
+import { episodeRowBinder, episodeStartFields, type EpisodeFieldsInMs, type EpisodeStart } from "./episode-writer";
 import { insertTranscriptMessagesRaw, type TranscriptMessageInput } from "./transcripts";
 import { insertRecording, insertRecordingRaw, type ImportedRecording } from "./recordings";
 import { EPISODE_RECORD_KEYS } from "./record";
@@ -73,34 +73,41 @@ function pushEpisodeRow(
   row: { id: string; parent: string | null; searchKey: number | null; now: number; counters: ReturnType<typeof turnCounters> },
   c: Codec,
 ): void {
-  const values: Omit<EpisodeValues, "runId" | "studyId"> = {
-    ...episodeStartFields(e, { mode: "import" }),
-    id: row.id,
-    parentEpisodeId: row.parent,
-    branchTurn: row.parent ? (e.branchTurn ?? null) : null,
-    status: e.status,
-    errorReason: e.errorReason ?? null,
-    reward: e.reward,
-    breakdown: e.breakdown ?? null,
-    success: e.success,
-    solvedAtTurn: e.solvedAtTurn ?? null,
-    goldObservation: e.goldObservation ?? null,
-    agentObservation: e.agentObservation ?? null,
-    startedAt: e.startedAt,
-    firstActionAt: e.firstActionAt ?? null,
-    endedAt: e.endedAt ?? null,
-    durationMs: e.durationMs ?? null,
-    sourceFile: e.sourceFile ?? null,
-    sourceKey: e.sourceKey,
-    tags: e.tags ?? "",
-    flags: e.flags ?? "",
-    turnsTaken: e.turnsTaken ?? null,
-    ...row.counters,
-    createdAt: row.now,
-    updatedAt: row.now,
-    searchKey: row.searchKey,
-  };
-  bindEpisodeRow(out, values, c);
+  const start = episodeStartFields(e, { mode: "import" });
+  // Lineage only to a parent that is stored (an import may carry an episode without its parent).
+  start.parentEpisodeId = row.parent;
+  start.branchTurn = row.parent ? (e.branchTurn ?? null) : null;
+  bindEpisodeRow(
+    out,
+    start,
+    {
+      id: row.id,
+      status: e.status,
+      errorReason: e.errorReason ?? null,
+      reward: e.reward,
+      breakdown: e.breakdown ?? null,
+      success: e.success,
+      solvedAtTurn: e.solvedAtTurn ?? null,
+      goldObservation: e.goldObservation ?? null,
+      agentObservation: e.agentObservation ?? null,
+      startedAt: e.startedAt,
+      firstActionAt: e.firstActionAt ?? null,
+      endedAt: e.endedAt ?? null,
+      durationMs: e.durationMs ?? null,
+      sourceFile: e.sourceFile ?? null,
+      sourceKey: e.sourceKey,
+      tags: e.tags ?? "",
+      flags: e.flags ?? "",
+      turnCount: row.counters.turnCount,
+      turnsTaken: e.turnsTaken ?? null,
+      invalidCount: row.counters.invalidCount,
+      checkedCount: row.counters.checkedCount,
+      createdAt: row.now,
+      updatedAt: row.now,
+      searchKey: row.searchKey,
+    },
+    c,
+  );
 }
 
 const FILE_SEEN_SQL = `SELECT "episodes", "rejected" FROM "ImportedFile" WHERE "contentHash" = ?`;
