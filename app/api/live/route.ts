@@ -1,6 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { config } from "@/lib/config";
-import { startAgent } from "@/lib/live/model-episodes";
+import { startAgent } from "@/lib/live/model-actor";
 import { assertTaskUnsealed } from "@/lib/studies/baseline-seal";
 import { parseJsonBody, respond } from "@/lib/http/respond";
 import { resolveTask } from "@/lib/tasks/tasks";

@@ -6,7 +6,7 @@ import { closeStore } from "@/lib/db/client";
 import { closeRawDb } from "@/lib/db/sqlite";
 import type { OpenMessage } from "@/lib/live/protocol";
 import type { LiveEventInput } from "@/lib/live/events";
-import type { LiveEpisodeManager } from "./person-episodes";
+import type { LiveEpisodeManager } from "./live-episodes";
 import { closeStudy, createStudyFromSelection } from "@/lib/studies/studies";
 import { createLiveEpisodeManager, prepareStore } from "@/lib/live/wiring";
 

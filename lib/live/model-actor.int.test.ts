@@ -9,7 +9,7 @@ import { ConflictError } from "@/lib/errors";
 import type { AddressInfo } from "node:net";
 import { createStudioServer } from "@/lib/http/studio-server";
 import { connectWs } from "@/lib/testing/ws-client";
-import { controlAgent, getAgent, startAgent, watchAgent } from "./model-episodes";
+import { controlAgent, getAgent, startAgent, watchAgent } from "./model-actor";
 import { createLiveEpisodeManager } from "./wiring";
 import { loggedLiveEventSchema, type LoggedLiveEvent } from "@/lib/live/events";
 import { wrongAction } from "@/lib/agent/scripts";
