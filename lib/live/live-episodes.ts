@@ -41,8 +41,8 @@ export interface LiveEpisodeDeps extends PersonActorDeps {
  * person's actions come from the websocket, ./person-actor.ts; a model's from lib/agent's loop,
  * ./model-actor.ts). Both are in one registry (./live-registry.ts), found by id; a connection
  * attaches, reattaches and detaches through the episode's channel (./live-channel.ts); the
- * baseline seal is checked here before a person's episode opens or resumes (a model's start checks
- * it in app/api/live). A person's episode holds a sandbox from the pool (the cap, and the idle
+ * baseline seal is checked here before a person's episode opens or resumes (before a model's starts,
+ * in ./model-actor.ts). A person's episode holds a sandbox from the pool (the cap, and the idle
  * close after which a resume replays it into a fresh one); a model's sandbox is its loop's.
  */
 export class LiveEpisodeManager implements PlaygroundEpisodes<PersonEpisode> {

@@ -15,6 +15,7 @@ import { resolveModel, type AdHocModel } from "@/lib/agent/models";
 import { policyNameSchema } from "@/lib/agent/policies/types";
 import type { EpisodeRecorder } from "@/lib/episodes/recorder";
 import { runEpisode } from "@/lib/agent/run-episode";
+import { assertTaskUnsealed } from "@/lib/studies/baseline-seal";
 import type { ControlMessage } from "./protocol";
 
 /**
@@ -42,7 +43,7 @@ export const MAX_LIVE_AGENTS = 4;
 const KEEP_MS = { play: 10 * 60_000, run: 2 * 60_000 };
 
 /** A model's live episode, in the registry of live episodes (./live-registry.ts). */
-export interface LiveAgent {
+export interface ModelEpisode {
   readonly actor: "model";
   id: string;
   task: Task;
@@ -69,10 +70,10 @@ export function trackAgent(
   task: Task,
   controller: EpisodeController,
   meta: { kind: "play" | "run"; runId?: string },
-): { agent: LiveAgent; onEvent: (e: AgentEvent) => void; fail: (message: string) => void; end: () => void } {
+): { agent: ModelEpisode; onEvent: (e: AgentEvent) => void; fail: (message: string) => void; end: () => void } {
   const channel = LiveChannel.logged();
   const push = (event: LiveEventInput) => channel.send(event);
-  const agent: LiveAgent = {
+  const agent: ModelEpisode = {
     actor: "model",
     id: randomUUID(),
     task,
@@ -115,14 +116,17 @@ export function trackAgent(
 
 /**
  * Starts a model on a task. The episode is stored like any other (mode "play", player kind model).
- * @throws LimitReachedError when MAX_LIVE_AGENTS are running; BadInputError/NotFoundError for the model.
+ * @throws ConflictError while the task is sealed by a baseline episode or an open study (the run is
+ * scored, and a person may take it over); LimitReachedError when MAX_LIVE_AGENTS are running;
+ * BadInputError/NotFoundError for the model.
  */
-export function startAgent(
+export async function startAgent(
   task: Task,
   input: StartAgentInput,
   options: { adhoc?: AdHocModel; envOptions?: EnvironmentOptions; recorder?: EpisodeRecorder } = {},
-): LiveAgent {
-  const running = listLive<LiveAgent>("model").filter((a) => a.kind === "play" && !a.finished).length;
+): Promise<ModelEpisode> {
+  await assertTaskUnsealed({ environment: task.env, dataset: task.dataset, taskId: task.id }, "a model run (it is scored, and can be taken over)");
+  const running = listLive<ModelEpisode>("model").filter((a) => a.kind === "play" && !a.finished).length;
   if (running >= MAX_LIVE_AGENTS) throw new LimitReachedError(`${MAX_LIVE_AGENTS} model episodes are already running; stop one first`);
   const model = resolveModel(input.model, options.adhoc ? { adhoc: options.adhoc } : {});
   const controller = new EpisodeController({ paused: input.paused });
@@ -158,20 +162,20 @@ export function watchAgent(id: string, from: number, listener: (entry: LoggedLiv
 }
 
 /** The live agent with this id, or the one playing the stored episode with this id. @throws NotFoundError */
-export function getAgent(id: string): LiveAgent {
-  const a = findLive<LiveAgent>(id, "model");
+export function getAgent(id: string): ModelEpisode {
+  const a = findLive<ModelEpisode>(id, "model");
   if (!a) throw new NotFoundError(`live model episode ${id} (it ended more than a few minutes ago, or the server restarted)`);
   return a;
 }
 
 /** Whether a live agent (or the one playing the stored episode) with this id is known here. */
 export function isAgentLive(id: string): boolean {
-  return findLive<LiveAgent>(id, "model") !== undefined;
+  return findLive<ModelEpisode>(id, "model") !== undefined;
 }
 
 /** The live agents of a batch run, by stored episode id (the run page links its running episodes to them). */
-export function listRunAgents(runId: string): LiveAgent[] {
-  return listLive<LiveAgent>("model").filter((a) => a.runId === runId);
+export function listRunAgents(runId: string): ModelEpisode[] {
+  return listLive<ModelEpisode>("model").filter((a) => a.runId === runId);
 }
 
 /**
