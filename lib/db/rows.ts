@@ -45,7 +45,7 @@ const transcriptMessageRecord = z.object({
   episodeId: text,
   seq: int,
   turnIndex: int,
-  role: text,
+  role: z.enum(["system", "user", "assistant"]),
   content: text,
   droppedTurns: int.nullable(),
 });
@@ -143,7 +143,7 @@ const rowOf = <S extends z.ZodRawShape>(record: z.ZodObject<S>) => z.object(rowS
 export const ROW_SCHEMAS = {
   Episode: episodeRowSchema,
   Turn: turnRowSchema,
-  TranscriptMessage: rowOf(transcriptMessageRecord),
+  TranscriptMessage: rowOf(transcriptMessageRecord).extend({ role: transcriptMessageRecord.shape.role }),
   Run: rowOf(runRecord),
   Study: rowOf(studyRecord),
   Participant: rowOf(participantRecord),
