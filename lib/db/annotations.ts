@@ -258,17 +258,9 @@ export interface MachineTag {
   createdAt: number;
 }
 
-type MachineTagRow = {
-  id: string;
-  episodeId: string;
-  turnIndex: number | null;
-  tag: string;
-  text: string | null;
-  author: string;
-  source: string;
-  provenance: string | null;
-  createdAt: unknown;
-};
+/** A tag annotation's row: its tag is set (a null one is a bad row). */
+const machineTagRow = rowParser("Annotation", ["id", "episodeId", "turnIndex", "text", "author", "provenance", "createdAt"], { tag: z.string() });
+const personTagRow = rowParser("Annotation", ["episodeId"], { tag: z.string() });
 
 function parseProvenance(source: MachineSource, text: string | null): DetectorProvenance | ScannerProvenance | null {
   if (!text) return null;
@@ -311,17 +303,15 @@ export async function listMachineTagsBySource({
     const parts = episodeIds ? Array.from({ length: Math.ceil(episodeIds.length / 500) }, (_, i) => episodeIds.slice(i * 500, i * 500 + 500)) : [null];
     for (const part of parts) {
       const w = part ? [...where, `"episodeId" IN (${part.map(() => "?").join(", ")})`] : where;
-      const rows = await sql.all<MachineTagRow>(
-        `SELECT "id", "episodeId", "turnIndex", "tag", "text", "author", "source", "provenance", "createdAt" FROM "Annotation" WHERE ${w.join(" AND ")}`,
-        part ? [...params, ...part] : params,
+      const rows = machineTagRow.all(
+        await sql.all(
+          `SELECT "id", "episodeId", "turnIndex", "tag", "text", "author", "provenance", "createdAt" FROM "Annotation" WHERE ${w.join(" AND ")}`,
+          part ? [...params, ...part] : params,
+        ),
       );
       for (const r of rows) {
-        out.push({
-          ...r,
-          source,
-          provenance: parseProvenance(source, r.provenance),
-          createdAt: typeof r.createdAt === "number" ? r.createdAt : new Date(r.createdAt as string).getTime(),
-        });
+        const { id, episodeId, turnIndex, tag, text, author, createdAt } = r;
+        out.push({ id, episodeId, turnIndex, tag, text, author, source, provenance: parseProvenance(source, r.provenance), createdAt });
       }
     }
     return out.sort(
@@ -375,10 +365,12 @@ export async function listPersonTagsByEpisodeIds({ episodeIds }: { episodeIds: r
   return withSql(async (sql) => {
     for (let i = 0; i < episodeIds.length; i += 500) {
       const part = episodeIds.slice(i, i + 500);
-      const rows = await sql.all<{ episodeId: string; tag: string }>(
-        `SELECT "episodeId", "tag" FROM "Annotation"
-         WHERE "source" = 'person' AND "kind" = 'tag' AND "status" = 'accepted' AND "tag" IS NOT NULL AND "episodeId" IN (${part.map(() => "?").join(", ")})`,
-        part,
+      const rows = personTagRow.all(
+        await sql.all(
+          `SELECT "episodeId", "tag" FROM "Annotation"
+           WHERE "source" = 'person' AND "kind" = 'tag' AND "status" = 'accepted' AND "tag" IS NOT NULL AND "episodeId" IN (${part.map(() => "?").join(", ")})`,
+          part,
+        ),
       );
       for (const r of rows) {
         const set = out.get(r.episodeId) ?? new Set<string>();
