@@ -8,9 +8,29 @@ import { Button } from "@/components/ui/button";
 import { AlertIcon } from "@/components/ui/icons";
 import { TaskPanel } from "@/components/play/task-panel";
 import { useAgentRun } from "./use-agent-run";
+import { SubmitControl } from "./submit-control";
+import type { ControllerMode } from "@/lib/episodes/agent-event";
 
 type ModelOption = { id: string; provider: string; model: string; available: boolean; reason: string | null };
 type PolicyOption = { name: string; summary: string };
+
+/**
+ * The controls of a running model episode, in the order shown: when each is enabled (besides the
+ * episode being live) follows from the controller's mode.
+ */
+const MODEL_CONTROLS: {
+  op: "pause" | "step" | "resume" | "takeOver" | "handBack" | "stop";
+  testId: string;
+  label: string;
+  enabled(mode: ControllerMode | null): boolean;
+}[] = [
+  { op: "pause", testId: "agent-pause", label: "Pause", enabled: (m) => m === "running" },
+  { op: "step", testId: "agent-step", label: "Step", enabled: (m) => m !== "running" },
+  { op: "resume", testId: "agent-resume", label: "Resume", enabled: (m) => m === "paused" },
+  { op: "takeOver", testId: "agent-takeover", label: "Take over", enabled: (m) => m !== "human" },
+  { op: "handBack", testId: "agent-handback", label: "Hand back", enabled: (m) => m === "human" },
+  { op: "stop", testId: "agent-stop", label: "Stop", enabled: () => true },
+];
 
 /** What a model's episode is started or reattached with (the page chooses it). */
 export interface ModelActor {
@@ -184,41 +204,27 @@ export function ModelEpisode({ task, turnLimit = 10, attachId }: ModelActor & { 
             Run model
           </Button>
           <span className="ml-2 flex items-center gap-1">
-            <Button data-testid="agent-pause" disabled={!live || state.mode !== "running"} onClick={() => void control({ op: "pause" })}>
-              Pause
-            </Button>
-            <Button data-testid="agent-step" disabled={!live || state.mode === "running"} onClick={() => void control({ op: "step" })}>
-              Step
-            </Button>
-            <Button data-testid="agent-resume" disabled={!live || state.mode !== "paused"} onClick={() => void control({ op: "resume" })}>
-              Resume
-            </Button>
-            <Button data-testid="agent-takeover" disabled={!live || human} onClick={() => void control({ op: "takeOver" })}>
-              Take over
-            </Button>
-            <Button data-testid="agent-handback" disabled={!live || !human} onClick={() => void control({ op: "handBack" })}>
-              Hand back
-            </Button>
-            {(task.env === "ctf" || task.env === "python") && human && (
-              <input
-                aria-label="submit argument"
-                value={submitArg}
-                onChange={(e) => setSubmitArg(e.target.value)}
-                placeholder={task.env === "ctf" ? "flag" : (task.functionName ?? "function")}
-                className="w-28 rounded border border-zinc-700 bg-zinc-900 px-1 font-mono text-xs"
-              />
-            )}
-            <Button
-              data-testid="agent-submit"
-              disabled={!human}
-              onClick={() => void control({ op: "action", text: `submit ${submitArg}`.trim(), source: "button" })}
-            >
-              Submit
-            </Button>
-            <Button data-testid="agent-stop" variant="danger" disabled={!live} onClick={() => void control({ op: "stop" })}>
-              Stop
-            </Button>
+            {MODEL_CONTROLS.map((c) => (
+              <Button
+                key={c.op}
+                data-testid={c.testId}
+                variant={c.op === "stop" ? "danger" : "default"}
+                disabled={!live || !c.enabled(state.mode)}
+                onClick={() => void control({ op: c.op })}
+              >
+                {c.label}
+              </Button>
+            ))}
           </span>
+          <SubmitControl
+            task={task}
+            arg={submitArg}
+            onArgChange={setSubmitArg}
+            showArg={human}
+            disabled={!human}
+            onSubmit={() => void control({ op: "action", text: `submit ${submitArg}`.trim(), source: "button" })}
+            testId="agent-submit"
+          />
           <span data-testid="agent-status" className="ml-auto font-mono text-xs text-zinc-300">
             {state.error ? <span className="text-red-400">{state.error}</span> : state.outcome ? `${state.outcome.status}` : (state.mode ?? "idle")} · turns{" "}
             {state.turns.length}

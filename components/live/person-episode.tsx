@@ -5,6 +5,7 @@ import { skipReason, turnsTaken } from "@/lib/episodes/rules";
 import type { Feedback, LiveEventOf, PlayMode } from "@/lib/live/events";
 import type { PublicTask } from "@/lib/tasks/public-task";
 import { EpisodeFrame } from "./episode-workspace";
+import { SubmitControl } from "./submit-control";
 import type { TerminalApi } from "@/components/terminal/use-terminal";
 import { Button } from "@/components/ui/button";
 import { formatTextTable } from "@/lib/sql/text-table";
@@ -219,7 +220,6 @@ export function PersonEpisode(props: PersonActor & { task: PublicTask }) {
     return <AnnotatorForm onSave={(name) => (window.localStorage.setItem(ANNOTATOR_KEY, name), setAnnotator(name))} />;
   }
 
-  const needsArg = task.env === "ctf";
   return (
     <EpisodeFrame
       env={task.env}
@@ -284,32 +284,7 @@ export function PersonEpisode(props: PersonActor & { task: PublicTask }) {
                 Replay this episode
               </a>
             )}
-            <form
-              className="flex items-center gap-2"
-              onSubmit={(e) => {
-                e.preventDefault();
-                askSubmit();
-              }}
-            >
-              {(needsArg || task.env === "python") && (
-                <input
-                  aria-label={needsArg ? "flag to submit" : "function to submit"}
-                  aria-describedby={needsArg ? "flag-hint" : undefined}
-                  value={submitArg}
-                  onChange={(e) => setSubmitArg(e.target.value)}
-                  placeholder={needsArg ? "flag, e.g. studio{…}" : (task.functionName ?? "function")}
-                  className={`${needsArg ? "w-80" : "w-40"} rounded border border-zinc-700 bg-zinc-900 px-1.5 py-0.5 font-mono text-xs`}
-                />
-              )}
-              {needsArg && (
-                <span id="flag-hint" className="text-[11px] text-amber-300">
-                  one try: submit ends the episode
-                </span>
-              )}
-              <Button type="submit" data-testid="submit" variant="primary" disabled={!live || ep.running}>
-                Submit
-              </Button>
-            </form>
+            <SubmitControl task={task} arg={submitArg} onArgChange={setSubmitArg} disabled={!live || ep.running} onSubmit={askSubmit} testId="submit" />
             {/* In a study, Skip (with its reason) is the way out of a task; a restart would start a second
               episode on it and a new clock, and the study would count the first one as skipped. */}
             {!props.studyId && (

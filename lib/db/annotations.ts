@@ -3,22 +3,44 @@ import type Database from "better-sqlite3";
 import { z } from "zod";
 import { config } from "@/lib/config";
 import { BadInputError, NotFoundError } from "@/lib/errors";
-import { withPrisma } from "./client";
-import type { Annotation, PrismaClient } from "./generated/client";
+import type { Annotation } from "./generated/client";
 import { uuidv7 } from "./ids";
 import { withWriteLock } from "./lock";
-import { cachedStatement, pgTransaction, withSql, type Sql } from "./sql";
+import { recordParser, rowParser, selectAll } from "./rows";
+import { cachedStatement, pgTransaction, withSql, withSqlTransaction, type Sql } from "./sql";
 import { withRaw } from "./sqlite";
 
 export type { Annotation } from "./generated/client";
 
-type Tx = Omit<PrismaClient, "$connect" | "$disconnect" | "$on" | "$transaction" | "$extends">;
+const annotationRecord = recordParser("Annotation", [
+  "id",
+  "episodeId",
+  "turnIndex",
+  "kind",
+  "tag",
+  "text",
+  "author",
+  "status",
+  "source",
+  "provenance",
+  "createdAt",
+  "updatedAt",
+]);
+const tagRow = rowParser("Annotation", ["tag"]);
 
 /** Rewrites Episode.tags (the accepted tag names, for the list) from the episode's annotations: a person's, not the machine tags. */
-async function refreshEpisodeTags(tx: Tx, episodeId: string): Promise<void> {
-  const rows = await tx.annotation.findMany({ where: { episodeId, kind: "tag", status: "accepted", source: "person" }, select: { tag: true } });
+async function refreshEpisodeTags(sql: Sql, episodeId: string, now: number): Promise<void> {
+  const rows = tagRow.all(
+    await sql.all(`SELECT "tag" FROM "Annotation" WHERE "episodeId" = ? AND "kind" = 'tag' AND "status" = 'accepted' AND "source" = 'person'`, [episodeId]),
+  );
   const tags = [...new Set(rows.map((r) => r.tag).filter((t): t is string => Boolean(t)))].sort();
-  await tx.episode.update({ where: { id: episodeId }, data: { tags: tags.join(" ") } });
+  await sql.run(`UPDATE "Episode" SET "tags" = ?, "updatedAt" = ? WHERE "id" = ?`, [tags.join(" "), sql.dialect.time(now), episodeId]);
+}
+
+/** One annotation, or null. */
+async function getAnnotation(sql: Sql, id: string): Promise<Annotation | null> {
+  const row = await sql.get(`SELECT ${selectAll("Annotation")} FROM "Annotation" WHERE "id" = ?`, [id]);
+  return row ? annotationRecord.one(row) : null;
 }
 
 const TAG_RE = /^[a-z0-9][a-z0-9_.:-]{0,63}$/;
@@ -36,69 +58,68 @@ export async function createAnnotation(input: {
   if (input.kind === "tag" && !(input.tag && TAG_RE.test(input.tag)))
     throw new BadInputError("a tag is 1-64 characters of a-z, 0-9, _ . : - (starting with a letter or digit)", "tag");
   if (input.kind === "note" && !input.text?.trim()) throw new BadInputError("a note needs text", "text");
-  return withWriteLock(() =>
-    withPrisma((prisma) =>
-      prisma.$transaction(async (tx) => {
-        const ep = await tx.episode.findUnique({ where: { id: input.episodeId }, select: { id: true } });
-        if (!ep) throw new NotFoundError(`episode ${input.episodeId}`);
-        const created = await tx.annotation.create({
-          data: {
-            episodeId: input.episodeId,
-            turnIndex: input.turnIndex ?? null,
-            kind: input.kind,
-            tag: input.tag ?? null,
-            text: input.text ?? null,
-            author: input.author,
-            status: input.status ?? "accepted",
-          },
-        });
-        await refreshEpisodeTags(tx, input.episodeId);
-        return created;
-      }),
-    ),
-  );
+  return withSqlTransaction(async (sql) => {
+    if (!(await sql.get(`SELECT "id" FROM "Episode" WHERE "id" = ?`, [input.episodeId]))) throw new NotFoundError(`episode ${input.episodeId}`);
+    const now = Date.now();
+    const created: Annotation = {
+      id: uuidv7(now),
+      episodeId: input.episodeId,
+      turnIndex: input.turnIndex ?? null,
+      kind: input.kind,
+      tag: input.tag ?? null,
+      text: input.text ?? null,
+      author: input.author,
+      status: input.status ?? "accepted",
+      source: "person",
+      provenance: null,
+      createdAt: new Date(now),
+      updatedAt: new Date(now),
+    };
+    const time = sql.dialect.time(now);
+    await sql.run(`INSERT INTO "Annotation" (${MACHINE_COLS.map((c) => `"${c}"`).join(", ")}) VALUES (${MACHINE_COLS.map(() => "?").join(", ")})`, [
+      ...MACHINE_COLS.map((c) => (c === "createdAt" || c === "updatedAt" ? time : created[c])),
+    ]);
+    await refreshEpisodeTags(sql, input.episodeId, now);
+    return created;
+  });
 }
 
 /** Accepts or rejects a (suggested) annotation. */
 export async function updateAnnotationStatus({ id, status }: { id: string; status: "suggested" | "accepted" | "rejected" }): Promise<Annotation> {
-  return withWriteLock(() =>
-    withPrisma((prisma) =>
-      prisma.$transaction(async (tx) => {
-        const a = await tx.annotation.findUnique({ where: { id } });
-        if (!a) throw new NotFoundError(`annotation ${id}`);
-        const updated = await tx.annotation.update({ where: { id }, data: { status } });
-        await refreshEpisodeTags(tx, a.episodeId);
-        return updated;
-      }),
-    ),
-  );
+  return withSqlTransaction(async (sql) => {
+    const a = await getAnnotation(sql, id);
+    if (!a) throw new NotFoundError(`annotation ${id}`);
+    const now = Date.now();
+    await sql.run(`UPDATE "Annotation" SET "status" = ?, "updatedAt" = ? WHERE "id" = ?`, [status, sql.dialect.time(now), id]);
+    await refreshEpisodeTags(sql, a.episodeId, now);
+    return { ...a, status, updatedAt: new Date(now) };
+  });
 }
 
 export async function deleteAnnotationById({ id }: { id: string }): Promise<void> {
-  await withWriteLock(() =>
-    withPrisma((prisma) =>
-      prisma.$transaction(async (tx) => {
-        const a = await tx.annotation.findUnique({ where: { id } });
-        if (!a) throw new NotFoundError(`annotation ${id}`);
-        await tx.annotation.delete({ where: { id } });
-        await refreshEpisodeTags(tx, a.episodeId);
-      }),
-    ),
-  );
+  await withSqlTransaction(async (sql) => {
+    const a = await getAnnotation(sql, id);
+    if (!a) throw new NotFoundError(`annotation ${id}`);
+    await sql.run(`DELETE FROM "Annotation" WHERE "id" = ?`, [id]);
+    await refreshEpisodeTags(sql, a.episodeId, Date.now());
+  });
 }
 
-/** The most used accepted tags (a person's), for the failure-analysis view and the tag picker. */
+const tagCount = rowParser("Annotation", ["tag"], { count: z.number() });
+
+/** The most used accepted tags (a person's), for the failure-analysis view and the tag picker; ties by name. */
 export async function countTags({ limit = 50 }: { limit?: number } = {}): Promise<Array<{ tag: string; count: number }>> {
-  return withPrisma(async (prisma) => {
-    const rows = await prisma.annotation.groupBy({
-      by: ["tag"],
-      where: { kind: "tag", status: "accepted", source: "person", tag: { not: null } },
-      _count: { _all: true },
-      orderBy: { _count: { tag: "desc" } },
-      take: limit,
-    });
-    return rows.map((r) => ({ tag: r.tag as string, count: r._count._all }));
-  });
+  return withSql(async (sql) =>
+    tagCount
+      .all(
+        await sql.all(
+          `SELECT "tag", COUNT(*) AS "count" FROM "Annotation" WHERE "kind" = 'tag' AND "status" = 'accepted' AND "source" = 'person' AND "tag" IS NOT NULL
+           GROUP BY "tag" ORDER BY COUNT(*) DESC, "tag" LIMIT ?`,
+          [limit],
+        ),
+      )
+      .map((r) => ({ tag: r.tag as string, count: r.count })),
+  );
 }
 
 /** Who made an annotation: a person, or a machine (a detector's rule or a scanner's model). */
@@ -237,17 +258,9 @@ export interface MachineTag {
   createdAt: number;
 }
 
-type MachineTagRow = {
-  id: string;
-  episodeId: string;
-  turnIndex: number | null;
-  tag: string;
-  text: string | null;
-  author: string;
-  source: string;
-  provenance: string | null;
-  createdAt: unknown;
-};
+/** A tag annotation's row: its tag is set (a null one is a bad row). */
+const machineTagRow = rowParser("Annotation", ["id", "episodeId", "turnIndex", "text", "author", "provenance", "createdAt"], { tag: z.string() });
+const personTagRow = rowParser("Annotation", ["episodeId"], { tag: z.string() });
 
 function parseProvenance(source: MachineSource, text: string | null): DetectorProvenance | ScannerProvenance | null {
   if (!text) return null;
@@ -290,17 +303,15 @@ export async function listMachineTagsBySource({
     const parts = episodeIds ? Array.from({ length: Math.ceil(episodeIds.length / 500) }, (_, i) => episodeIds.slice(i * 500, i * 500 + 500)) : [null];
     for (const part of parts) {
       const w = part ? [...where, `"episodeId" IN (${part.map(() => "?").join(", ")})`] : where;
-      const rows = await sql.all<MachineTagRow>(
-        `SELECT "id", "episodeId", "turnIndex", "tag", "text", "author", "source", "provenance", "createdAt" FROM "Annotation" WHERE ${w.join(" AND ")}`,
-        part ? [...params, ...part] : params,
+      const rows = machineTagRow.all(
+        await sql.all(
+          `SELECT "id", "episodeId", "turnIndex", "tag", "text", "author", "provenance", "createdAt" FROM "Annotation" WHERE ${w.join(" AND ")}`,
+          part ? [...params, ...part] : params,
+        ),
       );
       for (const r of rows) {
-        out.push({
-          ...r,
-          source,
-          provenance: parseProvenance(source, r.provenance),
-          createdAt: typeof r.createdAt === "number" ? r.createdAt : new Date(r.createdAt as string).getTime(),
-        });
+        const { id, episodeId, turnIndex, tag, text, author, createdAt } = r;
+        out.push({ id, episodeId, turnIndex, tag, text, author, source, provenance: parseProvenance(source, r.provenance), createdAt });
       }
     }
     return out.sort(
@@ -354,10 +365,12 @@ export async function listPersonTagsByEpisodeIds({ episodeIds }: { episodeIds: r
   return withSql(async (sql) => {
     for (let i = 0; i < episodeIds.length; i += 500) {
       const part = episodeIds.slice(i, i + 500);
-      const rows = await sql.all<{ episodeId: string; tag: string }>(
-        `SELECT "episodeId", "tag" FROM "Annotation"
-         WHERE "source" = 'person' AND "kind" = 'tag' AND "status" = 'accepted' AND "tag" IS NOT NULL AND "episodeId" IN (${part.map(() => "?").join(", ")})`,
-        part,
+      const rows = personTagRow.all(
+        await sql.all(
+          `SELECT "episodeId", "tag" FROM "Annotation"
+           WHERE "source" = 'person' AND "kind" = 'tag' AND "status" = 'accepted' AND "tag" IS NOT NULL AND "episodeId" IN (${part.map(() => "?").join(", ")})`,
+          part,
+        ),
       );
       for (const r of rows) {
         const set = out.get(r.episodeId) ?? new Set<string>();

@@ -35,6 +35,14 @@ async function connect(store: StoreTarget): Promise<PrismaClient> {
   return prisma;
 }
 
+/*
+ * Two ways into the store, one for each direction: Prisma writes (create, update, upsert, delete,
+ * typed against schema.prisma), the raw SQL layer reads (lib/db/sql.ts, every row parsed by its
+ * table's row schema in lib/db/rows.ts, which TypeScript holds to the same generated models).
+ * Raw SQL also writes where Prisma cannot or is too slow: the turn writer, bulk import, full-text
+ * search, and transactions that read what they write (lib/db/sql.ts withSqlTransaction).
+ */
+
 /**
  * The Prisma client singleton (one per process and store): on better-sqlite3 for a file, on pg for
  * a postgresql:// IC_DB. The first call migrates the database. Only lib/db may call this.
@@ -61,7 +69,7 @@ export async function closeStore(): Promise<void> {
   await closeSql();
 }
 
-/** Runs a Prisma unit of work, mapping storage failures (read-only file, full disk) to StorageError. */
+/** Runs a Prisma write, mapping storage failures (read-only file, full disk) to StorageError. Reads go through lib/db/sql.ts withSql. */
 export async function withPrisma<T>(fn: (prisma: PrismaClient) => Promise<T>): Promise<T> {
   const prisma = await getPrisma();
   try {

@@ -14,7 +14,7 @@ import {
   type EpisodeFilters,
   type EpisodeSortKey,
 } from "./episode-filters";
-import { rowParser, words } from "./rows";
+import { columnsOf, recordParser, rowParser, selectAll, words } from "./rows";
 import { episodeStartFields, type NewEpisodeInput } from "./episode-writer";
 import type { Annotation, Episode, Turn } from "./generated/client";
 import { withWriteLock } from "./lock";
@@ -41,6 +41,8 @@ export async function createEpisode(input: NewEpisodeInput): Promise<Episode> {
 /** One turn as the environment produced it, with the messages it added to the conversation with the model (stored once, with the turn). */
 export type NewTurnInput = TurnInput & { messages?: readonly TranscriptMessageInput[] };
 
+const STATUS_SQL = `SELECT "status" FROM "Episode" WHERE "id" = ?`;
+const statusRow = rowParser("Episode", ["status"]);
 const notRunning = (episodeId: string, status: string | undefined) =>
   status === undefined
     ? new NotFoundError(`episode ${episodeId}`)
@@ -69,8 +71,8 @@ export async function appendTurn({ episodeId, turn }: { episodeId: string; turn:
     withRaw((db) => {
       const store = db.transaction(() => {
         if (cachedStatement(db, BUMP_EPISODE_SQL).run(bumpParams(episodeId, turn, startedAt, now)).changes === 0) {
-          const found = cachedStatement(db, `SELECT "status" FROM "Episode" WHERE "id" = ?`).get(episodeId) as { status: string } | undefined;
-          throw notRunning(episodeId, found?.status);
+          const found = cachedStatement(db, STATUS_SQL).get(episodeId);
+          throw notRunning(episodeId, found === undefined ? undefined : statusRow.one(found).status);
         }
         const writer = sqliteTurnWriter(db, now);
         writer.add(episodeId, row);
@@ -100,8 +102,8 @@ async function appendTurnPg(
     return await pgTransaction(url, async (sql: Sql) => {
       const t = sql.dialect.time;
       if ((await sql.run(BUMP_EPISODE_SQL, bumpParams(episodeId, row, t(row.startedAt), t(now)))) === 0) {
-        const found = await sql.get<{ status: string }>(`SELECT "status" FROM "Episode" WHERE "id" = ?`, [episodeId]);
-        throw notRunning(episodeId, found?.status);
+        const found = await sql.get(STATUS_SQL, [episodeId]);
+        throw notRunning(episodeId, found === undefined ? undefined : statusRow.one(found).status);
       }
       const writer = pgTurnWriter(sql, now);
       writer.add(episodeId, row);
@@ -143,6 +145,10 @@ function episodeDurationMs({ firstActionAt, startedAt, endedAt }: { firstActionA
   return Math.max(0, endedAt.getTime() - (firstActionAt ?? startedAt).getTime());
 }
 
+const select = (columns: readonly string[]) => columns.map((c) => `"${c}"`).join(", ");
+const FINISH_COLUMNS = ["status", "startedAt", "firstActionAt", "turnCount"] as const;
+const finishRow = recordParser("Episode", FINISH_COLUMNS);
+
 /**
  * Ends a running (or interrupted) episode: status, reward and breakdown, success (reward 1.0
  * reached unless given), the turn at which it was solved, end time and duration (from the first
@@ -151,8 +157,9 @@ function episodeDurationMs({ firstActionAt, startedAt, endedAt }: { firstActionA
 export async function finishEpisode({ episodeId, outcome }: { episodeId: string; outcome: EpisodeFinish }): Promise<Episode> {
   return withWriteLock(() =>
     withPrisma(async (prisma) => {
-      const ep = await prisma.episode.findUnique({ where: { id: episodeId }, select: { status: true, startedAt: true, firstActionAt: true, turnCount: true } });
-      if (!ep) throw new NotFoundError(`episode ${episodeId}`);
+      const found = await withSql((sql) => sql.get(`SELECT ${select(FINISH_COLUMNS)} FROM "Episode" WHERE "id" = ?`, [episodeId]));
+      if (!found) throw new NotFoundError(`episode ${episodeId}`);
+      const ep = finishRow.one(found);
       if (ep.status !== "running" && ep.status !== "interrupted") throw new ConflictError(`episode ${episodeId} already ended (${ep.status})`);
       const endedAt = new Date();
       const base = { endedAt, durationMs: episodeDurationMs({ firstActionAt: ep.firstActionAt, startedAt: ep.startedAt, endedAt }), status: outcome.status };
@@ -183,13 +190,18 @@ export type EpisodeWithTurns = Episode & { turns: Turn[]; annotations: Annotatio
 
 /** One episode with its turns and annotations, or null. */
 export async function getEpisodeById({ id }: { id: string }): Promise<EpisodeWithTurns | null> {
-  return withPrisma((prisma) =>
-    prisma.episode.findUnique({
-      where: { id },
-      include: { turns: { orderBy: { index: "asc" } }, annotations: { orderBy: { createdAt: "asc" } } },
-    }),
-  );
+  return withSql(async (sql) => {
+    const found = await sql.get(`SELECT ${selectAll("Episode")} FROM "Episode" WHERE "id" = ?`, [id]);
+    if (!found) return null;
+    const turns = await sql.all(`SELECT ${selectAll("Turn")} FROM "Turn" WHERE "episodeId" = ? ORDER BY "index"`, [id]);
+    const annotations = await sql.all(`SELECT ${selectAll("Annotation")} FROM "Annotation" WHERE "episodeId" = ? ORDER BY "createdAt"`, [id]);
+    return { ...episodeRecord.one(found), turns: turnRecord.all(turns), annotations: annotationRecord.all(annotations) };
+  });
 }
+
+const episodeRecord = recordParser("Episode", columnsOf("Episode"));
+const turnRecord = recordParser("Turn", columnsOf("Turn"));
+const annotationRecord = recordParser("Annotation", columnsOf("Annotation"));
 
 /**
  * At start-up: every episode still marked running was cut off by a crash or a stop. Marks them
@@ -211,9 +223,9 @@ export async function resumeEpisode({ id }: { id: string }): Promise<EpisodeWith
     withPrisma(async (prisma) => {
       const r = await prisma.episode.updateMany({ where: { id, status: "interrupted" }, data: { status: "running" } });
       if (r.count === 0) {
-        const ep = await prisma.episode.findUnique({ where: { id }, select: { status: true } });
-        if (!ep) throw new NotFoundError(`episode ${id}`);
-        throw new ConflictError(`episode ${id} is ${ep.status}: only an interrupted episode can be resumed`);
+        const found = await withSql((sql) => sql.get(STATUS_SQL, [id]));
+        if (!found) throw new NotFoundError(`episode ${id}`);
+        throw new ConflictError(`episode ${id} is ${statusRow.one(found).status}: only an interrupted episode can be resumed`);
       }
     }),
   );

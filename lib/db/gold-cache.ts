@@ -1,8 +1,12 @@
 import "server-only";
 import { withPrisma } from "./client";
 import type { GoldCache } from "./generated/client";
+import { columnsOf, recordParser, selectAll } from "./rows";
+import { withSql } from "./sql";
 
 export type { GoldCache } from "./generated/client";
+
+const goldCacheRecord = recordParser("GoldCache", columnsOf("GoldCache"));
 
 /**
  * A row's key: the task, and `variant` ("" for gold's output as the replay shows it; bash's score
@@ -17,7 +21,13 @@ export interface GoldCacheKey {
 
 /** The cached output of a task's gold solution, or null. */
 export async function getGoldCacheByTask({ environment, dataset, taskId, variant = "" }: GoldCacheKey): Promise<GoldCache | null> {
-  return withPrisma((prisma) => prisma.goldCache.findUnique({ where: { environment_dataset_taskId_variant: { environment, dataset, taskId, variant } } }));
+  return withSql(async (sql) => {
+    const row = await sql.get(
+      `SELECT ${selectAll("GoldCache")} FROM "GoldCache" WHERE "environment" = ? AND "dataset" = ? AND "taskId" = ? AND "variant" = ?`,
+      [environment, dataset, taskId, variant],
+    );
+    return row ? goldCacheRecord.one(row) : null;
+  });
 }
 
 /** Stores (or replaces) a task's gold output. */

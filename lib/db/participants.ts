@@ -1,8 +1,21 @@
 import "server-only";
+import { z } from "zod";
 import { withPrisma } from "./client";
 import type { Participant } from "./generated/client";
+import { columnsOf, recordParser, selectAll } from "./rows";
+import { withSql } from "./sql";
 
 export type { Participant } from "./generated/client";
+
+const participantRecord = recordParser("Participant", columnsOf("Participant"));
+const SELECT = `SELECT ${selectAll("Participant")} FROM "Participant"`;
+
+async function getParticipantWhere(column: "id" | "inviteHash", value: string): Promise<Participant | null> {
+  return withSql(async (sql) => {
+    const row = await sql.get(`${SELECT} WHERE "${column}" = ?`, [value]);
+    return row ? participantRecord.one(row) : null;
+  });
+}
 
 /** Stores new participants of a study (their invites) in one transaction. */
 export async function createParticipantRows({
@@ -15,20 +28,22 @@ export async function createParticipantRows({
 
 /** How many participants a study has had (revoked ones included): the next one's position. */
 export async function countParticipantsByStudy({ studyId }: { studyId: string }): Promise<number> {
-  return withPrisma((prisma) => prisma.participant.count({ where: { studyId } }));
+  return withSql(async (sql) =>
+    z.number().parse((await sql.get<{ n: unknown }>(`SELECT COUNT(*) AS "n" FROM "Participant" WHERE "studyId" = ?`, [studyId]))?.n),
+  );
 }
 
 export async function getParticipantById({ id }: { id: string }): Promise<Participant | null> {
-  return withPrisma((prisma) => prisma.participant.findUnique({ where: { id } }));
+  return getParticipantWhere("id", id);
 }
 
 export async function getParticipantByInviteHash({ inviteHash }: { inviteHash: string }): Promise<Participant | null> {
-  return withPrisma((prisma) => prisma.participant.findUnique({ where: { inviteHash } }));
+  return getParticipantWhere("inviteHash", inviteHash);
 }
 
 /** A study's participants in invitation order. */
 export async function listParticipantsByStudy({ studyId }: { studyId: string }): Promise<Participant[]> {
-  return withPrisma((prisma) => prisma.participant.findMany({ where: { studyId }, orderBy: { position: "asc" } }));
+  return withSql(async (sql) => participantRecord.all(await sql.all(`${SELECT} WHERE "studyId" = ? ORDER BY "position"`, [studyId])));
 }
 
 /** Marks a participant revoked and revokes their sessions; returns whether they were live. */

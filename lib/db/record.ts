@@ -126,7 +126,7 @@ export const flagColumn = z.union([z.literal(0), z.literal(1)], { error: "expect
 /** A time column: Unix milliseconds. */
 export const timeColumn = z.number({ error: "expected a time in Unix milliseconds" });
 
-/** A record field's column, as stored. */
+/** A record field's column, as stored (a BigInt column holds times in ms, which a number keeps exactly). */
 type ColumnOf<T> =
   T extends z.ZodNullable<infer I>
     ? z.ZodNullable<ColumnOf<I>>
@@ -134,24 +134,25 @@ type ColumnOf<T> =
       ? typeof flagColumn
       : T extends z.ZodDate
         ? typeof timeColumn
-        : T extends z.ZodNumber
+        : T extends z.ZodNumber | z.ZodBigInt
           ? typeof numberColumn
           : typeof textColumn;
 function columnOf(t: z.ZodType): z.ZodType {
   if (t instanceof z.ZodNullable) return columnOf(t.unwrap() as z.ZodType).nullable();
   if (t instanceof z.ZodBoolean) return flagColumn;
   if (t instanceof z.ZodDate) return timeColumn;
-  if (t instanceof z.ZodNumber) return numberColumn;
+  if (t instanceof z.ZodNumber || t instanceof z.ZodBigInt) return numberColumn;
   return textColumn;
 }
-function columnsOf<S extends z.ZodRawShape>(shape: S): { [K in keyof S]: ColumnOf<S[K]> } {
+/** A record's fields as the columns raw SQL reads (lib/db/rows.ts states the other tables' rows with it). */
+export function rowShapeOf<S extends z.ZodRawShape>(shape: S): { [K in keyof S]: ColumnOf<S[K]> } {
   return Object.fromEntries(Object.entries(shape).map(([k, t]) => [k, columnOf(t as z.ZodType)])) as { [K in keyof S]: ColumnOf<S[K]> };
 }
 
 /** A row of "Episode" as raw SQL reads it. */
-export const episodeRowSchema = z.object(columnsOf(episodeRecordSchema.shape));
+export const episodeRowSchema = z.object(rowShapeOf(episodeRecordSchema.shape));
 export type EpisodeRow = z.output<typeof episodeRowSchema>;
 
 /** A row of "Turn" as raw SQL reads it: the turn record's columns beside the row's id, episode and insert time. */
-export const turnRowSchema = z.object({ id: numberColumn, episodeId: textColumn, ...columnsOf(turnRecordSchema.shape), createdAt: timeColumn });
+export const turnRowSchema = z.object({ id: numberColumn, episodeId: textColumn, ...rowShapeOf(turnRecordSchema.shape), createdAt: timeColumn });
 export type TurnRow = z.output<typeof turnRowSchema>;

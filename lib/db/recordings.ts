@@ -4,6 +4,7 @@ import { config } from "@/lib/config";
 import type { Recording, RecordingChunk, RecordingEvent, StoredRecordingChunk } from "@/lib/recording/events";
 import { chunkBytes } from "@/lib/recording/events";
 import { withWriteLock } from "./lock";
+import { rowParser } from "./rows";
 import { cachedStatement, pgTransaction, withSql, type Sql } from "./sql";
 import { withRaw } from "./sqlite";
 
@@ -119,24 +120,16 @@ export async function insertRecording(sql: Sql, episodeId: string, r: ImportedRe
   for (const row of importedRows(episodeId, r)) await sql.run(INSERT_SQL, row);
 }
 
-type ChunkRow = {
-  episodeId: string;
-  seq: number;
-  turnIndex: number;
-  startedAt: unknown;
-  events: string;
-  bytes: number;
-  cols: number | null;
-  rows: number | null;
-  truncated: unknown;
-};
-const SELECT_COLUMNS = `"episodeId", "seq", "turnIndex", "startedAt", "events", "bytes", "cols", "rows", "truncated"`;
+const CHUNK_COLUMNS = ["episodeId", "seq", "turnIndex", "startedAt", "events", "bytes", "cols", "rows", "truncated"] as const;
+const chunkRow = rowParser("RecordingChunk", CHUNK_COLUMNS);
+type ChunkRow = ReturnType<typeof chunkRow.one>;
+const SELECT_COLUMNS = CHUNK_COLUMNS.map((c) => `"${c}"`).join(", ");
 
 function toRecording(rows: ChunkRow[]): Recording {
   const chunks: StoredRecordingChunk[] = rows.map((r) => ({
     seq: r.seq,
     turnIndex: r.turnIndex,
-    startedAt: Number(r.startedAt),
+    startedAt: r.startedAt,
     events: JSON.parse(r.events) as RecordingEvent[],
     bytes: r.bytes,
     ...(r.cols ? { cols: r.cols } : {}),
@@ -146,7 +139,7 @@ function toRecording(rows: ChunkRow[]): Recording {
   return {
     chunks,
     bytes: chunks.reduce((n, c) => n + c.bytes, 0),
-    truncated: rows.some((r) => r.truncated === 1 || r.truncated === true),
+    truncated: rows.some((r) => r.truncated),
     cols: sized?.cols ?? null,
     rows: sized?.rows ?? null,
   };
@@ -154,7 +147,9 @@ function toRecording(rows: ChunkRow[]): Recording {
 
 /** An episode's recording, chunks in order (empty when nothing was recorded). */
 export async function getRecordingByEpisode({ episodeId }: { episodeId: string }): Promise<Recording> {
-  const rows = await withSql((sql) => sql.all<ChunkRow>(`SELECT ${SELECT_COLUMNS} FROM "RecordingChunk" WHERE "episodeId" = ? ORDER BY "seq"`, [episodeId]));
+  const rows = chunkRow.all(
+    await withSql((sql) => sql.all(`SELECT ${SELECT_COLUMNS} FROM "RecordingChunk" WHERE "episodeId" = ? ORDER BY "seq"`, [episodeId])),
+  );
   return toRecording(rows);
 }
 
@@ -162,9 +157,10 @@ export async function getRecordingByEpisode({ episodeId }: { episodeId: string }
 export async function listRecordingsByEpisodes(sql: Sql, episodeIds: readonly string[]): Promise<Map<string, Recording>> {
   const out = new Map<string, Recording>();
   if (episodeIds.length === 0) return out;
-  const rows = await sql.all<ChunkRow>(
-    `SELECT ${SELECT_COLUMNS} FROM "RecordingChunk" WHERE "episodeId" ${sql.dialect.inList("?")} ORDER BY "episodeId", "seq"`,
-    [sql.dialect.listValue(episodeIds)],
+  const rows = chunkRow.all(
+    await sql.all(`SELECT ${SELECT_COLUMNS} FROM "RecordingChunk" WHERE "episodeId" ${sql.dialect.inList("?")} ORDER BY "episodeId", "seq"`, [
+      sql.dialect.listValue(episodeIds),
+    ]),
   );
   const by = new Map<string, ChunkRow[]>();
   for (const r of rows) {

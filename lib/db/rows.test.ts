@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { StorageError } from "@/lib/errors";
-import { columnsOf, rowParser } from "./rows";
+import { columnsOf, recordParser, rowParser, tableColumns } from "./rows";
 
 /** The one row schema, on rows as the engines hand them out: no store needed. */
 describe("row schema", () => {
@@ -46,5 +46,28 @@ describe("row schema", () => {
     const p = rowParser("Episode", ["id", "success"], {});
     expect(p.all([{ id: "e1", success: 0, extra: 1 }])).toEqual([{ id: "e1", success: false }]);
     expect(() => p.one({ id: 5, success: 1 })).toThrow(/Episode row 5 has a bad value in column "id"/);
+  });
+
+  it("hands out a table's model as Prisma types it: times as Dates, a BigInt column as a bigint", () => {
+    const chunk = recordParser("RecordingChunk", ["seq", "startedAt", "truncated"]);
+    expect(chunk.one({ seq: 0, startedAt: 1_780_000_000_000, truncated: 1 })).toEqual({ seq: 0, startedAt: 1_780_000_000_000n, truncated: true });
+    const session = recordParser("Session", ["id", "expiresAt", "revokedAt"]);
+    expect(session.one({ id: "s", expiresAt: 1_780_000_000_000, revokedAt: null })).toEqual({
+      id: "s",
+      expiresAt: new Date(1_780_000_000_000),
+      revokedAt: null,
+    });
+  });
+
+  it("reads each column's kind and nullability off the table's record", () => {
+    expect(tableColumns("TurnReplay")).toEqual([
+      { name: "id", kind: "number", nullable: false },
+      { name: "episodeId", kind: "text", nullable: false },
+      { name: "index", kind: "number", nullable: false },
+      { name: "reward", kind: "number", nullable: true },
+      { name: "agrees", kind: "flag", nullable: false },
+      { name: "columns", kind: "text", nullable: true },
+      { name: "createdAt", kind: "time", nullable: false },
+    ]);
   });
 });

@@ -54,14 +54,12 @@ export async function listRunEpisodeOutcomes({
 }: {
   runId: string;
 }): Promise<{ id: string; taskId: string; status: string; success: boolean; reward: number | null }[]> {
-  return withPrisma((prisma) =>
-    prisma.episode.findMany({
-      where: { runId },
-      orderBy: [{ startedAt: "asc" }, { id: "asc" }],
-      select: { id: true, taskId: true, status: true, success: true, reward: true },
-    }),
+  return withSql(async (sql) =>
+    outcomeRow.all(await sql.all(`SELECT "id", "taskId", "status", "success", "reward" FROM "Episode" WHERE "runId" = ? ORDER BY "startedAt", "id"`, [runId])),
   );
 }
+
+const outcomeRow = rowParser("Episode", ["id", "taskId", "status", "success", "reward"]);
 
 /** Overwrites a run's counters (after a resume the counts are recomputed from its episodes). */
 export async function setRunCounts({

@@ -4,8 +4,20 @@ import { ConflictError, NotFoundError } from "@/lib/errors";
 import { withPrisma } from "./client";
 import type { Run } from "./generated/client";
 import { withWriteLock } from "./lock";
+import { columnsOf, recordParser, rowParser, selectAll } from "./rows";
+import { withSql } from "./sql";
 
 export type { Run } from "./generated/client";
+
+const runRecord = recordParser("Run", columnsOf("Run"));
+const SELECT = `SELECT ${selectAll("Run")} FROM "Run"`;
+
+async function getRunWhere(column: "id" | "name", value: string): Promise<Run | null> {
+  return withSql(async (sql) => {
+    const row = await sql.get(`${SELECT} WHERE "${column}" = ?`, [value]);
+    return row ? runRecord.one(row) : null;
+  });
+}
 
 /** Creates a pending batch run; its name must be unique. */
 export async function createRun({ name, config, total = 0 }: { name: string; config: unknown; total?: number }): Promise<Run> {
@@ -20,16 +32,16 @@ export async function createRun({ name, config, total = 0 }: { name: string; con
 }
 
 export async function getRunById({ id }: { id: string }): Promise<Run | null> {
-  return withPrisma((prisma) => prisma.run.findUnique({ where: { id } }));
+  return getRunWhere("id", id);
 }
 
 export async function getRunByName({ name }: { name: string }): Promise<Run | null> {
-  return withPrisma((prisma) => prisma.run.findUnique({ where: { name } }));
+  return getRunWhere("name", name);
 }
 
 /** Runs, newest first. */
 export async function listRuns({ limit = 100 }: { limit?: number } = {}): Promise<Run[]> {
-  return withPrisma((prisma) => prisma.run.findMany({ orderBy: { createdAt: "desc" }, take: limit }));
+  return withSql(async (sql) => runRecord.all(await sql.all(`${SELECT} ORDER BY "createdAt" DESC LIMIT ?`, [limit])));
 }
 
 /** This process, as a run's `owner` names it. */
@@ -107,11 +119,11 @@ export async function updateRunStatus({
  * of this process, started now unless it had started before.
  */
 export async function markRunQueued({ id, owner }: { id: string; owner: string }): Promise<Run> {
-  return withPrisma(async (prisma) => {
-    const run = await prisma.run.findUnique({ where: { id } });
-    if (!run) throw new NotFoundError(`run ${id}`);
-    return prisma.run.update({ where: { id }, data: { status: "running", owner, endedAt: null, startedAt: run.startedAt ?? new Date() } });
-  });
+  const run = await getRunById({ id });
+  if (!run) throw new NotFoundError(`run ${id}`);
+  return withPrisma((prisma) =>
+    prisma.run.update({ where: { id }, data: { status: "running", owner, endedAt: null, startedAt: run.startedAt ?? new Date() } }),
+  );
 }
 
 /** Adds one finished episode to a run's counts. */
@@ -126,17 +138,20 @@ export async function recordRunEpisode({ id, solved, errored }: { id: string; so
   );
 }
 
+const runOwner = rowParser("Run", ["id", "owner"]);
+
 /**
  * Marks runs left "running" by a process that has died (killed, crashed) interrupted, as the
  * start-up sweep does for episodes; runs handed to a queue, or owned by a live process or one on
  * another machine, are left alone. Returns how many.
  */
 export async function markInterruptedRuns(): Promise<number> {
-  return withPrisma(async (prisma) => {
-    const running = await prisma.run.findMany({ where: { status: "running" }, select: { id: true, owner: true } });
-    const dead = running.filter((r) => !isOwnerAlive(r.owner)).map((r) => r.id);
-    if (!dead.length) return 0;
-    return (await prisma.run.updateMany({ where: { id: { in: dead }, status: "running" }, data: { status: "interrupted", owner: null, endedAt: new Date() } }))
-      .count;
-  });
+  const running = await withSql(async (sql) => runOwner.all(await sql.all(`SELECT "id", "owner" FROM "Run" WHERE "status" = 'running'`)));
+  const dead = running.filter((r) => !isOwnerAlive(r.owner)).map((r) => r.id);
+  if (!dead.length) return 0;
+  return withPrisma(
+    async (prisma) =>
+      (await prisma.run.updateMany({ where: { id: { in: dead }, status: "running" }, data: { status: "interrupted", owner: null, endedAt: new Date() } }))
+        .count,
+  );
 }

@@ -1,8 +1,12 @@
 import "server-only";
 import { withPrisma } from "./client";
 import type { Session } from "./generated/client";
+import { columnsOf, recordParser, selectAll } from "./rows";
+import { withSql } from "./sql";
 
 export type { Session } from "./generated/client";
+
+const sessionRecord = recordParser("Session", columnsOf("Session"));
 
 /** Stores a new session (its id is the hash of the cookie's secret, lib/http/sessions.ts). */
 export async function createSessionRow({
@@ -21,7 +25,10 @@ export async function createSessionRow({
 
 /** The session with this id, revoked or expired ones included (the caller decides). */
 export async function getSessionById({ id }: { id: string }): Promise<Session | null> {
-  return withPrisma((prisma) => prisma.session.findUnique({ where: { id } }));
+  return withSql(async (sql) => {
+    const row = await sql.get(`SELECT ${selectAll("Session")} FROM "Session" WHERE "id" = ?`, [id]);
+    return row ? sessionRecord.one(row) : null;
+  });
 }
 
 /** Marks a session revoked; returns whether it was live. */

@@ -4,6 +4,7 @@ import type pg from "pg";
 import { config, redactStoreUrl } from "@/lib/config";
 import { StorageError } from "@/lib/errors";
 import { POSTGRES, SQLITE, type Dialect } from "./dialect";
+import { withWriteLock } from "./lock";
 import { applyPgMigrations, openPgPool, pgConnectError, pgConnection } from "./postgres";
 import { closeRawDb, getRawDb } from "./sqlite";
 import { toStorageError } from "./storage-error";
@@ -225,6 +226,33 @@ export async function pgTransaction<T>(url: string, fn: (sql: Sql, client: pg.Po
   } finally {
     client.release();
   }
+}
+
+/**
+ * A write transaction of a few statements that read what they write (an annotation and the tags
+ * it changes), on the store IC_DB names, under the process's write lock (lib/db/lock.ts): on
+ * SQLite, BEGIN IMMEDIATE ... COMMIT on the raw connection (no other writer of this process runs
+ * between its statements: they all take the lock); on PostgreSQL, pgTransaction. ROLLBACK on a throw.
+ */
+export async function withSqlTransaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+  const s = config().store;
+  return withWriteLock(async () => {
+    try {
+      if (s.kind === "postgresql") return await pgTransaction(s.url, fn);
+      const db = getRawDb();
+      db.exec("BEGIN IMMEDIATE");
+      try {
+        const out = await fn(sqliteSql(db));
+        db.exec("COMMIT");
+        return out;
+      } catch (err) {
+        if (db.inTransaction) db.exec("ROLLBACK");
+        throw err;
+      }
+    } catch (err) {
+      throw toStorageError(err, storeName());
+    }
+  });
 }
 
 /** Thrown where a feature is asked of an engine that lacks it. */

@@ -1,13 +1,12 @@
 import "server-only";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
-import path from "node:path";
 import type Database from "better-sqlite3";
 import type pg from "pg";
 import { config, redactStoreUrl, type StoreTarget } from "@/lib/config";
 import { BadInputError, ConflictError, StorageError } from "@/lib/errors";
 import { applyPgMigrations, openPgPool, pgConnectError, pgConnection } from "./postgres";
-import { parsePrismaSchema, type SchemaModel } from "./schema-match";
+import { type ColumnInfo, type ColumnKind, tableColumns } from "./rows";
 import { pgSql, sqliteSql, type Sql } from "./sql";
 import { openSqlite } from "./sqlite";
 import { toStorageError } from "./storage-error";
@@ -83,10 +82,11 @@ async function openStore(t: StoreTarget, { mustExist }: { mustExist: boolean }):
   };
 }
 
-/** The models of schema.prisma (the copy moves every scalar column it names). */
-function storeModels(): Map<string, SchemaModel> {
-  const text = fs.readFileSync(path.join(config().repoRoot, "prisma/schema.prisma"), "utf8");
-  return new Map(parsePrismaSchema(text).map((m) => [m.name, m]));
+/** Each table's columns, as its row schema (lib/db/rows.ts) names them: the copy moves every one. */
+type StoreTable = (typeof STORE_TABLES)[number];
+type StoreColumns = Map<StoreTable, ColumnInfo[]>;
+function storeColumns(): StoreColumns {
+  return new Map(STORE_TABLES.map((t) => [t, tableColumns(t)]));
 }
 
 /** A DateTime read from either engine as Unix ms (SQLite's raw CURRENT_TIMESTAMP defaults are text). */
@@ -98,11 +98,11 @@ function ms(v: unknown): number | null {
 }
 
 /** A value as the checksum sees it, the same whichever engine it came from. */
-function canonical(type: string, v: unknown): unknown {
+function canonical(kind: ColumnKind, v: unknown): unknown {
   if (v === null || v === undefined) return null;
-  if (type === "DATETIME") return ms(v);
-  if (type === "BOOLEAN") return v ? 1 : 0;
-  if (type === "INTEGER" || type === "REAL") return Number(v);
+  if (kind === "time") return ms(v);
+  if (kind === "flag") return v ? 1 : 0;
+  if (kind === "number" || kind === "bigint") return Number(v);
   // PostgreSQL stores U+0000 as U+2400 (lib/db/sql.ts pgText): compare them as equal.
   return String(v).replaceAll("\0", "\u2400");
 }
@@ -110,12 +110,12 @@ function canonical(type: string, v: unknown): unknown {
 const KEYSET = 1000;
 
 /** Every row of a table in primary-key order, a page at a time. */
-async function* rowsOf(sql: Sql, model: SchemaModel): AsyncGenerator<Record<string, unknown>[]> {
-  const cols = model.fields.map((f) => `"${f.name}"`).join(", ");
+async function* rowsOf(sql: Sql, table: StoreTable, columns: ColumnInfo[]): AsyncGenerator<Record<string, unknown>[]> {
+  const cols = columns.map((f) => `"${f.name}"`).join(", ");
   let last: unknown = null;
   for (;;) {
     const page: Record<string, unknown>[] = await sql.all(
-      `SELECT ${cols} FROM "${model.name}" ${last === null ? "" : `WHERE "id" > ?`} ORDER BY "id" LIMIT ${KEYSET}`,
+      `SELECT ${cols} FROM "${table}" ${last === null ? "" : `WHERE "id" > ?`} ORDER BY "id" LIMIT ${KEYSET}`,
       last === null ? [] : [last],
     );
     if (!page.length) return;
@@ -126,17 +126,17 @@ async function* rowsOf(sql: Sql, model: SchemaModel): AsyncGenerator<Record<stri
 }
 
 /** Per-table row counts and one checksum over every row (order-independent), the same on both engines. */
-async function storeFingerprint(sql: Sql, models = storeModels()): Promise<{ counts: Record<string, number>; checksum: string }> {
+async function storeFingerprint(sql: Sql, columns = storeColumns()): Promise<{ counts: Record<string, number>; checksum: string }> {
   const counts: Record<string, number> = {};
   const whole = createHash("sha256");
   for (const table of STORE_TABLES) {
-    const model = models.get(table)!;
+    const fields = columns.get(table)!;
     let n = 0;
     let sum = 0n;
-    for await (const page of rowsOf(sql, model)) {
+    for await (const page of rowsOf(sql, table, fields)) {
       for (const r of page) {
         const h = createHash("sha256")
-          .update(JSON.stringify(model.fields.map((f) => canonical(f.type, r[f.name]))))
+          .update(JSON.stringify(fields.map((f) => canonical(f.kind, r[f.name]))))
           .digest();
         sum = (sum + h.readBigUInt64BE(0)) & 0xffffffffffffffffn;
         n++;
@@ -183,7 +183,7 @@ export async function copyStore({
     (from.kind === "sqlite" ? from.file : from.url) === (to.kind === "sqlite" ? to.file : to.url)
   )
     throw new BadInputError("the source and the target are the same store", "--to");
-  const models = storeModels();
+  const columns = storeColumns();
   const src = await openStore(from, { mustExist: true });
   let dst: OpenStore | null = null;
   try {
@@ -196,7 +196,7 @@ export async function copyStore({
       if (n) existing.push(`${table} ${n}`);
     }
     if (existing.length && !replace) throw new ConflictError(`the target ${dst.name} is not empty (${existing.join(", ")}): pass --replace to empty it first`);
-    const srcPrint = await storeFingerprint(src.sql, models);
+    const srcPrint = await storeFingerprint(src.sql, columns);
     log(`source ${src.name}: ${STORE_TABLES.map((t) => `${t} ${srcPrint.counts[t]}`).join(", ")}`);
     await dst.begin();
     try {
@@ -208,8 +208,7 @@ export async function copyStore({
       if (isPg) await d.run(`SELECT set_config('ic.fts_deferred', 'on', true)`);
       else await d.run(`UPDATE "_FtsControl" SET "deferred" = 1 WHERE "id" = 1`);
       for (const table of STORE_TABLES) {
-        const model = models.get(table)!;
-        const fields = model.fields;
+        const fields = columns.get(table)!;
         const per = Math.max(1, Math.min(500, Math.floor(30000 / fields.length)));
         const insert = (rows: number) =>
           `INSERT INTO "${table}" (${fields.map((f) => `"${f.name}"`).join(", ")}) VALUES ${Array(rows)
@@ -217,7 +216,7 @@ export async function copyStore({
             .join(", ")}`;
         let copied = 0;
         const parents: Array<[string, string]> = [];
-        for await (const page of rowsOf(src.sql, model)) {
+        for await (const page of rowsOf(src.sql, table, fields)) {
           for (let i = 0; i < page.length; i += per) {
             const chunk = page.slice(i, i + per);
             const params: unknown[] = [];
@@ -230,8 +229,8 @@ export async function copyStore({
                   v = null;
                 }
                 if (v !== null && v !== undefined) {
-                  if (f.type === "DATETIME") v = d.dialect.time(ms(v)!);
-                  else if (f.type === "BOOLEAN") v = isPg ? Boolean(v) : v ? 1 : 0;
+                  if (f.kind === "time") v = d.dialect.time(ms(v)!);
+                  else if (f.kind === "flag") v = isPg ? Boolean(v) : v ? 1 : 0;
                 }
                 params.push(v ?? null);
               }
@@ -249,7 +248,7 @@ export async function copyStore({
         );
         await d.run(`SELECT setval('"Episode_searchKey_seq"', COALESCE((SELECT MAX("searchKey") FROM "Episode"), 0) + 1, false)`);
         for (const table of STORE_TABLES) {
-          if (models.get(table)!.fields.find((f) => f.name === "id")?.type !== "INTEGER") continue;
+          if (columns.get(table)!.find((f) => f.name === "id")?.kind !== "number") continue;
           await d.run(`SELECT setval(pg_get_serial_sequence('"${table}"', 'id'), COALESCE((SELECT MAX("id") FROM "${table}"), 0) + 1, false)`);
         }
       } else {
@@ -263,7 +262,7 @@ export async function copyStore({
       await dst.rollback();
       throw err;
     }
-    const dstPrint = await storeFingerprint(d, models);
+    const dstPrint = await storeFingerprint(d, columns);
     const differ = STORE_TABLES.filter((t) => dstPrint.counts[t] !== srcPrint.counts[t]);
     if (differ.length || dstPrint.checksum !== srcPrint.checksum)
       throw new StorageError(

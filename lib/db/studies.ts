@@ -2,8 +2,12 @@ import "server-only";
 import { ConflictError } from "@/lib/errors";
 import { withPrisma } from "./client";
 import type { Study } from "./generated/client";
+import { columnsOf, recordParser, rowParser, selectAll } from "./rows";
+import { withSql } from "./sql";
 
 export type { Study } from "./generated/client";
+
+const studyRecord = recordParser("Study", columnsOf("Study"));
 
 /** Creates a human baseline study (its task list and conditions live in `config`). */
 export async function createStudy({ name, config }: { name: string; config: unknown }): Promise<Study> {
@@ -18,11 +22,14 @@ export async function createStudy({ name, config }: { name: string; config: unkn
 }
 
 export async function getStudyById({ id }: { id: string }): Promise<Study | null> {
-  return withPrisma((prisma) => prisma.study.findUnique({ where: { id } }));
+  return withSql(async (sql) => {
+    const row = await sql.get(`SELECT ${selectAll("Study")} FROM "Study" WHERE "id" = ?`, [id]);
+    return row ? studyRecord.one(row) : null;
+  });
 }
 
 export async function listStudies(): Promise<Study[]> {
-  return withPrisma((prisma) => prisma.study.findMany({ orderBy: { createdAt: "desc" } }));
+  return withSql(async (sql) => studyRecord.all(await sql.all(`SELECT ${selectAll("Study")} FROM "Study" ORDER BY "createdAt" DESC`)));
 }
 
 /** What a study's progress needs of one episode. */
@@ -34,14 +41,16 @@ export interface StudyEpisodeState {
   startedAt: Date;
 }
 
+const select = (columns: readonly string[]) => columns.map((c) => `"${c}"`).join(", ");
+const STATE_COLUMNS = ["id", "taskId", "status", "errorReason", "startedAt"] as const;
+const studyEpisodeState = recordParser("Episode", STATE_COLUMNS);
+
 /** An annotator's episodes in a study, oldest first (light rows: no text, no turns). */
 export async function listStudyEpisodesByAnnotator({ studyId, annotator }: { studyId: string; annotator: string }): Promise<StudyEpisodeState[]> {
-  return withPrisma((prisma) =>
-    prisma.episode.findMany({
-      where: { studyId, annotator },
-      select: { id: true, taskId: true, status: true, errorReason: true, startedAt: true },
-      orderBy: [{ startedAt: "asc" }, { id: "asc" }],
-    }),
+  return withSql(async (sql) =>
+    studyEpisodeState.all(
+      await sql.all(`SELECT ${select(STATE_COLUMNS)} FROM "Episode" WHERE "studyId" = ? AND "annotator" = ? ORDER BY "startedAt", "id"`, [studyId, annotator]),
+    ),
   );
 }
 
@@ -54,25 +63,13 @@ export interface StudyEpisodeResult extends StudyEpisodeState {
   endedAt: Date | null;
 }
 
+const RESULT_COLUMNS = [...STATE_COLUMNS, "annotator", "reward", "success", "durationMs", "endedAt"] as const;
+const studyEpisodeResult = recordParser("Episode", RESULT_COLUMNS);
+
 /** Every episode of a study, oldest first (light rows: no text, no turns). */
 export async function listStudyEpisodeResultsByStudy({ studyId }: { studyId: string }): Promise<StudyEpisodeResult[]> {
-  return withPrisma((prisma) =>
-    prisma.episode.findMany({
-      where: { studyId },
-      select: {
-        id: true,
-        taskId: true,
-        status: true,
-        errorReason: true,
-        startedAt: true,
-        annotator: true,
-        reward: true,
-        success: true,
-        durationMs: true,
-        endedAt: true,
-      },
-      orderBy: [{ startedAt: "asc" }, { id: "asc" }],
-    }),
+  return withSql(async (sql) =>
+    studyEpisodeResult.all(await sql.all(`SELECT ${select(RESULT_COLUMNS)} FROM "Episode" WHERE "studyId" = ? ORDER BY "startedAt", "id"`, [studyId])),
   );
 }
 
@@ -86,10 +83,12 @@ export async function createSealRevealRow({ studyId, what }: { studyId: string; 
   return withPrisma((prisma) => prisma.sealReveal.create({ data: { studyId, what }, select: { id: true, createdAt: true } }));
 }
 
+const sealReveal = recordParser("SealReveal", ["id", "what", "createdAt"]);
+
 /** A study's reveals, newest first. */
 export async function listSealRevealsByStudy({ studyId }: { studyId: string }): Promise<{ id: string; what: string; createdAt: Date }[]> {
-  return withPrisma((prisma) =>
-    prisma.sealReveal.findMany({ where: { studyId }, orderBy: { createdAt: "desc" }, select: { id: true, what: true, createdAt: true } }),
+  return withSql(async (sql) =>
+    sealReveal.all(await sql.all(`SELECT "id", "what", "createdAt" FROM "SealReveal" WHERE "studyId" = ? ORDER BY "createdAt" DESC`, [studyId])),
   );
 }
 
@@ -116,16 +115,20 @@ export async function addStudyTaskActiveMs({
   });
 }
 
+const taskClock = recordParser("StudyTaskClock", ["annotator", "taskId", "activeMs", "firstAt", "lastAt"]);
+
 /** Every task clock of a study. */
 export async function listStudyTaskClocksByStudy({
   studyId,
 }: {
   studyId: string;
 }): Promise<{ annotator: string; taskId: string; activeMs: number; firstAt: Date; lastAt: Date }[]> {
-  return withPrisma((prisma) =>
-    prisma.studyTaskClock.findMany({ where: { studyId }, select: { annotator: true, taskId: true, activeMs: true, firstAt: true, lastAt: true } }),
+  return withSql(async (sql) =>
+    taskClock.all(await sql.all(`SELECT "annotator", "taskId", "activeMs", "firstAt", "lastAt" FROM "StudyTaskClock" WHERE "studyId" = ?`, [studyId])),
   );
 }
+
+const clockActiveMs = rowParser("StudyTaskClock", ["activeMs"]);
 
 /** One task clock, or null. */
 export async function getStudyTaskClock({
@@ -137,7 +140,8 @@ export async function getStudyTaskClock({
   annotator: string;
   taskId: string;
 }): Promise<{ activeMs: number } | null> {
-  return withPrisma((prisma) =>
-    prisma.studyTaskClock.findUnique({ where: { studyId_annotator_taskId: { studyId, annotator, taskId } }, select: { activeMs: true } }),
-  );
+  return withSql(async (sql) => {
+    const row = await sql.get(`SELECT "activeMs" FROM "StudyTaskClock" WHERE "studyId" = ? AND "annotator" = ? AND "taskId" = ?`, [studyId, annotator, taskId]);
+    return row ? clockActiveMs.one(row) : null;
+  });
 }

@@ -2,6 +2,7 @@ import "server-only";
 import type Database from "better-sqlite3";
 import { config } from "@/lib/config";
 import { withWriteLock } from "./lock";
+import { rowParser } from "./rows";
 import { cachedStatement, pgTransaction, withSql, type Sql } from "./sql";
 import { withRaw } from "./sqlite";
 
@@ -65,12 +66,15 @@ export async function appendTranscriptMessages({
   await withWriteLock(() => withRaw((db) => db.transaction(() => insertTranscriptMessagesRaw(db, episodeId, rows)).immediate()));
 }
 
+const messageRow = rowParser("TranscriptMessage", ["seq", "turnIndex", "role", "content", "droppedTurns"]);
+const episodeMessageRow = rowParser("TranscriptMessage", ["episodeId", "seq", "turnIndex", "role", "content", "droppedTurns"]);
+
 /** An episode's whole conversation with its model, in order. */
 export async function listTranscriptMessagesByEpisode({ episodeId }: { episodeId: string }): Promise<TranscriptMessage[]> {
-  return withSql((sql) =>
-    sql.all<TranscriptMessage>(`SELECT "seq", "turnIndex", "role", "content", "droppedTurns" FROM "TranscriptMessage" WHERE "episodeId" = ? ORDER BY "seq"`, [
-      episodeId,
-    ]),
+  return withSql(async (sql) =>
+    messageRow.all(
+      await sql.all(`SELECT "seq", "turnIndex", "role", "content", "droppedTurns" FROM "TranscriptMessage" WHERE "episodeId" = ? ORDER BY "seq"`, [episodeId]),
+    ),
   );
 }
 
@@ -78,9 +82,11 @@ export async function listTranscriptMessagesByEpisode({ episodeId }: { episodeId
 export async function listTranscriptMessagesByEpisodes(sql: Sql, episodeIds: readonly string[]): Promise<Map<string, TranscriptMessage[]>> {
   const out = new Map<string, TranscriptMessage[]>();
   if (episodeIds.length === 0) return out;
-  const rows = await sql.all<TranscriptMessage & { episodeId: string }>(
-    `SELECT "episodeId", "seq", "turnIndex", "role", "content", "droppedTurns" FROM "TranscriptMessage" WHERE "episodeId" ${sql.dialect.inList("?")} ORDER BY "episodeId", "seq"`,
-    [sql.dialect.listValue(episodeIds)],
+  const rows = episodeMessageRow.all(
+    await sql.all(
+      `SELECT "episodeId", "seq", "turnIndex", "role", "content", "droppedTurns" FROM "TranscriptMessage" WHERE "episodeId" ${sql.dialect.inList("?")} ORDER BY "episodeId", "seq"`,
+      [sql.dialect.listValue(episodeIds)],
+    ),
   );
   for (const { episodeId, ...m } of rows) {
     let list = out.get(episodeId);

@@ -1,21 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { agentEventSchema } from "./agent-event";
-import { MODEL_FIELDS_EMPTY, type Turn } from "./turn";
-
-const turn: Turn = {
-  index: 2,
-  actor: "human",
-  source: "console",
-  action: "ls",
-  observation: "a\n",
-  ok: true,
-  reward: null,
-  durationMs: 3,
-  timedOut: false,
-  aborted: false,
-  startedAt: new Date("2026-12-01T00:00:00Z"),
-  ...MODEL_FIELDS_EMPTY,
-};
+import { SAMPLE_TURN as turn } from "@/lib/testing/turns";
 
 describe("agent event schema", () => {
   it("carries the recorded Turn", () => {

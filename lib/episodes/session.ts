@@ -1,7 +1,7 @@
 /**
  * The one episode being played: a state machine over a sandboxed Environment, recorded by
  * wrapping (lib/episodes/recording-env.ts) through one EpisodeRecorder. The playground
- * (lib/live/person-episodes.ts) and model runs (lib/agent/run-episode.ts) both drive it; a person
+ * (lib/live/person-actor.ts) and model runs (lib/agent/run-episode.ts) both drive it; a person
  * and a model are two kinds of actor in the same session (a model episode taken over by a person
  * records the person's turns as "human" with where they were typed).
  *

@@ -8,7 +8,7 @@ import { createEpisode } from "@/lib/db/episodes";
 import { getEpisodeById } from "@/lib/db/episodes";
 import { createStudioServer } from "@/lib/http/studio-server";
 import { createLiveEpisodeManager, prepareStore } from "@/lib/live/wiring";
-import type { LiveEpisodeManager } from "@/lib/live/person-episodes";
+import type { LiveEpisodeManager } from "@/lib/live/live-episodes";
 import { createStudyFromSelection, type StudyView } from "@/lib/studies/studies";
 import { getStudy } from "@/lib/studies/studies";
 import { getParticipant, inviteParticipants, revokeParticipant } from "@/lib/studies/participants";

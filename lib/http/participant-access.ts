@@ -1,7 +1,7 @@
 import "server-only";
 import { getEpisodeById } from "@/lib/db/episodes";
 import { asStudioError, ConflictError, ForbiddenError, UnauthorizedError } from "@/lib/errors";
-import type { LiveEpisode } from "@/lib/live/person-episodes";
+import type { PersonEpisode } from "@/lib/live/person-actor";
 import { participantScope, type ParticipantScope } from "@/lib/studies/participants";
 import { getStudy, nextStudyTask, type StudyConfig } from "@/lib/studies/studies";
 import { readStudyClock } from "@/lib/studies/study-clock";
@@ -91,9 +91,9 @@ function participantError(err: unknown): Error {
  * name; resume takes only their own episodes; what they hear is filtered by the study's feedback.
  */
 export function participantEpisodes(
-  manager: PlaygroundEpisodes<LiveEpisode>,
+  manager: PlaygroundEpisodes<PersonEpisode>,
   who: { sessionId: string; participantId: string },
-): PlaygroundEpisodes<LiveEpisode> {
+): PlaygroundEpisodes<PersonEpisode> {
   const filters = new WeakMap<EpisodeListener, EpisodeListener>();
 
   const filtered = async (scope: ParticipantScope, listener: EpisodeListener): Promise<EpisodeListener> => {

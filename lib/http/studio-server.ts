@@ -21,7 +21,7 @@ import {
 } from "./auth";
 import { FailureLimiter } from "./rate-limit";
 import { clearedSessionCookie, endSession, SESSION_COOKIE, sessionCookie, startSession, type Principal } from "./sessions";
-import type { LiveEpisodeManager } from "@/lib/live/person-episodes";
+import type { LiveEpisodeManager } from "@/lib/live/live-episodes";
 import { participantEpisodes } from "./participant-access";
 import { handleInvite } from "./invite-page";
 import type { Access } from "./auth";

@@ -1,22 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { MODEL_FIELDS_EMPTY, type Turn } from "@/lib/episodes/turn";
+import { SAMPLE_TURN as turn } from "@/lib/testing/turns";
 import { liveEventSchema, loggedLiveEventSchema } from "./events";
 import { toLiveEvent } from "./from-engine";
-
-const turn: Turn = {
-  index: 2,
-  actor: "human",
-  source: "console",
-  action: "ls",
-  observation: "a\n",
-  ok: true,
-  reward: null,
-  durationMs: 3,
-  timedOut: false,
-  aborted: false,
-  startedAt: new Date("2026-12-01T00:00:00Z"),
-  ...MODEL_FIELDS_EMPTY,
-};
 
 describe("live events", () => {
   it("tells a model episode's turn with the same turnEnd a person's episode sends", () => {

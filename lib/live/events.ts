@@ -5,8 +5,8 @@
  * starts, streams output and ends with the same events and fields whether a person or a model acts.
  *
  * The engine's own observer events (lib/episodes/agent-event.ts, what runEpisode emits) are turned
- * into these by ./from-engine.ts as the model episodes' manager (./model-episodes.ts) logs them; the person's
- * manager (./person-episodes.ts) sends these directly. Every field that is a turn's, an
+ * into these by ./from-engine.ts as a model's live episode (./model-actor.ts) logs them; a person's
+ * (./person-actor.ts) sends these directly. Every field that is a turn's, an
  * episode start's or end's is taken from the one schema of it in lib/episodes/turn.ts.
  * Client-safe: no server code.
  */

@@ -11,7 +11,7 @@
  * Every field that is a turn's, an episode start's or end's is taken from the one schema of it in
  * lib/episodes/turn.ts (pick, extend, its field schemas), never written again here, and the wire
  * owns no rule of an episode: an open without a turn limit gets the engine's default from the
- * side that opens it (./person-episodes.ts, lib/episodes/rules.ts). protocol.test.ts checks it.
+ * side that opens it (./live-episodes.ts, lib/episodes/rules.ts). protocol.test.ts checks it.
  */
 import { z } from "zod";
 import { recordingChunkSchema } from "@/lib/recording/events";

@@ -23,6 +23,10 @@ export interface SessionPoolOptions<S> {
   idleMs: number;
   /** Told when a session is closed for being idle (before its sandbox closes). */
   onIdleClose?(session: S): void;
+  /** Told when a session enters the pool. */
+  onAdmit?(session: S): void;
+  /** Told when a session leaves the pool, whatever the reason (released, evicted, idle, shutdown). */
+  onForget?(session: S): void;
   /** Says what to raise the cap with, for the error when the pool is full. */
   capName?: string;
 }
@@ -75,6 +79,7 @@ export class SessionPool<S extends PooledSession> {
         throw new StudioError("sandbox_unavailable", "the server is shutting down");
       }
       this.live.set(session.id, session);
+      this.options.onAdmit?.(session);
       this.touch(session);
       return session;
     } finally {
@@ -112,6 +117,7 @@ export class SessionPool<S extends PooledSession> {
     clearTimeout(this.timers.get(session.id));
     this.timers.delete(session.id);
     this.lastActive.delete(session.id);
+    this.options.onForget?.(session);
   }
 
   private async idleClose(session: S): Promise<void> {

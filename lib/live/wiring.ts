@@ -4,7 +4,7 @@ import { createEnvironment } from "@/lib/env";
 import { initStore } from "@/lib/db/startup";
 import { findSeal, sealMessage } from "@/lib/studies/baseline-seal";
 import { dbRecorder, readStoredEpisode } from "@/lib/episodes/db-recorder";
-import { LiveEpisodeManager } from "./person-episodes";
+import { LiveEpisodeManager } from "./live-episodes";
 import { episodeFeedback, getStudy } from "@/lib/studies/studies";
 import { publicTask, resolveTask } from "@/lib/tasks/tasks";
 import { goldShown } from "@/lib/episodes/gold";

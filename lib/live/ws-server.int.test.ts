@@ -9,7 +9,7 @@ import { getEpisodeById } from "@/lib/db/episodes";
 import { getRecordingByEpisode } from "@/lib/db/recordings";
 import { createStudioServer } from "@/lib/http/studio-server";
 import { createLiveEpisodeManager, prepareStore } from "@/lib/live/wiring";
-import type { LiveEpisodeManager } from "@/lib/live/person-episodes";
+import type { LiveEpisodeManager } from "@/lib/live/live-episodes";
 import { DEFAULT_TURN_LIMIT } from "@/lib/episodes/rules";
 import { MAX_ACTION_BYTES, type ClientMessageInput } from "./protocol";
 import type { LiveEvent } from "@/lib/live/events";

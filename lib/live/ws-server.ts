@@ -15,7 +15,7 @@ export type EpisodeListener = (message: LiveEventInput) => void;
 
 /**
  * What a connection needs from the episodes it drives; the transport declares it and
- * ./person-episodes.ts's LiveEpisodeManager implements it (lib/http/participant-access.ts narrows
+ * ./live-episodes.ts's LiveEpisodeManager implements it (lib/http/participant-access.ts narrows
  * it for a study's participants), so this module depends on no store or sandbox.
  */
 export interface PlaygroundEpisodes<Episode> {

@@ -11,7 +11,7 @@ import { taskForEpisode } from "./episode-task";
  * "Continue from turn k": a new running episode (parentEpisodeId, branchTurn = k) holding copies
  * of the parent's first k actions. The playground opens it with `?episode=<id>` and, as with any
  * episode not live in this process, replays the stored actions into a fresh sandbox before play
- * goes on (lib/live/person-episodes.ts resume). Returns the new id and the playground URL.
+ * goes on (lib/live/live-episodes.ts resume). Returns the new id and the playground URL.
  */
 export async function createBranchEpisode({
   episodeId,

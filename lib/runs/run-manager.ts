@@ -2,7 +2,7 @@ import "server-only";
 import { EventEmitter } from "node:events";
 import { dbRecorder } from "@/lib/episodes/db-recorder";
 import { dbRunStore } from "./run-store";
-import { trackAgent } from "@/lib/live/model-episodes";
+import { trackAgent } from "@/lib/live/model-actor";
 import { runEval } from "./run-eval";
 import { getRunById, getRunByName, isOwnerAlive } from "@/lib/db/runs";
 import type { EnvironmentOptions } from "@/lib/env/types";

@@ -1,5 +1,5 @@
 import "server-only";
-import { listRunAgents } from "@/lib/live/model-episodes";
+import { listRunAgents } from "@/lib/live/model-actor";
 import { listRunEpisodeRows, type RunEpisodeRow } from "@/lib/db/run-episodes";
 import { getRunById, isOwnerAlive, type Run } from "@/lib/db/runs";
 import { computeStats, interCodeTurns, type StatsGroup } from "@/lib/stats/measures";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from "vitest";
 import { useTempStore } from "@/lib/testing/store";
-import type { LiveEpisodeManager } from "@/lib/live/person-episodes";
+import type { LiveEpisodeManager } from "@/lib/live/live-episodes";
 import { createLiveEpisodeManager, prepareStore } from "@/lib/live/wiring";
 
 /**

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { envNameSchema } from "@/lib/datasets/types";
-import { startAgentSchema } from "@/lib/live/model-episodes";
+import { startAgentSchema } from "@/lib/live/model-actor";
 
 /** POST /api/live: start a model on a task of the playground. */
 export const startAgentBodySchema = startAgentSchema.extend({

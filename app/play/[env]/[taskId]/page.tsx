@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { notFound, redirect } from "next/navigation";
-import { isAgentLive } from "@/lib/live/model-episodes";
+import { isAgentLive } from "@/lib/live/model-actor";
 import { getEpisodeById } from "@/lib/db/episodes";
 import type { Metadata } from "next";
 import { envNameSchema } from "@/lib/datasets/types";

@@ -9,7 +9,7 @@ import { ConflictError } from "@/lib/errors";
 import type { AddressInfo } from "node:net";
 import { createStudioServer } from "@/lib/http/studio-server";
 import { connectWs } from "@/lib/testing/ws-client";
-import { controlAgent, getAgent, startAgent, watchAgent } from "./model-episodes";
+import { controlAgent, getAgent, startAgent, watchAgent } from "./model-actor";
 import { createLiveEpisodeManager } from "./wiring";
 import { loggedLiveEventSchema, type LoggedLiveEvent } from "@/lib/live/events";
 import { wrongAction } from "@/lib/agent/scripts";
@@ -40,7 +40,7 @@ describe("live model episodes", () => {
     const task = loadDataset("demo-python")[0]!;
     if (task.env !== "python") throw new Error("expected python");
     server.setScript({ rules: [{ match: task.query, replies: ["```python\n" + wrongAction(task) + "\n```"] }] });
-    const agent = startAgent(
+    const agent = await startAgent(
       task,
       { model: "scripted", policy: "react", turnLimit: 5, handicap: false, refineTurns: 0, paused: true },
       { adhoc: { baseURL: server.baseURL } },
@@ -90,7 +90,7 @@ describe("live model episodes", () => {
     await new Promise<void>((r) => http.listen(0, "127.0.0.1", r));
     const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
     try {
-      const agent = startAgent(
+      const agent = await startAgent(
         task,
         { model: "scripted", policy: "react", turnLimit: 5, handicap: false, refineTurns: 0, paused: true },
         { adhoc: { baseURL: server.baseURL } },

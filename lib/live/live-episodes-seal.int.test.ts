@@ -6,9 +6,11 @@ import { closeStore } from "@/lib/db/client";
 import { closeRawDb } from "@/lib/db/sqlite";
 import type { OpenMessage } from "@/lib/live/protocol";
 import type { LiveEventInput } from "@/lib/live/events";
-import type { LiveEpisodeManager } from "./person-episodes";
+import type { LiveEpisodeManager } from "./live-episodes";
 import { closeStudy, createStudyFromSelection } from "@/lib/studies/studies";
 import { createLiveEpisodeManager, prepareStore } from "@/lib/live/wiring";
+import { loadDataset } from "@/lib/datasets/registry";
+import { startAgent, startAgentSchema } from "./model-actor";
 
 // The live episode manager with the real store, task sets and local sandboxes: the baseline seal
 // and the study's conditions as the websocket sees them.
@@ -62,6 +64,11 @@ describe("live episodes and the baseline seal", () => {
 
     // A play episode on the sealed task is refused, naming the study that seals it from its creation.
     await expect(manager.open(open({}), () => {})).rejects.toThrow(/sealed by the open study "seal test"/);
+    // So is a model's episode (scored, and a person may take it over): the one manager checks both actors.
+    const task = loadDataset("demo-bash").find((t) => `${t.dataset}:${t.id}` === REF)!;
+    await expect(startAgent(task, startAgentSchema.parse({ model: "scripted" }))).rejects.toThrow(
+      /a model run .* is refused: .* sealed by the open study "seal test"/,
+    );
 
     // Another baseline episode may run (another annotator); its submit is scored, its gold withheld.
     const other: LiveEventInput[] = [];

@@ -1,25 +1,28 @@
 import "server-only";
-import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import { randomUUID } from "node:crypto";
 import type { Task } from "@/lib/datasets/types";
 import type { EnvironmentOptions } from "@/lib/env/types";
 import { ConflictError, LimitReachedError, NotFoundError } from "@/lib/errors";
 import { EpisodeController } from "@/lib/episodes/controller";
 import type { AgentEvent, ControllerMode, EpisodeOutcome } from "@/lib/episodes/agent-event";
-import { liveEventSchema, type LiveEventInput, type LoggedLiveEvent } from "./events";
+import type { LiveEventInput, LoggedLiveEvent } from "./events";
 import { toLiveEvent } from "./from-engine";
+import { LiveChannel } from "./live-channel";
+import { aliasLive, findLive, forgetLive, listLive, registerLive } from "./live-registry";
 import { dbRecorder } from "@/lib/episodes/db-recorder";
 import { resolveModel, type AdHocModel } from "@/lib/agent/models";
 import { policyNameSchema } from "@/lib/agent/policies/types";
 import type { EpisodeRecorder } from "@/lib/episodes/recorder";
 import { runEpisode } from "@/lib/agent/run-episode";
+import { assertTaskUnsealed } from "@/lib/studies/baseline-seal";
 import type { ControlMessage } from "./protocol";
 
 /**
- * Model episodes running in the server for the playground: each has a controller (pause, step,
- * resume, stop, take over, hand back) and a log of its live events (./events.ts, the same
- * vocabulary a person's episode sends) that any number of viewers follow over the websocket from
- * any position (so a reload or a second tab picks up where it is).
+ * The model's side of a live episode (the person's is ./person-actor.ts; ./live-episodes.ts is
+ * the manager of both): its actions come from lib/agent's loop, driven by a controller (pause,
+ * step, resume, stop, take over, hand back), and its events go to a logged channel
+ * (./live-channel.ts) that any number of viewers follow over the websocket from any position.
  */
 
 export const startAgentSchema = z.object({
@@ -33,10 +36,15 @@ export const startAgentSchema = z.object({
 });
 export type StartAgentInput = z.infer<typeof startAgentSchema>;
 
-/** Most model episodes running at once in one server. */
+/** Most model episodes started from the playground running at once in one server. */
 export const MAX_LIVE_AGENTS = 4;
 
-export interface LiveAgent {
+/** How long a finished model episode's log stays for late viewers (a reload after the end still shows it). */
+const KEEP_MS = { play: 10 * 60_000, run: 2 * 60_000 };
+
+/** A model's live episode, in the registry of live episodes (./live-registry.ts). */
+export interface ModelEpisode {
+  readonly actor: "model";
   id: string;
   task: Task;
   /** "play": started on a task page; "run": an episode of a batch run in this server. */
@@ -44,19 +52,14 @@ export interface LiveAgent {
   /** The batch run it belongs to, for kind "run". */
   runId: string | null;
   controller: EpisodeController;
-  log: LoggedLiveEvent[];
+  channel: LiveChannel<LoggedLiveEvent>;
+  readonly log: readonly LoggedLiveEvent[];
   done: Promise<EpisodeOutcome | null>;
   finished: boolean;
   episodeId: string | null;
+  /** Follows the episode from now on; returns the way to stop. */
   subscribe(listener: (e: LoggedLiveEvent) => void): () => void;
 }
-
-type Registry = { agents: Map<string, LiveAgent>; byEpisode: Map<string, string> };
-const registry: Registry = ((globalThis as Record<string, unknown>).__icStudioAgents ??= { agents: new Map(), byEpisode: new Map() }) as Registry;
-registry.byEpisode ??= new Map();
-
-/** How long a finished agent's log stays for late viewers (a reload after the end still shows it). */
-const KEEP_MS = { play: 10 * 60_000, run: 2 * 60_000 };
 
 /**
  * Registers a model episode so any number of viewers can follow it from any position and control
@@ -67,39 +70,34 @@ export function trackAgent(
   task: Task,
   controller: EpisodeController,
   meta: { kind: "play" | "run"; runId?: string },
-): { agent: LiveAgent; onEvent: (e: AgentEvent) => void; fail: (message: string) => void; end: () => void } {
-  const listeners = new Set<(e: LoggedLiveEvent) => void>();
-  const log: LoggedLiveEvent[] = [];
-  const push = (event: LiveEventInput) => {
-    // Checked here, once, against the vocabulary every viewer parses.
-    const entry: LoggedLiveEvent = { type: "logged", seq: log.length, event: liveEventSchema.parse(event) };
-    log.push(entry);
-    for (const l of listeners) l(entry);
-  };
-  const agent: LiveAgent = {
+): { agent: ModelEpisode; onEvent: (e: AgentEvent) => void; fail: (message: string) => void; end: () => void } {
+  const channel = LiveChannel.logged();
+  const push = (event: LiveEventInput) => channel.send(event);
+  const agent: ModelEpisode = {
+    actor: "model",
     id: randomUUID(),
     task,
     kind: meta.kind,
     runId: meta.runId ?? null,
     controller,
-    log,
+    channel,
+    get log() {
+      return channel.log;
+    },
     finished: false,
     episodeId: null,
     done: Promise.resolve(null),
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    subscribe: (listener) => channel.attach(listener, channel.log.length),
   };
   push({ type: "mode", mode: controller.state });
   const unwatch = controller.onChange((mode) => push({ type: "mode", mode }));
-  registry.agents.set(agent.id, agent);
+  registerLive(agent);
   return {
     agent,
     onEvent: (e) => {
       if (e.type === "episode-start") {
         agent.episodeId = e.episodeId;
-        registry.byEpisode.set(e.episodeId, agent.id);
+        aliasLive(e.episodeId, agent);
       }
       const live = toLiveEvent(e);
       if (live) push(live);
@@ -109,25 +107,26 @@ export function trackAgent(
       if (agent.finished) return;
       agent.finished = true;
       unwatch();
+      channel.end();
       // Keep the log a while for late viewers, then forget the agent.
-      setTimeout(() => {
-        registry.agents.delete(agent.id);
-        if (agent.episodeId) registry.byEpisode.delete(agent.episodeId);
-      }, KEEP_MS[agent.kind]).unref();
+      forgetLive(agent, KEEP_MS[agent.kind]);
     },
   };
 }
 
 /**
  * Starts a model on a task. The episode is stored like any other (mode "play", player kind model).
- * @throws LimitReachedError when MAX_LIVE_AGENTS are running; BadInputError/NotFoundError for the model.
+ * @throws ConflictError while the task is sealed by a baseline episode or an open study (the run is
+ * scored, and a person may take it over); LimitReachedError when MAX_LIVE_AGENTS are running;
+ * BadInputError/NotFoundError for the model.
  */
-export function startAgent(
+export async function startAgent(
   task: Task,
   input: StartAgentInput,
   options: { adhoc?: AdHocModel; envOptions?: EnvironmentOptions; recorder?: EpisodeRecorder } = {},
-): LiveAgent {
-  const running = [...registry.agents.values()].filter((a) => a.kind === "play" && !a.finished).length;
+): Promise<ModelEpisode> {
+  await assertTaskUnsealed({ environment: task.env, dataset: task.dataset, taskId: task.id }, "a model run (it is scored, and can be taken over)");
+  const running = listLive<ModelEpisode>("model").filter((a) => a.kind === "play" && !a.finished).length;
   if (running >= MAX_LIVE_AGENTS) throw new LimitReachedError(`${MAX_LIVE_AGENTS} model episodes are already running; stop one first`);
   const model = resolveModel(input.model, options.adhoc ? { adhoc: options.adhoc } : {});
   const controller = new EpisodeController({ paused: input.paused });
@@ -159,26 +158,24 @@ export function startAgent(
  * it comes, until the episode ends. Returns the way to stop following. @throws NotFoundError
  */
 export function watchAgent(id: string, from: number, listener: (entry: LoggedLiveEvent) => void): () => void {
-  const agent = getAgent(id);
-  for (const entry of agent.log.slice(from)) listener(entry);
-  return agent.finished ? () => {} : agent.subscribe(listener);
+  return getAgent(id).channel.attach(listener, from);
 }
 
 /** The live agent with this id, or the one playing the stored episode with this id. @throws NotFoundError */
-export function getAgent(id: string): LiveAgent {
-  const a = registry.agents.get(id) ?? registry.agents.get(registry.byEpisode.get(id) ?? "");
+export function getAgent(id: string): ModelEpisode {
+  const a = findLive<ModelEpisode>(id, "model");
   if (!a) throw new NotFoundError(`live model episode ${id} (it ended more than a few minutes ago, or the server restarted)`);
   return a;
 }
 
 /** Whether a live agent (or the one playing the stored episode) with this id is known here. */
 export function isAgentLive(id: string): boolean {
-  return registry.agents.has(id) || registry.byEpisode.has(id);
+  return findLive<ModelEpisode>(id, "model") !== undefined;
 }
 
 /** The live agents of a batch run, by stored episode id (the run page links its running episodes to them). */
-export function listRunAgents(runId: string): LiveAgent[] {
-  return [...registry.agents.values()].filter((a) => a.runId === runId);
+export function listRunAgents(runId: string): ModelEpisode[] {
+  return listLive<ModelEpisode>("model").filter((a) => a.runId === runId);
 }
 
 /**
