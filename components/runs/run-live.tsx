@@ -226,7 +226,9 @@ export function RunLive({ initial, others }: { initial: RunView; others: { id: s
               <th className="pr-3">task</th>
               <th className="pr-3">status</th>
               <th className="pr-3">reward</th>
-              <th className="pr-3">turns</th>
+              <th className="pr-3" title="turns as InterCode counts them, as the mean turns does">
+                turns
+              </th>
               <th className="pr-3">solved at</th>
               {v.groupBy && <th className="pr-3">{v.groupBy === "hardness" ? "hardness" : "file system"}</th>}
               <th className="pr-3">tokens</th>
@@ -260,7 +262,9 @@ export function RunLive({ initial, others }: { initial: RunView; others: { id: s
                     t.reward.toFixed(2)
                   )}
                 </td>
-                <td className="pr-3">{t.episodeId ? t.turns : ""}</td>
+                <td className="pr-3" title={t.storedTurns === undefined ? undefined : `${t.storedTurns} turns stored`}>
+                  {t.episodeId ? t.turns : ""}
+                </td>
                 <td className="pr-3">{t.solvedAtTurn ?? ""}</td>
                 {v.groupBy && <td className="pr-3">{t.group ?? ""}</td>}
                 <td className="pr-3">{t.episodeId ? t.tokensIn + t.tokensOut : ""}</td>

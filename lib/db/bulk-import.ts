@@ -6,52 +6,48 @@ import { withWriteLock } from "./lock";
 import { searchDocText } from "./dialect";
 import { pgTransaction, withSql, type Sql } from "./sql";
 import { withRaw } from "./sqlite";
-import type { NewEpisodeInput } from "./episodes";
+import { episodeRowBinder, episodeStartFields, type EpisodeFieldsInMs, type EpisodeStart } from "./episode-writer";
 import { insertTranscriptMessagesRaw, type TranscriptMessageInput } from "./transcripts";
 import { insertRecording, insertRecordingRaw, type ImportedRecording } from "./recordings";
 import { EPISODE_RECORD_KEYS } from "./record";
 import { pgCodec, pgTurnWriter, SQLITE_CODEC, sqliteTurnWriter, turnCounters, type Codec, type TurnInput } from "./turn-writer";
 import { insertDetectorTagsRaw, insertDetectorTagsSql, type EpisodeDetectorTag } from "./annotations";
 
+/** The outcome fields an import states; the other record fields it may leave out (null, or the column's default). */
+type OutcomeKey = "status" | "reward" | "success" | "startedAt";
+type OptionalKey =
+  | "errorReason"
+  | "breakdown"
+  | "solvedAtTurn"
+  | "goldObservation"
+  | "agentObservation"
+  | "firstActionAt"
+  | "endedAt"
+  | "durationMs"
+  | "sourceFile"
+  | "tags"
+  | "flags"
+  | "turnsTaken";
+
 /**
- * A finished episode to store in bulk (imported logs): a new episode's fields (without run or
- * study), with its outcome, times as Unix milliseconds, and its turns.
+ * A finished episode to store in bulk (imported logs): the episode record (lib/db/record.ts) as an
+ * import states it, times as Unix milliseconds: its start (without run or study: an import belongs
+ * to neither; mode import unless it says), its outcome, and its turns; the counters are its turns'.
  */
-export type BulkEpisode = Omit<NewEpisodeInput, "playerKind" | "mode" | "feedback" | "runId" | "studyId"> & {
-  id?: string;
-  /** The idempotency key: an episode whose key is stored already is skipped. */
-  sourceKey: string;
-  playerKind: string;
-  mode?: string;
-  feedback?: string;
-  status: string;
-  errorReason?: string | null;
-  reward: number | null;
-  /** The reward breakdown as JSON text. */
-  breakdown?: string | null;
-  success: boolean;
-  solvedAtTurn?: number | null;
-  goldObservation?: string | null;
-  agentObservation?: string | null;
-  startedAt: number;
-  firstActionAt?: number | null;
-  endedAt?: number | null;
-  durationMs?: number | null;
-  sourceFile?: string | null;
-  /** Accepted tag names, space-separated. */
-  tags?: string;
-  /** What is odd about the episode as logged, space-separated (lib/trajectories/flags.ts). */
-  flags?: string;
-  /** The turns the log itself counted (InterCode's summary.turns_taken), when it says. */
-  turnsTaken?: number | null;
-  turns: BulkTurn[];
-  /** The conversation with the model, each message once. */
-  messages?: (TranscriptMessageInput & { turnIndex: number })[];
-  /** A person's recorded session (console keys and output, editor changes), as an export carries it. */
-  recording?: ImportedRecording;
-  /** The failure detectors' tags (lib/failures/machine-tags.ts), stored with the episode. */
-  detectorTags?: EpisodeDetectorTag[];
-};
+export type BulkEpisode = Omit<EpisodeStart, "runId" | "studyId"> &
+  EpisodeFieldsInMs<OutcomeKey> &
+  Partial<EpisodeFieldsInMs<OptionalKey>> & {
+    id?: string;
+    /** The idempotency key: an episode whose key is stored already is skipped. */
+    sourceKey: string;
+    turns: BulkTurn[];
+    /** The conversation with the model, each message once. */
+    messages?: (TranscriptMessageInput & { turnIndex: number })[];
+    /** A person's recorded session (console keys and output, editor changes), as an export carries it. */
+    recording?: ImportedRecording;
+    /** The failure detectors' tags (lib/failures/machine-tags.ts), stored with the episode. */
+    detectorTags?: EpisodeDetectorTag[];
+  };
 
 /**
  * A turn to store in bulk: what the one turn writer takes (lib/db/turn-writer.ts), with its outcome
@@ -60,12 +56,16 @@ export type BulkEpisode = Omit<NewEpisodeInput, "playerKind" | "mode" | "feedbac
 export type BulkTurn = TurnInput & { ok: boolean | null; startedAt?: number | null };
 
 /** The Episode columns an import writes: the record's but the run's and the study's (an import belongs to neither). */
-const EPISODE_COLS = EPISODE_RECORD_KEYS.filter((c) => c !== "runId" && c !== "studyId");
+const EPISODE_COLS = EPISODE_RECORD_KEYS.filter(
+  (c): c is Exclude<(typeof EPISODE_RECORD_KEYS)[number], "runId" | "studyId"> => c !== "runId" && c !== "studyId",
+);
+/** Binds an imported episode's row in EPISODE_COLS order (positional parameters: binding 40 named ones per row costs more than the insert). */
+const bindEpisodeRow = episodeRowBinder(EPISODE_COLS);
 
 /**
  * Appends an imported episode's column values to `out` in EPISODE_COLS order, with the engine's
- * booleans and times: the one mapping of an imported episode to its row (positional parameters:
- * binding 40 named ones per row costs more than the insert).
+ * booleans and times: its start fields as a live episode's are stored (episodeStartFields), its
+ * outcome, and what the writer gives it (id, lineage when the parent is stored, counters, times).
  */
 function pushEpisodeRow(
   out: unknown[],
@@ -73,50 +73,40 @@ function pushEpisodeRow(
   row: { id: string; parent: string | null; searchKey: number | null; now: number; counters: ReturnType<typeof turnCounters> },
   c: Codec,
 ): void {
-  const time = (ms: number | null | undefined) => (ms == null ? null : c.time(ms));
-  out.push(
-    row.id,
-    e.environment,
-    e.dataset,
-    e.taskId,
-    e.taskIndex ?? null,
-    e.query,
-    e.gold ?? null,
-    e.playerKind,
-    e.annotator ?? null,
-    e.model ?? null,
-    e.policy ?? null,
-    e.turnLimit,
-    e.mode ?? "import",
-    e.feedback ?? "reward",
-    e.backend ?? null,
-    e.status,
-    e.errorReason ?? null,
-    e.reward,
-    e.breakdown ?? null,
-    c.bool(e.success),
-    e.solvedAtTurn ?? null,
-    e.goldObservation ?? null,
-    e.agentObservation ?? null,
-    c.time(e.startedAt),
-    time(e.firstActionAt),
-    time(e.endedAt),
-    e.durationMs ?? null,
-    e.sourceFile ?? null,
-    e.sourceKey,
-    row.parent,
-    row.parent ? (e.branchTurn ?? null) : null,
-    e.hardness ?? null,
-    e.db ?? null,
-    e.tags ?? "",
-    e.flags ?? "",
-    row.counters.turnCount,
-    e.turnsTaken ?? null,
-    row.counters.invalidCount,
-    row.counters.checkedCount,
-    c.time(row.now),
-    c.time(row.now),
-    row.searchKey,
+  const start = episodeStartFields(e, { mode: "import" });
+  // Lineage only to a parent that is stored (an import may carry an episode without its parent).
+  start.parentEpisodeId = row.parent;
+  start.branchTurn = row.parent ? (e.branchTurn ?? null) : null;
+  bindEpisodeRow(
+    out,
+    start,
+    {
+      id: row.id,
+      status: e.status,
+      errorReason: e.errorReason ?? null,
+      reward: e.reward,
+      breakdown: e.breakdown ?? null,
+      success: e.success,
+      solvedAtTurn: e.solvedAtTurn ?? null,
+      goldObservation: e.goldObservation ?? null,
+      agentObservation: e.agentObservation ?? null,
+      startedAt: e.startedAt,
+      firstActionAt: e.firstActionAt ?? null,
+      endedAt: e.endedAt ?? null,
+      durationMs: e.durationMs ?? null,
+      sourceFile: e.sourceFile ?? null,
+      sourceKey: e.sourceKey,
+      tags: e.tags ?? "",
+      flags: e.flags ?? "",
+      turnCount: row.counters.turnCount,
+      turnsTaken: e.turnsTaken ?? null,
+      invalidCount: row.counters.invalidCount,
+      checkedCount: row.counters.checkedCount,
+      createdAt: row.now,
+      updatedAt: row.now,
+      searchKey: row.searchKey,
+    },
+    c,
   );
 }
 

@@ -554,3 +554,20 @@ async function readPageRows(
   const unkeyed = await read([`${sort.expr} IS NULL`], `e."id" ${dir}`, pageSize - keyed.length, Math.max(0, offset - before));
   return [...keyed, ...unkeyed];
 }
+
+/**
+ * The FROM and WHERE of an aggregate over the viewer's filtered set (`Episode e`). Full-text
+ * search drives it from the matching episodes' keys (a CTE joined to Episode) rather than testing
+ * every episode against that set, which SQLite plans poorly.
+ */
+export function whereOf(f: EpisodeFilters, d: Dialect): { cte: string; from: string; sql: string; params: Record<string, unknown> } {
+  const { parts, params, fts } = listConditions(f, d);
+  let cte = "";
+  let from = `"Episode" e`;
+  if (fts) {
+    params.fts = fts;
+    cte = `WITH hits("k") AS (${d.searchHits("@fts")})`;
+    from = `hits h ${d.drivingJoin} "Episode" e ON e."searchKey" = h."k"`;
+  }
+  return { cte, from, sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", params };
+}

@@ -15,7 +15,7 @@ import {
   type EpisodeSortKey,
 } from "./episode-filters";
 import { columnsOf, recordParser, rowParser, selectAll, words } from "./rows";
-import type { EpisodeRecord } from "./record";
+import { episodeStartFields, type NewEpisodeInput } from "./episode-writer";
 import type { Annotation, Episode, Turn } from "./generated/client";
 import { withWriteLock } from "./lock";
 import { cachedStatement, pgTransaction, withSql, type Sql } from "./sql";
@@ -26,59 +26,16 @@ import { BUMP_EPISODE_SQL, bumpParams, pgTurnWriter, sqliteTurnWriter, type Turn
 
 export type { Episode, Turn } from "./generated/client";
 export type { EpisodeFilters, EpisodeSortKey } from "./episode-filters";
-
-/** The fields a new live episode needs (played in the Studio, by a person or a model). */
-/**
- * A new episode, as its player starts it: the record's (lib/db/record.ts) start fields, those it
- * may leave out optional; the rest of the record (status, reward, counters, times) is the store's.
- */
-export type NewEpisodeInput = Pick<EpisodeRecord, "environment" | "dataset" | "taskId" | "query" | "turnLimit"> &
-  Partial<
-    Pick<
-      EpisodeRecord,
-      "taskIndex" | "gold" | "annotator" | "model" | "policy" | "backend" | "hardness" | "db" | "runId" | "studyId" | "parentEpisodeId" | "branchTurn"
-    >
-  > & {
-    /** The id, when the caller chose it already (a live episode names itself before it is stored); else a new one. */
-    id?: string;
-    playerKind: "human" | "model" | "imported";
-    mode?: "play" | "baseline" | "eval" | "import";
-    feedback?: "none" | "reward";
-  };
+export type { NewEpisodeInput } from "./episode-writer";
 
 /** Creates a running episode. */
 export async function createEpisode(input: NewEpisodeInput): Promise<Episode> {
   if (!Number.isInteger(input.turnLimit) || input.turnLimit < 1) throw new BadInputError("must be a positive integer", "turnLimit");
   if ((input.parentEpisodeId == null) !== (input.branchTurn == null))
     throw new BadInputError("a branched episode needs both parentEpisodeId and branchTurn", "parentEpisodeId");
-  return withPrisma((prisma) =>
-    prisma.episode.create({
-      data: {
-        ...(input.id ? { id: input.id } : {}),
-        environment: input.environment,
-        dataset: input.dataset,
-        taskId: input.taskId,
-        taskIndex: input.taskIndex ?? null,
-        query: input.query,
-        gold: input.gold ?? null,
-        playerKind: input.playerKind,
-        annotator: input.annotator ?? null,
-        model: input.model ?? null,
-        policy: input.policy ?? null,
-        turnLimit: input.turnLimit,
-        mode: input.mode ?? "play",
-        feedback: input.feedback ?? "reward",
-        backend: input.backend ?? null,
-        hardness: input.hardness ?? null,
-        db: input.db ?? null,
-        runId: input.runId ?? null,
-        studyId: input.studyId ?? null,
-        parentEpisodeId: input.parentEpisodeId ?? null,
-        branchTurn: input.branchTurn ?? null,
-        status: "running",
-      },
-    }),
-  );
+  const { id } = input;
+  // The start fields as the bulk writer stores them, with a live episode's mode by default.
+  return withPrisma((prisma) => prisma.episode.create({ data: { ...(id ? { id } : {}), ...episodeStartFields(input, { mode: "play" }), status: "running" } }));
 }
 
 /** One turn as the environment produced it, with the messages it added to the conversation with the model (stored once, with the turn). */

@@ -1,7 +1,6 @@
 import "server-only";
-import type { EpisodeFilters } from "./episode-filters";
 import { withSql } from "./sql";
-import { whereOf } from "./viewer-queries";
+import { whereOf, type EpisodeFilters } from "./episode-filters";
 import { FINISHED_STATUSES } from "./episode-status";
 
 /** The statuses of an episode that ended (an episode still running has not failed yet). */

@@ -87,6 +87,8 @@ export interface RunEpisodeRow {
   reward: number | null;
   success: boolean;
   turnCount: number;
+  /** The turns its loop counted (InterCode's turns_taken), when it says. */
+  turnsTaken: number | null;
   invalidCount: number;
   solvedAtTurn: number | null;
   hardness: string | null;
@@ -109,6 +111,7 @@ const runEpisodeRow = rowParser(
     "reward",
     "success",
     "turnCount",
+    "turnsTaken",
     "invalidCount",
     "solvedAtTurn",
     "hardness",
@@ -125,7 +128,7 @@ export async function listRunEpisodeRows({ runId }: { runId: string }): Promise<
   return withSql(async (sql) =>
     runEpisodeRow.all(
       await sql.all(
-        `SELECT e."id", e."taskId", e."taskIndex", e."status", e."reward", e."success", e."turnCount", e."invalidCount", e."solvedAtTurn",
+        `SELECT e."id", e."taskId", e."taskIndex", e."status", e."reward", e."success", e."turnCount", e."turnsTaken", e."invalidCount", e."solvedAtTurn",
                 e."hardness", e."db", e."errorReason", e."startedAt", e."endedAt",
                 COALESCE(SUM(t."tokensIn"), 0) AS "tokensIn", COALESCE(SUM(t."tokensOut"), 0) AS "tokensOut", COALESCE(SUM(t."costUsd"), 0) AS "costUsd"
          FROM "Episode" e LEFT JOIN "Turn" t ON t."episodeId" = e."id"

@@ -5,7 +5,8 @@ import { createAnnotation } from "./annotations";
 import { insertEpisodesBulk, type BulkEpisode } from "./bulk-import";
 import { storeEngines, useTempStore } from "@/lib/testing/store";
 import { listViewerEpisodes, listViewerEpisodesByTask } from "./episodes";
-import { aggregateViewerEpisodes, getReplayDataById, listEpisodeFacets, listUsedTags } from "./viewer-queries";
+import { aggregateViewerEpisodes } from "@/lib/stats/aggregates";
+import { getReplayDataById, listEpisodeFacets, listUsedTags } from "./viewer-queries";
 
 const task = loadDataset("demo-python")[0];
 

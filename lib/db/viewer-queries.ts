@@ -1,6 +1,4 @@
 import "server-only";
-import type { Dialect } from "./dialect";
-import { listConditions, type EpisodeFilters } from "./episode-filters";
 import { z } from "zod";
 import { curveBucket, TURN_CUT, WINDOW_CUT, WINDOW_TURNS, windowStart } from "./replay-window";
 import {
@@ -16,23 +14,6 @@ import {
 import { rowParser, words } from "./rows";
 import { withSql } from "./sql";
 import { TURN_RECORD_KEYS } from "./record";
-
-/**
- * The FROM and WHERE of an aggregate over the viewer's filtered set (`Episode e`). Full-text
- * search drives it from the matching episodes' keys (a CTE joined to Episode) rather than testing
- * every episode against that set, which SQLite plans poorly.
- */
-export function whereOf(f: EpisodeFilters, d: Dialect): { cte: string; from: string; sql: string; params: Record<string, unknown> } {
-  const { parts, params, fts } = listConditions(f, d);
-  let cte = "";
-  let from = `"Episode" e`;
-  if (fts) {
-    params.fts = fts;
-    cte = `WITH hits("k") AS (${d.searchHits("@fts")})`;
-    from = `hits h ${d.drivingJoin} "Episode" e ON e."searchKey" = h."k"`;
-  }
-  return { cte, from, sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", params };
-}
 
 /**
  * The distinct values of the filterable text columns (for the filter pickers), at most 200 each.
@@ -203,46 +184,4 @@ export async function listUsedTags(): Promise<{ tag: string; accepted: number }[
       `SELECT "tag", SUM(CASE WHEN "status" = 'accepted' THEN 1 ELSE 0 END) AS accepted FROM "Annotation" WHERE "kind" = 'tag' AND "tag" IS NOT NULL AND "source" = 'person' GROUP BY "tag" ORDER BY accepted DESC, "tag"`,
     ),
   );
-}
-
-/** Aggregates for a filtered set that the paper's statistics do not cover. */
-export interface ViewerAggregates {
-  /** Ten reward bins [0, 0.1), ..., [0.9, 1.0]; plus episodes with no reward. */
-  rewardHistogram: { bin: string; episodes: number }[];
-  /** Per turn position (1-based): turns with a known outcome and how many were invalid. */
-  invalidByTurn: { turn: number; checked: number; invalid: number; rate: number }[];
-  /** Accepted tags over the filtered set. */
-  tags: { tag: string; episodes: number }[];
-}
-
-/** Reward histogram, invalid-action rate by turn and tag counts over the episodes matching `filters`. */
-export async function aggregateViewerEpisodes({ filters = {} }: { filters?: EpisodeFilters }): Promise<ViewerAggregates> {
-  return withSql(async (sql) => {
-    const { cte, from, sql: where, params } = whereOf(filters, sql.dialect);
-    const bin = sql.dialect.trunc(`e."reward" * 10`);
-    const hist = await sql.all<{ b: number; n: number }>(
-      `${cte} SELECT CASE WHEN e."reward" IS NULL THEN -1 WHEN ${bin} > 9 THEN 9 ELSE ${bin} END AS b, COUNT(*) AS n FROM ${from} ${where} GROUP BY 1`,
-      params,
-    );
-    const bins = Array.from({ length: 10 }, (_, i) => ({ bin: `${(i / 10).toFixed(1)}–${((i + 1) / 10).toFixed(1)}`, episodes: 0 }));
-    let none = 0;
-    for (const h of hist) {
-      if (h.b < 0) none = h.n;
-      else bins[Math.max(0, h.b)].episodes += h.n;
-    }
-    const rewardHistogram = none ? [...bins, { bin: "none", episodes: none }] : bins;
-    const inv = await sql.all<{ turn: number; checked: number; invalid: number | null }>(
-      `${cte} SELECT t."index" + 1 AS turn, COUNT(t."ok") AS checked, SUM(CASE WHEN NOT t."ok" THEN 1 ELSE 0 END) AS invalid FROM "Turn" t
-       WHERE t."episodeId" IN (SELECT e."id" FROM ${from} ${where}) GROUP BY t."index" ORDER BY t."index" LIMIT 100`,
-      params,
-    );
-    const invalidByTurn = inv.map((r) => ({ turn: r.turn, checked: r.checked, invalid: r.invalid ?? 0, rate: r.checked ? (r.invalid ?? 0) / r.checked : 0 }));
-    const tagRows = await sql.all<{ tag: string; episodes: number }>(
-      `${cte} SELECT a."tag" AS tag, COUNT(DISTINCT a."episodeId") AS episodes FROM "Annotation" a
-       WHERE a."kind" = 'tag' AND a."status" = 'accepted' AND a."source" = 'person' AND a."episodeId" IN (SELECT e."id" FROM ${from} ${where})
-       GROUP BY a."tag" ORDER BY episodes DESC, a."tag" LIMIT 30`,
-      params,
-    );
-    return { rewardHistogram, invalidByTurn, tags: tagRows };
-  });
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Task } from "@/lib/datasets/types";
-import type { Environment, StepResult, SubmitResult } from "@/lib/env/types";
+import { fakeEnvironment } from "@/lib/testing/fake-environment";
 import { EpisodeController } from "./controller";
 import { memoryRecorder } from "./memory-recorder";
 import { EpisodeSession, type SessionOptions, type StoredEpisode } from "./session";
@@ -12,42 +12,7 @@ import { EpisodeSession, type SessionOptions, type StoredEpisode } from "./sessi
 const task: Task = { env: "sql", dataset: "demo-sql", id: "t1", index: 0, query: "how many?", gold: "SELECT 1", db: "bikes" } as Task;
 
 /** An environment whose actions echo, scored 1.0 once the action `win` has run. */
-function fakeEnv(log: string[] = []): Environment & { closed: number } {
-  let won = false;
-  const score = (): SubmitResult => ({
-    reward: won ? 1 : 0,
-    breakdown: { kind: "sql", overlap: won ? 1 : 0, order: null },
-    goldObservation: "gold",
-    agentObservation: "agent",
-  });
-  return {
-    env: "sql",
-    task: null,
-    closed: 0,
-    async reset() {
-      log.push("reset");
-      won = false;
-      return { observation: task.query };
-    },
-    async step(action, options): Promise<StepResult> {
-      log.push(`step ${action}`);
-      if (action === "boom") throw new Error("sandbox gone");
-      options?.onOutput?.(`out:${action}`);
-      if (action === "win") won = true;
-      return { observation: `ran ${action}`, ok: action !== "bad", done: false };
-    },
-    async submit() {
-      log.push("submit");
-      return score();
-    },
-    async evaluate() {
-      return score();
-    },
-    async close() {
-      this.closed++;
-    },
-  };
-}
+const fakeEnv = (log: string[] = []) => fakeEnvironment({ log, query: task.query });
 
 function options(recorder = memoryRecorder(), env = fakeEnv(), over: Partial<SessionOptions> = {}): SessionOptions {
   return {

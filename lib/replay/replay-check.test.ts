@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Task } from "@/lib/datasets/types";
-import type { Environment, StepResult, SubmitResult } from "@/lib/env/types";
+import { fakeEnvironment } from "@/lib/testing/fake-environment";
 import { checkEpisodeReplay } from "./replay-check";
 
 // The replay as an EpisodeSession over a fake environment, recorded in memory: no sandbox. The
@@ -9,41 +9,7 @@ import { checkEpisodeReplay } from "./replay-check";
 const task = { env: "sql", dataset: "demo-sql", id: "t1", index: 0, query: "q", gold: "SELECT 1", db: "d", tables: {} } as Task;
 
 /** Echoes actions as SQL rows; scores 1 once `win` ran. */
-function fakeEnv(log: string[]): Environment & { closed: number } {
-  let won = false;
-  const score = (): SubmitResult => ({
-    reward: won ? 1 : 0,
-    breakdown: { kind: "sql", overlap: won ? 1 : 0, order: null },
-    goldObservation: "(1,)",
-    agentObservation: "(1,)",
-  });
-  return {
-    env: "sql",
-    task: null,
-    closed: 0,
-    async reset() {
-      log.push("reset");
-      won = false;
-      return { observation: "q" };
-    },
-    async step(action): Promise<StepResult> {
-      log.push(`step ${action}`);
-      if (action === "win") won = true;
-      return { observation: `(${action},)`, ok: true, done: false };
-    },
-    async submit() {
-      log.push("submit");
-      return score();
-    },
-    async evaluate() {
-      log.push("evaluate");
-      return score();
-    },
-    async close() {
-      this.closed++;
-    },
-  };
-}
+const fakeEnv = (log: string[]) => fakeEnvironment({ log, observe: (action) => `(${action},)`, goldObservation: "(1,)", agentObservation: "(1,)" });
 
 const turns = [
   { index: 0, action: "x", observation: "[(x,)]", reward: 0 },

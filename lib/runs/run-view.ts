@@ -2,7 +2,7 @@ import "server-only";
 import { listRunAgents } from "@/lib/live/model-actor";
 import { listRunEpisodeRows, type RunEpisodeRow } from "@/lib/db/run-episodes";
 import { getRunById, isOwnerAlive, type Run } from "@/lib/db/runs";
-import { computeStats, type StatsGroup } from "@/lib/stats/measures";
+import { computeStats, interCodeTurns, type StatsGroup } from "@/lib/stats/measures";
 import { listSealedTaskKeys, sealKey } from "@/lib/studies/baseline-seal";
 import { playUrl } from "@/lib/tasks/task-ref";
 import { storedRunConfigSchema, type StoredRunConfig } from "./launch-options";
@@ -73,7 +73,8 @@ function taskRows(config: StoredRunConfig | null, rows: RunEpisodeRow[], watchab
       status: e.status,
       reward: e.reward,
       success: e.success,
-      turns: e.turnCount,
+      turns: interCodeTurns(e),
+      ...(interCodeTurns(e) !== e.turnCount ? { storedTurns: e.turnCount } : {}),
       solvedAtTurn: e.solvedAtTurn,
       group: e.hardness ?? e.db,
       errorReason: e.errorReason,

@@ -11,7 +11,10 @@ export interface RunTaskView {
   status: "pending" | "running" | "submitted" | "abandoned" | "error" | "interrupted" | string;
   reward: number | null;
   success: boolean;
+  /** Turns as InterCode counts them (lib/stats/measures.ts interCodeTurns), as the run's mean turns does. */
   turns: number;
+  /** The turns stored, when they differ from `turns` (ReAct's forced final submit is stored, not counted). */
+  storedTurns?: number;
   solvedAtTurn: number | null;
   group: string | null;
   errorReason: string | null;

@@ -1,6 +1,6 @@
 import "server-only";
-import type { EpisodeFilters } from "@/lib/db/episode-filters";
-import { aggregateViewerEpisodes } from "@/lib/db/viewer-queries";
+import { whereOf, type EpisodeFilters } from "@/lib/db/episode-filters";
+import { withSql, type Sql } from "@/lib/db/sql";
 import type { StatsDimension } from "@/lib/db/stats-dimensions";
 import { computeStats } from "@/lib/stats/measures";
 import type { ViewerStats } from "@/lib/viewer/view-types";
@@ -102,4 +102,61 @@ export function chartCsv(stats: ViewerStats, chart: ChartName): string {
     case "tags":
       return toCsv(["tag", "episodes"], stats.tags);
   }
+}
+
+/** Aggregates for a filtered set that the paper's measures (measures.ts) do not cover. */
+export interface ViewerAggregates {
+  /** Ten reward bins [0, 0.1), ..., [0.9, 1.0]; plus episodes with no reward. */
+  rewardHistogram: { bin: string; episodes: number }[];
+  /** Per turn position (1-based): turns with a known outcome and how many were invalid. */
+  invalidByTurn: { turn: number; checked: number; invalid: number; rate: number }[];
+  /** Accepted tags over the filtered set. */
+  tags: { tag: string; episodes: number }[];
+}
+
+/** The filtered set's FROM and WHERE (lib/db/episode-filters.ts whereOf) on one connection. */
+type FilteredSet = ReturnType<typeof whereOf>;
+
+/** The filtered episodes in ten reward bins (a reward of 1.0 in the last), and a "none" bin when some have no reward. */
+async function rewardHistogram(sql: Sql, { cte, from, sql: where, params }: FilteredSet): Promise<ViewerAggregates["rewardHistogram"]> {
+  const bin = sql.dialect.trunc(`e."reward" * 10`);
+  const hist = await sql.all<{ b: number; n: number }>(
+    `${cte} SELECT CASE WHEN e."reward" IS NULL THEN -1 WHEN ${bin} > 9 THEN 9 ELSE ${bin} END AS b, COUNT(*) AS n FROM ${from} ${where} GROUP BY 1`,
+    params,
+  );
+  const bins = Array.from({ length: 10 }, (_, i) => ({ bin: `${(i / 10).toFixed(1)}–${((i + 1) / 10).toFixed(1)}`, episodes: 0 }));
+  let none = 0;
+  for (const h of hist) {
+    if (h.b < 0) none = h.n;
+    else bins[Math.max(0, h.b)].episodes += h.n;
+  }
+  return none ? [...bins, { bin: "none", episodes: none }] : bins;
+}
+
+/** The invalid-action rate at each turn position (the first 100) over the filtered episodes' turns whose outcome is known. */
+async function invalidByTurn(sql: Sql, { cte, from, sql: where, params }: FilteredSet): Promise<ViewerAggregates["invalidByTurn"]> {
+  const inv = await sql.all<{ turn: number; checked: number; invalid: number | null }>(
+    `${cte} SELECT t."index" + 1 AS turn, COUNT(t."ok") AS checked, SUM(CASE WHEN NOT t."ok" THEN 1 ELSE 0 END) AS invalid FROM "Turn" t
+       WHERE t."episodeId" IN (SELECT e."id" FROM ${from} ${where}) GROUP BY t."index" ORDER BY t."index" LIMIT 100`,
+    params,
+  );
+  return inv.map((r) => ({ turn: r.turn, checked: r.checked, invalid: r.invalid ?? 0, rate: r.checked ? (r.invalid ?? 0) / r.checked : 0 }));
+}
+
+/** The 30 tags people accepted on the most of the filtered episodes, with how many each. */
+async function acceptedTags(sql: Sql, { cte, from, sql: where, params }: FilteredSet): Promise<ViewerAggregates["tags"]> {
+  return sql.all<{ tag: string; episodes: number }>(
+    `${cte} SELECT a."tag" AS tag, COUNT(DISTINCT a."episodeId") AS episodes FROM "Annotation" a
+       WHERE a."kind" = 'tag' AND a."status" = 'accepted' AND a."source" = 'person' AND a."episodeId" IN (SELECT e."id" FROM ${from} ${where})
+       GROUP BY a."tag" ORDER BY episodes DESC, a."tag" LIMIT 30`,
+    params,
+  );
+}
+
+/** Reward histogram, invalid-action rate by turn and tag counts over the episodes matching `filters`. */
+export async function aggregateViewerEpisodes({ filters = {} }: { filters?: EpisodeFilters }): Promise<ViewerAggregates> {
+  return withSql(async (sql) => {
+    const set = whereOf(filters, sql.dialect);
+    return { rewardHistogram: await rewardHistogram(sql, set), invalidByTurn: await invalidByTurn(sql, set), tags: await acceptedTags(sql, set) };
+  });
 }

@@ -61,12 +61,21 @@ export function parseGroupBy(text: string | undefined): StatsDimension[] {
   return [...new Set(dims)] as StatsDimension[];
 }
 
+/**
+ * An episode's turns as InterCode counts them: summary.turns_taken (which leaves out ReAct's forced
+ * final submit) where its loop or log says, else its stored turns. The mean turns and the runs
+ * page's per-task column both count this way.
+ */
+export function interCodeTurns(e: { turnsTaken: number | null; turnCount: number }): number {
+  return e.turnsTaken ?? e.turnCount;
+}
+
 /** What one episode adds to its group's sums, as SQL over its row `e`. */
 const EPISODE_TERMS = {
   /** Solved: its reward reached 1.0 (the store keeps that as `success`). */
   solved: `CASE WHEN e."success" THEN 1 ELSE 0 END`,
   reward: `COALESCE(e."reward", 0)`,
-  /** Turns as InterCode counted them (summary.turns_taken, without ReAct's forced final submit) where the loop or log says, else the stored turns. */
+  /** Turns as InterCode counted them: interCodeTurns, in SQL. */
   turns: `COALESCE(e."turnsTaken", e."turnCount")`,
   /** The share of its actions that failed to execute; NULL when its log does not say whether they did. */
   errorShare: `CASE WHEN e."checkedCount" > 0 THEN CAST(e."invalidCount" AS DOUBLE PRECISION) / e."checkedCount" END`,

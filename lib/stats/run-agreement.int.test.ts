@@ -75,10 +75,13 @@ describe.each(storeEngines())("one ReAct run, three readers (%s)", (engine) => {
       m.meanTurns,
       m.errorRate,
     ];
-    // The forced final submit is a stored turn InterCode's count leaves out: a reader that averaged
-    // the stored turns (the runs page's per-task column) would give another mean, so the test tells them apart.
-    const storedTurns = view!.tasks.reduce((s, t) => s + t.turns, 0);
+    // The forced final submit is a stored turn InterCode's count leaves out: the stored turns give
+    // another mean (so the test tells the counts apart); the runs page's per-task column counts as
+    // the mean does, and names the stored turns only where they differ.
+    const storedTurns = view!.tasks.reduce((s, t) => s + (t.storedTurns ?? t.turns), 0);
     expect(storedTurns / 3).not.toBe(summary.meanTurns);
+    expect(view!.tasks.reduce((s, t) => s + t.turns, 0) / 3).toBeCloseTo(summary.meanTurns, 10);
+    expect(view!.tasks.filter((t) => t.storedTurns !== undefined)).toHaveLength(1);
     expect(measures(view!.overall!)).toEqual(measures(summary));
     expect(measures(page[0]!)).toEqual(measures(summary));
 

@@ -147,4 +147,74 @@ describe("export", () => {
     expect(solvedPython).toHaveLength(69);
     expect(await exportText("intercode", { model: "nobody" })).toBe("{}\n");
   });
+
+  it("a stored episode exports to the same bytes, keys in the format's order (an episode imported from a line exports as that line)", async () => {
+    await closeStore();
+    useFreshDb("rt-bytes");
+    const turn = {
+      index: 0,
+      actor: "model",
+      action: "SELECT COUNT(*) FROM t",
+      observation: "[(3,)]",
+      ok: true,
+      reward: 1,
+      rawReply: "Action: execute[SELECT COUNT(*) FROM t]",
+      thought: "count them",
+      tokensIn: 120,
+      tokensOut: 9,
+      durationMs: 4,
+      latencyMs: 812,
+      costUsd: 0.0012,
+      source: "model",
+      timedOut: false,
+      aborted: false,
+      startedAt: "2026-01-02T03:04:05.678Z",
+    };
+    const line = JSON.stringify({
+      format: "icstudio.episode",
+      version: 1,
+      id: "0190a000-0000-7000-8000-000000000001",
+      environment: "sql",
+      dataset: "spider-dev",
+      taskId: "7",
+      taskIndex: 7,
+      query: "how many rows?",
+      gold: "SELECT COUNT(*) FROM t",
+      hardness: "easy",
+      db: "concert_singer",
+      playerKind: "model",
+      annotator: null,
+      model: "gpt-4",
+      policy: "react",
+      turnLimit: 10,
+      mode: "eval",
+      feedback: "none",
+      status: "submitted",
+      errorReason: null,
+      reward: 1,
+      breakdown: { kind: "sql", overlap: 1, order: null },
+      success: true,
+      solvedAtTurn: 1,
+      goldObservation: "[(3,)]",
+      agentObservation: "[(3,)]",
+      startedAt: "2026-01-02T03:04:05.000Z",
+      firstActionAt: "2026-01-02T03:04:05.678Z",
+      endedAt: "2026-01-02T03:04:07.000Z",
+      durationMs: 1322,
+      sourceFile: "runs/one.jsonl",
+      sourceKey: "pin:1",
+      parentEpisodeId: null,
+      branchTurn: null,
+      tags: ["query-error"],
+      flags: ["forced-submit"],
+      turnsTaken: 1,
+      turns: [turn, { ...turn, index: 1, action: "submit", observation: "", rawReply: null, thought: null, startedAt: "2026-01-02T03:04:06.500Z" }],
+      messages: [
+        { seq: 0, turnIndex: 0, role: "system", content: "You are an SQL agent.", droppedTurns: null },
+        { seq: 1, turnIndex: 0, role: "assistant", content: "Action: execute[SELECT COUNT(*) FROM t]", droppedTurns: 0 },
+      ],
+    });
+    expect(await importLogText("pin.jsonl", line + "\n")).toMatchObject({ added: 1, rejected: [] });
+    expect(await exportText("jsonl")).toBe(line + "\n");
+  });
 });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { recordingEventSchema } from "@/lib/recording/events";
 import { EPISODE_STATUSES } from "@/lib/db/episode-status";
-import { TURN_RECORD_KEYS, turnRecordSchema, type TurnRecord } from "@/lib/db/record";
+import { episodeRecordSchema, TURN_RECORD_KEYS, turnRecordSchema, type EpisodeRecord, type TurnRecord } from "@/lib/db/record";
 
 /**
  * The project's own trajectory format: one episode per line of a JSONL file (`icstudio export
@@ -11,7 +11,6 @@ import { TURN_RECORD_KEYS, turnRecordSchema, type TurnRecord } from "@/lib/db/re
  */
 export const EPISODE_FORMAT_VERSION = 1 as const;
 
-const nullableString = z.string().nullable().optional();
 const nullableInt = z.number().int().nullable().optional();
 /** Timestamps as ISO 8601 strings. */
 const isoDate = z.iso.datetime({ offset: true });
@@ -59,53 +58,103 @@ export const jsonlMessageSchema = z
   })
   .describe("One message of the conversation with the model, stored once");
 
+/**
+ * The episode record's fields a line leaves out: the store's own (its counters, row times and
+ * search key), the run and the study (an imported episode belongs to neither), and the backend.
+ */
+type NotInLine = "backend" | "runId" | "studyId" | "turnCount" | "invalidCount" | "checkedCount" | "createdAt" | "updatedAt" | "searchKey";
+
+/** Every other field of the record, in a line's key order (the format's since version 1, which JSONL files and docs/episode.schema.json keep). */
+const LINE_FIELDS = {
+  id: true,
+  environment: true,
+  dataset: true,
+  taskId: true,
+  taskIndex: true,
+  query: true,
+  gold: true,
+  hardness: true,
+  db: true,
+  playerKind: true,
+  annotator: true,
+  model: true,
+  policy: true,
+  turnLimit: true,
+  mode: true,
+  feedback: true,
+  status: true,
+  errorReason: true,
+  reward: true,
+  breakdown: true,
+  success: true,
+  solvedAtTurn: true,
+  goldObservation: true,
+  agentObservation: true,
+  startedAt: true,
+  firstActionAt: true,
+  endedAt: true,
+  durationMs: true,
+  sourceFile: true,
+  sourceKey: true,
+  parentEpisodeId: true,
+  branchTurn: true,
+  tags: true,
+  flags: true,
+  turnsTaken: true,
+} as const satisfies Record<Exclude<keyof EpisodeRecord, NotInLine>, true>;
+
+const ep = episodeRecordSchema.shape;
+/** A record field a line may leave out, with what it means in a line. */
+const optional = <T extends z.ZodType>(t: T, description?: string) => (description ? t.optional().describe(description) : t.optional());
+
+/**
+ * A line's episode: the episode record (lib/db/record.ts), where a line may leave out what a log
+ * need not say, with the line's own forms of what the store keeps loosely (the environments,
+ * players, modes and statuses it does not check; times as ISO 8601; the breakdown as JSON; tags
+ * and flags as lists), then its turns, the conversation with the model and a person's recording.
+ */
 export const jsonlEpisodeSchema = z
   .object({
     format: z.literal("icstudio.episode").describe("marks a line of this format"),
     version: z.literal(EPISODE_FORMAT_VERSION),
-    id: z.string().min(1).describe("the episode's id in the installation that exported it"),
-    environment: z.enum(["bash", "sql", "python", "ctf"]),
-    dataset: z.string().min(1).describe("dataset name, e.g. nl2bash-fs4, spider-dev, mbpp, ctf"),
-    taskId: z.string().min(1),
-    taskIndex: nullableInt.describe("position of the task in its dataset file"),
-    query: z.string(),
-    gold: nullableString.describe("the gold solution (a JSON array when there are several)"),
-    hardness: nullableString,
-    db: nullableString.describe("the SQL database or bash file system"),
-    playerKind: z.enum(["human", "model", "imported"]),
-    annotator: nullableString,
-    model: nullableString,
-    policy: nullableString.describe("try-again | react | plan-solve | single-turn"),
-    turnLimit: z.number().int().positive(),
-    mode: z.enum(["play", "baseline", "eval", "import"]).optional(),
-    feedback: z.enum(["none", "reward"]).optional(),
-    status: z.enum(EPISODE_STATUSES),
-    errorReason: nullableString,
-    reward: z
-      .number()
-      .nullable()
-      .describe(
-        "final reward, normally in [0, 1]; an imported log's reward as logged (InterCode's SQL reward can be below 0: flag negative-reward); null when never evaluated",
-      ),
-    breakdown: z.unknown().optional().describe("the reward's components, as the environment reported them"),
-    success: z.boolean().describe("the reward reached 1.0"),
-    solvedAtTurn: z.number().int().positive().nullable().optional().describe("1-based turn at which the reward first reached 1.0"),
-    goldObservation: nullableString,
-    agentObservation: nullableString,
-    startedAt: isoDate,
-    firstActionAt: isoDate.nullable().optional().describe("when the first action was taken (a human baseline's clock starts here)"),
-    endedAt: isoDate.nullable().optional(),
-    durationMs: nullableInt.describe("the episode's time from its first action (else its start) to its end, ms"),
-    sourceFile: nullableString.describe("the log file an imported episode came from"),
-    sourceKey: nullableString.describe("idempotency key: importing the same episode twice stores it once"),
-    parentEpisodeId: nullableString.describe("lineage: the episode this one was branched from"),
-    branchTurn: nullableInt.describe("lineage: how many of the parent's turns were replayed"),
-    tags: z.array(z.string()).optional(),
-    flags: z
-      .array(z.string())
-      .optional()
-      .describe("what is odd about an imported episode as logged: negative-reward, blocked, missing-observation, forced-submit, ..."),
-    turnsTaken: nullableInt.describe("the turns the log itself counted (InterCode's summary.turns_taken, without ReAct's forced final submit)"),
+    ...episodeRecordSchema
+      .pick(LINE_FIELDS)
+      .partial({ hardness: true, annotator: true, model: true, errorReason: true, goldObservation: true, agentObservation: true })
+      .extend({
+        id: ep.id.min(1).describe("the episode's id in the installation that exported it"),
+        environment: z.enum(["bash", "sql", "python", "ctf"]),
+        dataset: ep.dataset.min(1).describe("dataset name, e.g. nl2bash-fs4, spider-dev, mbpp, ctf"),
+        taskId: ep.taskId.min(1),
+        taskIndex: optional(ep.taskIndex, "position of the task in its dataset file"),
+        gold: optional(ep.gold, "the gold solution (a JSON array when there are several)"),
+        db: optional(ep.db, "the SQL database or bash file system"),
+        playerKind: z.enum(["human", "model", "imported"]),
+        policy: optional(ep.policy, "try-again | react | plan-solve | single-turn"),
+        turnLimit: ep.turnLimit.positive(),
+        mode: z.enum(["play", "baseline", "eval", "import"]).optional(),
+        feedback: z.enum(["none", "reward"]).optional(),
+        status: z.enum(EPISODE_STATUSES),
+        reward: ep.reward.describe(
+          "final reward, normally in [0, 1]; an imported log's reward as logged (InterCode's SQL reward can be below 0: flag negative-reward); null when never evaluated",
+        ),
+        breakdown: z.unknown().optional().describe("the reward's components, as the environment reported them"),
+        success: ep.success.describe("the reward reached 1.0"),
+        solvedAtTurn: optional(ep.solvedAtTurn.unwrap().positive().nullable(), "1-based turn at which the reward first reached 1.0"),
+        startedAt: isoDate,
+        firstActionAt: optional(isoDate.nullable(), "when the first action was taken (a human baseline's clock starts here)"),
+        endedAt: optional(isoDate.nullable()),
+        durationMs: optional(ep.durationMs, "the episode's time from its first action (else its start) to its end, ms"),
+        sourceFile: optional(ep.sourceFile, "the log file an imported episode came from"),
+        sourceKey: optional(ep.sourceKey, "idempotency key: importing the same episode twice stores it once"),
+        parentEpisodeId: optional(ep.parentEpisodeId, "lineage: the episode this one was branched from"),
+        branchTurn: optional(ep.branchTurn, "lineage: how many of the parent's turns were replayed"),
+        tags: z.array(z.string()).optional(),
+        flags: optional(
+          z.array(z.string()),
+          "what is odd about an imported episode as logged: negative-reward, blocked, missing-observation, forced-submit, ...",
+        ),
+        turnsTaken: optional(ep.turnsTaken, "the turns the log itself counted (InterCode's summary.turns_taken, without ReAct's forced final submit)"),
+      }).shape,
     turns: z.array(jsonlTurnSchema),
     messages: z
       .array(jsonlMessageSchema)
