@@ -5,7 +5,7 @@ import type { TranscriptMessage } from "@/lib/db/transcripts";
 import type { Recording } from "@/lib/recording/events";
 import { iterateEpisodesWithTurns } from "@/lib/db/export-queries";
 import { words } from "@/lib/db/rows";
-import { EPISODE_FORMAT_VERSION, jsonlTurn, type JsonlEpisode } from "./jsonl-schema";
+import { EPISODE_FORMAT_VERSION, type JsonlEpisode, jsonlTurn, LINE_FIELDS } from "./jsonl-schema";
 
 export type ExportFormat = "jsonl" | "intercode";
 
@@ -20,46 +20,32 @@ function parseJson(s: string | null): unknown {
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
+/**
+ * How a line writes a stored field where it differs from the store: times as ISO 8601, the
+ * breakdown as JSON, tags and flags as lists; the breakdown, flags and the log's turn count are
+ * left out when the store has none. Every other field of LINE_FIELDS is written as stored, in the
+ * line's order, so a field added to the record and the line is exported without a change here.
+ */
+const LINE_FORM: { [K in keyof typeof LINE_FIELDS]?: (v: Episode[K]) => unknown } = {
+  breakdown: parseJson,
+  startedAt: (v) => v.toISOString(),
+  firstActionAt: iso,
+  endedAt: iso,
+  tags: (v) => (v ? words(v) : []),
+  flags: (v) => (v ? words(v) : undefined),
+  turnsTaken: (v) => (v === null ? undefined : v),
+};
+
 /** One stored episode as a line of the project's JSONL format. */
 export function toJsonlEpisode(e: Episode & { turns: Turn[]; messages?: TranscriptMessage[]; recording?: Recording }): JsonlEpisode {
+  const line: Record<string, unknown> = { format: "icstudio.episode", version: EPISODE_FORMAT_VERSION };
+  for (const k of Object.keys(LINE_FIELDS) as (keyof typeof LINE_FIELDS)[]) {
+    const form = LINE_FORM[k] as ((v: unknown) => unknown) | undefined;
+    const v = form ? form(e[k]) : e[k];
+    if (v !== undefined) line[k] = v;
+  }
   return {
-    format: "icstudio.episode",
-    version: EPISODE_FORMAT_VERSION,
-    id: e.id,
-    environment: e.environment as JsonlEpisode["environment"],
-    dataset: e.dataset,
-    taskId: e.taskId,
-    taskIndex: e.taskIndex,
-    query: e.query,
-    gold: e.gold,
-    hardness: e.hardness,
-    db: e.db,
-    playerKind: e.playerKind as JsonlEpisode["playerKind"],
-    annotator: e.annotator,
-    model: e.model,
-    policy: e.policy,
-    turnLimit: e.turnLimit,
-    mode: e.mode as JsonlEpisode["mode"],
-    feedback: e.feedback as JsonlEpisode["feedback"],
-    status: e.status as JsonlEpisode["status"],
-    errorReason: e.errorReason,
-    reward: e.reward,
-    ...(e.breakdown !== null ? { breakdown: parseJson(e.breakdown) } : {}),
-    success: e.success,
-    solvedAtTurn: e.solvedAtTurn,
-    goldObservation: e.goldObservation,
-    agentObservation: e.agentObservation,
-    startedAt: e.startedAt.toISOString(),
-    firstActionAt: iso(e.firstActionAt),
-    endedAt: iso(e.endedAt),
-    durationMs: e.durationMs,
-    sourceFile: e.sourceFile,
-    sourceKey: e.sourceKey,
-    parentEpisodeId: e.parentEpisodeId,
-    branchTurn: e.branchTurn,
-    tags: e.tags ? words(e.tags) : [],
-    ...(e.flags ? { flags: words(e.flags) } : {}),
-    ...(e.turnsTaken !== null ? { turnsTaken: e.turnsTaken } : {}),
+    ...(line as Omit<JsonlEpisode, "turns" | "messages" | "recording">),
     turns: e.turns.map(jsonlTurn),
     ...(e.messages?.length
       ? { messages: e.messages.map(({ seq, turnIndex, role, content, droppedTurns }) => ({ seq, turnIndex, role, content, droppedTurns })) }

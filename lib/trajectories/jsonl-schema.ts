@@ -65,7 +65,7 @@ export const jsonlMessageSchema = z
 type NotInLine = "backend" | "runId" | "studyId" | "turnCount" | "invalidCount" | "checkedCount" | "createdAt" | "updatedAt" | "searchKey";
 
 /** Every other field of the record, in a line's key order (the format's since version 1, which JSONL files and docs/episode.schema.json keep). */
-const LINE_FIELDS = {
+export const LINE_FIELDS = {
   id: true,
   environment: true,
   dataset: true,
