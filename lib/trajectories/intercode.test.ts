@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createHash } from "node:crypto";
 import { parseInterCodeRecord, readPlainResultsRecord, resultsRecordSchema, type LogMeta } from "./intercode";
 import { sharedIntercodeDir } from "@/lib/datasets/paths";
+import { parseLogText } from "./parse-log";
 
 /** The fields the importer reads from a results record. */
 const readFields = (r: Record<string, unknown>) => {
@@ -110,5 +111,31 @@ describe("record keys", () => {
         .slice(0, 40);
       expect(parseInterCodeRecord(key, rec, meta, "f.json", new Date(), "f00d").sourceKey).toBe(want);
     }
+  });
+});
+
+describe("a --dataset flag that repeats what the log implies", () => {
+  const sqlLog = path.join(sharedIntercodeDir(), "results-sample/sql/ic_sql_multiturn_human_10_turns.json");
+  const bashLog = path.join(sharedIntercodeDir(), "results-sample/bash/ic_bash_multiturn_gpt-4_10_turns_fs_4.json");
+  const keys = (file: string, dataset?: string) =>
+    parseLogText(file, fs.readFileSync(file, "utf8"), dataset === undefined ? {} : { dataset }).episodes.map((e) => [e.dataset, e.sourceKey]);
+
+  it("keys the records as without it, so importing the log both ways stores it once", () => {
+    for (const [file, implied] of [
+      [sqlLog, "spider-dev"],
+      [bashLog, "nl2bash-fs4"],
+    ] as const) {
+      const plain = keys(file);
+      expect(plain.length).toBeGreaterThan(0);
+      expect(plain.every(([d]) => d === implied)).toBe(true);
+      expect(keys(file, implied)).toEqual(plain);
+    }
+  });
+
+  it("and a flag naming another dataset is another attribution, with other keys", () => {
+    const plain = keys(sqlLog);
+    const other = keys(sqlLog, "spider-other");
+    expect(other.every(([d]) => d === "spider-other")).toBe(true);
+    expect(other.map(([, k]) => k).filter((k) => plain.some(([, p]) => p === k))).toEqual([]);
   });
 });

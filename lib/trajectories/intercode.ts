@@ -11,6 +11,11 @@ export type ParsedEpisode = Omit<JsonlEpisode, "format" | "version" | "id"> & { 
 export interface LogMeta {
   environment?: "bash" | "sql" | "python" | "ctf";
   dataset?: string;
+  /**
+   * The dataset the file or run says, before the user's flag: a flag that only repeats what the
+   * log implies keys its records as if it were not given, so the import stays idempotent.
+   */
+  impliedDataset?: string;
   model?: string | null;
   policy?: string | null;
   turnLimit?: number;
@@ -381,9 +386,12 @@ export function parseInterCodeRecord(recordKey: string, value: unknown, meta: Lo
   const common = (environment: "bash" | "sql" | "python" | "ctf", datasetPath: string | undefined) => {
     if (meta.environment && meta.environment !== environment) throw new RecordError(`environment ${environment} differs from the file's (${meta.environment})`);
     const human = meta.human === true;
+    const implied = datasetFromRecordPath(datasetPath) ?? DEFAULT_DATASET[environment];
+    const dataset = meta.dataset ?? implied;
+    const keyed = "impliedDataset" in meta && dataset === (meta.impliedDataset ?? implied) ? { ...meta, dataset: meta.impliedDataset } : meta;
     return {
       environment,
-      dataset: meta.dataset ?? datasetFromRecordPath(datasetPath) ?? DEFAULT_DATASET[environment],
+      dataset,
       playerKind: human ? ("human" as const) : meta.model ? ("model" as const) : ("imported" as const),
       annotator: null,
       model: human ? null : (meta.model ?? null),
@@ -392,7 +400,7 @@ export function parseInterCodeRecord(recordKey: string, value: unknown, meta: Lo
       status: "submitted" as const,
       startedAt: importedAt.toISOString(),
       sourceFile,
-      sourceKey: keyOf(format, meta, recordKey, fileHash),
+      sourceKey: keyOf(format, keyed, recordKey, fileHash),
     };
   };
   const idx = Number(recordKey);

@@ -69,7 +69,10 @@ function metaFor(file: string, opts: LogAttribution, runMeta?: LogMeta): LogMeta
   }
   if (opts.policy !== undefined) m.policy = opts.policy;
   if (opts.turnLimit !== undefined) m.turnLimit = opts.turnLimit;
-  if (opts.dataset !== undefined) m.dataset = opts.dataset;
+  if (opts.dataset !== undefined) {
+    m.impliedDataset = m.dataset;
+    m.dataset = opts.dataset;
+  }
   return m;
 }
 
