@@ -607,6 +607,11 @@ async function readPageRows(
     const all = [...conds, ...extra];
     const whereAll = all.length ? `WHERE ${all.join(" AND ")}` : "";
     const args = { ...params, limit, offset: skip };
+    // A first page without filters is a statement without parameters, which PostgreSQL's
+    // connections keep planned (lib/db/sql.ts preparedName): planning it over Episode's indexes
+    // took longer than running it. Deeper pages keep their offset bound (each would be a text).
+    if (!skip && !Object.keys(params).length && sql.dialect.foldsStatements)
+      return sql.all(`SELECT ${columns} FROM ${from} ${whereAll} ORDER BY ${order} LIMIT ${Math.trunc(limit)}`);
     if (!skip || !sql.dialect.foldsStatements) return sql.all(`SELECT ${columns} FROM ${from} ${whereAll} ORDER BY ${order} LIMIT @limit OFFSET @offset`, args);
     // The page's ids first, from the walk alone (index-only on the sort's (key, id) index when
     // nothing else is tested), then their rows: PostgreSQL's OFFSET otherwise reads the table row
