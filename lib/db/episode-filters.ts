@@ -142,6 +142,9 @@ const STATS_INDEX_FILTERS = new Set([
 ]);
 const RANGE_FILTERS = ["rewardMin", "rewardMax", "turnsMin", "turnsMax", "invalidMin"];
 
+/** The first column of each index statsIndexCovers names (an ORDER BY that PostgreSQL reads from the index). */
+const COUNT_INDEX_LEADS: Record<string, string> = { Episode_stats_idx: `e."environment"` };
+
 /**
  * The index to count a filtered list from, when the filters use only columns of the statistics
  * index and include a range (reward, turns, invalid actions). SQLite then drives the count from
@@ -531,10 +534,14 @@ export async function readEpisodePage(
       // A LIKE's matches (a tag, a flag) are the planner's guess, not a statistic: as many as may pass the limit.
       beside = rows > COUNT_EXACT_UP_TO || conds.some((c) => c.includes(" LIKE "));
     }
+    // PostgreSQL cannot be told the covering index (indexedBy); ordered by its first column, the
+    // capped count reads it (index-only) instead of the table (reward 0.2-0.8, turns>=5,
+    // invalid>=2: 57,000 table rows, 21 ms; the index's entries, 13 ms).
+    const lead = countIndex && !fewHits && d.foldsStatements ? COUNT_INDEX_LEADS[countIndex] : undefined;
     // Counting stops past COUNT_EXACT_UP_TO: a filter matching most of a million episodes costs what one matching ten thousand does.
     const c = await countOrEstimate(
       sql,
-      `SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${countFrom} ${where} LIMIT ${COUNT_EXACT_UP_TO + 1}) c`,
+      `SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${countFrom} ${where}${lead ? ` ORDER BY ${lead}` : ""} LIMIT ${COUNT_EXACT_UP_TO + 1}) c`,
       p,
       parts,
       fts ? "@fts" : null,
