@@ -505,6 +505,17 @@ export async function readEpisodePage(
     }
   }
   const where = conds.length ? `WHERE ${conds.join(" AND ")}` : "";
+  /** The planner's estimate of the filters' matches (PostgreSQL, filters without a search), read before counting. */
+  let planned: number | undefined;
+  if (conds.length && !fts && !exactCount && d.estimatesRows) {
+    // The store's size (for the walk estimate) is read beside it, on another of the pool's connections.
+    const [rows, size] = await Promise.all([
+      plannerRows(sql, `SELECT 1 FROM "Episode" e ${where}`, p),
+      sql.get<{ n: number }>(`SELECT COALESCE(MAX("searchKey"), 0) AS n FROM "Episode"`),
+    ]);
+    planned = rows;
+    episodes = Number(size!.n);
+  }
   const countTotal = async (): Promise<number> => {
     const countFrom = countIndex && !fewHits ? `"Episode" e${d.indexedBy(countIndex)}` : from;
     const exact = async () => Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${countFrom} ${where}`, p))!.n);
@@ -518,21 +529,15 @@ export async function readEpisodePage(
         totalExact = false;
         return planned;
       }
-    } else if (!fts && d.estimatesRows) {
-      // The planner's estimate: one column's value(s) take it as the total when large (its
-      // statistics' share); for others it only says whether the count will pass the limit. The
-      // store's size (for the walk estimate) is read beside it, on another of the pool's connections.
-      const [rows, size] = await Promise.all([
-        plannerRows(sql, `SELECT 1 FROM "Episode" e ${where}`, p),
-        sql.get<{ n: number }>(`SELECT COALESCE(MAX("searchKey"), 0) AS n FROM "Episode"`),
-      ]);
-      episodes = Number(size!.n);
-      if (oneColumn && rows >= PLANNED_TOTAL_FROM) {
+    } else if (planned !== undefined) {
+      // One column's value(s) take the planner's estimate as the total when large (its statistics'
+      // share); for others it only says whether the count will pass the limit.
+      if (oneColumn && planned >= PLANNED_TOTAL_FROM) {
         totalExact = false;
-        return roundEstimate(rows);
+        return roundEstimate(planned);
       }
       // A LIKE's matches (a tag, a flag) are the planner's guess, not a statistic: as many as may pass the limit.
-      beside = rows > COUNT_EXACT_UP_TO || conds.some((c) => c.includes(" LIKE "));
+      beside = planned > COUNT_EXACT_UP_TO || conds.some((c) => c.includes(" LIKE "));
     }
     // PostgreSQL cannot be told the covering index (indexedBy); ordered by its first column, the
     // capped count reads it (index-only) instead of the table (reward 0.2-0.8, turns>=5,
@@ -561,7 +566,17 @@ export async function readEpisodePage(
     const [n, rows] = await Promise.all([total ?? countTotal(), pageOf(from, conds)]);
     return { total: n, totalExact, rows: totalExact && n <= offset ? [] : rows };
   }
+  // A first page the planner expects within a short walk is read beside the count (boundedWalk):
+  // a full page is the page whatever the count says.
+  const early =
+    planned !== undefined && episodes !== undefined && page === 1 && sort.index && !correlated
+      ? boundedWalk(sql, { conds, params: p, sort, dir, pageSize, columns, visits: (WALK_OVER_SORT * pageSize * episodes) / Math.max(planned, 1) })
+      : null;
   total ??= await countTotal();
+  if (early) {
+    const rows = await early;
+    if (rows?.length === pageSize) return { total, totalExact, rows };
+  }
   if (totalExact && total <= offset) return { total, totalExact, rows: [] };
   let pageFrom = from;
   let pageConds = conds;
@@ -577,6 +592,46 @@ export async function readEpisodePage(
     }
   }
   return { total, totalExact, rows: await pageOf(pageFrom, pageConds) };
+}
+
+/** The most episodes a first page read beside the count (boundedWalk) may visit. */
+const BOUNDED_WALK_MAX = 20_000;
+
+/**
+ * The first page of a walk of the sort's index that visits at most `visits` episodes (null when
+ * that is past BOUNDED_WALK_MAX, or on failure): when it holds a full page, that page is the
+ * filtered list's first (every match it passed over is in it), so it can be read before the
+ * count says how many match. A nullable key walks its keyed episodes (readPageRows).
+ */
+async function boundedWalk(
+  sql: Sql,
+  {
+    conds,
+    params,
+    sort,
+    dir,
+    pageSize,
+    columns,
+    visits,
+  }: {
+    conds: string[];
+    params: Record<string, unknown>;
+    sort: EpisodeSortSpec;
+    dir: "ASC" | "DESC";
+    pageSize: number;
+    columns: string;
+    visits: number;
+  },
+): Promise<Array<Record<string, unknown>> | null> {
+  if (!(visits <= BOUNDED_WALK_MAX)) return null;
+  const order = `${sort.expr} ${dir}, e."id" ${dir}`;
+  // The walk is a subquery with its own LIMIT: the planner keeps it an index walk and tests the filters on its rows only.
+  const walk = `SELECT * FROM "Episode" e${sort.nullable ? ` WHERE ${sort.expr} IS NOT NULL` : ""} ORDER BY ${order} LIMIT ${Math.ceil(visits)}`;
+  try {
+    return await sql.all(`SELECT ${columns} FROM (${walk}) e WHERE ${conds.join(" AND ")} ORDER BY ${order} LIMIT ${Math.trunc(pageSize)}`, params);
+  } catch {
+    return null;
+  }
 }
 
 /**
