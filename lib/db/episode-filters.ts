@@ -415,6 +415,8 @@ async function countBesideSample(
  *   walkConditions). A walk of few episodes over a common word's hits tests each episode's search
  *   (searchHas) instead of reading every hit. A nullable key is read in two parts, keyed then
  *   unkeyed (see below).
+ * - On PostgreSQL, a filtered first page that the planner expects within a short walk is read
+ *   beside the count (boundedWalk), and kept when full.
  * `correlated` says the filters and the sort key are not independent (success and reward), so
  * the walk estimate does not hold. `countIndex` names an index to count from (one that covers every
  * condition: no table rows read).
