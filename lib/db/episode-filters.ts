@@ -142,6 +142,9 @@ const STATS_INDEX_FILTERS = new Set([
 ]);
 const RANGE_FILTERS = ["rewardMin", "rewardMax", "turnsMin", "turnsMax", "invalidMin"];
 
+/** The first column of each index statsIndexCovers names (an ORDER BY that PostgreSQL reads from the index). */
+const COUNT_INDEX_LEADS: Record<string, string> = { Episode_stats_idx: `e."environment"` };
+
 /**
  * The index to count a filtered list from, when the filters use only columns of the statistics
  * index and include a range (reward, turns, invalid actions). SQLite then drives the count from
@@ -153,6 +156,19 @@ export function statsIndexCovers(f: EpisodeFilters): string | undefined {
   const set = Object.entries(f).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0));
   if (!set.some(([k]) => RANGE_FILTERS.includes(k))) return undefined;
   return set.every(([k]) => STATS_INDEX_FILTERS.has(k)) ? "Episode_stats_idx" : undefined;
+}
+
+/** The filters a column's planner statistics describe alone: an equality (or a list of values) on one column. */
+const PLANNED_FILTERS = new Set<string>([...LIST_COLUMNS, "success"]);
+
+/**
+ * Whether the filters test one column's value(s) and nothing else, so the planner's estimate of
+ * their matches is the column's own statistics (its most common values and their shares), not a
+ * product of several columns' shares taken as independent (see PLANNED_TOTAL_FROM).
+ */
+export function oneColumnFilter(f: EpisodeFilters): boolean {
+  const set = Object.entries(f).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0));
+  return set.length === 1 && PLANNED_FILTERS.has(set[0]![0]);
 }
 
 /**
@@ -236,19 +252,27 @@ const SAMPLE_WINDOW_KEYS = 500;
  * A planner's estimate (dialect.estimatesRows) at least this large is taken as the total without
  * counting, where the planner's statistics describe the matches well: every episode (the table's
  * size) and one searched word (its share of the documents, for the words common enough for that to
- * matter). Counting those first 10,001 matches was most of such a page on PostgreSQL (a common
- * word's: a scan of some 75,000 documents, 30 ms; every episode's: 1.5 ms against a 0.5 ms page).
+ * matter), and one column's value(s) (oneColumnFilter: the column's most common values and their
+ * shares). Counting those first 10,001 matches was most of such a page on PostgreSQL (a common
+ * word's: a scan of some 75,000 documents, 30 ms; every episode's: 1.5 ms against a 0.5 ms page;
+ * status=error's: 10,001 index entries and the sample's 8,000 rows, 7 ms against SQLite's 3 ms page).
  * Five times the exact limit: a stale statistic (the table or the word shrank since ANALYZE) must
- * be wrong fivefold before an exact total is shown as an estimate ("count exactly" counts it). Filters
- * are always counted: the planner multiplies their shares as if independent.
+ * be wrong fivefold before an exact total is shown as an estimate ("count exactly" counts it).
+ * Filters on several columns are always counted: the planner multiplies their shares as if
+ * independent (sql and mbpp would be a ninth of the store, where none match).
  */
 const PLANNED_TOTAL_FROM = 5 * COUNT_EXACT_UP_TO;
+
+/** The planner's row estimate for a SELECT (dialect.estimatesRows). */
+async function plannerRows(sql: Sql, select: string, params: Record<string, unknown>): Promise<number> {
+  const r = await sql.get<{ "QUERY PLAN": Array<{ Plan: { "Plan Rows": number } }> }>(`EXPLAIN (FORMAT JSON) ${select}`, params);
+  return Number(r?.["QUERY PLAN"]?.[0]?.Plan?.["Plan Rows"] ?? 0);
+}
 
 /** The planner's row estimate for a SELECT (dialect.estimatesRows), rounded as an estimate; null where it is too small to stand for a total (PLANNED_TOTAL_FROM). */
 async function plannedTotal(sql: Sql, select: string, params: Record<string, unknown>): Promise<number | null> {
   if (!sql.dialect.estimatesRows) return null;
-  const r = await sql.get<{ "QUERY PLAN": Array<{ Plan: { "Plan Rows": number } }> }>(`EXPLAIN (FORMAT JSON) ${select}`, params);
-  const rows = Number(r?.["QUERY PLAN"]?.[0]?.Plan?.["Plan Rows"] ?? 0);
+  const rows = await plannerRows(sql, select, params);
   return rows >= PLANNED_TOTAL_FROM ? roundEstimate(rows) : null;
 }
 
@@ -320,7 +344,9 @@ async function countOrEstimate(
   params: Record<string, unknown>,
   conds: string[],
   ftsParam: string | null,
+  { beside = false }: { beside?: boolean } = {},
 ): Promise<{ n: number; estimate: number | null; episodes?: number }> {
+  if (beside) return countBesideSample(sql, capped, params, conds, ftsParam);
   if (!sql.dialect.foldsStatements) {
     const n = Number((await sql.get<{ n: number }>(capped, params))!.n);
     return { n, estimate: n > COUNT_EXACT_UP_TO ? await estimateMatches(sql, conds, params, ftsParam) : null };
@@ -340,6 +366,41 @@ async function countOrEstimate(
 }
 
 /**
+ * The PostgreSQL sample as a statement of its own (see countOrEstimate): column "m", the matches
+ * in the windows, and "span", the key range the windows were placed over.
+ */
+function pgSampleSql(dialect: Dialect, conds: string[], ftsParam: string | null): string {
+  const span = `(r."hi" - r."lo" + 1)`;
+  const a = `(r."lo" + w."i" * (${span} / ${SAMPLE_WINDOWS}))`;
+  return `SELECT SUM(x."m") AS "m", MAX(${span}) AS "span"
+     FROM (SELECT (SELECT MIN("searchKey") FROM "Episode") AS "lo", (SELECT MAX("searchKey") FROM "Episode") AS "hi" OFFSET 0) r,
+       generate_series(0, ${SAMPLE_WINDOWS - 1}) AS w("i"), LATERAL (${windowSql(dialect, conds, ftsParam, a, `${a} + ${SAMPLE_WINDOW_KEYS - 1}`)}) x`;
+}
+
+/**
+ * countOrEstimate with the capped count and the sample read at once, on two of PostgreSQL's pool
+ * connections, for filters the planner expects to match past COUNT_EXACT_UP_TO: in one statement
+ * the sample waits for the count (env=sql and solved=no: 10,001 index entries, 2.8 ms, then the
+ * sample's 8,000 rows, 4 ms). When the count stays under the limit the sample is not waited for.
+ */
+async function countBesideSample(
+  sql: Sql,
+  capped: string,
+  params: Record<string, unknown>,
+  conds: string[],
+  ftsParam: string | null,
+): Promise<{ n: number; estimate: number | null }> {
+  const sample = sql.get<{ m: number | null; span: number | null }>(pgSampleSql(sql.dialect, conds, ftsParam), params);
+  // Not waited for below the limit: its failure then must not go unhandled.
+  sample.catch(() => {});
+  const n = Number((await sql.get<{ n: number }>(capped, params))!.n);
+  if (n <= COUNT_EXACT_UP_TO) return { n, estimate: null };
+  const r = await sample;
+  const span = Number(r?.span ?? 0);
+  return { n, estimate: span > SAMPLE_WINDOWS * SAMPLE_WINDOW_KEYS ? scaleSample(Number(r?.m ?? 0), span) : null };
+}
+
+/**
  * Chooses how to read one page of `Episode e` under WHERE conditions (`parts`, over `e`, without
  * the search), an optional FTS5 query and a sort, and reads it. Shared by the store's list and the
  * viewer's list. The choices, each measured at 100,000 episodes:
@@ -354,6 +415,8 @@ async function countOrEstimate(
  *   walkConditions). A walk of few episodes over a common word's hits tests each episode's search
  *   (searchHas) instead of reading every hit. A nullable key is read in two parts, keyed then
  *   unkeyed (see below).
+ * - On PostgreSQL, a filtered first page that the planner expects within a short walk is read
+ *   beside the count (boundedWalk), and kept when full.
  * `correlated` says the filters and the sort key are not independent (success and reward), so
  * the walk estimate does not hold. `countIndex` names an index to count from (one that covers every
  * condition: no table rows read).
@@ -372,6 +435,7 @@ export async function readEpisodePage(
     correlated = false,
     countIndex,
     exactCount = false,
+    oneColumn = false,
   }: {
     parts: string[];
     params: Record<string, unknown>;
@@ -387,6 +451,8 @@ export async function readEpisodePage(
     countIndex?: string;
     /** Count every match, however many (else past COUNT_EXACT_UP_TO the total is estimated). */
     exactCount?: boolean;
+    /** The conditions test one column's value(s) alone (oneColumnFilter): the planner's estimate may stand for a large total. */
+    oneColumn?: boolean;
   },
 ): Promise<EpisodePagePlan> {
   const d = sql.dialect;
@@ -441,9 +507,22 @@ export async function readEpisodePage(
     }
   }
   const where = conds.length ? `WHERE ${conds.join(" AND ")}` : "";
+  /** The planner's estimate of the filters' matches (PostgreSQL, filters without a search), read before counting. */
+  let planned: number | undefined;
+  if (conds.length && !fts && !exactCount && d.estimatesRows) {
+    // The store's size (for the walk estimate) is read beside it, on another of the pool's connections.
+    const [rows, size] = await Promise.all([
+      plannerRows(sql, `SELECT 1 FROM "Episode" e ${where}`, p),
+      sql.get<{ n: number }>(`SELECT COALESCE(MAX("searchKey"), 0) AS n FROM "Episode"`),
+    ]);
+    planned = rows;
+    episodes = Number(size!.n);
+  }
   const countTotal = async (): Promise<number> => {
     const countFrom = countIndex && !fewHits ? `"Episode" e${d.indexedBy(countIndex)}` : from;
     const exact = async () => Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${countFrom} ${where}`, p))!.n);
+    /** Whether to read the sample beside the count (countBesideSample). */
+    let beside = false;
     if (exactCount || fewHits) return exact();
     if (!conds.length) {
       // Every episode: the table's size as the planner knows it, when large (see PLANNED_TOTAL_FROM).
@@ -452,14 +531,28 @@ export async function readEpisodePage(
         totalExact = false;
         return planned;
       }
+    } else if (planned !== undefined) {
+      // One column's value(s) take the planner's estimate as the total when large (its statistics'
+      // share); for others it only says whether the count will pass the limit.
+      if (oneColumn && planned >= PLANNED_TOTAL_FROM) {
+        totalExact = false;
+        return roundEstimate(planned);
+      }
+      // A LIKE's matches (a tag, a flag) are the planner's guess, not a statistic: as many as may pass the limit.
+      beside = planned > COUNT_EXACT_UP_TO || conds.some((c) => c.includes(" LIKE "));
     }
+    // PostgreSQL cannot be told the covering index (indexedBy); ordered by its first column, the
+    // capped count reads it (index-only) instead of the table (reward 0.2-0.8, turns>=5,
+    // invalid>=2: 57,000 table rows, 21 ms; the index's entries, 13 ms).
+    const lead = countIndex && !fewHits && d.foldsStatements ? COUNT_INDEX_LEADS[countIndex] : undefined;
     // Counting stops past COUNT_EXACT_UP_TO: a filter matching most of a million episodes costs what one matching ten thousand does.
     const c = await countOrEstimate(
       sql,
-      `SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${countFrom} ${where} LIMIT ${COUNT_EXACT_UP_TO + 1}) c`,
+      `SELECT COUNT(*) AS n FROM (SELECT 1 FROM ${countFrom} ${where}${lead ? ` ORDER BY ${lead}` : ""} LIMIT ${COUNT_EXACT_UP_TO + 1}) c`,
       p,
       parts,
       fts ? "@fts" : null,
+      { beside },
     );
     episodes ??= c.episodes;
     if (c.n <= COUNT_EXACT_UP_TO) return c.n;
@@ -475,7 +568,17 @@ export async function readEpisodePage(
     const [n, rows] = await Promise.all([total ?? countTotal(), pageOf(from, conds)]);
     return { total: n, totalExact, rows: totalExact && n <= offset ? [] : rows };
   }
+  // A first page the planner expects within a short walk is read beside the count (boundedWalk):
+  // a full page is the page whatever the count says.
+  const early =
+    planned !== undefined && episodes !== undefined && page === 1 && sort.index && !correlated
+      ? boundedWalk(sql, { conds, params: p, sort, dir, pageSize, columns, visits: (WALK_OVER_SORT * pageSize * episodes) / Math.max(planned, 1) })
+      : null;
   total ??= await countTotal();
+  if (early) {
+    const rows = await early;
+    if (rows?.length === pageSize) return { total, totalExact, rows };
+  }
   if (totalExact && total <= offset) return { total, totalExact, rows: [] };
   let pageFrom = from;
   let pageConds = conds;
@@ -491,6 +594,46 @@ export async function readEpisodePage(
     }
   }
   return { total, totalExact, rows: await pageOf(pageFrom, pageConds) };
+}
+
+/** The most episodes a first page read beside the count (boundedWalk) may visit. */
+const BOUNDED_WALK_MAX = 20_000;
+
+/**
+ * The first page of a walk of the sort's index that visits at most `visits` episodes (null when
+ * that is past BOUNDED_WALK_MAX, or on failure): when it holds a full page, that page is the
+ * filtered list's first (every match it passed over is in it), so it can be read before the
+ * count says how many match. A nullable key walks its keyed episodes (readPageRows).
+ */
+async function boundedWalk(
+  sql: Sql,
+  {
+    conds,
+    params,
+    sort,
+    dir,
+    pageSize,
+    columns,
+    visits,
+  }: {
+    conds: string[];
+    params: Record<string, unknown>;
+    sort: EpisodeSortSpec;
+    dir: "ASC" | "DESC";
+    pageSize: number;
+    columns: string;
+    visits: number;
+  },
+): Promise<Array<Record<string, unknown>> | null> {
+  if (!(visits <= BOUNDED_WALK_MAX)) return null;
+  const order = `${sort.expr} ${dir}, e."id" ${dir}`;
+  // The walk is a subquery with its own LIMIT: the planner keeps it an index walk and tests the filters on its rows only.
+  const walk = `SELECT * FROM "Episode" e${sort.nullable ? ` WHERE ${sort.expr} IS NOT NULL` : ""} ORDER BY ${order} LIMIT ${Math.ceil(visits)}`;
+  try {
+    return await sql.all(`SELECT ${columns} FROM (${walk}) e WHERE ${conds.join(" AND ")} ORDER BY ${order} LIMIT ${Math.trunc(pageSize)}`, params);
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -528,6 +671,11 @@ async function readPageRows(
     const all = [...conds, ...extra];
     const whereAll = all.length ? `WHERE ${all.join(" AND ")}` : "";
     const args = { ...params, limit, offset: skip };
+    // A first page without filters is a statement without parameters, which PostgreSQL's
+    // connections keep planned (lib/db/sql.ts preparedName): planning it over Episode's indexes
+    // took longer than running it. Deeper pages keep their offset bound (each would be a text).
+    if (!skip && !Object.keys(params).length && sql.dialect.foldsStatements)
+      return sql.all(`SELECT ${columns} FROM ${from} ${whereAll} ORDER BY ${order} LIMIT ${Math.trunc(limit)}`);
     if (!skip || !sql.dialect.foldsStatements) return sql.all(`SELECT ${columns} FROM ${from} ${whereAll} ORDER BY ${order} LIMIT @limit OFFSET @offset`, args);
     // The page's ids first, from the walk alone (index-only on the sort's (key, id) index when
     // nothing else is tested), then their rows: PostgreSQL's OFFSET otherwise reads the table row

@@ -9,6 +9,7 @@ import {
   EPISODE_SORTS,
   isEpisodeSortKey,
   listConditions,
+  oneColumnFilter,
   readEpisodePage,
   statsIndexCovers,
   type EpisodeFilters,
@@ -317,6 +318,7 @@ async function readEpisodeList({
       correlated: key === "reward" && filters.success !== undefined,
       countIndex: statsIndexCovers(filters),
       exactCount,
+      oneColumn: oneColumnFilter(filters),
     });
     return { total, totalExact, rows: listRow.all(rows) };
   });

@@ -5,8 +5,8 @@ import { listViewerEpisodes } from "./episodes";
 import { withSql } from "./sql";
 import { storeEngines, useTempStore } from "@/lib/testing/store";
 
-// Past five times COUNT_EXACT_UP_TO, PostgreSQL takes every episode's total and one common word's
-// from its planner's statistics instead of counting (episode-filters PLANNED_TOTAL_FROM); SQLite
+// Past five times COUNT_EXACT_UP_TO, PostgreSQL takes every episode's total, one common word's and
+// one column's value's from its planner's statistics instead of counting (episode-filters PLANNED_TOTAL_FROM); SQLite
 // counts and samples as below it. Either way the total is an estimate close to the truth and the
 // rows are the exact list's; a rare word, and a common word with a filter, are counted as before.
 const N = 56_000;
@@ -47,6 +47,26 @@ describe.each(storeEngines())("a total past five times the exact limit on %s", (
         expect(est.rows.map((r) => r.id)).toEqual(exact.rows.map((r) => r.id));
       }
     }
+  });
+
+  it("estimates one column's common value close to the truth, with the exact list's rows; counts a rarer one and two columns' values", async () => {
+    for (const page of [1, 40]) {
+      const est = await listViewerEpisodes({ filters: { model: ["m"] }, sort: "reward", page });
+      expect(est.totalExact).toBe(false);
+      expect(Math.abs(est.total - N) / N).toBeLessThan(0.1);
+      const exact = await listViewerEpisodes({ filters: { model: ["m"] }, sort: "reward", page, exactCount: true });
+      expect(exact).toMatchObject({ total: N, totalExact: true });
+      expect(est.rows.map((r) => r.id)).toEqual(exact.rows.map((r) => r.id));
+    }
+    // A quarter of the store: under five times the limit, so counted and sampled, never the planner's.
+    const sql = await listViewerEpisodes({ filters: { environment: ["sql"] } });
+    expect(sql.totalExact).toBe(false);
+    expect(Math.abs(sql.total - N / 4) / (N / 4)).toBeLessThan(0.1);
+    // Values of several columns are counted (the planner would multiply their shares as if independent).
+    expect(await listViewerEpisodes({ filters: { model: ["m"], taskId: ["7"], environment: ["bash"] } })).toMatchObject({
+      total: N / 50,
+      totalExact: true,
+    });
   });
 
   it("counts a rare word, and a common word under a filter, as below the limit", async () => {
