@@ -4,7 +4,28 @@
  * page shows a turn one way whoever acted. Pure and client-safe.
  */
 import type { AgentEvent } from "@/lib/episodes/agent-event";
-import type { LiveEventInput } from "./events";
+import type { Turn } from "@/lib/episodes/turn";
+import type { LiveEventInput, TurnEndEvent } from "./events";
+
+/**
+ * A stored turn's turnEnd, as every live episode sends it, whoever acted: a model's episode adds
+ * the model's side of the turn (toLiveEvent), a person's what the console shows (person-actor.ts).
+ */
+export function turnEndOf(t: Turn): TurnEndEvent {
+  return {
+    type: "turnEnd",
+    index: t.index,
+    actor: t.actor,
+    source: t.source,
+    action: t.action,
+    ok: t.ok,
+    observation: t.observation,
+    timedOut: t.timedOut || undefined,
+    aborted: t.aborted || undefined,
+    reward: t.reward ?? undefined,
+    durationMs: t.durationMs,
+  };
+}
 
 /** The live event for an engine event, or null for one no page shows (the score is in episodeEnd). */
 export function toLiveEvent(e: AgentEvent): LiveEventInput | null {
@@ -25,24 +46,7 @@ export function toLiveEvent(e: AgentEvent): LiveEventInput | null {
       return { type: "output", index: e.index, chunk: e.chunk };
     case "turn-end": {
       const t = e.turn;
-      return {
-        type: "turnEnd",
-        index: t.index,
-        actor: t.actor,
-        source: t.source,
-        action: t.action,
-        ok: t.ok,
-        observation: t.observation,
-        timedOut: t.timedOut || undefined,
-        aborted: t.aborted || undefined,
-        reward: t.reward ?? undefined,
-        durationMs: t.durationMs,
-        thought: t.thought,
-        tokensIn: t.tokensIn,
-        tokensOut: t.tokensOut,
-        latencyMs: t.latencyMs,
-        costUsd: t.costUsd,
-      };
+      return { ...turnEndOf(t), thought: t.thought, tokensIn: t.tokensIn, tokensOut: t.tokensOut, latencyMs: t.latencyMs, costUsd: t.costUsd };
     }
     case "submitted":
       return null;

@@ -7,6 +7,7 @@ import { asStudioError, ConflictError } from "@/lib/errors";
 import type { PublicTask } from "@/lib/tasks/public-task";
 import type { RecordingChunk } from "@/lib/recording/events";
 import type { EpisodeView, Feedback, LiveEventInput, PlayMode, SubmittedPayload, TurnView } from "./events";
+import { turnEndOf } from "./from-engine";
 import { LiveChannel } from "./live-channel";
 import type { RecordMessage } from "./protocol";
 import type { SessionPool } from "./session-pool";
@@ -167,21 +168,8 @@ export class PersonActor {
     ep.running = null;
     this.pool.touch(ep);
     const { turn, step } = r;
-    ep.send({
-      type: "turnEnd",
-      index,
-      actor: turn.actor,
-      source: turn.source,
-      action: turn.action,
-      ok: step.ok,
-      observation: step.observation,
-      timedOut: step.timedOut || undefined,
-      aborted: step.aborted || undefined,
-      truncated: step.truncated || undefined,
-      reward: turn.reward ?? undefined,
-      durationMs: turn.durationMs,
-      table: step.table,
-    });
+    // The console shows the step's own output and its cut (the stored observation is the scored one).
+    ep.send({ ...turnEndOf(turn), observation: step.observation, truncated: step.truncated || undefined, table: step.table });
     if (ep.session.limitReached) ep.send({ type: "limitReached", turns: ep.turns.length, limit: ep.turnLimit, message: limitMessage(ep) });
   }
 
