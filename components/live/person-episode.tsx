@@ -14,15 +14,13 @@ import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { TaskPanel } from "@/components/play/task-panel";
 import { EpisodeStatus } from "@/components/play/episode-status";
 import { ResultPanel } from "@/components/play/result-panel";
-import { AnnotatorForm } from "@/components/play/annotator-form";
+import { ANNOTATOR_KEY, AnnotatorForm } from "@/components/play/annotator-form";
 import { Clock } from "@/components/play/clock";
 import { useStudyClock } from "@/components/play/use-study-clock";
 import { EpisodeRecorder } from "@/components/play/recorder";
 import { useEpisode, type EpisodeOpenParams } from "./use-episode";
 import { formatDuration } from "@/lib/format-date";
 import type { RecordingChunk } from "@/lib/recording/events";
-
-const ANNOTATOR_KEY = "icstudio.annotator";
 
 /** What a person's episode is opened with (the page chooses it). */
 export interface PersonActor {
@@ -217,7 +215,7 @@ export function PersonEpisode(props: PersonActor & { task: PublicTask }) {
   }, [live, ep.running, task.env, doSubmit]);
 
   if (needsAnnotator && annotatorLoaded) {
-    return <AnnotatorForm onSave={(name) => (window.localStorage.setItem(ANNOTATOR_KEY, name), setAnnotator(name))} />;
+    return <AnnotatorForm onSave={setAnnotator} />;
   }
 
   return (
