@@ -25,7 +25,7 @@ const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), "ic-migrate-"));
 interface Shape {
   tables: string[];
   columns: Map<string, Array<{ name: string; type: string; notNull: boolean }>>;
-  /** "Table.index(columns)", "UNIQUE " first when unique: those made by CREATE INDEX, not the primary keys. */
+  /** "Table.index(key columns)", "UNIQUE " first when unique: those made by CREATE INDEX, not the primary keys. A PostgreSQL index's INCLUDE columns are its own (index-only reads) and not listed. */
   indexes: string[];
   /** "Table.column -> Parent ON DELETE action". */
   foreignKeys: string[];
@@ -114,7 +114,7 @@ async function postgresShape(sql: ReturnType<typeof pgSql>): Promise<Shape> {
   }
   const idx = await sql.all<{ t: string; name: string; unique: number; columns: string[] }>(
     `SELECT t.relname AS t, ic.relname AS name, i.indisunique AS "unique",
-            ARRAY(SELECT COALESCE(a.attname::text, '(expression)') FROM unnest(i.indkey) WITH ORDINALITY k(n, o) LEFT JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.n ORDER BY k.o) AS columns
+            ARRAY(SELECT COALESCE(a.attname::text, '(expression)') FROM unnest(i.indkey) WITH ORDINALITY k(n, o) LEFT JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.n WHERE k.o <= i.indnkeyatts ORDER BY k.o) AS columns
      FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid JOIN pg_class ic ON ic.oid = i.indexrelid
      WHERE t.relnamespace = current_schema()::regnamespace AND NOT i.indisprimary`,
   );
