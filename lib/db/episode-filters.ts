@@ -1,5 +1,6 @@
 import { BadInputError } from "@/lib/errors";
 import type { Dialect } from "./dialect";
+import { readDeepPage } from "./page-marks";
 import type { Sql } from "./sql";
 
 /** Filters shared by the episode list, statistics and export. Every field is optional. */
@@ -276,6 +277,23 @@ async function plannedTotal(sql: Sql, select: string, params: Record<string, unk
   return rows >= PLANNED_TOTAL_FROM ? roundEstimate(rows) : null;
 }
 
+/**
+ * The planner's estimate of every episode, read without planning a statement (dialect.estimatesRows):
+ * the statistics' rows per page times the table's pages now, as the planner scales them; null
+ * before the table's first VACUUM or ANALYZE, or where too small to stand for a total
+ * (PLANNED_TOTAL_FROM). EXPLAIN of `SELECT 1 FROM "Episode"` weighed every index of the table
+ * (0.7-1.5 ms on a page of 1-3 ms); this is one row of pg_class, and a statement kept planned.
+ */
+async function plannedEpisodes(sql: Sql): Promise<number | null> {
+  if (!sql.dialect.estimatesRows) return null;
+  const r = await sql.get<{ n: number | null }>(
+    `SELECT CASE WHEN c."reltuples" >= 0 AND c."relpages" > 0 THEN c."reltuples" / c."relpages" * (pg_relation_size(c."oid") / current_setting('block_size')::int) END AS "n"
+     FROM pg_class c WHERE c."oid" = to_regclass('"Episode"')`,
+  );
+  const rows = r?.n === null || r?.n === undefined ? 0 : Number(r.n);
+  return rows >= PLANNED_TOTAL_FROM ? roundEstimate(rows) : null;
+}
+
 /** Rounds an estimate to two significant digits (what a sample can say). */
 function roundEstimate(n: number): number {
   if (n < 100) return Math.round(n);
@@ -436,6 +454,7 @@ export async function readEpisodePage(
     countIndex,
     exactCount = false,
     oneColumn = false,
+    marks,
   }: {
     parts: string[];
     params: Record<string, unknown>;
@@ -453,6 +472,11 @@ export async function readEpisodePage(
     exactCount?: boolean;
     /** The conditions test one column's value(s) alone (oneColumnFilter): the planner's estimate may stand for a large total. */
     oneColumn?: boolean;
+    /**
+     * PostgreSQL: the store's URL, to read deep pages from marks (lib/db/page-marks.ts), which are
+     * read in the background on `sql` after the page: a pool's, not a transaction's.
+     */
+    marks?: string;
   },
 ): Promise<EpisodePagePlan> {
   const d = sql.dialect;
@@ -526,7 +550,7 @@ export async function readEpisodePage(
     if (exactCount || fewHits) return exact();
     if (!conds.length) {
       // Every episode: the table's size as the planner knows it, when large (see PLANNED_TOTAL_FROM).
-      const planned = await plannedTotal(sql, `SELECT 1 FROM "Episode" e`, p);
+      const planned = await plannedEpisodes(sql);
       if (planned !== null) {
         totalExact = false;
         return planned;
@@ -562,7 +586,7 @@ export async function readEpisodePage(
   };
   const offset = (page - 1) * pageSize;
   const pageOf = (pageFrom: string, pageConds: string[]) =>
-    readPageRows(sql, { from: pageFrom, conds: pageConds, countFrom: from, countConds: conds, params: p, sort, dir, offset, pageSize, columns });
+    readPageRows(sql, { from: pageFrom, conds: pageConds, countFrom: from, countConds: conds, params: p, sort, dir, offset, pageSize, columns, marks });
   if (!conds.length) {
     // No filter: the page does not depend on the count, so on PostgreSQL the two are read at once (two of the pool's connections).
     const [n, rows] = await Promise.all([total ?? countTotal(), pageOf(from, conds)]);
@@ -654,6 +678,7 @@ async function readPageRows(
     offset,
     pageSize,
     columns,
+    marks,
   }: {
     from: string;
     conds: string[];
@@ -665,9 +690,11 @@ async function readPageRows(
     offset: number;
     pageSize: number;
     columns: string;
+    marks?: string;
   },
 ): Promise<Array<Record<string, unknown>>> {
-  const read = (extra: string[], order: string, limit: number, skip: number) => {
+  const read = (extra: string[], keys: string[], limit: number, skip: number) => {
+    const order = keys.map((k) => `${k} ${dir}`).join(", ");
     const all = [...conds, ...extra];
     const whereAll = all.length ? `WHERE ${all.join(" AND ")}` : "";
     const args = { ...params, limit, offset: skip };
@@ -680,17 +707,20 @@ async function readPageRows(
     // The page's ids first, from the walk alone (index-only on the sort's (key, id) index when
     // nothing else is tested), then their rows: PostgreSQL's OFFSET otherwise reads the table row
     // of every skipped episode (page 1,000 by date: 32 ms; its ids alone, 6 ms).
-    return sql.all(
-      `SELECT ${columns} FROM (SELECT e."id" FROM ${from} ${whereAll} ORDER BY ${order} LIMIT @limit OFFSET @offset) k JOIN "Episode" e ON e."id" = k."id" ORDER BY ${order}`,
-      args,
-    );
+    const walk = () =>
+      sql.all(
+        `SELECT ${columns} FROM (SELECT e."id" FROM ${from} ${whereAll} ORDER BY ${order} LIMIT @limit OFFSET @offset) k JOIN "Episode" e ON e."id" = k."id" ORDER BY ${order}`,
+        args,
+      );
+    // Deep in a walk, from the mark before the page (lib/db/page-marks.ts).
+    return marks ? readDeepPage(sql, { store: marks, from, conds: all, params, keys, dir }, { columns, limit, skip }, walk) : walk();
   };
-  if (!sort.nullable) return read([], `${sort.expr} ${dir}, e."id" ${dir}`, pageSize, offset);
+  if (!sort.nullable) return read([], [sort.expr, `e."id"`], pageSize, offset);
   // NULLs sort last both ways. One ORDER BY saying so (NULLS LAST) is an order no index of the
   // engines gives both ways (SQLite's puts NULLs first ascending, PostgreSQL's first descending),
   // so the page was a sort of every match. Instead: the keyed episodes in the index's order, then,
   // once they run out, the unkeyed ones by id (each a walk of the (key, id) index).
-  const keyed = await read([`${sort.expr} IS NOT NULL`], `${sort.expr} ${dir}, e."id" ${dir}`, pageSize, offset);
+  const keyed = await read([`${sort.expr} IS NOT NULL`], [sort.expr, `e."id"`], pageSize, offset);
   if (keyed.length === pageSize) return keyed;
   // How many keyed episodes come before the unkeyed: known when this page holds some, else counted
   // (as the total is: through the filters' indexes, not a walk of the sort's).
@@ -699,7 +729,7 @@ async function readPageRows(
     : Number(
         (await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${countFrom} WHERE ${[...countConds, `${sort.expr} IS NOT NULL`].join(" AND ")}`, params))!.n,
       );
-  const unkeyed = await read([`${sort.expr} IS NULL`], `e."id" ${dir}`, pageSize - keyed.length, Math.max(0, offset - before));
+  const unkeyed = await read([`${sort.expr} IS NULL`], [`e."id"`], pageSize - keyed.length, Math.max(0, offset - before));
   return [...keyed, ...unkeyed];
 }
 

@@ -303,6 +303,7 @@ async function readEpisodeList({
   if (!Number.isInteger(page) || page < 1) throw new BadInputError("must be a positive integer", "page");
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) throw new BadInputError(`must be 1..${MAX_PAGE_SIZE}`, "pageSize");
   if (!isEpisodeSortKey(key)) throw new BadInputError(`unknown sort key; one of ${Object.keys(EPISODE_SORTS).join(", ")}`, "sort");
+  const store = config().store;
   return withSql(async (sql) => {
     const { parts, params, fts } = listConditions(filters, sql.dialect);
     const { total, totalExact, rows } = await readEpisodePage(sql, {
@@ -319,6 +320,7 @@ async function readEpisodeList({
       countIndex: statsIndexCovers(filters),
       exactCount,
       oneColumn: oneColumnFilter(filters),
+      marks: store.kind === "postgresql" ? store.url : undefined,
     });
     return { total, totalExact, rows: listRow.all(rows) };
   });
