@@ -46,7 +46,7 @@ if ! as_pg "$BIN/pg_isready" -q -h "$RUNDIR" -p "$PORT" 2>/dev/null; then
   fi
   log "starting postgres on 127.0.0.1:$PORT (data: $DATADIR)"
   as_pg "$BIN/pg_ctl" -D "$DATADIR" -l "$RUNDIR/postgres.log" -w -t 60 \
-    -o "-c listen_addresses=127.0.0.1 -p $PORT -k $RUNDIR -c max_connections=200 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+    -o "-c listen_addresses=127.0.0.1 -p $PORT -k $RUNDIR -c max_connections=200 -c shared_buffers=1GB -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
     start >/dev/null || { tail -n 20 "$RUNDIR/postgres.log" >&2 || true; die "postgres did not start"; }
 else
   log "a server started by this script is already running"

@@ -1,6 +1,6 @@
 import { BadInputError } from "@/lib/errors";
 import type { Dialect } from "./dialect";
-import { readDeepPage } from "./page-marks";
+import { heldTotal, holdTotal, readDeepPage, SNAPSHOT_COLUMN } from "./list-held";
 import type { Sql } from "./sql";
 
 /** Filters shared by the episode list, statistics and export. Every field is optional. */
@@ -473,8 +473,9 @@ export async function readEpisodePage(
     /** The conditions test one column's value(s) alone (oneColumnFilter): the planner's estimate may stand for a large total. */
     oneColumn?: boolean;
     /**
-     * PostgreSQL: the store's URL, to read deep pages from marks (lib/db/page-marks.ts), which are
-     * read in the background on `sql` after the page: a pool's, not a transaction's.
+     * PostgreSQL: the store's URL, to hold marks along deep walks and filters' totals
+     * (lib/db/list-held.ts). Marks are read in the background on `sql` after the page: a pool's,
+     * not a transaction's.
      */
     marks?: string;
   },
@@ -533,14 +534,24 @@ export async function readEpisodePage(
   const where = conds.length ? `WHERE ${conds.join(" AND ")}` : "";
   /** The planner's estimate of the filters' matches (PostgreSQL, filters without a search), read before counting. */
   let planned: number | undefined;
+  /** The database snapshot the filter's total is held for (lib/db/list-held.ts), when it was not held. */
+  let holdFor: string | undefined;
   if (conds.length && !fts && !exactCount && d.estimatesRows) {
-    // The store's size (for the walk estimate) is read beside it, on another of the pool's connections.
+    // The store's size (for the walk estimate) is read beside it, on another of the pool's
+    // connections, with the snapshot that says whether the filter's total held is still its total.
     const [rows, size] = await Promise.all([
       plannerRows(sql, `SELECT 1 FROM "Episode" e ${where}`, p),
-      sql.get<{ n: number }>(`SELECT COALESCE(MAX("searchKey"), 0) AS n FROM "Episode"`),
+      sql.get<{ n: number; snap?: string }>(`SELECT COALESCE(MAX("searchKey"), 0) AS n${marks ? `, ${SNAPSHOT_COLUMN}` : ""} FROM "Episode"`),
     ]);
     planned = rows;
     episodes = Number(size!.n);
+    if (marks && size!.snap) {
+      const held = heldTotal(marks, conds, p, size!.snap);
+      if (held) {
+        total = held.total;
+        totalExact = held.exact;
+      } else holdFor = size!.snap;
+    }
   }
   const countTotal = async (): Promise<number> => {
     const countFrom = countIndex && !fewHits ? `"Episode" e${d.indexedBy(countIndex)}` : from;
@@ -598,7 +609,10 @@ export async function readEpisodePage(
     planned !== undefined && episodes !== undefined && page === 1 && sort.index && !correlated
       ? boundedWalk(sql, { conds, params: p, sort, dir, pageSize, columns, visits: (WALK_OVER_SORT * pageSize * episodes) / Math.max(planned, 1) })
       : null;
-  total ??= await countTotal();
+  if (total === undefined) {
+    total = await countTotal();
+    if (marks && holdFor) holdTotal(marks, conds, p, holdFor, { total, exact: totalExact });
+  }
   if (early) {
     const rows = await early;
     if (rows?.length === pageSize) return { total, totalExact, rows };
@@ -712,7 +726,7 @@ async function readPageRows(
         `SELECT ${columns} FROM (SELECT e."id" FROM ${from} ${whereAll} ORDER BY ${order} LIMIT @limit OFFSET @offset) k JOIN "Episode" e ON e."id" = k."id" ORDER BY ${order}`,
         args,
       );
-    // Deep in a walk, from the mark before the page (lib/db/page-marks.ts).
+    // Deep in a walk, from the mark before the page (lib/db/list-held.ts).
     return marks ? readDeepPage(sql, { store: marks, from, conds: all, params, keys, dir }, { columns, limit, skip }, walk) : walk();
   };
   if (!sort.nullable) return read([], [sort.expr, `e."id"`], pageSize, offset);

@@ -3,7 +3,7 @@ import { config } from "@/lib/config";
 import { fillSyntheticEpisodes } from "@/lib/testing/synthetic-episodes";
 import { storeEngines, useTempStore } from "@/lib/testing/store";
 import { listViewerEpisodes } from "./episodes";
-import { clearMarks, MARK_EVERY, markCounts, marksRead } from "./page-marks";
+import { clearHeld, heldCounts, MARK_EVERY, marksRead } from "./list-held";
 import { pgTransaction, withSql } from "./sql";
 
 type Query = Parameters<typeof listViewerEpisodes>[0];
@@ -12,10 +12,10 @@ const onPg = storeEngines().includes("postgresql");
 
 /** The page as the walk from the head gives it (no marks held). */
 async function walked(q: Query): Promise<string[]> {
-  clearMarks();
+  clearHeld();
   const ids = (await listViewerEpisodes(q)).rows.map((r) => r.id);
   await marksRead();
-  clearMarks();
+  clearHeld();
   return ids;
 }
 
@@ -50,12 +50,12 @@ describe.skipIf(!onPg)("deep pages from marks (PostgreSQL)", () => {
   it.each(cases)("%s: the page read from a mark is the page the walk from the head gives", async (_, q) => {
     const expected = await walked(q);
     expect(expected).toHaveLength(50);
-    const before = { ...markCounts };
+    const before = { ...heldCounts };
     const { first, again } = await fromMarks(q);
     expect(first).toEqual(expected);
     expect(again).toEqual(expected);
-    expect(markCounts.read).toBeGreaterThan(before.read);
-    expect(markCounts.fromMark).toBe(before.fromMark + 1);
+    expect(heldCounts.read).toBeGreaterThan(before.read);
+    expect(heldCounts.fromMark).toBe(before.fromMark + 1);
   });
 
   it("duration ascending, the page where the keyed episodes end and the unkeyed begin (NULLs last) is the walk's", async () => {
@@ -64,29 +64,29 @@ describe.skipIf(!onPg)("deep pages from marks (PostgreSQL)", () => {
     expect(keyed).toBeLessThan(N);
     const q: Query = { sort: "durationMs", dir: "asc", page: Math.floor(keyed / 50) + 1 };
     const expected = await walked(q);
-    const before = markCounts.fromMark;
+    const before = heldCounts.fromMark;
     const { again } = await fromMarks(q);
     expect(again).toEqual(expected);
-    expect(markCounts.fromMark).toBe(before + 1);
+    expect(heldCounts.fromMark).toBe(before + 1);
   });
 
   it("a page deeper than the marks held reads more of them, from the last; a shallow page reads none", async () => {
-    clearMarks();
-    const before = markCounts.read;
+    clearHeld();
+    const before = heldCounts.read;
     await listViewerEpisodes({ page: 2 });
     await marksRead();
-    expect(markCounts.read).toBe(before);
+    expect(heldCounts.read).toBe(before);
     await listViewerEpisodes({ page: 21 });
     await marksRead();
-    expect(markCounts.read).toBe(before + Math.floor((20 * 50) / MARK_EVERY));
+    expect(heldCounts.read).toBe(before + Math.floor((20 * 50) / MARK_EVERY));
     const deep = await listViewerEpisodes({ page: 81 });
     await marksRead();
-    expect(markCounts.read).toBe(before + Math.floor((80 * 50) / MARK_EVERY));
+    expect(heldCounts.read).toBe(before + Math.floor((80 * 50) / MARK_EVERY));
     expect(deep.rows.map((r) => r.id)).toEqual(await walked({ page: 81 }));
   });
 
   it("after a write the marks are not used: the page is the new walk's, one episode further on", async () => {
-    clearMarks();
+    clearHeld();
     const q: Query = { page: 60 };
     const { again: old } = await fromMarks(q);
     // The newest episode: first by date, so every page after moves on by one.
@@ -96,10 +96,33 @@ describe.skipIf(!onPg)("deep pages from marks (PostgreSQL)", () => {
          VALUES ('zz-newest', 'bash', 'nl2bash-fs1', '0', 'q', 'human', 10, 'submitted', CURRENT_TIMESTAMP + INTERVAL '1 day', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)`,
       ),
     );
-    const stale = markCounts.stale;
+    const stale = heldCounts.stale;
     const now = (await listViewerEpisodes(q)).rows.map((r) => r.id);
-    expect(markCounts.stale).toBe(stale + 1);
+    expect(heldCounts.stale).toBe(stale + 1);
     expect(now.slice(1)).toEqual(old.slice(0, -1));
     expect(now).toEqual(await walked(q));
+  });
+
+  it("a filter's total is held for the next page of the same filter, and counted again after a write", async () => {
+    clearHeld();
+    const q: Query = { filters: { environment: ["sql"], success: false }, sort: "reward" };
+    const exact = (await listViewerEpisodes({ ...q, exactCount: true })).total;
+    const first = await listViewerEpisodes(q);
+    expect(first).toMatchObject({ total: exact, totalExact: true });
+    const held = heldCounts.totals;
+    const second = await listViewerEpisodes({ ...q, page: 2 });
+    expect(heldCounts.totals).toBe(held + 1);
+    expect(second).toMatchObject({ total: exact, totalExact: true });
+    // Another filter's total is its own.
+    expect((await listViewerEpisodes({ filters: { environment: ["bash"] } })).total).not.toBe(exact);
+    await withSql((sql) =>
+      sql.run(
+        `INSERT INTO "Episode" ("id", "environment", "dataset", "taskId", "query", "playerKind", "turnLimit", "status", "success", "startedAt", "createdAt", "updatedAt")
+         VALUES ('zz-sql-unsolved', 'sql', 'spider-dev', '0', 'q', 'human', 10, 'submitted', false, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)`,
+      ),
+    );
+    const after = heldCounts.totals;
+    expect(await listViewerEpisodes({ ...q, page: 2 })).toMatchObject({ total: exact + 1, totalExact: true });
+    expect(heldCounts.totals).toBe(after);
   });
 });
