@@ -17,9 +17,20 @@ export type Params = Record<string, unknown> | readonly unknown[];
  * placeholders over the tables of schema.prisma (engine differences come from `dialect`), and rows
  * come back alike: numbers, booleans as 1/0, times as Unix milliseconds.
  */
+/** How a statement is run. */
+export interface RunOptions {
+  /**
+   * PostgreSQL: keep the statement prepared although it has parameters, because its plan is the
+   * same whatever their values (the server moves it to one generic plan after five runs, and
+   * stops planning it). Not for a filter's values: their plan depends on them (see preparedName).
+   * SQLite keeps every statement prepared anyway.
+   */
+  onePlan?: boolean;
+}
+
 export interface Sql {
   readonly dialect: Dialect;
-  all<T = Record<string, unknown>>(sql: string, params?: Params): Promise<T[]>;
+  all<T = Record<string, unknown>>(sql: string, params?: Params, options?: RunOptions): Promise<T[]>;
   get<T = Record<string, unknown>>(sql: string, params?: Params): Promise<T | undefined>;
   /** Runs a write; resolves to the number of rows changed. */
   run(sql: string, params?: Params): Promise<number>;
@@ -117,8 +128,8 @@ function pgValues(names: string[] | null, params?: Params): unknown[] {
 const PREPARED_READS_MAX = 256;
 const preparedReads = new Map<string, string>();
 
-function preparedName(text: string, values: unknown[]): string | undefined {
-  if (values.length) return undefined;
+function preparedName(text: string, values: unknown[], onePlan = false): string | undefined {
+  if (values.length && !onePlan) return undefined;
   let name = preparedReads.get(text);
   if (name === undefined && preparedReads.size < PREPARED_READS_MAX && /^\s*SELECT\b/i.test(text)) {
     name = `ic_read_${preparedReads.size}`;
@@ -129,15 +140,15 @@ function preparedName(text: string, values: unknown[]): string | undefined {
 
 /** A Sql over a pg pool or one client of it (a transaction). */
 export function pgSql(q: Pick<pg.Pool, "query"> | pg.PoolClient): Sql {
-  const query = async (sql: string, params?: Params) => {
+  const query = async (sql: string, params?: Params, options?: RunOptions) => {
     const { text, names } = toPgPlaceholders(sql);
     const values = pgValues(names, params);
-    const name = preparedName(text, values);
+    const name = preparedName(text, values, options?.onePlan);
     return name === undefined ? q.query(text, values) : q.query({ name, text, values });
   };
   return {
     dialect: POSTGRES,
-    all: async <T>(sql: string, params?: Params) => (await query(sql, params)).rows as T[],
+    all: async <T>(sql: string, params?: Params, options?: RunOptions) => (await query(sql, params, options)).rows as T[],
     get: async <T>(sql: string, params?: Params) => (await query(sql, params)).rows[0] as T | undefined,
     run: async (sql: string, params?: Params) => (await query(sql, params)).rowCount ?? 0,
   };
