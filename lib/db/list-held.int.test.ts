@@ -20,17 +20,19 @@ async function walked(q: Query): Promise<string[]> {
 }
 
 /**
- * Runs `attempt` (after forgetting what is held) until it says it saw what it wanted, at most 30
- * times. What is held is used only while no transaction commits anywhere on the server, and the
- * other test files write to it at the same time: a commit between two reads makes what the first
- * left stale, and the second then reads afresh (correct, but not what is being tested).
+ * Runs `attempt` (after forgetting what is held) until it says it saw what it wanted, at most 100
+ * times, pausing longer after each miss (up to 0.2 s). What is held is used only while no
+ * transaction commits anywhere on the server, and the other test files write to it at the same
+ * time: a commit between two reads makes what the first left stale, and the second then reads
+ * afresh (correct, but not what is being tested).
  */
 async function whenQuiet(attempt: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 30; i++) {
+  for (let i = 0; i < 100; i++) {
     clearHeld();
     if (await attempt()) return;
+    await new Promise((r) => setTimeout(r, Math.min(200, 10 * (i + 1))));
   }
-  throw new Error("no quiet moment between two reads in 30 attempts");
+  throw new Error("no quiet moment between two reads in 100 attempts");
 }
 
 describe.skipIf(!onPg)("what the list holds (PostgreSQL)", () => {
