@@ -116,6 +116,49 @@ describe.skipIf(!onPg)("what the list holds (PostgreSQL)", () => {
     expect(now).toEqual(await walked(q));
   });
 
+  it("a commit that does not write the list's tables leaves the marks held: a page is still read from them", async () => {
+    const q: Query = { page: 40 };
+    const expected = await walked(q);
+    await whenQuiet(async () => {
+      expect((await listViewerEpisodes(q)).rows.map((r) => r.id)).toEqual(expected);
+      await marksRead();
+      // A write to another table, committed: the server's snapshot moves on, the list's tables do not change.
+      await withSql((sql) =>
+        sql.run(`INSERT INTO "ImportedFile" ("contentHash", "path", "format", "episodes", "rejected") VALUES (@h, 'zz.json', 'intercode', 0, 0)`, {
+          h: `zz-${Math.random()}`,
+        }),
+      );
+      const before = { ...heldCounts };
+      expect((await listViewerEpisodes(q)).rows.map((r) => r.id)).toEqual(expected);
+      expect(heldCounts.stale).toBe(before.stale);
+      return heldCounts.fromMark === before.fromMark + 1;
+    });
+  });
+
+  it("marks are not kept while a transaction that writes the list's tables is open: they could miss its writes once it commits", async () => {
+    const store = config().store;
+    if (store.kind !== "postgresql") throw new Error("expected a PostgreSQL store");
+    const q: Query = { page: 30 };
+    clearHeld();
+    const before = (await listViewerEpisodes(q)).rows.map((r) => r.id);
+    await marksRead();
+    clearHeld();
+    const read = heldCounts.read;
+    await pgTransaction(store.url, async (sql) => {
+      await sql.run(
+        `INSERT INTO "Episode" ("id", "environment", "dataset", "taskId", "query", "playerKind", "turnLimit", "status", "startedAt", "createdAt", "updatedAt")
+         VALUES ('zz-open', 'bash', 'nl2bash-fs1', '0', 'q', 'human', 10, 'submitted', CURRENT_TIMESTAMP + INTERVAL '2 days', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)`,
+      );
+      // Uncommitted: the page is the one before the write, and no marks are read beside it.
+      expect((await listViewerEpisodes(q)).rows.map((r) => r.id)).toEqual(before);
+      await marksRead();
+      expect(heldCounts.read).toBe(read);
+    });
+    const now = (await listViewerEpisodes(q)).rows.map((r) => r.id);
+    expect(now.slice(1)).toEqual(before.slice(0, -1));
+    expect(now).toEqual(await walked(q));
+  });
+
   it("a filter's total is held for the next page of the same filter, and counted again after a write", async () => {
     const q: Query = { filters: { environment: ["sql"], success: false }, sort: "reward" };
     const exact = (await listViewerEpisodes({ ...q, exactCount: true })).total;

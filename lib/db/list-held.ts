@@ -2,12 +2,20 @@
  * What the episode list holds between requests on PostgreSQL, each for one state of the store:
  * marks along deep walks, and filters' totals.
  *
- * The state is the database snapshot (`pg_current_snapshot()`: the transactions that had
- * committed, and those still running) a thing was read under. A statement reads its own snapshot
- * beside what it reads, and what is held is used only when the two are the same, which is when no
- * transaction has committed since (any write anywhere, in this store or not, makes a new snapshot;
- * a read does not). Otherwise it is read again. So what a held thing gives is always what reading
- * afresh would give; on a store being written to, it costs one wasted read now and then.
+ * A statement that uses a held thing reads the store's state beside what it reads, and the held
+ * thing is used only when that state is the one it was read under; otherwise it is read again. So
+ * what a held thing gives is always what reading afresh would give; on a store being written to,
+ * it costs one wasted read now and then. The state:
+ * - Marks: the count of statements that wrote the list's tables, Episode and its search document
+ *   (the "ic_list_writes" sequence, bumped by a trigger inside each writing transaction and seen
+ *   at once, before that transaction commits). Marks are read in three statements: the count;
+ *   then whether any transaction holds a write lock on those tables (one that wrote before the
+ *   count was read and has not committed holds it until it ends: then no marks are kept); then
+ *   the marks. Every write the marks do not see bumped the count after it was read, so they hold
+ *   while the count is the same. Commits elsewhere (other tables, other databases) leave them be.
+ * - Totals: the database snapshot (`pg_current_snapshot()`), which any commit anywhere on the
+ *   server changes. A total's count and sample are statements of their own, and the two checks
+ *   before them would cost a cold page two round trips.
  *
  * Marks: every MARK_EVERY-th episode of a walk (a sort under the list's filters), by id, so that a
  * page deep in the list starts its walk at the mark before it instead of at the list's head. A
@@ -38,7 +46,7 @@ export const MARK_EVERY = 50;
 const HELD_MAX = 64;
 /** Marks a walk holds at most (its first million episodes); past them a page walks on from the last. */
 const MARKS_MAX = 20_000;
-/** After a set went stale, marks are not built again for this long (a store being written to changes its snapshot at every commit). */
+/** After a set went stale, marks are not read again for this long (a store being written to moves the count at every write). */
 const REBUILD_AFTER_STALE_MS = 10_000;
 
 /** One walk of the list: `Episode e` (maybe joined) under conditions, in the order of `keys`. */
@@ -54,11 +62,11 @@ export interface Walk {
   dir: "ASC" | "DESC";
 }
 
-/** Things held for the snapshot they were read under, by key; the least recently used dropped past HELD_MAX. */
+/** Things held for the state of the store they were read under, by key; the least recently used dropped past HELD_MAX. */
 class Held<T> {
-  private readonly items = new Map<string, { snapshot: string; value: T }>();
-  /** The item, whatever its snapshot (made most recent). */
-  get(key: string): { snapshot: string; value: T } | undefined {
+  private readonly items = new Map<string, { state: string; value: T }>();
+  /** The item, whatever its state (made most recent). */
+  get(key: string): { state: string; value: T } | undefined {
     const item = this.items.get(key);
     if (item) {
       this.items.delete(key);
@@ -66,9 +74,9 @@ class Held<T> {
     }
     return item;
   }
-  set(key: string, snapshot: string, value: T): void {
+  set(key: string, state: string, value: T): void {
     this.items.delete(key);
-    this.items.set(key, { snapshot, value });
+    this.items.set(key, { state, value });
     while (this.items.size > HELD_MAX) this.items.delete(this.items.keys().next().value!);
   }
   delete(key: string): void {
@@ -79,9 +87,9 @@ class Held<T> {
   }
 }
 
-/** Per walk, ids[k]: the episode at position (k + 1) × MARK_EVERY of the walk (1-based). */
+/** Per walk, held for the write count: ids[k] is the episode at position (k + 1) × MARK_EVERY of the walk (1-based). */
 const sets = new Held<string[]>();
-/** Per filter (store, conditions, values): its total, and whether exact. */
+/** Per filter (store, conditions, values), held for the snapshot: its total, and whether exact. */
 const totals = new Held<{ total: number; exact: boolean }>();
 /** The walks whose marks are being read, and those reads. */
 const building = new Map<string, Promise<void>>();
@@ -125,7 +133,7 @@ function totalKey(store: string, conds: string[], params: Record<string, unknown
 /** The total held for a filter under `snapshot` (the current statement's), if any. */
 export function heldTotal(store: string, conds: string[], params: Record<string, unknown>, snapshot: string): { total: number; exact: boolean } | undefined {
   const item = totals.get(totalKey(store, conds, params));
-  if (item?.snapshot !== snapshot) return undefined;
+  if (item?.state !== snapshot) return undefined;
   heldCounts.totals++;
   return item.value;
 }
@@ -137,6 +145,15 @@ export function holdTotal(store: string, conds: string[], params: Record<string,
 
 /** A column "snap": the statement's snapshot, read once (a subquery). */
 export const SNAPSHOT_COLUMN = `(SELECT pg_current_snapshot()::text) AS "snap"`;
+/** The write count (a sequence's last_value does not move on its first nextval; is_called does). */
+const WRITES = `SELECT CAST(CASE WHEN "is_called" THEN "last_value" ELSE 0 END AS TEXT) FROM "ic_list_writes"`;
+/** Whether a transaction (not this one) holds or waits for a lock that writes the list's tables. */
+const WRITING = `SELECT EXISTS (
+  SELECT 1 FROM pg_locks l
+  WHERE l."database" = (SELECT d."oid" FROM pg_database d WHERE d."datname" = current_database())
+    AND l."relation" IN (to_regclass('"Episode"'), to_regclass('"EpisodeText"'))
+    AND l."mode" IN ('RowExclusiveLock', 'ShareRowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock')
+    AND l."pid" <> pg_backend_pid()) AS "writing"`;
 
 /** Resolves once the marks being read now are held (tests). */
 export async function marksRead(): Promise<void> {
@@ -167,17 +184,17 @@ export async function readDeepPage(
   if (held && k > 0) {
     const on = skip - k * MARK_EVERY;
     const rows = await sql.all(
-      `SELECT ${columns}, ${SNAPSHOT_COLUMN}
+      `SELECT ${columns}, (${WRITES}) AS "writes"
        FROM (SELECT e."id" FROM ${w.from} ${where([...w.conds, afterMark(w)])} ORDER BY ${order(w)} LIMIT ${Math.trunc(limit)}${on ? " OFFSET @__offset" : ""}) k
        JOIN "Episode" e ON e."id" = k."id" ORDER BY ${order(w)}`,
       { ...w.params, __mark: held.value[k - 1], ...(on ? { __offset: on } : {}) },
       // A page at a mark of an unfiltered walk: the same plan for every mark.
       { onePlan: !on && !Object.keys(w.params).length },
     );
-    // An empty page carries no snapshot to check: walked from the head.
-    if (rows.length && rows[0]!.snap === held.snapshot) {
+    // An empty page carries no count to check: walked from the head.
+    if (rows.length && rows[0]!.writes === held.state) {
       heldCounts.fromMark++;
-      for (const r of rows) delete r.snap;
+      for (const r of rows) delete r.writes;
       if (on >= MARK_EVERY) readMarks(sql, w, key, skip, held);
       return rows;
     }
@@ -193,7 +210,7 @@ export async function readDeepPage(
 }
 
 /** Reads the walk's marks up to position `skip` in the background, after the last of `from` when given (and still of this state). */
-function readMarks(sql: Sql, w: Walk, key: string, skip: number, from?: { snapshot: string; value: string[] }): void {
+function readMarks(sql: Sql, w: Walk, key: string, skip: number, from?: { state: string; value: string[] }): void {
   if (building.has(key) || Date.now() - staleAt < REBUILD_AFTER_STALE_MS) return;
   const count = Math.min(Math.floor(skip / MARK_EVERY), MARKS_MAX) - (from?.value.length ?? 0);
   if (count <= 0) return;
@@ -202,24 +219,24 @@ function readMarks(sql: Sql, w: Walk, key: string, skip: number, from?: { snapsh
   const step = `SELECT ${selectKeys(w)} FROM ${w.from} ${where([...w.conds, after(w, "m")])} ORDER BY ${order(w)} LIMIT 1 OFFSET ${MARK_EVERY - 1}`;
   const cols = w.keys.map((_, i) => `"k${i}"`).join(", ");
   const last = `"k${w.keys.length - 1}"`;
-  const read = sql
-    .all<{ id: string; snap: string }>(
+  const read = (async () => {
+    // The count, then whether a write it counted may not be committed yet, then the marks (see the top).
+    const writes = (await sql.get<{ writes: string }>(`SELECT (${WRITES}) AS "writes"`))!.writes;
+    if ((await sql.get<{ writing: boolean }>(WRITING))!.writing) return;
+    const rows = await sql.all<{ id: string; writes: string }>(
       `WITH RECURSIVE marks("n", ${cols}) AS (
          SELECT 1, f.* FROM (${first}) f
          UNION ALL
          SELECT m."n" + 1, x.* FROM marks m, LATERAL (${step}) x WHERE m."n" < @__count
        )
-       SELECT m.${last} AS "id", ${SNAPSHOT_COLUMN} FROM marks m ORDER BY m."n"`,
+       SELECT m.${last} AS "id", (${WRITES}) AS "writes" FROM marks m ORDER BY m."n"`,
       { ...w.params, __count: count, ...(start ? { __mark: start } : {}) },
-    )
-    .then((rows) => {
-      if (!rows.length) return;
-      const snapshot = rows[0]!.snap;
-      // Marks read under another state are not the held set's continuation.
-      if (from && snapshot !== from.snapshot) return;
-      sets.set(key, snapshot, [...(from?.value ?? []), ...rows.map((r) => r.id)]);
-      heldCounts.read += rows.length;
-    })
+    );
+    // Written to meanwhile (the count moved, or a held set's count is not this one): not kept.
+    if (!rows.length || rows[0]!.writes !== writes || (from && from.state !== writes)) return;
+    sets.set(key, writes, [...(from?.value ?? []), ...rows.map((r) => r.id)]);
+    heldCounts.read += rows.length;
+  })()
     .catch(() => {})
     .finally(() => building.delete(key));
   building.set(key, read);
