@@ -1,6 +1,6 @@
 import { BadInputError } from "@/lib/errors";
 import type { Dialect } from "./dialect";
-import { heldTotal, holdTotal, readDeepPage, SNAPSHOT_COLUMN } from "./list-held";
+import { heldTotal, holdTotal, readDeepPage, SNAPSHOT_COLUMN, walkOrder } from "./list-held";
 import type { Sql } from "./sql";
 
 /** Filters shared by the episode list, statistics and export. Every field is optional. */
@@ -273,7 +273,11 @@ async function plannerRows(sql: Sql, select: string, params: Record<string, unkn
 /** The planner's row estimate for a SELECT (dialect.estimatesRows), rounded as an estimate; null where it is too small to stand for a total (PLANNED_TOTAL_FROM). */
 async function plannedTotal(sql: Sql, select: string, params: Record<string, unknown>): Promise<number | null> {
   if (!sql.dialect.estimatesRows) return null;
-  const rows = await plannerRows(sql, select, params);
+  return asPlannedTotal(await plannerRows(sql, select, params));
+}
+
+/** A planner's row estimate as a total: rounded, or null where too small to stand for one (PLANNED_TOTAL_FROM). */
+function asPlannedTotal(rows: number): number | null {
   return rows >= PLANNED_TOTAL_FROM ? roundEstimate(rows) : null;
 }
 
@@ -290,8 +294,7 @@ async function plannedEpisodes(sql: Sql): Promise<number | null> {
     `SELECT CASE WHEN c."reltuples" >= 0 AND c."relpages" > 0 THEN c."reltuples" / c."relpages" * (pg_relation_size(c."oid") / current_setting('block_size')::int) END AS "n"
      FROM pg_class c WHERE c."oid" = to_regclass('"Episode"')`,
   );
-  const rows = r?.n === null || r?.n === undefined ? 0 : Number(r.n);
-  return rows >= PLANNED_TOTAL_FROM ? roundEstimate(rows) : null;
+  return asPlannedTotal(r?.n === null || r?.n === undefined ? 0 : Number(r.n));
 }
 
 /** Rounds an estimate to two significant digits (what a sample can say). */
@@ -454,7 +457,7 @@ export async function readEpisodePage(
     countIndex,
     exactCount = false,
     oneColumn = false,
-    marks,
+    heldStore,
   }: {
     parts: string[];
     params: Record<string, unknown>;
@@ -473,11 +476,11 @@ export async function readEpisodePage(
     /** The conditions test one column's value(s) alone (oneColumnFilter): the planner's estimate may stand for a large total. */
     oneColumn?: boolean;
     /**
-     * PostgreSQL: the store's URL, to hold marks along deep walks and filters' totals
+     * PostgreSQL: the store's URL, to hold marks along deep walks and filters' totals for
      * (lib/db/list-held.ts). Marks are read in the background on `sql` after the page: a pool's,
      * not a transaction's.
      */
-    marks?: string;
+    heldStore?: string;
   },
 ): Promise<EpisodePagePlan> {
   const d = sql.dialect;
@@ -541,12 +544,12 @@ export async function readEpisodePage(
     // connections, with the snapshot that says whether the filter's total held is still its total.
     const [rows, size] = await Promise.all([
       plannerRows(sql, `SELECT 1 FROM "Episode" e ${where}`, p),
-      sql.get<{ n: number; snap?: string }>(`SELECT COALESCE(MAX("searchKey"), 0) AS n${marks ? `, ${SNAPSHOT_COLUMN}` : ""} FROM "Episode"`),
+      sql.get<{ n: number; snap?: string }>(`SELECT COALESCE(MAX("searchKey"), 0) AS n${heldStore ? `, ${SNAPSHOT_COLUMN}` : ""} FROM "Episode"`),
     ]);
     planned = rows;
     episodes = Number(size!.n);
-    if (marks && size!.snap) {
-      const held = heldTotal(marks, conds, p, size!.snap);
+    if (heldStore && size!.snap) {
+      const held = heldTotal(heldStore, conds, p, size!.snap);
       if (held) {
         total = held.total;
         totalExact = held.exact;
@@ -597,7 +600,7 @@ export async function readEpisodePage(
   };
   const offset = (page - 1) * pageSize;
   const pageOf = (pageFrom: string, pageConds: string[]) =>
-    readPageRows(sql, { from: pageFrom, conds: pageConds, countFrom: from, countConds: conds, params: p, sort, dir, offset, pageSize, columns, marks });
+    readPageRows(sql, { from: pageFrom, conds: pageConds, countFrom: from, countConds: conds, params: p, sort, dir, offset, pageSize, columns, heldStore });
   if (!conds.length) {
     // No filter: the page does not depend on the count, so on PostgreSQL the two are read at once (two of the pool's connections).
     const [n, rows] = await Promise.all([total ?? countTotal(), pageOf(from, conds)]);
@@ -611,7 +614,7 @@ export async function readEpisodePage(
       : null;
   if (total === undefined) {
     total = await countTotal();
-    if (marks && holdFor) holdTotal(marks, conds, p, holdFor, { total, exact: totalExact });
+    if (heldStore && holdFor) holdTotal(heldStore, conds, p, holdFor, { total, exact: totalExact });
   }
   if (early) {
     const rows = await early;
@@ -692,7 +695,7 @@ async function readPageRows(
     offset,
     pageSize,
     columns,
-    marks,
+    heldStore,
   }: {
     from: string;
     conds: string[];
@@ -704,11 +707,11 @@ async function readPageRows(
     offset: number;
     pageSize: number;
     columns: string;
-    marks?: string;
+    heldStore?: string;
   },
 ): Promise<Array<Record<string, unknown>>> {
   const read = (extra: string[], keys: string[], limit: number, skip: number) => {
-    const order = keys.map((k) => `${k} ${dir}`).join(", ");
+    const order = walkOrder(keys, dir);
     const all = [...conds, ...extra];
     const whereAll = all.length ? `WHERE ${all.join(" AND ")}` : "";
     const args = { ...params, limit, offset: skip };
@@ -727,7 +730,7 @@ async function readPageRows(
         args,
       );
     // Deep in a walk, from the mark before the page (lib/db/list-held.ts).
-    return marks ? readDeepPage(sql, { store: marks, from, conds: all, params, keys, dir }, { columns, limit, skip }, walk) : walk();
+    return heldStore ? readDeepPage(sql, { store: heldStore, from, conds: all, params, keys, dir }, { columns, limit, skip }, walk) : walk();
   };
   if (!sort.nullable) return read([], [sort.expr, `e."id"`], pageSize, offset);
   // NULLs sort last both ways. One ORDER BY saying so (NULLS LAST) is an order no index of the

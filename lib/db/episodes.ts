@@ -320,7 +320,7 @@ async function readEpisodeList({
       countIndex: statsIndexCovers(filters),
       exactCount,
       oneColumn: oneColumnFilter(filters),
-      marks: store.kind === "postgresql" ? store.url : undefined,
+      heldStore: store.kind === "postgresql" ? store.url : undefined,
     });
     return { total, totalExact, rows: listRow.all(rows) };
   });

@@ -99,7 +99,9 @@ function keyOf(w: Walk): string {
   return JSON.stringify([w.store, w.from, w.conds, w.keys, w.dir, w.params]);
 }
 
-const order = (w: Walk) => w.keys.map((k) => `${k} ${w.dir}`).join(", ");
+/** The ORDER BY of a walk over `keys` (the list's pages read theirs with it too). */
+export const walkOrder = (keys: string[], dir: "ASC" | "DESC") => keys.map((k) => `${k} ${dir}`).join(", ");
+const order = (w: Walk) => walkOrder(w.keys, w.dir);
 const names = (w: Walk, alias: string) => w.keys.map((_, i) => `${alias}."k${i}"`).join(", ");
 const selectKeys = (w: Walk) => w.keys.map((k, i) => `${k} AS "k${i}"`).join(", ");
 const beyond = (w: Walk, values: string) => `(${w.keys.join(", ")}) ${w.dir === "ASC" ? ">" : "<"} (${values})`;

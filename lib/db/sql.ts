@@ -12,11 +12,6 @@ import { toStorageError } from "./storage-error";
 /** Parameters of a statement: named (`@name` in the SQL) or positional (`?`). */
 export type Params = Record<string, unknown> | readonly unknown[];
 
-/**
- * The store's raw SQL, the same on both engines: statements are written once with `@name` or `?`
- * placeholders over the tables of schema.prisma (engine differences come from `dialect`), and rows
- * come back alike: numbers, booleans as 1/0, times as Unix milliseconds.
- */
 /** How a statement is run. */
 export interface RunOptions {
   /**
@@ -28,6 +23,11 @@ export interface RunOptions {
   onePlan?: boolean;
 }
 
+/**
+ * The store's raw SQL, the same on both engines: statements are written once with `@name` or `?`
+ * placeholders over the tables of schema.prisma (engine differences come from `dialect`), and rows
+ * come back alike: numbers, booleans as 1/0, times as Unix milliseconds.
+ */
 export interface Sql {
   readonly dialect: Dialect;
   all<T = Record<string, unknown>>(sql: string, params?: Params, options?: RunOptions): Promise<T[]>;
@@ -121,7 +121,8 @@ function pgValues(names: string[] | null, params?: Params): unknown[] {
  * plans such a text once, on first use. Planning a list statement over Episode's twenty-odd indexes
  * took 0.5-2 ms, longer than running it (an unfiltered page's count: 1.7 ms planned, 1.5 ms run).
  * Not statements with parameters: the server would move them to one generic plan after five runs,
- * and a filter's plan depends on its value (model=gpt-4 + policy=react went from 35 to 45-80 ms).
+ * and a filter's plan depends on its value (model=gpt-4 + policy=react went from 35 to 45-80 ms);
+ * unless the caller says their plan does not (RunOptions.onePlan).
  * Bounded: a connection keeps its prepared statements until it closes, so past this many texts the
  * rest run unprepared.
  */
