@@ -130,29 +130,31 @@ export async function fill(n: number): Promise<void> {
   }
 }
 
-/** The cache key: the code that fills the store (the bulk seed and the synthetic episodes). */
+/** The cache key: the code that fills the store (the bulk seed, its size, the synthetic episodes, the fill's analysis). */
 async function fillKey(): Promise<string> {
   const synthetic = fileURLToPath(new URL("../lib/testing/synthetic-episodes.ts", import.meta.url));
   const hash = createHash("sha256");
   hash.update(fill.toString());
+  hash.update(fillStore.toString());
+  hash.update(String(SEED_EPISODES));
   hash.update(fs.readFileSync(synthetic));
   return hash.digest("hex").slice(0, 12);
 }
 
-/** Brings a cached store up to this tree's migrations; false when it cannot be (an applied migration was edited since: fill afresh). */
-async function migrateCached(open: () => Promise<string[]>, analyze: () => Promise<void>): Promise<boolean> {
-  let applied: string[];
+/**
+ * Brings a cached store up to this tree's migrations (`migrate` applies them, analyzes the store
+ * when it applied any, and returns their names); false when it cannot be (an applied migration was
+ * edited since: fill afresh).
+ */
+async function migrateCached(migrate: () => Promise<string[]>): Promise<boolean> {
   try {
-    applied = await open();
+    const applied = await migrate();
+    if (applied.length) console.log(`  the cached store took ${applied.length} migration(s) added since its fill: ${applied.join(", ")}`);
+    return true;
   } catch (err) {
     console.log(`  the cached store cannot take this tree's migrations (${(err as Error).message.split("\n")[0]}): filling afresh`);
     return false;
   }
-  if (applied.length) {
-    console.log(`  the cached store took ${applied.length} migration(s) added since its fill: ${applied.join(", ")}`);
-    await analyze();
-  }
-  return true;
 }
 
 /** Writes n episodes into the store IC_DB names (empty and migrated on first use) and analyzes it. */
@@ -194,21 +196,18 @@ export async function sqliteListStore(n: number, { cache = true } = {}): Promise
   const ready =
     cache &&
     fs.existsSync(cached) &&
-    (await migrateCached(
-      async () => {
-        const { applyMigrations } = await import("@/lib/db/migrate");
-        const { default: Database } = await import("better-sqlite3");
-        const file = new Database(cached);
-        try {
-          const applied = applyMigrations(file);
-          if (applied.length) file.exec("ANALYZE");
-          return applied;
-        } finally {
-          file.close();
-        }
-      },
-      async () => {},
-    ));
+    (await migrateCached(async () => {
+      const { applyMigrations } = await import("@/lib/db/migrate");
+      const { default: Database } = await import("better-sqlite3");
+      const file = new Database(cached);
+      try {
+        const applied = applyMigrations(file);
+        if (applied.length) file.exec("ANALYZE");
+        return applied;
+      } finally {
+        file.close();
+      }
+    }));
   if (ready) fs.copyFileSync(cached, db);
   else {
     process.env.IC_DB = db;
@@ -260,10 +259,11 @@ export async function pgListStore(pgUrl: string, n: number, { cache = true } = {
     const { config } = await import("@/lib/config");
     const pool = await openPgPool(db, { max: 1 });
     try {
-      ready = await migrateCached(
-        () => applyPgMigrations(pool, config().pgMigrationsDir, pgConnection(db).schema),
-        async () => void (await pool.query("VACUUM ANALYZE")),
-      );
+      ready = await migrateCached(async () => {
+        const applied = await applyPgMigrations(pool, config().pgMigrationsDir, pgConnection(db).schema);
+        if (applied.length) await pool.query("VACUUM ANALYZE");
+        return applied;
+      });
     } finally {
       await pool.end();
     }
