@@ -178,4 +178,33 @@ describe.skipIf(!onPg)("what the list holds (PostgreSQL)", () => {
     expect(await listViewerEpisodes({ ...q, page: 2 })).toMatchObject({ total: exact + 1, totalExact: true });
     expect(heldCounts.totals).toBe(held);
   });
+
+  it.each<[string, Query["filters"]]>([
+    ["a search", { search: "singer" }],
+    ["a search with a filter", { search: "singer", environment: ["sql"] }],
+  ])("%s: its total and hits are held for the next page, and counted again after a write", async (_, filters) => {
+    const q: Query = { filters };
+    const exact = (await listViewerEpisodes({ ...q, exactCount: true })).total;
+    expect(exact).toBeGreaterThan(MARK_EVERY);
+    const second = await walked({ ...q, page: 2 });
+    await whenQuiet(async () => {
+      expect(await listViewerEpisodes(q)).toMatchObject({ total: exact, totalExact: true });
+      const held = heldCounts.totals;
+      const page = await listViewerEpisodes({ ...q, page: 2 });
+      expect(page).toMatchObject({ total: exact, totalExact: true });
+      expect(page.rows.map((r) => r.id)).toEqual(second);
+      return heldCounts.totals === held + 1;
+    });
+    // A new episode whose question holds the word (its search document is written beside it).
+    await withSql((sql) =>
+      sql.run(
+        `INSERT INTO "Episode" ("id", "environment", "dataset", "taskId", "query", "playerKind", "turnLimit", "status", "success", "startedAt", "createdAt", "updatedAt")
+         VALUES (@id, 'sql', 'spider-dev', '0', 'how many singer rows are there', 'human', 10, 'submitted', false, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)`,
+        { id: `zz-singer-${filters?.environment ? "sql" : "any"}` },
+      ),
+    );
+    const held = heldCounts.totals;
+    expect(await listViewerEpisodes({ ...q, page: 2 })).toMatchObject({ total: exact + 1, totalExact: true });
+    expect(heldCounts.totals).toBe(held);
+  });
 });

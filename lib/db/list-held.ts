@@ -28,8 +28,10 @@
  * new one is read for REBUILD_AFTER_STALE_MS.
  *
  * Totals: a filter's total (its capped count and, past COUNT_EXACT_UP_TO, the sample's estimate),
- * so the next page of the same filter does not count again (env=sql and solved=no at a million
- * episodes: 10,001 index entries and a sample of 8,000 rows, 5-8 ms of a page's 7-9).
+ * and a search's hits as counted, so the next page of the same filter does not count again
+ * (env=sql and solved=no at a million episodes: 10,001 index entries and a sample of 8,000 rows,
+ * 5-8 ms of a page's 7-9; 'command not found': 10,001 hits, each a row of the search table, and
+ * the sample, 15-18 ms of 20).
  *
  * A process holds HELD_MAX of each, the least recently used dropped first.
  */
@@ -89,8 +91,14 @@ class Held<T> {
 
 /** Per walk, held for the write count: ids[k] is the episode at position (k + 1) × MARK_EVERY of the walk (1-based). */
 const sets = new Held<string[]>();
-/** Per filter (store, conditions, values), held for the snapshot: its total, and whether exact. */
-const totals = new Held<{ total: number; exact: boolean }>();
+/** A filter's counts: its total, whether exact, and a search's hits as counted (up to the limits that decide how its page is read). */
+export interface HeldTotal {
+  total: number;
+  exact: boolean;
+  hits?: number;
+}
+/** Per filter (store, conditions, values), held for the snapshot: its counts. */
+const totals = new Held<HeldTotal>();
 /** The walks whose marks are being read, and those reads. */
 const building = new Map<string, Promise<void>>();
 let staleAt = -Infinity;
@@ -133,7 +141,7 @@ function totalKey(store: string, conds: string[], params: Record<string, unknown
 }
 
 /** The total held for a filter under `snapshot` (the current statement's), if any. */
-export function heldTotal(store: string, conds: string[], params: Record<string, unknown>, snapshot: string): { total: number; exact: boolean } | undefined {
+export function heldTotal(store: string, conds: string[], params: Record<string, unknown>, snapshot: string): HeldTotal | undefined {
   const item = totals.get(totalKey(store, conds, params));
   if (item?.state !== snapshot) return undefined;
   heldCounts.totals++;
@@ -141,7 +149,7 @@ export function heldTotal(store: string, conds: string[], params: Record<string,
 }
 
 /** Holds a filter's total, counted after `snapshot` was read (a later commit makes it a snapshot no statement sees again). */
-export function holdTotal(store: string, conds: string[], params: Record<string, unknown>, snapshot: string, value: { total: number; exact: boolean }): void {
+export function holdTotal(store: string, conds: string[], params: Record<string, unknown>, snapshot: string, value: HeldTotal): void {
   totals.set(totalKey(store, conds, params), snapshot, value);
 }
 
