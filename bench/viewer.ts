@@ -51,6 +51,8 @@ const LIST_SCENARIOS: [string, NonNullable<ListQuery>][] = [
   ["search 'singer' + env=sql", { filters: { search: "singer", environment: ["sql"] } }],
   ["search 'singer', sort reward asc", { filters: { search: "singer" }, sort: "reward", dir: "asc" }],
   ["search 'syntax', page 100", { filters: { search: "syntax" }, page: 100 }],
+  // A walk whose order is not the table's: each episode it passes is tested against the search at a random place.
+  ["search 'syntax', by duration, page 100", { filters: { search: "syntax" }, sort: "durationMs", dir: "asc", page: 100 }],
   ["tag=timeout", { filters: { tag: "timeout" } }],
   ["tag=gave-up, sort reward", { filters: { tag: "gave-up" }, sort: "reward" }],
   ["tag=query-error, page 20", { filters: { tag: "query-error" }, page: 20 }],
