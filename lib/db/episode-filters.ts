@@ -216,7 +216,7 @@ export const LIST_SORTS = Object.fromEntries(Object.entries(EPISODE_SORTS).flatM
 export interface EpisodeSortSpec {
   /** The expression, e.g. `e."reward"`. */
   expr: string;
-  /** An index on (the expression, id) whose walk gives the order without sorting. */
+  /** An index on (the expression, id, searchKey) whose walk gives the order without sorting (and a search's test, the key, without the table row). */
   index?: string;
   /** Whether the expression can be NULL (NULLs always sort last). */
   nullable: boolean;
@@ -728,8 +728,8 @@ async function readPageRows(
     if (!skip && !Object.keys(params).length && sql.dialect.foldsStatements)
       return sql.all(`SELECT ${columns} FROM ${from} ${whereAll} ORDER BY ${order} LIMIT ${Math.trunc(limit)}`);
     if (!skip || !sql.dialect.foldsStatements) return sql.all(`SELECT ${columns} FROM ${from} ${whereAll} ORDER BY ${order} LIMIT @limit OFFSET @offset`, args);
-    // The page's ids first, from the walk alone (index-only on the sort's (key, id) index when
-    // nothing else is tested), then their rows: PostgreSQL's OFFSET otherwise reads the table row
+    // The page's ids first, from the walk alone (index-only on the sort's (key, id, searchKey)
+    // index when nothing but a search is tested), then their rows: PostgreSQL's OFFSET otherwise reads the table row
     // of every skipped episode (page 1,000 by date: 32 ms; its ids alone, 6 ms).
     const walk = () =>
       sql.all(
@@ -743,7 +743,7 @@ async function readPageRows(
   // NULLs sort last both ways. One ORDER BY saying so (NULLS LAST) is an order no index of the
   // engines gives both ways (SQLite's puts NULLs first ascending, PostgreSQL's first descending),
   // so the page was a sort of every match. Instead: the keyed episodes in the index's order, then,
-  // once they run out, the unkeyed ones by id (each a walk of the (key, id) index).
+  // once they run out, the unkeyed ones by id (each a walk of the sort's index).
   const keyed = await read([`${sort.expr} IS NOT NULL`], [sort.expr, `e."id"`], pageSize, offset);
   if (keyed.length === pageSize) return keyed;
   // How many keyed episodes come before the unkeyed: known when this page holds some, else counted
