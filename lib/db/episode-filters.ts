@@ -48,11 +48,9 @@ function toSearchQuery(text: string, dialect: Dialect): string | null {
   return dialect.searchQuery([text]);
 }
 
-/** How many episodes match a search query (one index lookup, no table rows). */
-async function countSearchHits(sql: Sql, query: string, upTo?: number): Promise<number> {
-  if (upTo === undefined) return Number((await sql.get<{ n: number }>(sql.dialect.countHits("?"), [query]))!.n);
-  // Stops at upTo: a common word's hits are not all read (on PostgreSQL each is a table row).
-  return Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS "n" FROM (${sql.dialect.searchHits("?")} LIMIT ${upTo}) c`, [query]))!.n);
+/** How many episodes match a search query (FTS5's hits on SQLite, the search's bitmap on PostgreSQL: no table rows). */
+async function countSearchHits(sql: Sql, query: string): Promise<number> {
+  return Number((await sql.get<{ n: number }>(sql.dialect.countHits("?"), [query]))!.n);
 }
 
 /**
@@ -433,8 +431,8 @@ async function countBesideSample(
  *   every match through the filter's index and sorting visits total rows. SQLite cannot tell
  *   which is cheaper (it does not know how many match); the count just taken does, and INDEXED BY
  *   makes it walk (PostgreSQL, which misjudges a tag's or a search's matches, is made to walk by
- *   walkConditions). A walk of few episodes over a common word's hits tests each episode's search
- *   (searchHas) instead of reading every hit. A nullable key is read in two parts, keyed then
+ *   walkConditions). A walk over a common word's hits tests each walked episode's search alone
+ *   while it is short, else against the whole hit set (walkSearch). A nullable key is read in two parts, keyed then
  *   unkeyed (see below).
  * - On PostgreSQL, a filtered first page that the planner expects within a short walk is read
  *   beside the count (boundedWalk), and kept when full.
@@ -522,13 +520,16 @@ export async function readEpisodePage(
     } else if (planned !== null) {
       hits = total = planned;
       totalExact = false;
+    } else if (!conds.length && d.countsHitsWhole) {
+      // Alone, its hits are its total: counted whole where that costs what a capped count does.
+      hits = total = await countSearchHits(sql, fts);
     } else {
       // Counted up to the larger of the two limits that decide here (how to drive the page, and
       // whether the total is exact), and past them the matches (the filters' and the search's)
       // estimated from the sample: with other filters, counting up to COUNT_EXACT_UP_TO would
       // read the whole hit set of a common word; well past the limit, the estimate is the total.
       const cap = Math.max(COUNT_EXACT_UP_TO, SEARCH_DRIVE_LIMIT) + 1;
-      const c = await countOrEstimate(sql, `SELECT COUNT(*) AS "n" FROM (${d.searchHits("@fts")} LIMIT ${cap}) c`, p, parts, "@fts");
+      const c = await countOrEstimate(sql, d.countHitsUpTo("@fts", cap), p, parts, "@fts");
       hits = c.n;
       episodes = c.episodes;
       if (!conds.length) {
@@ -633,12 +634,11 @@ export async function readEpisodePage(
   if (!fewHits && sort.index && !correlated) {
     episodes ??= Number((await sql.get<{ n: number }>(`SELECT COALESCE(MAX("searchKey"), 0) AS n FROM "Episode"`))!.n);
     const visits = (page * pageSize * episodes) / total;
-    if (visits < WALK_OVER_SORT * total) {
+    if (visits < (fts && !parts.length ? d.searchWalkOverSort : WALK_OVER_SORT) * total) {
       pageFrom = `"Episode" e${d.indexedBy(sort.index)}`;
-      // A walk of few episodes over many hits tests each episode's search instead of reading every hit.
+      // A short walk over many hits tests each episode's search alone, a long one against the hit set (walkSearch).
       // (The hits were counted only so far; every match is a hit, so the total bounds them too.)
-      const perEpisode = fts && visits * d.searchHasCost < Math.max(hits, total);
-      pageConds = d.walkConditions(perEpisode ? [...parts, d.searchHas("@fts")] : conds);
+      pageConds = d.walkConditions(fts ? [...parts, d.walkSearch("@fts", { visits, hits: Math.max(hits, total), episodes })] : conds);
     }
   }
   return { total, totalExact, rows: await pageOf(pageFrom, pageConds) };

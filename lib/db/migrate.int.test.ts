@@ -31,9 +31,9 @@ interface Shape {
   foreignKeys: string[];
 }
 
-/** Tables the migrations make beside the store's: the migration ledger, the FTS switch and the full-text index. */
+/** Tables the migrations make beside the store's: the migration ledger, the FTS switch and the full-text index (and its word bitmaps on PostgreSQL). */
 const isInternal = (t: string) =>
-  t.startsWith("sqlite_") || t === "_studio_migrations" || t === "_FtsControl" || /^(EpisodeSearch|TurnSearch|EpisodeText)(_|$)/.test(t);
+  t.startsWith("sqlite_") || t === "_studio_migrations" || t === "_FtsControl" || /^(EpisodeSearch|TurnSearch|EpisodeText|EpisodeWord)(_|$)/.test(t);
 
 /** Each engine's column types, by kind. */
 const KIND_OF_TYPE: Record<"sqlite" | "postgresql", Record<string, ColumnKind>> = {

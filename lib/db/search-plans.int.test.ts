@@ -3,6 +3,7 @@ import { insertEpisodesBulk, type BulkEpisode } from "./bulk-import";
 import { SEARCH_DRIVE_LIMIT } from "./episode-filters";
 import { appendTurn, createEpisode, deleteEpisodeById, listEpisodes, listViewerEpisodes } from "./episodes";
 import { storeEngines, useTempStore } from "@/lib/testing/store";
+import { withSql, withSqlTransaction } from "./sql";
 
 // More episodes than SEARCH_DRIVE_LIMIT contain "common", so both query plans (driven from the
 // hits, and driven from the sort order) run against the same data and must agree with a plain
@@ -62,6 +63,78 @@ describe.each(storeEngines())("search plans on %s", (engine) => {
     expect((await listEpisodes({ search: "axolotl" })).total).toBe(0);
     expect((await listEpisodes({ search: "capybara" })).total).toBe(0);
   });
+
+  /**
+   * PostgreSQL's word bitmaps ("EpisodeWord", see the search_word_bits migration) against the
+   * documents they are kept from: every (word, search key) a document holds is a set bit, and no
+   * other bit is set.
+   */
+  const bitmapDrift = () =>
+    withSql((sql) =>
+      sql.all<{ word: string; block: number; side: string }>(
+        `WITH docs AS (SELECT w AS "word", t."searchKey" >> 10 AS "block", ic_word_flip(CAST(repeat('0', 1024) AS BIT VARYING), array_agg(t."searchKey")) AS "bits"
+                       FROM "EpisodeText" t, unnest(tsvector_to_array(t."doc")) w GROUP BY 1, 2),
+              kept AS (SELECT "word", "block", "bits" FROM "EpisodeWord" WHERE "bits" <> CAST(repeat('0', 1024) AS BIT VARYING))
+         (SELECT "word", "block", 'documents' AS side FROM (SELECT * FROM docs EXCEPT SELECT * FROM kept) a)
+         UNION ALL (SELECT "word", "block", 'bitmaps' FROM (SELECT * FROM kept EXCEPT SELECT * FROM docs) b)
+         ORDER BY 1, 2 LIMIT 20`,
+      ),
+    );
+  /** Search keys of the episodes a search's bitmap (ic_search_bits) holds. */
+  const bitmapHits = (q: string) =>
+    withSql(async (sql) =>
+      (
+        await sql.all<{ k: number }>(
+          `SELECT g.k FROM (SELECT ic_search_bits(to_tsquery('simple', ?)) AS b OFFSET 0) s, generate_series(0, length(s.b) * 8 - 1) AS g(k) WHERE get_bit(s.b, g.k # 7) = 1 ORDER BY 1`,
+          [q],
+        )
+      ).map((r) => Number(r.k)),
+    );
+  const ginHits = (q: string) =>
+    withSql(async (sql) =>
+      (await sql.all<{ k: number }>(`SELECT "searchKey" AS k FROM "EpisodeText" WHERE "doc" @@ to_tsquery('simple', ?) ORDER BY 1`, [q])).map((r) =>
+        Number(r.k),
+      ),
+    );
+
+  it.skipIf(engine !== "postgresql")(
+    "PostgreSQL's word bitmaps follow every document through inserts, new turns, edits, deletes and concurrent writers",
+    async () => {
+      expect(await bitmapDrift()).toEqual([]);
+      for (const q of ["common", "rare", "ls & rare", "comm:*", "common & other", "nosuchword", "task & 17"])
+        expect(await bitmapHits(q), q).toEqual(await ginHits(q));
+      const ep = await createEpisode({ environment: "bash", dataset: "d", taskId: "bits", query: "quokka wombat", playerKind: "human", turnLimit: 5 });
+      await appendTurn({ episodeId: ep.id, turn: { index: 0, actor: "human", action: "echo platypus", observation: "platypus wombat" } });
+      await withSql((sql) => sql.run(`UPDATE "Episode" SET "query" = 'dingo' WHERE "id" = ?`, [ep.id]));
+      expect(await bitmapDrift()).toEqual([]);
+      expect(await bitmapHits("quokka")).toEqual([]);
+      expect(await bitmapHits("dingo & platypus & wombat")).toEqual(await ginHits("dingo & platypus & wombat"));
+      expect((await bitmapHits("dingo")).length).toBe(1);
+      // Writers at once, in one block of search keys and over the same words: their rows of
+      // "EpisodeWord" are locked in one order, so they wait for each other and none deadlocks.
+      const many = await Promise.all(
+        Array.from({ length: 8 }, async (_, i) => {
+          const e = await createEpisode({ environment: "bash", dataset: "d", taskId: `w${i}`, query: `dingo echidna ${i}`, playerKind: "human", turnLimit: 5 });
+          for (let t = 0; t < 3; t++)
+            await appendTurn({ episodeId: e.id, turn: { index: t, actor: "human", action: `echo kiwi${t}`, observation: `kiwi${t} dingo` } });
+          return e.id;
+        }),
+      );
+      expect(await bitmapDrift()).toEqual([]);
+      expect((await bitmapHits("dingo & kiwi2")).length).toBe(8);
+      for (const id of [ep.id, ...many]) await deleteEpisodeById({ id });
+      expect(await bitmapDrift()).toEqual([]);
+      expect(await bitmapHits("dingo")).toEqual([]);
+      // A store copied over another (--replace) empties the documents with TRUNCATE: their bitmaps go too (rolled back here).
+      const truncated = withSqlTransaction(async (sql) => {
+        await sql.run(`TRUNCATE "EpisodeText"`);
+        expect(Number((await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM "EpisodeWord"`))!.n)).toBe(0);
+        throw new Error("roll back");
+      });
+      await expect(truncated).rejects.toThrow("roll back");
+      expect(await bitmapHits("common")).toEqual(await ginHits("common"));
+    },
+  );
 
   it("every plan (sort-index walk, filter index and sort, hits-driven) gives the order a plain sort gives, ties broken on id", async () => {
     // Ids grow with insertion order, so ties on the sort key break by position in `eps`.
