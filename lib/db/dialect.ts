@@ -23,14 +23,15 @@ export interface Dialect {
   searchHas(param: string): string;
   /**
    * A search's test in a walk of a sort's index (readEpisodePage) that visits `visits` of the
-   * store's `episodes` over `hits` hits: each walked episode tested alone (searchHas) while the
-   * walk is short, else against the whole hit set. SQLite's set is a hash of FTS5's hits (60 µs a
-   * test against 0.2 µs a hit). PostgreSQL's is a bitmap over search keys built once from
+   * store's `episodes` over `hits` hits (`query` is the bound query, searchQuery's): each walked
+   * episode tested alone (searchHas) while the walk is short, else against the whole hit set.
+   * SQLite's set is a hash of FTS5's hits (60 µs a test against 0.2 µs a hit); a prefix is always
+   * the set (see SQLITE_PREFIX). PostgreSQL's is a bitmap over search keys built once from
    * "EpisodeWord" (ic_search_bits, see its migration: some 5 ms at a million episodes, a few
    * nanoseconds an episode), against a lookup of each walked episode's document (1.5-6 µs); its
    * hits read whole would cost a row of "EpisodeText" each.
    */
-  walkSearch(param: string, walk: { visits: number; hits: number; episodes: number }): string;
+  walkSearch(param: string, walk: { query: string; visits: number; hits: number; episodes: number }): string;
   /**
    * How many episodes a walk of a sort's index that tests a search and nothing else may visit per
    * match it would otherwise read and sort (other walks: WALK_OVER_SORT in episode-filters.ts).
@@ -69,11 +70,12 @@ export interface Dialect {
   /** How many episodes match a bound search query, counted up to `upTo` (a common word's hits are not all read), as column "n". */
   countHitsUpTo(param: string, upTo: number): string;
   /**
-   * Whether a search's hits are counted whole as cheaply as up to a limit (PostgreSQL's bitmap,
-   * 2-4 ms at a million episodes), so a search alone is given its exact total rather than a
-   * capped count and a sample's estimate (which built the bitmap twice more).
+   * Whether a search's hits (`query`, searchQuery's) are counted whole as cheaply as up to a limit, so a search
+   * alone is given its exact total rather than a capped count and a sample's estimate: always on
+   * PostgreSQL (its bitmap, 2-4 ms at a million episodes; the sample built it twice more), for a
+   * prefix on SQLite (see SQLITE_PREFIX: each of the sample's 16 windows read the prefix's hits whole).
    */
-  readonly countsHitsWhole: boolean;
+  countsHitsWhole(query: string): boolean;
   /** Truncates a number to an integer (the reward histogram's bin). */
   trunc(expr: string): string;
   /**
@@ -115,13 +117,22 @@ export function searchDocText(text: string): string {
   return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ");
 }
 
+/**
+ * An FTS5 query (SQLITE.searchQuery's) whose last word is a prefix. Without a prefix index FTS5
+ * reads every hit of the prefix's words, merged, at each statement that tests it, whatever the
+ * rowid asked for: at a million episodes 'synt*' costs 9 ms whole, and as many per episode tested
+ * alone (searchHas: page 1 took 1.1 s) or per window of the count's sample.
+ */
+const SQLITE_PREFIX = /\*$/;
+
 export const SQLITE: Dialect = {
   name: "sqlite",
   indexedBy: (index) => ` INDEXED BY "${index}"`,
   walkConditions: (conds) => conds,
   searchHas: (param) => `EXISTS (SELECT 1 FROM "EpisodeText" WHERE "EpisodeText" MATCH ${param} AND rowid = e."searchKey")`,
   searchWalkOverSort: 4,
-  walkSearch: (param, { visits, hits }) => (visits * 300 < hits ? SQLITE.searchHas(param) : `+e."searchKey" IN (${SQLITE.searchHits(param)})`),
+  walkSearch: (param, { query, visits, hits }) =>
+    visits * 300 < hits && !SQLITE_PREFIX.test(query) ? SQLITE.searchHas(param) : `+e."searchKey" IN (${SQLITE.searchHits(param)})`,
   searchHitsInKeys: (param, a, b) => `SELECT COUNT(*) AS "m" FROM "EpisodeText" WHERE "EpisodeText" MATCH ${param} AND rowid BETWEEN ${a} AND ${b}`,
   searchInKeys: (param, a, b) => `e."searchKey" IN (SELECT rowid FROM "EpisodeText" WHERE "EpisodeText" MATCH ${param} AND rowid BETWEEN ${a} AND ${b})`,
   time: (ms) => ms,
@@ -134,7 +145,7 @@ export const SQLITE: Dialect = {
   searchHits: (param) => `SELECT rowid AS "k" FROM "EpisodeText" WHERE "EpisodeText" MATCH ${param}`,
   countHits: (param) => `SELECT COUNT(*) AS "n" FROM "EpisodeText" WHERE "EpisodeText" MATCH ${param}`,
   countHitsUpTo: (param, upTo) => `SELECT COUNT(*) AS "n" FROM (${SQLITE.searchHits(param)} LIMIT ${Math.trunc(upTo)}) c`,
-  countsHitsWhole: false,
+  countsHitsWhole: (query) => SQLITE_PREFIX.test(query),
   trunc: (expr) => `CAST(${expr} AS INTEGER)`,
   drivingJoin: "CROSS JOIN",
   foldsStatements: false,
@@ -176,7 +187,7 @@ export const POSTGRES: Dialect = {
   countHits: (param) => `SELECT COALESCE(bit_count(${pgSearchBits(param)}), 0) AS "n"`,
   // OFFSET 0: a statement reading "n" twice from this as a subquery would otherwise build the bitmap twice.
   countHitsUpTo: (param, upTo) => `SELECT LEAST(COALESCE(bit_count(${pgSearchBits(param)}), 0), ${Math.trunc(upTo)}) AS "n" OFFSET 0`,
-  countsHitsWhole: true,
+  countsHitsWhole: () => true,
   trunc: (expr) => `CAST(TRUNC(${expr}) AS INTEGER)`,
   drivingJoin: "JOIN",
   foldsStatements: true,

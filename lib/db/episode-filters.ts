@@ -53,6 +53,30 @@ async function countSearchHits(sql: Sql, query: string): Promise<number> {
   return Number((await sql.get<{ n: number }>(sql.dialect.countHits("?"), [query]))!.n);
 }
 
+/** The most words a prefix becomes (sqlitePrefixWords); past them it stays a prefix. */
+const PREFIX_WORDS = 64;
+
+/**
+ * SQLite: an FTS5 query whose last word is a prefix (of ASCII letters and digits, lower-cased as
+ * FTS5's vocabulary holds its words) made the words of the index that start with it, ORed,
+ * when there are at most PREFIX_WORDS of them; else, or when none, it is left as it is. FTS5 reads
+ * a word's hits as the rowids it is asked for, a prefix's every hit merged at each statement
+ * (SQLITE_PREFIX in dialect.ts): 'synt*' + env=sql took 90-124 ms, 'syntax' + env=sql 24-42.
+ */
+async function sqlitePrefixWords(sql: Sql, fts: string): Promise<string> {
+  const m = /"([A-Za-z0-9]+)"\*$/.exec(fts);
+  if (!m) return fts;
+  const prefix = m[1]!.toLowerCase();
+  const words = await sql.all<{ term: string }>(
+    `SELECT "term" FROM "EpisodeText_vocab" WHERE "term" >= ? AND "term" < ? ORDER BY "term" LIMIT ${PREFIX_WORDS + 1}`,
+    [prefix, `${prefix}\u{10FFFF}`],
+  );
+  if (!words.length || words.length > PREFIX_WORDS) return fts;
+  const rest = fts.slice(0, m.index).trim();
+  const any = `(${words.map((w) => `"${w.term.replaceAll('"', '""')}"`).join(" OR ")})`;
+  return rest ? `${rest} AND ${any}` : any;
+}
+
 /**
  * Up to this many full-text hits, a list query is best driven from the hits (a join on the
  * integer key); above it, from the sort order, testing each episode's key against the hit set
@@ -445,7 +469,7 @@ export async function readEpisodePage(
   {
     parts,
     params,
-    fts,
+    fts: searched,
     sort,
     dir,
     page,
@@ -482,6 +506,7 @@ export async function readEpisodePage(
   },
 ): Promise<EpisodePagePlan> {
   const d = sql.dialect;
+  const fts = searched && d.name === "sqlite" ? await sqlitePrefixWords(sql, searched) : searched;
   const p: Record<string, unknown> = { ...params };
   const conds = [...parts];
   let from = `"Episode" e`;
@@ -520,7 +545,7 @@ export async function readEpisodePage(
     } else if (planned !== null) {
       hits = total = planned;
       totalExact = false;
-    } else if (!conds.length && d.countsHitsWhole) {
+    } else if (!conds.length && d.countsHitsWhole(fts)) {
       // Alone, its hits are its total: counted whole where that costs what a capped count does.
       hits = total = await countSearchHits(sql, fts);
     } else {
@@ -638,7 +663,7 @@ export async function readEpisodePage(
       pageFrom = `"Episode" e${d.indexedBy(sort.index)}`;
       // A short walk over many hits tests each episode's search alone, a long one against the hit set (walkSearch).
       // (The hits were counted only so far; every match is a hit, so the total bounds them too.)
-      pageConds = d.walkConditions(fts ? [...parts, d.walkSearch("@fts", { visits, hits: Math.max(hits, total), episodes })] : conds);
+      pageConds = d.walkConditions(fts ? [...parts, d.walkSearch("@fts", { query: fts, visits, hits: Math.max(hits, total), episodes })] : conds);
     }
   }
   return { total, totalExact, rows: await pageOf(pageFrom, pageConds) };

@@ -151,6 +151,11 @@ describe.each(storeEngines())("search plans on %s", (engine) => {
       { filter: (e) => (e.reward ?? 0) >= 0.5, filters: { rewardMin: 0.5 }, search: "common" },
       { filter: (e) => e.model === "m1", filters: { model: "m1" }, search: "common" },
       { filter: (e) => e.model === "m2" && e.turns[0].action === "ls rare", filters: { model: "m2" }, search: "rare" },
+      // A prefix of one word (SQLite reads it as the word), and one of 1,111 (left a prefix)
+      { filter: (e) => e.model === "m1" && e.turns[0].observation === "common output", filters: { model: "m1" }, search: "Comm*" },
+      { filter: (e) => e.turns[0].observation === "common output" && e.environment === "sql", filters: { environment: "sql" }, search: "task comm*" },
+      { filter: (e) => e.taskId.startsWith("1"), filters: {}, search: "1*" },
+      { filter: (e) => e.taskId.startsWith("1") && e.environment === "sql", filters: { environment: "sql" }, search: "task 1*" },
     ];
     const sorts = [
       { key: "reward" as const, get: (e: BulkEpisode) => e.reward ?? 0 },
