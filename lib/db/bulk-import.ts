@@ -268,7 +268,9 @@ async function insertEpisodesBulkPg(
   const t = sql.dialect.time;
   const codec = pgCodec(sql);
   const now = Date.now();
-  await sql.run(`SELECT set_config('ic.fts_deferred', 'on', true)`);
+  await sql.run(`SELECT set_config('ic.fts_deferred', 'on', true), set_config('ic.words_deferred', 'on', true)`);
+  /** The search keys of the documents written, whose words' bits are added at the end (ic_episode_words_add). */
+  const searchKeys: number[] = [];
   const parents = new Set(
     (
       await sql.all<{ id: string }>(`SELECT "id" FROM "Episode" WHERE "id" = ANY(CAST(? AS TEXT[]))`, [
@@ -300,6 +302,7 @@ async function insertEpisodesBulkPg(
     const docs: unknown[] = [];
     for (const r of rows) {
       const e = byId.get(r.id)!;
+      searchKeys.push(Number(r.searchKey));
       docs.push(r.searchKey, searchDocText(e.query + " " + e.turns.map((x) => x.action + " " + x.observation).join(" ")).slice(0, 4_000_000));
     }
     if (rows.length)
@@ -332,6 +335,9 @@ async function insertEpisodesBulkPg(
       now,
     );
   }
+  // The words' bits of every document written, at once: per batch, each block's rows of
+  // "EpisodeWord" were written once a batch (the search_word_bits migration).
+  await sql.run(`SELECT ic_episode_words_add(CAST(? AS INTEGER[])), set_config('ic.words_deferred', 'off', true)`, [searchKeys]);
   if (file) await sql.run(FILE_RECORD_SQL, [file.contentHash, file.path, file.format, episodes.length, file.rejected, t(now)]);
   return { added: addedIds.length, skipped: episodes.length - addedIds.length, addedIds };
 }

@@ -28,18 +28,22 @@ END $$;
 -- The words whose presence in a document changed, per statement on "EpisodeText": a document's
 -- word that it did not hold before, or held and no longer does. Each changes its bit, so the
 -- change is a flip (XOR) applied in one upsert, in (word, block) order: two transactions writing
--- episodes of one block lock its words' rows in the same order and wait, never deadlock.
+-- episodes of one block lock its words' rows in the same order and wait, never deadlock. While
+-- the bulk importer writes (SET LOCAL ic.words_deferred = 'on') new documents are left to it: it
+-- adds an import's at once (ic_episode_words_add), each block's rows written once, not once per
+-- batch of documents.
 CREATE FUNCTION ic_episode_words() RETURNS TRIGGER LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 BEGIN
     IF TG_OP = 'INSERT' THEN
+        IF COALESCE(current_setting('ic.words_deferred', true), '') = 'on' THEN RETURN NULL; END IF;
         INSERT INTO "EpisodeWord" ("word", "block", "bits")
-        SELECT w, k >> 10, ic_word_flip(CAST(repeat('0', 1024) AS BIT VARYING), array_agg(k))
+        SELECT c.w, c.k >> 10, ic_word_flip(CAST(repeat('0', 1024) AS BIT VARYING), array_agg(c.k))
         FROM (SELECT n."searchKey" AS k, unnest(tsvector_to_array(n."doc")) AS w FROM new_rows n) c
-        GROUP BY w, k >> 10 ORDER BY w, k >> 10
+        GROUP BY c.w, c.k >> 10 ORDER BY c.w, c.k >> 10
         ON CONFLICT ("word", "block") DO UPDATE SET "bits" = "EpisodeWord"."bits" # excluded."bits";
     ELSIF TG_OP = 'UPDATE' THEN
         INSERT INTO "EpisodeWord" ("word", "block", "bits")
-        SELECT w, k >> 10, ic_word_flip(CAST(repeat('0', 1024) AS BIT VARYING), array_agg(k))
+        SELECT c.w, c.k >> 10, ic_word_flip(CAST(repeat('0', 1024) AS BIT VARYING), array_agg(c.k))
         FROM (
             (SELECT n."searchKey" AS k, unnest(tsvector_to_array(n."doc")) AS w FROM new_rows n
              EXCEPT ALL SELECT o."searchKey", unnest(tsvector_to_array(o."doc")) FROM old_rows o)
@@ -47,19 +51,29 @@ BEGIN
             (SELECT o."searchKey", unnest(tsvector_to_array(o."doc")) FROM old_rows o
              EXCEPT ALL SELECT n."searchKey", unnest(tsvector_to_array(n."doc")) FROM new_rows n)
         ) c
-        GROUP BY w, k >> 10 ORDER BY w, k >> 10
+        GROUP BY c.w, c.k >> 10 ORDER BY c.w, c.k >> 10
         ON CONFLICT ("word", "block") DO UPDATE SET "bits" = "EpisodeWord"."bits" # excluded."bits";
     ELSIF TG_OP = 'DELETE' THEN
         INSERT INTO "EpisodeWord" ("word", "block", "bits")
-        SELECT w, k >> 10, ic_word_flip(CAST(repeat('0', 1024) AS BIT VARYING), array_agg(k))
+        SELECT c.w, c.k >> 10, ic_word_flip(CAST(repeat('0', 1024) AS BIT VARYING), array_agg(c.k))
         FROM (SELECT o."searchKey" AS k, unnest(tsvector_to_array(o."doc")) AS w FROM old_rows o) c
-        GROUP BY w, k >> 10 ORDER BY w, k >> 10
+        GROUP BY c.w, c.k >> 10 ORDER BY c.w, c.k >> 10
         ON CONFLICT ("word", "block") DO UPDATE SET "bits" = "EpisodeWord"."bits" # excluded."bits";
     ELSE
         TRUNCATE "EpisodeWord";
     END IF;
     RETURN NULL;
 END $$;
+
+-- The bits of the documents with these search keys, added: the bulk importer's, written while
+-- ic.words_deferred was on (and, below, the documents already indexed).
+CREATE FUNCTION ic_episode_words_add(keys INTEGER[]) RETURNS VOID LANGUAGE SQL SET search_path FROM CURRENT AS $$
+    INSERT INTO "EpisodeWord" ("word", "block", "bits")
+    SELECT c.w, c.k >> 10, ic_word_flip(CAST(repeat('0', 1024) AS BIT VARYING), array_agg(c.k))
+    FROM (SELECT t."searchKey" AS k, unnest(tsvector_to_array(t."doc")) AS w FROM "EpisodeText" t WHERE t."searchKey" = ANY(keys)) c
+    GROUP BY c.w, c.k >> 10 ORDER BY c.w, c.k >> 10
+    ON CONFLICT ("word", "block") DO UPDATE SET "bits" = "EpisodeWord"."bits" # excluded."bits";
+$$;
 
 CREATE TRIGGER "EpisodeText_words_ai" AFTER INSERT ON "EpisodeText" REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ic_episode_words();
 CREATE TRIGGER "EpisodeText_words_au" AFTER UPDATE ON "EpisodeText" REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION ic_episode_words();
@@ -103,7 +117,4 @@ BEGIN
 END $$;
 
 -- The documents already indexed.
-INSERT INTO "EpisodeWord" ("word", "block", "bits")
-SELECT w, k >> 10, ic_word_flip(CAST(repeat('0', 1024) AS BIT VARYING), array_agg(k))
-FROM (SELECT t."searchKey" AS k, unnest(tsvector_to_array(t."doc")) AS w FROM "EpisodeText" t) c
-GROUP BY w, k >> 10;
+SELECT ic_episode_words_add(ARRAY(SELECT t."searchKey" FROM "EpisodeText" t));
