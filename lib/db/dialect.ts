@@ -27,7 +27,7 @@ export interface Dialect {
    * episode tested alone (searchHas) while the walk is short, else against the whole hit set.
    * SQLite's set is a hash of FTS5's hits (60 µs a test against 0.2 µs a hit); a prefix is always
    * the set (see SQLITE_PREFIX). PostgreSQL's is a bitmap over search keys built once from
-   * "EpisodeWord" (ic_search_bits, see its migration: some 5 ms at a million episodes, a few
+   * "EpisodeWord" (ic_search_bits, see its migration: 2-4 ms at a million episodes, a few
    * nanoseconds an episode), against a lookup of each walked episode's document (1.5-6 µs); its
    * hits read whole would cost a row of "EpisodeText" each.
    */
