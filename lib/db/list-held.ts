@@ -30,8 +30,8 @@
  * Totals: a filter's total (its capped count and, past COUNT_EXACT_UP_TO, the sample's estimate),
  * and a search's hits as counted, so the next page of the same filter does not count again
  * (env=sql and solved=no at a million episodes: 10,001 index entries and a sample of 8,000 rows,
- * 5-8 ms of a page's 7-9; 'command not found': 10,001 hits, each a row of the search table, and
- * the sample, 15-18 ms of 20).
+ * 5-8 ms of a page's 7-9; 'command not found', before a search alone was counted from its
+ * bitmap: 10,001 hits, each a row of the search table, and the sample, 15-18 ms of 20).
  *
  * A process holds HELD_MAX of each, the least recently used dropped first.
  */
